@@ -1,0 +1,12 @@
+# Warning flags and sanitizer options shared by every agc target.
+add_library(agc_warnings INTERFACE)
+target_compile_options(agc_warnings INTERFACE -Wall -Wextra)
+
+if(AG_SANITIZE)
+  # Applied globally so that every test and sample runs instrumented.
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
+# Release builds keep frame pointers: cheap, and it makes perf and crash reports readable.
+add_compile_options(-fno-omit-frame-pointer)

@@ -1,0 +1,28 @@
+# Third-party dependencies, all from Debian 12 packages (see README / scripts/setup.sh).
+find_package(Eigen3 3.4 REQUIRED NO_MODULE)
+find_package(fmt REQUIRED)
+find_package(Threads REQUIRED)
+
+if(AG_WITH_LLVM)
+  # LLVM's version file rejects a bare "19": it wants major.minor.
+  if(NOT LLVM_DIR)
+    set(LLVM_DIR /usr/lib/llvm-19/lib/cmake/llvm)
+  endif()
+  find_package(LLVM 19.1 REQUIRED CONFIG)
+  # Without the explicit path CMake finds clang-14's config, whose targets name missing files.
+  find_package(Clang REQUIRED CONFIG PATHS ${LLVM_LIBRARY_DIR}/cmake/clang NO_DEFAULT_PATH)
+  message(STATUS "agc: LLVM ${LLVM_PACKAGE_VERSION} from ${LLVM_DIR}")
+  separate_arguments(AG_LLVM_DEFINITIONS NATIVE_COMMAND "${LLVM_DEFINITIONS}")
+
+  # Debian ships LLVM and Clang as single shared libraries; never mix in static components.
+  add_library(agc_llvm INTERFACE)
+  target_include_directories(agc_llvm SYSTEM INTERFACE ${LLVM_INCLUDE_DIRS})
+  target_compile_definitions(agc_llvm INTERFACE ${AG_LLVM_DEFINITIONS})
+  target_link_libraries(agc_llvm INTERFACE LLVM)
+
+  add_library(agc_clang INTERFACE)
+  target_include_directories(agc_clang SYSTEM INTERFACE ${CLANG_INCLUDE_DIRS})
+  target_link_libraries(agc_clang INTERFACE agc_llvm clang-cpp)
+
+  find_program(AG_FILECHECK FileCheck HINTS ${LLVM_TOOLS_BINARY_DIR} NO_DEFAULT_PATH)
+endif()

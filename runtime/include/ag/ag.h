@@ -1,0 +1,31 @@
+// agc: AutoGraph for C++. The umbrella header.
+#pragma once
+
+#include "ag/backend.h"
+#include "ag/construct.h"
+#include "ag/dtype.h"
+#include "ag/error.h"
+#include "ag/function.h"
+#include "ag/function_options.h"
+#include "ag/graph/graph.h"
+#include "ag/graph/printer.h"
+#include "ag/operators/control_flow.h"
+#include "ag/operators/functional.h"
+#include "ag/operators/logical.h"
+#include "ag/operators/state.h"
+#include "ag/ops.h"
+#include "ag/print.h"
+#include "ag/shape.h"
+#include "ag/tensor.h"
+#include "ag/tensor_array.h"
+#include "ag/tensor_spec.h"
+#include "ag/variable.h"
+
+// Marks a function (free, member, or template) for ag-rewrite: its tensor control flow is
+// converted into calls of the operators above. Outside Clang (and after rewriting) it expands
+// to nothing, so g++ sees plain C++.
+#if defined(__clang__) && !defined(AG_REWRITTEN)
+#define AG_FUNCTION [[clang::annotate("ag_function")]]
+#else
+#define AG_FUNCTION
+#endif

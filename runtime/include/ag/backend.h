@@ -1,0 +1,57 @@
+// The seam between the runtime and code generators. The runtime runs graphs with its
+// interpreter; the JIT (libag_jit) registers a CompilerBackend that turns a graph into
+// machine code. The runtime never includes an LLVM header.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "ag/graph/graph.h"
+#include "ag/tensor.h"
+
+namespace ag {
+
+// A runnable concrete function. run() is reentrant: several threads may call it at once.
+class Executable {
+ public:
+  virtual ~Executable() = default;
+  // `inputs`: one concrete tensor per graph parameter; `outputs`: one per graph result.
+  virtual void run(std::span<const Tensor> inputs, std::span<Tensor> outputs) const = 0;
+  // Inspection; empty for backends without machine code.
+  virtual std::string llvm_ir(bool optimized) const {
+    (void)optimized;
+    return {};
+  }
+  virtual std::string assembly() const { return {}; }
+  // True when the code was loaded from the on-disk cache without code generation.
+  virtual bool loaded_from_disk() const { return false; }
+  virtual std::string_view backend_name() const = 0;
+};
+
+struct CompileOptions {
+  std::string name;           // the Function's name, for symbols, logs and dump files
+  std::string dump_prefix;    // "<dir>/<name>.<sig>" when AG_DUMP is set, else empty
+};
+
+class CompilerBackend {
+ public:
+  virtual ~CompilerBackend() = default;
+  virtual std::string_view name() const = 0;
+  // Compiles an optimized, verified graph. May throw ag::Error subclasses for user errors.
+  virtual std::unique_ptr<Executable> compile(std::shared_ptr<const Graph> graph, const CompileOptions& options) = 0;
+};
+
+// The JIT calls this when its library is loaded. Passing nullptr unregisters.
+void set_compiler_backend(CompilerBackend* backend);
+// The registered backend, or nullptr (functions then run on the interpreter).
+CompilerBackend* compiler_backend();
+
+// The graph interpreter: runs nodes with the eager kernels, including If/While.
+std::unique_ptr<Executable> make_interpreter(std::shared_ptr<const Graph> graph);
+// Runs a graph once with the interpreter (tests, constant folding of sub-graphs).
+std::vector<Tensor> interpret(const Graph& graph, std::span<const Tensor> inputs);
+
+}  // namespace ag

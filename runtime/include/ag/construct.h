@@ -1,0 +1,101 @@
+// Creating tensors: constants, fills, ranges, random values.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <source_location>
+#include <vector>
+
+#include "ag/ops.h"
+#include "ag/tensor.h"
+
+namespace ag {
+
+namespace detail {
+Tensor constant_from(DType dtype, const Shape& shape, const double* fvalues, const int64_t* ivalues);
+template <class T>
+Tensor constant_from_values(const std::vector<T>& values, const Shape& shape) {
+  if (static_cast<int64_t>(values.size()) != shape.num_elements())
+    throw ValueError("ag::constant: " + std::to_string(values.size()) + " values do not fill shape " +
+                     shape.str());
+  std::vector<double> f;
+  std::vector<int64_t> i;
+  if constexpr (std::is_floating_point_v<T>) f.assign(values.begin(), values.end());
+  else i.assign(values.begin(), values.end());
+  return constant_from(dtype_of<T>(), shape, f.empty() ? nullptr : f.data(), i.empty() ? nullptr : i.data());
+}
+template <class T>
+void flatten_nested(std::initializer_list<T> list, std::vector<T>& out, Shape& shape, int depth) {
+  (void)depth;
+  if (shape.rank() <= depth) shape.push_back(static_cast<int64_t>(list.size()));
+  else if (shape[depth] != static_cast<int64_t>(list.size()))
+    throw ValueError("ag::constant: ragged nested list (a row of " + std::to_string(list.size()) +
+                     " elements where " + std::to_string(shape[depth]) + " were expected)");
+  out.insert(out.end(), list.begin(), list.end());
+}
+template <class T>
+void flatten_nested(std::initializer_list<std::initializer_list<T>> list, std::vector<T>& out, Shape& shape,
+                    int depth) {
+  if (shape.rank() <= depth) shape.push_back(static_cast<int64_t>(list.size()));
+  else if (shape[depth] != static_cast<int64_t>(list.size()))
+    throw ValueError("ag::constant: ragged nested list");
+  for (auto inner : list) flatten_nested(inner, out, shape, depth + 1);
+}
+template <class L, class T>
+Tensor constant_nested(L list) {
+  std::vector<T> flat;
+  Shape shape;
+  flatten_nested(list, flat, shape, 0);
+  return constant_from_values(flat, shape);
+}
+}  // namespace detail
+
+// ag::constant(5), ag::constant({1, 2, 3}), ag::constant({{1.f, 2.f}, {3.f, 4.f}}).
+template <Arithmetic T>
+Tensor constant(T v) {
+  return Tensor(v);
+}
+template <Arithmetic T>
+Tensor constant(std::initializer_list<T> v) {
+  return detail::constant_nested<decltype(v), T>(v);
+}
+template <Arithmetic T>
+Tensor constant(std::initializer_list<std::initializer_list<T>> v) {
+  return detail::constant_nested<decltype(v), T>(v);
+}
+template <Arithmetic T>
+Tensor constant(std::initializer_list<std::initializer_list<std::initializer_list<T>>> v) {
+  return detail::constant_nested<decltype(v), T>(v);
+}
+template <Arithmetic T>
+Tensor constant(std::initializer_list<std::initializer_list<std::initializer_list<std::initializer_list<T>>>> v) {
+  return detail::constant_nested<decltype(v), T>(v);
+}
+// ag::constant(values, shape): values in row-major order.
+template <Arithmetic T>
+Tensor constant(const std::vector<T>& values, const Shape& shape) {
+  return detail::constant_from_values(values, shape);
+}
+template <Arithmetic T>
+Tensor constant(const std::vector<T>& values) {
+  return detail::constant_from_values(values, Shape{static_cast<int64_t>(values.size())});
+}
+
+Tensor zeros(const Shape& shape, DType dtype = float32);
+Tensor ones(const Shape& shape, DType dtype = float32);
+// A tensor of `shape` filled with a scalar `value` (its dtype is the value's).
+Tensor fill(const Shape& shape, const Tensor& value, Loc loc = Loc::current());
+Tensor zeros_like(const Tensor& x, Loc loc = Loc::current());
+Tensor ones_like(const Tensor& x, Loc loc = Loc::current());
+Tensor eye(int64_t n, DType dtype = float32);
+// [start, limit) by delta. The dtype comes from the arguments (a tensor's, else the C++ types').
+Tensor range(Operand limit);
+Tensor range(Operand start, Operand limit, Operand delta = 1);
+// Deterministic: the values are a pure function of (shape, dtype, parameters, seed).
+// Integers are uniform in [minval, maxval).
+Tensor random_uniform(const Shape& shape, DType dtype = float32, double minval = 0, double maxval = 1,
+                      uint64_t seed = 0);
+Tensor random_normal(const Shape& shape, DType dtype = float32, double mean = 0, double stddev = 1,
+                     uint64_t seed = 0);
+
+}  // namespace ag

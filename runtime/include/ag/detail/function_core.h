@@ -1,0 +1,56 @@
+// The non-template core of ag::Function and ag::ConcreteFunction: signatures, the cache,
+// tracing, compilation and calls. The templates in function.h only convert arguments.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ag/detail/arg_view.h"
+#include "ag/function_options.h"
+#include "ag/graph/graph.h"
+
+namespace ag::detail {
+
+class FunctionCore;
+class ConcreteCore;
+
+// Runs the user's function with placeholders for its tensor parameters (in order) and the
+// other arguments from `args`; returns the outputs.
+using Tracer = std::function<std::vector<Tensor>(std::span<const ArgView> args, std::span<const Tensor> placeholders)>;
+
+// The name and parameter names of a traced function, for signatures, logs and dumps.
+struct FunctionInfo {
+  std::string name;
+  std::vector<std::string> params;
+};
+
+std::shared_ptr<FunctionCore> make_function_core(FunctionOptions options, FunctionInfo info, size_t num_params,
+                                                 size_t num_outputs, Tracer tracer);
+
+// The hot path: finds (or traces) the concrete function for `args` and runs it.
+void call_function(FunctionCore& f, std::span<const ArgView> args, std::span<Tensor> outputs);
+std::shared_ptr<ConcreteCore> get_concrete(FunctionCore& f, std::span<const ArgView> args);
+int64_t tracing_count(const FunctionCore& f);
+std::vector<std::shared_ptr<ConcreteCore>> concrete_functions(const FunctionCore& f);
+std::string pretty_printed_concrete_signatures(const FunctionCore& f);
+void evict(FunctionCore& f);
+FunctionStats stats(const FunctionCore& f);
+const std::string& function_name(const FunctionCore& f);
+
+// Checks `args` against the concrete function's own signature, then runs it.
+void call_concrete(ConcreteCore& c, std::span<const ArgView> args, std::span<Tensor> outputs);
+std::string concrete_signature(const ConcreteCore& c);
+const Graph& concrete_graph(const ConcreteCore& c);
+std::string concrete_llvm_ir(ConcreteCore& c, bool optimized);
+std::string concrete_assembly(ConcreteCore& c);
+
+// Names the rewriter records for AG_FUNCTION free functions (their parameters' names), so
+// signatures and retrace logs can say 'x' instead of "arg 0". Returns true (for static init).
+bool register_function_info(const void* fn, const char* name, std::initializer_list<const char*> params);
+// The recorded info of a function pointer; else its symbol name; else "<lambda at file:line>".
+FunctionInfo function_info_of(const void* fn, const char* file, unsigned line);
+
+}  // namespace ag::detail

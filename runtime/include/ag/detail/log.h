@@ -1,0 +1,22 @@
+// Warnings and AG_LOG logging (to stderr, or the sink set by ag::set_log_sink).
+#pragma once
+
+#include <string_view>
+
+namespace ag::detail {
+
+enum class LogTopic : unsigned {
+  Retrace = 1,  // AG_LOG=retrace: every (re)trace with its reason
+  Compile = 2,  // AG_LOG=compile: every code generation / disk-cache hit with its time
+  Trace = 4,    // AG_LOG=trace: trace statistics (ops, unrolled iterations)
+  Passes = 8,   // AG_LOG=passes: graph size after each pass
+};
+
+// True when AG_LOG names `topic` (comma-separated; "all" enables everything).
+bool log_enabled(LogTopic topic);
+// Sends one line (a newline is appended) to the log sink.
+void log_line(std::string_view line);
+// Sends one line to the print sink (ag::print's output).
+void print_line(std::string_view line);
+
+}  // namespace ag::detail

@@ -1,0 +1,43 @@
+// The op machinery shared by eager execution, tracing, graph passes, the interpreter and the JIT.
+#pragma once
+
+#include <span>
+#include <string>
+
+#include "ag/graph/graph.h"
+#include "ag/tensor.h"
+
+namespace ag::detail {
+
+// The static type of `op`'s result for inputs of the given types. Unknown dims propagate.
+// Throws TypeError / ValueError naming the op, the operands and their types.
+TensorType infer_type(OpKind op, std::span<const TensorType> inputs, const Attrs& attrs, SourceLoc loc);
+
+// Runs a non-control op on concrete inputs (the eager path and the graph interpreter).
+Tensor eval_op(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, SourceLoc loc);
+
+// The entry point of every op: eager when all inputs are concrete, recorded into the graph
+// being traced when one is symbolic.
+Tensor apply_op(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, SourceLoc loc);
+inline Tensor apply_op(OpKind op, std::initializer_list<Tensor> inputs, const Attrs& attrs, SourceLoc loc) {
+  return apply_op(op, std::span<const Tensor>(inputs.begin(), inputs.size()), attrs, loc);
+}
+
+// The static type of a tensor (concrete or symbolic).
+TensorType type_of(const Tensor& t);
+
+// Checks that `t` can be read by `op`: it has a value, is not an undefined variable and is
+// not a loop variable a staged loop may not have set.
+void check_readable(const Tensor& t, OpKind op, SourceLoc loc);
+
+// The user-facing name of an op ("ag::add", "ag::reduce_sum").
+const char* user_op_name(OpKind op);
+// " (at file.cpp:12)" or "".
+std::string at(SourceLoc loc);
+
+// Broadcast two static shapes (unknown dims allowed). `what` names the op for errors.
+Shape broadcast_shapes(const Shape& a, const Shape& b, OpKind op, SourceLoc loc);
+// Normalizes a possibly negative axis against `rank` (ValueError when out of range).
+int64_t normalize_axis(int64_t axis, int64_t rank, OpKind op, SourceLoc loc);
+
+}  // namespace ag::detail

@@ -1,0 +1,70 @@
+// The reference-counted representation behind ag::Tensor. Internal: runtime and JIT only.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include "ag/dtype.h"
+#include "ag/error.h"
+#include "ag/shape.h"
+
+namespace ag::detail {
+
+// A 64-byte-aligned buffer shared by tensors that view it (reshape, x[i]).
+struct Storage {
+  std::atomic<int32_t> refs{1};
+  uint32_t flags = 0;
+  size_t bytes = 0;
+  void* data = nullptr;
+
+  static constexpr uint32_t kInline = 1;    // data follows the header in the same allocation
+  static constexpr uint32_t kPooled = 2;    // data comes from the caching allocator
+  static constexpr uint32_t kExternal = 4;  // data is owned by someone else (never freed here)
+  static constexpr uint32_t kHoldsList = 8; // data holds one TensorList* (released on destroy)
+
+  static Storage* allocate(size_t bytes);
+  void retain() { refs.fetch_add(1, std::memory_order_relaxed); }
+  void release() {
+    if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) destroy();
+  }
+  void destroy();
+};
+
+struct FrameToken;  // trace/frame.h: identifies a tracing frame and whether it is still open
+void retain_token(FrameToken* t);
+void release_token(FrameToken* t);
+
+enum class ImplKind : uint8_t {
+  Concrete,   // has a buffer
+  Symbolic,   // a value in a graph being traced
+  Undefined,  // a variable with no value after staged control flow; reading it raises
+};
+
+struct TensorImpl {
+  std::atomic<int32_t> refs{1};
+  DType dtype = DType::Float32;
+  ImplKind kind = ImplKind::Concrete;
+  // Symbolic values that a staged loop may not have set (DESIGN "Variables with no value
+  // before a staged loop"): using one in an op raises; control-flow state may carry it.
+  bool maybe_undefined = false;
+  DType elem_dtype = DType::Float32;  // symbolic List values: the element dtype
+  Shape shape;
+  // Concrete.
+  void* data = nullptr;
+  Storage* storage = nullptr;
+  // Symbolic: (node, output) in the graph of `frame`.
+  FrameToken* frame = nullptr;
+  uint32_t node = 0;
+  uint32_t output = 0;
+  // Undefined / maybe-undefined: why, for the error message.
+  std::string* note = nullptr;
+
+  void retain() { refs.fetch_add(1, std::memory_order_relaxed); }
+  void release() {
+    if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) destroy();
+  }
+  void destroy();
+};
+
+}  // namespace ag::detail

@@ -1,0 +1,32 @@
+// The shared state of an ag::Variable: its current value, guarded for concurrent calls.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+
+#include "ag/tensor.h"
+
+namespace ag::detail {
+
+struct VariableState {
+  mutable std::mutex mu;
+  Tensor value;  // always concrete
+  DType dtype = DType::Float32;
+  Shape shape;
+  std::string name;
+  uint64_t id = 0;  // process-unique, for signatures and logs
+
+  Tensor read() const {
+    std::lock_guard lock(mu);
+    return value;
+  }
+  void write(Tensor v) {
+    std::lock_guard lock(mu);
+    value = std::move(v);
+  }
+  // "'v' (float32[2])" or "variable #3 (float32[2])".
+  std::string describe() const;
+};
+
+}  // namespace ag::detail

@@ -1,0 +1,247 @@
+// ag::function: tf.function for C++. A Function traces its callable into a graph once per new
+// input signature, compiles it, and runs the compiled code on every later call.
+#pragma once
+
+#include <array>
+#include <memory>
+#include <source_location>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "ag/detail/arg_view.h"
+#include "ag/detail/function_core.h"
+#include "ag/function_options.h"
+#include "ag/graph/printer.h"
+#include "ag/variable.h"
+
+namespace ag {
+
+namespace detail {
+
+template <class R>
+struct outputs_of {
+  static_assert(std::is_same_v<R, Tensor>,
+                "a traced function returns ag::Tensor, std::tuple<ag::Tensor...> or void");
+  static constexpr size_t count = 1;
+  static void flatten(const R& r, std::vector<Tensor>& out) { out.push_back(r); }
+  static R build(std::span<Tensor> out) { return std::move(out[0]); }
+};
+template <>
+struct outputs_of<void> {
+  static constexpr size_t count = 0;
+  static void build(std::span<Tensor>) {}
+};
+template <class... Ts>
+struct outputs_of<std::tuple<Ts...>> {
+  static_assert((std::is_same_v<Ts, Tensor> && ...), "a traced function's tuple must hold only ag::Tensor");
+  static constexpr size_t count = sizeof...(Ts);
+  static void flatten(const std::tuple<Ts...>& r, std::vector<Tensor>& out) {
+    std::apply([&](const auto&... t) { (out.push_back(t), ...); }, r);
+  }
+  static std::tuple<Ts...> build(std::span<Tensor> out) {
+    return [&]<size_t... I>(std::index_sequence<I...>) { return std::tuple<Ts...>{std::move(out[I])...}; }(
+        std::index_sequence_for<Ts...>{});
+  }
+};
+
+template <class P>
+void check_param() {
+  using T = std::remove_cvref_t<P>;
+  static_assert(!(std::is_same_v<T, Tensor> && std::is_lvalue_reference_v<P> && !std::is_const_v<std::remove_reference_t<P>>),
+                "take ag::Tensor parameters by value or by const reference");
+  static_assert(!std::is_same_v<T, Variable> || std::is_reference_v<P>,
+                "take ag::Variable parameters by reference (Variable&): a Function captures variables by identity");
+}
+
+// Index of parameter I among the tensor parameters (its placeholder).
+template <size_t I, class... Args>
+constexpr size_t tensor_index() {
+  constexpr bool flags[] = {is_tensor_param<Args>..., false};
+  size_t n = 0;
+  for (size_t k = 0; k < I; ++k) n += flags[k];
+  return n;
+}
+
+template <class P>
+decltype(auto) param_from(const ArgView& v, std::span<const Tensor> placeholders, size_t ti) {
+  using T = std::remove_cvref_t<P>;
+  if constexpr (is_tensor_param<P>) return static_cast<const Tensor&>(placeholders[ti]);
+  else if constexpr (is_variable_param<P>) return *const_cast<Variable*>(static_cast<const Variable*>(v.ptr));
+  else return static_cast<const T&>(*static_cast<const T*>(v.ptr));
+}
+
+template <class R, class... Args, class F>
+std::vector<Tensor> invoke_traced(F& fn, std::span<const ArgView> views, std::span<const Tensor> placeholders) {
+  return [&]<size_t... I>(std::index_sequence<I...>) {
+    std::vector<Tensor> out;
+    if constexpr (std::is_void_v<R>) {
+      fn(param_from<Args>(views[I], placeholders, tensor_index<I, Args...>())...);
+    } else {
+      outputs_of<R>::flatten(fn(param_from<Args>(views[I], placeholders, tensor_index<I, Args...>())...), out);
+    }
+    return out;
+  }(std::index_sequence_for<Args...>{});
+}
+
+// What get_concrete_function stores for parameter P given the user's S: a TensorSpec or Tensor
+// for tensor parameters, the Variable itself, or a value converted to P's type.
+template <class P, class S>
+struct spec_holder {
+  using type = std::conditional_t<is_tensor_param<P>,
+                                  std::conditional_t<std::is_same_v<std::remove_cvref_t<S>, TensorSpec>, TensorSpec, Tensor>,
+                                  std::conditional_t<is_variable_param<P>, Variable*, std::remove_cvref_t<P>>>;
+  static type make(S&& s) {
+    if constexpr (is_variable_param<P>) return &s;
+    else return type(std::forward<S>(s));
+  }
+  static ArgView view(const type& h) {
+    if constexpr (std::is_same_v<type, TensorSpec>) {
+      ArgView v;
+      v.kind = ArgKind::TensorSpec;
+      v.ptr = &h;
+      return v;
+    } else if constexpr (is_variable_param<P>) {
+      return view_of<Variable>(*h);
+    } else {
+      return view_of<P>(h);
+    }
+  }
+};
+
+template <class F>
+struct signature_of : signature_of<decltype(&F::operator())> {};
+template <class R, class... A>
+struct signature_of<R (*)(A...)> {
+  using type = R(A...);
+};
+template <class R, class... A>
+struct signature_of<R(A...)> {
+  using type = R(A...);
+};
+template <class R, class C, class... A>
+struct signature_of<R (C::*)(A...) const> {
+  using type = R(A...);
+};
+template <class R, class C, class... A>
+struct signature_of<R (C::*)(A...)> {
+  using type = R(A...);
+};
+template <class R, class C, class... A>
+struct signature_of<R (C::*)(A...) const noexcept> {
+  using type = R(A...);
+};
+template <class R, class... A>
+struct signature_of<R (*)(A...) noexcept> {
+  using type = R(A...);
+};
+
+}  // namespace detail
+
+template <class Sig>
+class ConcreteFunction;
+
+// One traced signature of a Function: a shared handle that keeps its graph and code alive.
+template <class R, class... Args>
+class ConcreteFunction<R(Args...)> {
+ public:
+  explicit ConcreteFunction(std::shared_ptr<detail::ConcreteCore> core) : core_(std::move(core)) {}
+
+  // A tensor of another dtype: TypeError; an incompatible shape: ValueError; a plain value
+  // other than the one traced: TypeError.
+  R operator()(Args... args) const {
+    const detail::ArgView views[sizeof...(Args) + 1] = {detail::view_of<Args>(args)..., {}};
+    std::array<Tensor, detail::outputs_of<R>::count> out;
+    detail::call_concrete(*core_, std::span<const detail::ArgView>(views, sizeof...(Args)), out);
+    return detail::outputs_of<R>::build(out);
+  }
+
+  std::string signature() const { return detail::concrete_signature(*core_); }
+  const Graph& graph() const { return detail::concrete_graph(*core_); }
+  std::string graph_text() const { return graph_to_text(graph()); }
+  std::string graph_dot() const { return graph_to_dot(graph()); }
+  // LLVM IR as lowered (optimized = false) or after the optimization pipeline; compiles on
+  // first use. Throws ag::ValueError when the function runs on the interpreter.
+  std::string llvm_ir(bool optimized = true) const { return detail::concrete_llvm_ir(*core_, optimized); }
+  std::string assembly() const { return detail::concrete_assembly(*core_); }
+
+  const std::shared_ptr<detail::ConcreteCore>& core() const { return core_; }
+
+ private:
+  std::shared_ptr<detail::ConcreteCore> core_;
+};
+
+template <class Sig>
+class Function;
+
+template <class R, class... Args>
+class Function<R(Args...)> {
+ public:
+  template <class F>
+  Function(F fn, FunctionOptions options, detail::FunctionInfo info) : fn_(std::make_shared<F>(fn)) {
+    (detail::check_param<Args>(), ...);
+    auto held = std::static_pointer_cast<F>(fn_);
+    core_ = detail::make_function_core(
+        std::move(options), std::move(info), sizeof...(Args), detail::outputs_of<R>::count,
+        [held](std::span<const detail::ArgView> views, std::span<const Tensor> placeholders) {
+          return detail::invoke_traced<R, Args...>(*held, views, placeholders);
+        });
+    eager_ = [held](Args... args) -> R { return (*held)(std::forward<Args>(args)...); };
+  }
+
+  R operator()(Args... args) const {
+    if (functions_run_eagerly()) [[unlikely]]
+      return eager_(std::forward<Args>(args)...);
+    const detail::ArgView views[sizeof...(Args) + 1] = {detail::view_of<Args>(args)..., {}};
+    std::array<Tensor, detail::outputs_of<R>::count> out;
+    detail::call_function(*core_, std::span<const detail::ArgView>(views, sizeof...(Args)), out);
+    return detail::outputs_of<R>::build(out);
+  }
+
+  // Traces (if needed) without running. Each argument is a TensorSpec or an example Tensor for
+  // a tensor parameter, the Variable for a Variable parameter, or the value of a plain one.
+  template <class... Specs>
+  ConcreteFunction<R(Args...)> get_concrete_function(Specs&&... specs) const {
+    static_assert(sizeof...(Specs) == sizeof...(Args), "get_concrete_function: one spec or value per parameter");
+    std::tuple<typename detail::spec_holder<Args, Specs>::type...> held{
+        detail::spec_holder<Args, Specs>::make(std::forward<Specs>(specs))...};
+    return [&]<size_t... I>(std::index_sequence<I...>) {
+      const detail::ArgView views[sizeof...(Args) + 1] = {detail::spec_holder<Args, Specs>::view(std::get<I>(held))..., {}};
+      return ConcreteFunction<R(Args...)>(
+          detail::get_concrete(*core_, std::span<const detail::ArgView>(views, sizeof...(Args))));
+    }(std::index_sequence_for<Args...>{});
+  }
+
+  int64_t tracing_count() const { return detail::tracing_count(*core_); }
+  std::vector<ConcreteFunction<R(Args...)>> concrete_functions() const {
+    std::vector<ConcreteFunction<R(Args...)>> out;
+    for (auto& c : detail::concrete_functions(*core_)) out.emplace_back(c);
+    return out;
+  }
+  std::string pretty_printed_concrete_signatures() const { return detail::pretty_printed_concrete_signatures(*core_); }
+  // Drops every concrete function (their code is freed once no ConcreteFunction holds it).
+  void evict() { detail::evict(*core_); }
+  FunctionStats stats() const { return detail::stats(*core_); }
+  const std::string& name() const { return detail::function_name(*core_); }
+
+ private:
+  std::shared_ptr<void> fn_;
+  std::function<R(Args...)> eager_;
+  std::shared_ptr<detail::FunctionCore> core_;
+};
+
+// Wraps a function pointer or a callable with a fixed signature (a lambda; wrap member
+// functions in a lambda). See FunctionOptions.
+template <class F>
+auto function(F fn, FunctionOptions options = {}, std::source_location loc = std::source_location::current()) {
+  using Sig = typename detail::signature_of<std::decay_t<F>>::type;
+  const void* fn_ptr = nullptr;
+  if constexpr (std::is_pointer_v<std::decay_t<F>>) fn_ptr = reinterpret_cast<const void*>(fn);
+  detail::FunctionInfo info = detail::function_info_of(fn_ptr, loc.file_name(), loc.line());
+  if (!options.name.empty()) info.name = options.name;
+  return Function<Sig>(std::move(fn), std::move(options), std::move(info));
+}
+
+}  // namespace ag

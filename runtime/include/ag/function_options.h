@@ -1,0 +1,50 @@
+// Options and statistics of ag::function.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ag/tensor_spec.h"
+
+namespace ag {
+
+// What a Function does when a new trace would exceed FunctionOptions::max_traces.
+enum class TracePolicy : uint8_t {
+  error,       // throw ag::ValueError naming the function, the cap and the signature
+  warn,        // log one warning and keep tracing
+  generalize,  // trace with every dim unknown (-1), so one trace serves all shapes of a rank
+};
+
+// Declared in this order so designated initializers work:
+//   ag::function(f, {.input_signature = {ag::TensorSpec({-1}, ag::int32)}, .jit_compile = false})
+struct FunctionOptions {
+  // One TensorSpec per ag::Tensor parameter, in order. Empty: trace per call signature.
+  std::vector<TensorSpec> input_signature;
+  // After a retrace that differs only in dims, trace a generalized signature (unknown dims).
+  bool reduce_retracing = false;
+  // true: compile each concrete function with the registered JIT backend (when linked);
+  // false: run graphs on the interpreter.
+  bool jit_compile = true;
+  // Used in logs, dumps and signatures. Default: the function's name when known.
+  std::string name;
+  // Concrete functions kept per Function (least recently used evicted, code freed).
+  size_t max_cached = 64;
+  // Cap on traces per Function (-1: none), and what happens at the cap.
+  int64_t max_traces = -1;
+  TracePolicy on_max_traces = TracePolicy::error;
+};
+
+struct FunctionStats {
+  int64_t traces = 0;       // graphs traced
+  int64_t compiles = 0;     // code generations by the JIT
+  int64_t memory_hits = 0;  // calls served by an in-memory concrete function
+  int64_t disk_hits = 0;    // machine code loaded from the on-disk cache without code generation
+  int64_t evictions = 0;    // concrete functions evicted (LRU or evict())
+};
+
+// Debugging: every Function runs its (rewritten) C++ body eagerly instead of tracing.
+void run_functions_eagerly(bool enable);
+bool functions_run_eagerly();
+
+}  // namespace ag

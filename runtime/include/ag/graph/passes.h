@@ -1,0 +1,32 @@
+// Graph passes. Each takes a verified graph and returns an equivalent one; sub-graphs of
+// If/While are transformed too. optimize() is the straight-line pipeline.
+#pragma once
+
+#include <string>
+
+#include "ag/graph/graph.h"
+
+namespace ag {
+
+// Folds away identities: x*1, x-0, integer x+0, cast to the same dtype, reshape to the same
+// shape, identity transposes, double negation, selects and Ifs on constant conditions.
+Graph simplify_algebra(const Graph& g);
+// Evaluates nodes whose inputs are all constants (results up to 64K elements). A node whose
+// evaluation fails is left alone: non-strict execution raises only if it runs.
+Graph fold_constants(const Graph& g);
+// Merges nodes with the same op, inputs and attributes (never stateful ones).
+Graph eliminate_common_subexpressions(const Graph& g);
+// Removes nodes whose results are unused; side effects (print, variable assignment) and their
+// order are kept. This is TensorFlow's non-strict execution.
+Graph prune(const Graph& g);
+// Re-runs the type rules to make static types as specific as the inputs allow.
+Graph infer_shapes(const Graph& g);
+
+// simplify -> fold -> CSE -> simplify -> prune -> infer shapes, verifying in between.
+// With a non-empty dump_prefix, writes "<prefix>.<NN>-<pass>.graph.txt" after each pass.
+Graph optimize(const Graph& g, const std::string& dump_prefix = {});
+
+// True when running the graph has side effects (a stateful node, here or in a sub-graph).
+bool has_side_effects(const Graph& g);
+
+}  // namespace ag

@@ -1,0 +1,102 @@
+// Internals of the control-flow operators: non-owning callable references, state variables
+// and the staged (graph-building) implementations, which live in the runtime library.
+#pragma once
+
+#include <initializer_list>
+#include <span>
+#include <tuple>
+#include <type_traits>
+#include <typeinfo>
+#include <utility>
+#include <vector>
+
+#include "ag/tensor.h"
+#include "ag/tensor_array.h"
+
+namespace ag::detail {
+
+// A non-owning reference to a callable (the lambdas of rewritten code).
+template <class Sig>
+class FnRef;
+template <class R, class... A>
+class FnRef<R(A...)> {
+ public:
+  template <class F>
+  FnRef(F& f)  // NOLINT: implicit from any callable
+      : obj_(const_cast<void*>(static_cast<const void*>(&f))),
+        call_([](void* o, A... a) -> R { return static_cast<R>((*static_cast<F*>(o))(std::forward<A>(a)...)); }) {}
+  R operator()(A... a) const { return call_(obj_, std::forward<A>(a)...); }
+
+ private:
+  void* obj_;
+  R (*call_)(void*, A...);
+};
+
+enum class StateKind : uint8_t { Tensor, TensorArray, Other };
+
+// One variable a staged construct may modify: a reference plus its name for messages.
+// A name starting with "::" is a global (DESIGN "State": globals may not change).
+struct StateVar {
+  StateKind kind;
+  void* ptr;
+  const char* name;
+  const std::type_info* type;
+};
+
+template <class T>
+StateVar make_state_var(T& v, const char* name) {
+  if constexpr (std::is_same_v<T, Tensor>) return {StateKind::Tensor, &v, name, &typeid(T)};
+  else if constexpr (std::is_same_v<T, TensorArray>) return {StateKind::TensorArray, &v, name, &typeid(T)};
+  else return {StateKind::Other, const_cast<void*>(static_cast<const void*>(&v)), name, &typeid(T)};
+}
+
+}  // namespace ag::detail
+
+namespace ag {
+// The names of a construct's state variables, for error messages: {"x", "s.h", "::g"}.
+class Names {
+ public:
+  Names(std::initializer_list<const char*> list) : names_(list.begin()), size_(list.size()) {}  // NOLINT
+  Names(std::span<const char* const> list) : names_(list.data()), size_(list.size()) {}         // NOLINT
+  size_t size() const { return size_; }
+  const char* operator[](size_t i) const { return i < size_ ? names_[i] : "<unnamed>"; }
+
+ private:
+  const char* const* names_;
+  size_t size_;
+};
+}  // namespace ag
+
+namespace ag::detail {
+
+template <class... Ts>
+std::vector<StateVar> erase_state(const std::tuple<Ts&...>& vars, Names names) {
+  std::vector<StateVar> out;
+  out.reserve(sizeof...(Ts));
+  [&]<size_t... I>(std::index_sequence<I...>) { (out.push_back(make_state_var(std::get<I>(vars), names[I])), ...); }(
+      std::index_sequence_for<Ts...>{});
+  return out;
+}
+
+// The truth of a concrete condition (a scalar; non-bool dtypes compare with 0).
+bool truth(const Tensor& c, const char* construct, SourceLoc loc);
+// The truth of a condition that may be a C++ bool or a concrete tensor.
+inline bool truth(bool c, const char*, SourceLoc) { return c; }
+
+// Staged forms: build If/While nodes in the graph being traced.
+void staged_if(const Tensor& cond, FnRef<void()> then_fn, FnRef<void()> else_fn, std::span<StateVar> vars, SourceLoc loc);
+void staged_while(FnRef<Tensor()> cond_fn, FnRef<void()> body_fn, std::span<StateVar> vars, SourceLoc loc);
+// A staged loop over the first dim of `iterable` from index `start`; `extra_test` (may be
+// null) is checked before each iteration (how `break` is lowered).
+void staged_for(const Tensor& iterable, int64_t start, FnRef<Tensor()>* extra_test, FnRef<void(Tensor)> body,
+                std::span<StateVar> vars, SourceLoc loc);
+std::vector<Tensor> staged_cond(const Tensor& cond, FnRef<std::vector<Tensor>()> then_fn,
+                                FnRef<std::vector<Tensor>()> else_fn, SourceLoc loc);
+// Evaluates a loop condition for a native (unrolled) iteration. If it turns out symbolic the
+// ops it added are rolled back and nullopt-like false is returned with `symbolic` set.
+Tensor probe_condition(FnRef<Tensor()> cond_fn, std::span<StateVar> vars, bool& symbolic, SourceLoc loc);
+// Counts an iteration of a plain loop over a concrete tensor while tracing (AG_LOG=trace).
+void note_unrolled_iteration();
+bool tracing();
+
+}  // namespace ag::detail

@@ -1,0 +1,191 @@
+// Tensor operations: operators and functions. Each works eagerly on concrete tensors and is
+// recorded into the graph when an input is symbolic (while tracing).
+#pragma once
+
+#include <initializer_list>
+#include <source_location>
+#include <vector>
+
+#include "ag/tensor.h"
+
+namespace ag {
+
+class Variable;
+using Loc = std::source_location;
+
+namespace detail {
+// A C++ scalar operand. It is "weak" (DESIGN "Dtypes of C++ values"): in an op with a tensor
+// it takes the tensor's dtype.
+struct WeakScalar {
+  enum Kind : uint8_t { Bool, Int, Float } kind = Int;
+  bool b = false;
+  int64_t i = 0;
+  double f = 0;
+  DType natural_dtype;  // the dtype the C++ type has on its own
+  template <Arithmetic T>
+  static WeakScalar of(T v) {
+    WeakScalar w;
+    w.natural_dtype = dtype_of<T>();
+    if constexpr (std::is_same_v<T, bool>) w.kind = Bool, w.b = v;
+    else if constexpr (std::is_floating_point_v<T>) w.kind = Float, w.f = static_cast<double>(v);
+    else w.kind = Int, w.i = static_cast<int64_t>(v);
+    return w;
+  }
+};
+}  // namespace detail
+
+// An operand of a binary op: a tensor, a Variable (read), or a weak C++ scalar. Converting to
+// it records where the op was written (the default argument is evaluated at the call site).
+class Operand {
+ public:
+  Operand(const Tensor& t, Loc loc = Loc::current()) : tensor_(&t), loc_(loc) {}  // NOLINT
+  Operand(const Variable& v, Loc loc = Loc::current());                            // NOLINT
+  template <Arithmetic T>
+  Operand(T v, Loc loc = Loc::current()) : scalar_(detail::WeakScalar::of(v)), loc_(loc) {}  // NOLINT
+  Operand(const detail::WeakScalar& w, SourceLoc loc) : scalar_(w), loc_(loc) {}
+  Operand(const Tensor& t, SourceLoc loc) : tensor_(&t), loc_(loc) {}
+
+  bool is_tensor() const { return tensor_ != nullptr || owns_; }
+  const Tensor& tensor() const { return owns_ ? owned_ : *tensor_; }
+  const detail::WeakScalar& scalar() const { return scalar_; }
+  SourceLoc loc() const { return loc_; }
+
+ private:
+  const Tensor* tensor_ = nullptr;
+  Tensor owned_;  // a Variable's value
+  bool owns_ = false;
+  detail::WeakScalar scalar_;
+  SourceLoc loc_;
+};
+
+// The left operand of `scalar op tensor`: never a tensor, so `tensor op tensor` is unambiguous.
+class ScalarOperand {
+ public:
+  template <Arithmetic T>
+  ScalarOperand(T v, Loc loc = Loc::current()) : scalar_(detail::WeakScalar::of(v)), loc_(loc) {}  // NOLINT
+  Operand operand() const;
+  const detail::WeakScalar& scalar() const { return scalar_; }
+  SourceLoc loc() const { return loc_; }
+
+ private:
+  detail::WeakScalar scalar_;
+  SourceLoc loc_;
+};
+
+// Axes of a reduction: all axes by default, one axis, or a list. Negative axes count from the end.
+struct Axes {
+  Axes() = default;
+  Axes(int64_t axis) : all(false) { dims.push_back(axis); }  // NOLINT
+  Axes(int axis) : Axes(static_cast<int64_t>(axis)) {}          // NOLINT
+  Axes(std::initializer_list<int64_t> list) : dims(list), all(false) {}
+  Axes(const std::vector<int64_t>& list) : dims(list), all(false) {}  // NOLINT
+  Shape dims;
+  bool all = true;
+};
+
+// ---- Arithmetic, comparison and bitwise operators (NumPy broadcasting) ----
+#define AG_DECLARE_BINARY_OPERATOR(op)                  \
+  Tensor operator op(const Tensor& a, Operand b);       \
+  Tensor operator op(ScalarOperand a, const Tensor& b);
+AG_DECLARE_BINARY_OPERATOR(+)
+AG_DECLARE_BINARY_OPERATOR(-)
+AG_DECLARE_BINARY_OPERATOR(*)
+AG_DECLARE_BINARY_OPERATOR(/)
+AG_DECLARE_BINARY_OPERATOR(%)
+AG_DECLARE_BINARY_OPERATOR(<)
+AG_DECLARE_BINARY_OPERATOR(<=)
+AG_DECLARE_BINARY_OPERATOR(>)
+AG_DECLARE_BINARY_OPERATOR(>=)
+AG_DECLARE_BINARY_OPERATOR(==)
+AG_DECLARE_BINARY_OPERATOR(!=)
+AG_DECLARE_BINARY_OPERATOR(&)
+AG_DECLARE_BINARY_OPERATOR(|)
+AG_DECLARE_BINARY_OPERATOR(^)
+#undef AG_DECLARE_BINARY_OPERATOR
+
+Tensor operator-(const Tensor& x);
+Tensor operator~(const Tensor& x);  // logical not of a bool tensor
+
+Tensor& operator+=(Tensor& a, Operand b);
+Tensor& operator-=(Tensor& a, Operand b);
+Tensor& operator*=(Tensor& a, Operand b);
+Tensor& operator/=(Tensor& a, Operand b);
+Tensor& operator%=(Tensor& a, Operand b);
+Tensor& operator&=(Tensor& a, Operand b);
+Tensor& operator|=(Tensor& a, Operand b);
+Tensor& operator^=(Tensor& a, Operand b);
+
+// ---- Elementwise functions ----
+Tensor abs(const Tensor& x, Loc loc = Loc::current());
+Tensor neg(const Tensor& x, Loc loc = Loc::current());
+Tensor exp(const Tensor& x, Loc loc = Loc::current());
+Tensor log(const Tensor& x, Loc loc = Loc::current());
+Tensor sqrt(const Tensor& x, Loc loc = Loc::current());
+Tensor square(const Tensor& x, Loc loc = Loc::current());
+Tensor tanh(const Tensor& x, Loc loc = Loc::current());
+Tensor sigmoid(const Tensor& x, Loc loc = Loc::current());
+Tensor relu(const Tensor& x, Loc loc = Loc::current());
+Tensor sign(const Tensor& x, Loc loc = Loc::current());
+Tensor sin(const Tensor& x, Loc loc = Loc::current());
+Tensor cos(const Tensor& x, Loc loc = Loc::current());
+Tensor floor(const Tensor& x, Loc loc = Loc::current());
+Tensor ceil(const Tensor& x, Loc loc = Loc::current());
+Tensor round(const Tensor& x, Loc loc = Loc::current());  // half to even, like TensorFlow
+Tensor logical_not(const Tensor& x, Loc loc = Loc::current());
+Tensor identity(const Tensor& x, Loc loc = Loc::current());
+
+Tensor add(Operand a, Operand b);
+Tensor subtract(Operand a, Operand b);
+Tensor multiply(Operand a, Operand b);
+Tensor divide(Operand a, Operand b);
+Tensor pow(Operand a, Operand b);
+Tensor maximum(Operand a, Operand b);
+Tensor minimum(Operand a, Operand b);
+Tensor floordiv(Operand a, Operand b);  // floor division (TensorFlow's //)
+Tensor floormod(Operand a, Operand b);  // result has the divisor's sign (TensorFlow's %)
+Tensor logical_and(Operand a, Operand b);
+Tensor logical_or(Operand a, Operand b);
+Tensor logical_xor(Operand a, Operand b);
+Tensor less(Operand a, Operand b);
+Tensor less_equal(Operand a, Operand b);
+Tensor greater(Operand a, Operand b);
+Tensor greater_equal(Operand a, Operand b);
+Tensor equal(Operand a, Operand b);
+Tensor not_equal(Operand a, Operand b);
+
+// where(cond, x, y): elementwise select with broadcasting; cond is bool.
+Tensor where(const Tensor& cond, Operand x, Operand y);
+Tensor cast(const Tensor& x, DType dtype, Loc loc = Loc::current());
+
+// ---- Reductions ----
+Tensor reduce_sum(const Tensor& x, Axes axes = {}, bool keepdims = false, Loc loc = Loc::current());
+Tensor reduce_mean(const Tensor& x, Axes axes = {}, bool keepdims = false, Loc loc = Loc::current());
+Tensor reduce_max(const Tensor& x, Axes axes = {}, bool keepdims = false, Loc loc = Loc::current());
+Tensor reduce_min(const Tensor& x, Axes axes = {}, bool keepdims = false, Loc loc = Loc::current());
+Tensor reduce_prod(const Tensor& x, Axes axes = {}, bool keepdims = false, Loc loc = Loc::current());
+Tensor reduce_any(const Tensor& x, Axes axes = {}, bool keepdims = false, Loc loc = Loc::current());
+Tensor reduce_all(const Tensor& x, Axes axes = {}, bool keepdims = false, Loc loc = Loc::current());
+Tensor argmax(const Tensor& x, int64_t axis = 0, Loc loc = Loc::current());  // int64 result
+Tensor argmin(const Tensor& x, int64_t axis = 0, Loc loc = Loc::current());
+
+// ---- Linear algebra and layout ----
+// 2-D, or batched over leading dims (broadcast).
+Tensor matmul(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
+// perm empty: reverse the dims.
+Tensor transpose(const Tensor& x, std::vector<int64_t> perm = {}, Loc loc = Loc::current());
+// One dim of `shape` may be -1 (inferred).
+Tensor reshape(const Tensor& x, Shape shape, Loc loc = Loc::current());
+Tensor concat(const std::vector<Tensor>& xs, int64_t axis, Loc loc = Loc::current());
+Tensor stack(const std::vector<Tensor>& xs, int64_t axis = 0, Loc loc = Loc::current());
+// size -1: to the end of that dim.
+Tensor slice(const Tensor& x, std::vector<int64_t> begin, std::vector<int64_t> size, Loc loc = Loc::current());
+// Elements of `params` along `axis` at `indices` (int32/int64); result shape:
+// params.shape[:axis] + indices.shape + params.shape[axis+1:]. Out of range: InvalidArgumentError.
+Tensor gather(const Tensor& params, const Tensor& indices, int64_t axis = 0, Loc loc = Loc::current());
+Tensor expand_dims(const Tensor& x, int64_t axis, Loc loc = Loc::current());
+// axes empty: remove every dim of size 1.
+Tensor squeeze(const Tensor& x, std::vector<int64_t> axes = {}, Loc loc = Loc::current());
+// The dynamic shape, as an int64 vector.
+Tensor shape_of(const Tensor& x, Loc loc = Loc::current());
+
+}  // namespace ag

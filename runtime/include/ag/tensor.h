@@ -1,0 +1,164 @@
+// ag::Tensor: an immutable n-d array (concrete), or a value in a graph being traced (symbolic).
+#pragma once
+
+#include <cstdint>
+#include <source_location>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "ag/detail/tensor_impl.h"
+#include "ag/dtype.h"
+#include "ag/error.h"
+#include "ag/shape.h"
+
+namespace ag {
+
+template <class T>
+concept Arithmetic = std::is_arithmetic_v<T>;
+
+class Tensor {
+ public:
+  // A default-constructed Tensor has no value: C++'s counterpart of an unassigned Python
+  // variable. Reading it raises an error.
+  Tensor() noexcept = default;
+  // Scalar constants; the dtype follows the C++ type (float -> float32, int -> int32, ...).
+  template <Arithmetic T>
+  Tensor(T v) : Tensor(make_scalar(dtype_of<T>(), static_cast<double>(v), static_cast<int64_t>(v))) {}  // NOLINT
+
+  Tensor(const Tensor& o) noexcept : impl_(o.impl_) {
+    if (impl_) impl_->retain();
+  }
+  Tensor(Tensor&& o) noexcept : impl_(o.impl_) { o.impl_ = nullptr; }
+  Tensor& operator=(const Tensor& o) noexcept {
+    if (o.impl_) o.impl_->retain();
+    reset(o.impl_);
+    return *this;
+  }
+  Tensor& operator=(Tensor&& o) noexcept {
+    if (this != &o) {
+      reset(o.impl_);
+      o.impl_ = nullptr;
+    }
+    return *this;
+  }
+  ~Tensor() {
+    if (impl_) impl_->release();
+  }
+
+  bool has_value() const { return impl_ != nullptr && impl_->kind != detail::ImplKind::Undefined; }
+  bool is_symbolic() const { return impl_ != nullptr && impl_->kind == detail::ImplKind::Symbolic; }
+  DType dtype() const { return checked().dtype; }
+  // Static shape; a symbolic tensor may have unknown (-1) dims.
+  const Shape& shape() const { return checked().shape; }
+  int64_t rank() const { return checked().shape.rank(); }
+  int64_t num_elements() const { return checked().shape.num_elements(); }
+
+  // The single element of a concrete scalar (or 1-element) tensor, converted to T.
+  template <class T>
+  T item() const;
+  // The elements of a concrete tensor in row-major order, converted to T.
+  template <class T>
+  std::vector<T> to_vector() const;
+  // The buffer of a concrete tensor; T must be its element type exactly.
+  template <class T>
+  const T* data() const;
+
+  // True/false of a concrete scalar. On a symbolic tensor: ConversionError (the function's
+  // control flow must be converted by ag-rewrite).
+  explicit operator bool() const;
+
+  // Index along axis 0: x[i] has rank - 1. Negative i counts from the end.
+  Tensor operator[](int64_t i) const;
+  Tensor operator[](const Tensor& i) const;
+
+  // Range-for iterates the first dimension (concrete tensors only).
+  class iterator {
+   public:
+    iterator(const Tensor* t, int64_t i) : t_(t), i_(i) {}
+    Tensor operator*() const { return (*t_)[i_]; }
+    iterator& operator++() {
+      ++i_;
+      return *this;
+    }
+    bool operator!=(const iterator& o) const { return i_ != o.i_; }
+    bool operator==(const iterator& o) const { return i_ == o.i_; }
+
+   private:
+    const Tensor* t_;
+    int64_t i_;
+  };
+  iterator begin() const;
+  iterator end() const;
+
+  // tf.Tensor([1 2], shape=(2,), dtype=int32)
+  std::string str() const;
+
+  // Internal.
+  detail::TensorImpl* impl() const { return impl_; }
+  static Tensor adopt(detail::TensorImpl* impl) {
+    Tensor t;
+    t.impl_ = impl;
+    return t;
+  }
+  static Tensor make_scalar(DType dtype, double fvalue, int64_t ivalue);
+
+ private:
+  const detail::TensorImpl& checked() const {
+    if (!impl_ || impl_->kind == detail::ImplKind::Undefined) throw_no_value();
+    return *impl_;
+  }
+  [[noreturn]] void throw_no_value() const;
+  void reset(detail::TensorImpl* p) noexcept {
+    if (impl_) impl_->release();
+    impl_ = p;
+  }
+
+  detail::TensorImpl* impl_ = nullptr;
+};
+
+namespace detail {
+// A concrete tensor with an uninitialized 64-byte-aligned buffer.
+Tensor make_tensor(DType dtype, const Shape& shape);
+// A concrete tensor viewing `storage` at `byte_offset` (retains the storage).
+Tensor make_view(Storage* storage, size_t byte_offset, DType dtype, const Shape& shape);
+// An Undefined tensor whose reads raise ConversionError(`message`).
+Tensor make_undefined(std::string message);
+// Throws the error an Undefined or valueless tensor raises when read by `what`.
+[[noreturn]] void throw_undefined(const Tensor& t, const char* what, SourceLoc loc);
+double element_as_double(const Tensor& t, int64_t i);
+int64_t element_as_int(const Tensor& t, int64_t i);
+void require_concrete(const Tensor& t, const char* what);
+}  // namespace detail
+
+template <class T>
+T Tensor::item() const {
+  detail::require_concrete(*this, "item()");
+  if (num_elements() != 1)
+    throw ValueError("item() needs a tensor with exactly one element, got shape " + shape().str());
+  if constexpr (std::is_floating_point_v<T>) return static_cast<T>(detail::element_as_double(*this, 0));
+  else return static_cast<T>(detail::element_as_int(*this, 0));
+}
+
+template <class T>
+std::vector<T> Tensor::to_vector() const {
+  detail::require_concrete(*this, "to_vector()");
+  const int64_t n = num_elements();
+  std::vector<T> out(static_cast<size_t>(n));
+  visit_dtype(dtype(), [&](auto tag) {
+    using E = decltype(tag);
+    const E* p = static_cast<const E*>(impl_->data);
+    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(p[i]);
+  });
+  return out;
+}
+
+template <class T>
+const T* Tensor::data() const {
+  detail::require_concrete(*this, "data()");
+  if (dtype_of<T>() != dtype() || sizeof(T) != dtype_size(dtype()))
+    throw TypeError("data<T>(): T does not match the tensor's dtype " + std::string(dtype_name(dtype())));
+  return static_cast<const T*>(impl_->data);
+}
+
+}  // namespace ag

@@ -1,0 +1,36 @@
+// ag::TensorArray: a list of same-typed tensors that staged loops can grow (tf.TensorArray).
+#pragma once
+
+#include <cstdint>
+
+#include "ag/ops.h"
+#include "ag/tensor.h"
+
+namespace ag {
+
+class TensorArray {
+ public:
+  TensorArray(DType dtype, int64_t size = 0, bool dynamic_size = true);
+
+  // Returns the updated array; use it as `ta = ta.write(i, v)`. Eagerly the write also shows in
+  // `*this`, as in TensorFlow; while tracing it is a functional update.
+  TensorArray write(Operand index, const Tensor& value) const;
+  Tensor read(Operand index) const;
+  // All elements stacked along a new axis 0 (unwritten elements are zeros).
+  Tensor stack() const;
+  // The number of elements, an int32 scalar.
+  Tensor size() const;
+  DType dtype() const { return dtype_; }
+
+  // Internal: the handle, a scalar tensor of dtype List (concrete or symbolic).
+  const Tensor& handle() const { return handle_; }
+  Tensor& handle() { return handle_; }
+  static TensorArray from_handle(Tensor handle, DType dtype);
+
+ private:
+  TensorArray() = default;
+  Tensor handle_;
+  DType dtype_ = DType::Float32;
+};
+
+}  // namespace ag

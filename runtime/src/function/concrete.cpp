@@ -1,0 +1,120 @@
+// ConcreteCore: lazy compilation, argument checks, running.
+#include "concrete.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "ag/detail/function_core.h"
+#include "ag/detail/log.h"
+#include "ag/detail/variable_state.h"
+#include "ag/variable.h"
+
+namespace ag::detail {
+
+ConcreteCore::ConcreteCore(std::string name, Signature signature, std::shared_ptr<const Graph> traced,
+                           std::shared_ptr<const Graph> optimized, bool jit, std::shared_ptr<StatCounters> stats,
+                           std::string dump_prefix)
+    : name_(std::move(name)),
+      signature_(std::move(signature)),
+      traced_(std::move(traced)),
+      graph_(std::move(optimized)),
+      jit_(jit),
+      stats_(std::move(stats)),
+      dump_prefix_(std::move(dump_prefix)) {}
+
+std::string ConcreteCore::signature_str() const {
+  std::string out;
+  for (size_t i = 0; i < graph_->results.size(); ++i) {
+    const TensorType& t = graph_->type(graph_->results[i]);
+    out += (i ? ", " : "") + TensorSpec(t.shape, t.dtype).str();
+  }
+  if (graph_->results.size() != 1) out = "(" + out + ")";
+  return fmt::format("{}({}) -> {}", name_, signature_.params_str(), out);
+}
+
+const Executable& ConcreteCore::compile() {
+  std::lock_guard lock(compile_mu_);
+  if (const Executable* e = exe_.load(std::memory_order_acquire)) return *e;
+  CompilerBackend* backend = jit_ ? compiler_backend() : nullptr;
+  const auto t0 = std::chrono::steady_clock::now();
+  if (backend) {
+    CompileOptions opts;
+    opts.name = name_;
+    opts.dump_prefix = dump_prefix_;
+    exe_owned_ = backend->compile(graph_, opts);
+    (exe_owned_->loaded_from_disk() ? stats_->disk_hits : stats_->compiles).fetch_add(1);
+  } else {
+    exe_owned_ = make_interpreter(graph_);
+  }
+  if (log_enabled(LogTopic::Compile)) {
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    log_line(fmt::format("agc: compile: {} with {}{}: {:.2f} ms", signature_str(), exe_owned_->backend_name(),
+                         exe_owned_->loaded_from_disk() ? " (disk cache hit)" : "", ms));
+  }
+  exe_.store(exe_owned_.get(), std::memory_order_release);
+  return *exe_owned_;
+}
+
+void ConcreteCore::run(std::span<const ArgView> args, std::span<Tensor> outputs) {
+  const Executable& exe = executable();
+  constexpr size_t kInline = 16;
+  Tensor inline_inputs[kInline];
+  std::vector<Tensor> heap_inputs;
+  Tensor* inputs = inline_inputs;
+  if (graph_->params.size() > kInline) {
+    heap_inputs.resize(graph_->params.size());
+    inputs = heap_inputs.data();
+  }
+  size_t n = 0;
+  for (const ArgView& a : args)
+    if (a.kind == ArgKind::Tensor) inputs[n++] = a.tensor();
+  exe.run(std::span<const Tensor>(inputs, n), outputs);
+}
+
+void ConcreteCore::check_call(std::span<const ArgView> args) const {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const ArgSig& s = signature_.args[i];
+    const ArgView& a = args[i];
+    const std::string label = s.name.empty() ? fmt::format("argument {}", i) : fmt::format("argument {} '{}'", i, s.name);
+    switch (a.kind) {
+      case ArgKind::Tensor: {
+        const Tensor& t = a.tensor();
+        if (!t.has_value()) throw ValueError(fmt::format("{}: {} has no value", signature_str(), label));
+        if (t.dtype() != s.dtype)
+          throw TypeError(fmt::format("concrete function {}: {} has dtype {}, expected {}", signature_str(), label,
+                                      dtype_name(t.dtype()), dtype_name(s.dtype)));
+        if (!s.shape.is_compatible_with(t.shape()))
+          throw ValueError(fmt::format("concrete function {}: {} has shape {}, expected {}", signature_str(), label,
+                                       t.shape().tf_str(), s.shape.tf_str()));
+        break;
+      }
+      case ArgKind::Variable:
+        if (static_cast<const Variable*>(a.ptr)->state() != s.variable)
+          throw ValueError(fmt::format("concrete function {}: {} is another Variable than the traced {}", signature_str(),
+                                       label, s.variable->describe()));
+        break;
+      case ArgKind::Bool:
+      case ArgKind::Int:
+        if (a.i != s.i)
+          throw TypeError(fmt::format("concrete function {}: {} was traced with the value {}, got {}; plain C++ "
+                                      "arguments are part of the signature (call the Function to trace another value)",
+                                      signature_str(), label, s.i, a.i));
+        break;
+      case ArgKind::Float:
+        if (a.f != s.f)
+          throw TypeError(fmt::format("concrete function {}: {} was traced with the value {}, got {}; plain C++ "
+                                      "arguments are part of the signature (call the Function to trace another value)",
+                                      signature_str(), label, s.f, a.f));
+        break;
+      case ArgKind::String:
+        if (a.s != s.s)
+          throw TypeError(fmt::format("concrete function {}: {} was traced with \"{}\", got \"{}\"", signature_str(),
+                                      label, s.s, a.s));
+        break;
+      case ArgKind::TensorSpec: throw InternalError("check_call with a TensorSpec");
+    }
+  }
+}
+
+}  // namespace ag::detail

@@ -1,0 +1,60 @@
+// ConcreteCore: one traced signature — its graphs, and its executable compiled on first call.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+
+#include "ag/backend.h"
+#include "signature.h"
+
+namespace ag::detail {
+
+// Counters shared by a Function and its concrete functions.
+struct StatCounters {
+  std::atomic<int64_t> traces{0}, compiles{0}, memory_hits{0}, disk_hits{0}, evictions{0};
+};
+
+class ConcreteCore {
+ public:
+  ConcreteCore(std::string name, Signature signature, std::shared_ptr<const Graph> traced,
+               std::shared_ptr<const Graph> optimized, bool jit, std::shared_ptr<StatCounters> stats,
+               std::string dump_prefix);
+
+  const std::string& name() const { return name_; }
+  const Signature& signature() const { return signature_; }
+  const Graph& graph() const { return *graph_; }
+  const std::shared_ptr<const Graph>& graph_ptr() const { return graph_; }
+  const Graph& traced_graph() const { return *traced_; }
+  // f(x: TensorSpec(shape=(2,), dtype=int32)) -> TensorSpec(shape=(2,), dtype=int32)
+  std::string signature_str() const;
+
+  // The compiled code; compiles on first use, once, even under concurrent calls.
+  const Executable& executable() {
+    if (const Executable* e = exe_.load(std::memory_order_acquire)) [[likely]]
+      return *e;
+    return compile();
+  }
+  // Runs with the tensor arguments of `args` (in order) as inputs.
+  void run(std::span<const ArgView> args, std::span<Tensor> outputs);
+  // Checks a call against this signature (ConcreteFunction::operator()).
+  void check_call(std::span<const ArgView> args) const;
+
+ private:
+  const Executable& compile();
+
+  std::string name_;
+  Signature signature_;
+  std::shared_ptr<const Graph> traced_;
+  std::shared_ptr<const Graph> graph_;
+  bool jit_;
+  std::shared_ptr<StatCounters> stats_;
+  std::string dump_prefix_;
+  std::mutex compile_mu_;
+  std::unique_ptr<Executable> exe_owned_;
+  std::atomic<const Executable*> exe_{nullptr};
+};
+
+}  // namespace ag::detail

@@ -1,0 +1,385 @@
+// The Function cache: lock-free hits, one trace per signature under concurrency, generalized
+// signatures, LRU eviction, retrace diagnostics.
+#include "function_core.h"
+
+#include <fmt/format.h>
+
+#include <bit>
+#include <chrono>
+#include <fstream>
+
+#include "../trace/frame.h"
+#include "ag/detail/log.h"
+#include "ag/detail/ops_internal.h"
+#include "ag/graph/passes.h"
+#include "ag/graph/printer.h"
+#include "ag/graph/verifier.h"
+
+namespace ag::detail {
+namespace {
+
+// Functions being traced on this thread, innermost last (recursion detection).
+thread_local std::vector<const FunctionCore*> t_active_traces;
+
+struct ActiveTrace {
+  explicit ActiveTrace(const FunctionCore* f) { t_active_traces.push_back(f); }
+  ~ActiveTrace() { t_active_traces.pop_back(); }
+};
+
+std::string dump_dir() {
+  static const std::string dir = [] {
+    const char* e = std::getenv("AG_DUMP");
+    return e ? std::string(e) : std::string();
+  }();
+  return dir;
+}
+
+std::string sanitize(std::string s) {
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') c = '_';
+  return s;
+}
+
+// Inlines `g` into the current frame with the tensor arguments of `args` as its inputs.
+void inline_into_current_frame(const Graph& g, std::span<const ArgView> args, std::span<Tensor> outputs) {
+  TraceFrame* frame = current_frame();
+  std::vector<std::vector<ValueId>> local(g.nodes.size());
+  size_t p = 0;
+  for (const ArgView& a : args)
+    if (a.kind == ArgKind::Tensor) local[g.params[p++]] = {frame->value_of(a.tensor(), OpKind::Identity, {})};
+  for (uint32_t id = 0; id < g.nodes.size(); ++id) {
+    if (g.nodes[id].op == OpKind::Placeholder) continue;
+    Node n = g.nodes[id];
+    for (ValueId& v : n.inputs) v = local[v.node][v.index];
+    const uint32_t count = static_cast<uint32_t>(n.outputs.size());
+    ValueId v = frame->emit(std::move(n));
+    for (uint32_t i = 0; i < count; ++i) local[id].push_back({v.node, i});
+  }
+  for (size_t i = 0; i < g.results.size(); ++i) outputs[i] = frame->symbolic(local[g.results[i].node][g.results[i].index]);
+}
+
+}  // namespace
+
+FunctionCore::FunctionCore(FunctionOptions options, FunctionInfo info, size_t num_params, size_t num_outputs,
+                           Tracer tracer)
+    : options_(std::move(options)),
+      info_(std::move(info)),
+      name_ptr_(std::make_shared<const std::string>(info_.name)),
+      num_params_(num_params),
+      num_outputs_(num_outputs),
+      tracer_(std::move(tracer)),
+      stats_(std::make_shared<StatCounters>()) {
+  rules_.function_name = &info_.name;
+  rules_.param_names = &info_.params;
+  if (!options_.input_signature.empty()) rules_.input_signature = &options_.input_signature;
+  if (options_.max_cached == 0) throw ValueError("FunctionOptions::max_cached must be at least 1");
+}
+
+void FunctionCore::call(std::span<const ArgView> args, std::span<Tensor> outputs) {
+  if (is_tracing()) [[unlikely]] {
+    call_while_tracing(args, outputs);
+    return;
+  }
+  KeyBuf key;
+  build_key(args, rules_, key);
+  std::shared_ptr<ConcreteCore> fn = cache_.find(key.data(), key.size(), key.hash());
+  if (fn) [[likely]] {
+    note_hit();
+    stats_->memory_hits.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    fn = lookup_or_trace(args, key);
+  }
+  fn->run(args, outputs);
+}
+
+std::shared_ptr<ConcreteCore> FunctionCore::get_concrete(std::span<const ArgView> args) {
+  KeyBuf key;
+  build_key(args, rules_, key);
+  if (auto fn = cache_.find(key.data(), key.size(), key.hash())) return fn;
+  return lookup_or_trace(args, key);
+}
+
+void FunctionCore::call_while_tracing(std::span<const ArgView> args, std::span<Tensor> outputs) {
+  for (const FunctionCore* f : t_active_traces)
+    if (f == this)
+      throw ConversionError(fmt::format(
+          "Function '{}' calls itself while it is being traced: recursive Functions are not supported (as in "
+          "tf.function); write the recursion as a loop",
+          info_.name));
+  inline_into_current_frame(get_concrete(args)->graph(), args, outputs);
+}
+
+std::shared_ptr<ConcreteCore> FunctionCore::find_compatible(std::span<const ArgView> args) const {
+  std::shared_ptr<ConcreteCore> best;
+  int best_score = -1;
+  for (const auto& e : cache_.entries()) {
+    if (e->alias) continue;
+    if (!matches(e->fn->signature(), args)) continue;
+    const int score = specificity(e->fn->signature());
+    if (score > best_score) best = e->fn, best_score = score;
+  }
+  return best;
+}
+
+Signature FunctionCore::signature_to_trace(std::span<const ArgView> args, std::string& reason) {
+  Signature sig = describe(args, rules_);
+  std::vector<const Signature*> cached;
+  for (const auto& e : cache_.entries())
+    if (!e->alias) cached.push_back(&e->fn->signature());
+  const Signature* near = nearest(cached, sig);
+  reason = near ? describe_difference(*near, sig) : std::string("first trace");
+
+  if (options_.reduce_retracing && near && same_family(*near, sig)) sig = generalize(sig, *near);
+
+  if (options_.max_traces >= 0 && stats_->traces.load() >= options_.max_traces) {
+    switch (options_.on_max_traces) {
+      case TracePolicy::error:
+        throw ValueError(fmt::format(
+            "Function '{}' reached max_traces={} and would trace again for {}({}) ({}); raise max_traces, give an "
+            "input_signature with unknown dims, or choose TracePolicy::generalize",
+            info_.name, options_.max_traces, info_.name, sig.params_str(), reason));
+      case TracePolicy::warn:
+        if (!max_traces_warned_) {
+          max_traces_warned_ = true;
+          log_line(fmt::format("agc: warning: Function '{}' traced more than max_traces={} times (latest: {})",
+                               info_.name, options_.max_traces, reason));
+        }
+        break;
+      case TracePolicy::generalize: sig = generalize_all(sig); break;
+    }
+  }
+  return sig;
+}
+
+std::shared_ptr<ConcreteCore> FunctionCore::lookup_or_trace(std::span<const ArgView> args, const KeyBuf& key) {
+  std::vector<uint64_t> key_words = key.to_vector();
+  std::unique_lock lock(mu_);
+  for (;;) {
+    if (auto fn = cache_.find(key.data(), key.size(), key.hash())) return fn;
+    auto it = pending_.find(key_words);
+    if (it == pending_.end()) break;
+    auto pending = it->second;
+    pending_done_.wait(lock, [&] { return pending->done; });
+  }
+  // A more general concrete function may fit (input_signature, reduce_retracing, generalize).
+  if (auto fn = find_compatible(args)) {
+    insert(key, fn, /*alias=*/true);
+    stats_->memory_hits.fetch_add(1, std::memory_order_relaxed);
+    note_hit();
+    return fn;
+  }
+  std::string reason;
+  Signature sig = signature_to_trace(args, reason);
+  KeyBuf sig_key;
+  key_of(sig, rules_, sig_key);
+  if (auto fn = cache_.find(sig_key.data(), sig_key.size(), sig_key.hash())) {
+    insert(key, fn, true);
+    return fn;
+  }
+  auto pending = std::make_shared<Pending>();
+  pending_.emplace(key_words, pending);
+  lock.unlock();
+
+  std::shared_ptr<ConcreteCore> fn;
+  try {
+    fn = trace(sig, args, reason);
+  } catch (...) {
+    lock.lock();
+    pending_.erase(key_words);
+    pending->done = true;
+    pending_done_.notify_all();
+    throw;
+  }
+  lock.lock();
+  insert(sig_key, fn, false);
+  if (sig_key.to_vector() != key_words) insert(key, fn, true);
+  evict_over_capacity();
+  pending_.erase(key_words);
+  pending->done = true;
+  pending_done_.notify_all();
+  note_trace(reason);
+  return fn;
+}
+
+std::shared_ptr<ConcreteCore> FunctionCore::trace(const Signature& sig, std::span<const ArgView> args,
+                                                  const std::string& reason) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto root = std::make_shared<TraceRoot>();
+  root->function = this;
+  root->function_name = name_ptr_;
+  root->first_trace = traces_started_.fetch_add(1) == 0;
+  ActiveTrace active(this);
+  TraceFrame frame(nullptr, root, info_.name, {});
+  {
+    FrameScope scope(&frame);
+    std::vector<Tensor> placeholders;
+    for (size_t i = 0; i < sig.args.size(); ++i)
+      if (sig.args[i].kind == ArgKind::Tensor)
+        placeholders.push_back(frame.add_param({sig.args[i].dtype, sig.args[i].shape},
+                                               sig.args[i].name.empty() ? fmt::format("arg{}", i) : sig.args[i].name));
+    std::vector<Tensor> outs = tracer_(args, placeholders);
+    if (outs.size() != num_outputs_) throw InternalError("tracer returned the wrong number of outputs");
+    for (size_t i = 0; i < outs.size(); ++i) {
+      const Tensor& t = outs[i];
+      if (!t.has_value() || t.impl()->maybe_undefined) {
+        const std::string why = t.impl() && t.impl()->note ? ": " + *t.impl()->note : "";
+        throw ConversionError(fmt::format("Function '{}' returns a tensor with no value (output {}){}", info_.name, i, why));
+      }
+      frame.graph.results.push_back(frame.value_of(t, OpKind::Identity, {}));
+    }
+  }
+  frame.close();
+  auto traced = std::make_shared<const Graph>(std::move(frame.graph));
+  verify_graph(*traced);
+
+  std::string prefix;
+  if (!dump_dir().empty()) {
+    KeyBuf k;
+    key_of(sig, rules_, k);
+    prefix = fmt::format("{}/{}.{:08x}", dump_dir(), sanitize(info_.name), static_cast<uint32_t>(k.hash()));
+  }
+  auto optimized = std::make_shared<const Graph>(optimize(*traced, prefix));
+  if (!prefix.empty()) {
+    std::ofstream(prefix + ".graph.txt") << "// " << info_.name << "(" << sig.params_str() << ")\n"
+                                          << graph_to_text(*optimized);
+    std::ofstream(prefix + ".dot") << graph_to_dot(*optimized);
+  }
+  stats_->traces.fetch_add(1);
+  auto fn = std::make_shared<ConcreteCore>(info_.name, sig, traced, optimized, options_.jit_compile, stats_, prefix);
+  if (log_enabled(LogTopic::Retrace)) {
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    log_line(fmt::format("agc: retrace: Function '{}' traced {}({}) (trace #{}, {:.2f} ms): {}", info_.name,
+                         info_.name, sig.params_str(), stats_->traces.load(), ms, reason));
+  }
+  if (log_enabled(LogTopic::Trace))
+    log_line(fmt::format("agc: trace: Function '{}': {} nodes traced, {} after optimization, {} plain-loop iterations "
+                         "unrolled",
+                         info_.name, traced->nodes.size(), optimized->nodes.size(), root->unrolled_iterations));
+  return fn;
+}
+
+void FunctionCore::insert(const KeyBuf& key, std::shared_ptr<ConcreteCore> fn, bool alias) {
+  auto e = std::make_shared<SignatureCache::Entry>();
+  e->key = key.to_vector();
+  e->hash = key.hash();
+  e->fn = std::move(fn);
+  e->alias = alias;
+  cache_.insert(std::move(e));
+}
+
+void FunctionCore::evict_over_capacity() {
+  for (;;) {
+    size_t concrete = 0, aliases = 0;
+    const SignatureCache::Entry* lru = nullptr;
+    const SignatureCache::Entry* lru_alias = nullptr;
+    for (const auto& e : cache_.entries()) {
+      const uint64_t used = e->last_used.load(std::memory_order_relaxed);
+      if (e->alias) {
+        ++aliases;
+        if (!lru_alias || used < lru_alias->last_used.load()) lru_alias = e.get();
+      } else {
+        ++concrete;
+        if (!lru || used < lru->last_used.load()) lru = e.get();
+      }
+    }
+    if (concrete > options_.max_cached) {
+      const ConcreteCore* victim = lru->fn.get();
+      cache_.remove_if([&](const SignatureCache::Entry& e) { return e.fn.get() == victim; });
+      stats_->evictions.fetch_add(1);
+    } else if (aliases > 4 * options_.max_cached) {
+      cache_.remove_if([&](const SignatureCache::Entry& e) { return &e == lru_alias; });
+    } else {
+      return;
+    }
+  }
+}
+
+void FunctionCore::note_trace(const std::string& reason) {
+  uint32_t h = ((history_.load(std::memory_order_relaxed) << 1) | 1) & 0x3ff;
+  history_.store(h, std::memory_order_relaxed);
+  calls_seen_ = std::min(calls_seen_ + 1, 10);
+  const int traced = std::popcount(h);
+  if (traced < 5 || warnings_ >= 2) return;
+  ++warnings_;
+  log_line(fmt::format(
+      "agc: WARNING: {} of the last {} calls of Function '{}' traced a new graph (the latest because {}). Tracing is "
+      "expensive. Common causes: (1) tensors of many different shapes: give FunctionOptions::input_signature unknown "
+      "dims (-1) or set reduce_retracing; (2) plain C++ numbers that change between calls: pass ag::Tensor instead; "
+      "(3) calling ag::function repeatedly in a loop: create the Function once.",
+      traced, std::max(traced, std::min<int>(10, std::max(calls_seen_, traced))), info_.name, reason));
+}
+
+std::vector<std::shared_ptr<ConcreteCore>> FunctionCore::concrete_functions() const {
+  std::lock_guard lock(mu_);
+  std::vector<std::shared_ptr<ConcreteCore>> out;
+  for (const auto& e : cache_.entries())
+    if (!e->alias) out.push_back(e->fn);
+  return out;
+}
+
+void FunctionCore::evict_all() {
+  std::lock_guard lock(mu_);
+  auto removed = cache_.remove_if([](const SignatureCache::Entry&) { return true; });
+  for (const auto& e : removed)
+    if (!e->alias) stats_->evictions.fetch_add(1);
+}
+
+FunctionStats FunctionCore::stats() const {
+  FunctionStats s;
+  s.traces = stats_->traces.load();
+  s.compiles = stats_->compiles.load();
+  s.memory_hits = stats_->memory_hits.load();
+  s.disk_hits = stats_->disk_hits.load();
+  s.evictions = stats_->evictions.load();
+  return s;
+}
+
+// ---- the C API used by the templates ----
+
+std::shared_ptr<FunctionCore> make_function_core(FunctionOptions options, FunctionInfo info, size_t num_params,
+                                                 size_t num_outputs, Tracer tracer) {
+  return std::make_shared<FunctionCore>(std::move(options), std::move(info), num_params, num_outputs, std::move(tracer));
+}
+
+void call_function(FunctionCore& f, std::span<const ArgView> args, std::span<Tensor> outputs) { f.call(args, outputs); }
+std::shared_ptr<ConcreteCore> get_concrete(FunctionCore& f, std::span<const ArgView> args) { return f.get_concrete(args); }
+int64_t tracing_count(const FunctionCore& f) { return f.tracing_count(); }
+std::vector<std::shared_ptr<ConcreteCore>> concrete_functions(const FunctionCore& f) { return f.concrete_functions(); }
+std::string pretty_printed_concrete_signatures(const FunctionCore& f) {
+  std::string out;
+  for (const auto& c : f.concrete_functions()) out += c->signature_str() + "\n";
+  return out;
+}
+void evict(FunctionCore& f) { f.evict_all(); }
+FunctionStats stats(const FunctionCore& f) { return f.stats(); }
+const std::string& function_name(const FunctionCore& f) { return f.name(); }
+
+void call_concrete(ConcreteCore& c, std::span<const ArgView> args, std::span<Tensor> outputs) {
+  c.check_call(args);
+  if (is_tracing()) {  // inside another trace: inline, like calling its Function
+    inline_into_current_frame(c.graph(), args, outputs);
+    return;
+  }
+  c.run(args, outputs);
+}
+
+std::string concrete_signature(const ConcreteCore& c) { return c.signature_str(); }
+const Graph& concrete_graph(const ConcreteCore& c) { return c.graph(); }
+
+std::string concrete_llvm_ir(ConcreteCore& c, bool optimized) {
+  std::string ir = c.executable().llvm_ir(optimized);
+  if (ir.empty())
+    throw ValueError(fmt::format("{} runs on the graph interpreter (jit_compile=false or no JIT backend linked): it has "
+                                 "no LLVM IR",
+                                 c.signature_str()));
+  return ir;
+}
+
+std::string concrete_assembly(ConcreteCore& c) {
+  std::string s = c.executable().assembly();
+  if (s.empty())
+    throw ValueError(fmt::format("{} runs on the graph interpreter: it has no assembly", c.signature_str()));
+  return s;
+}
+
+}  // namespace ag::detail

@@ -1,0 +1,68 @@
+// FunctionCore: the per-Function cache of concrete functions and the trace-on-miss logic.
+#pragma once
+
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "ag/detail/function_core.h"
+#include "concrete.h"
+#include "signature_cache.h"
+
+namespace ag::detail {
+
+class FunctionCore {
+ public:
+  FunctionCore(FunctionOptions options, FunctionInfo info, size_t num_params, size_t num_outputs, Tracer tracer);
+
+  void call(std::span<const ArgView> args, std::span<Tensor> outputs);
+  std::shared_ptr<ConcreteCore> get_concrete(std::span<const ArgView> args);
+  // The concrete function for a call from inside another trace, and its inlining.
+  void call_while_tracing(std::span<const ArgView> args, std::span<Tensor> outputs);
+
+  const std::string& name() const { return info_.name; }
+  int64_t tracing_count() const { return stats_->traces.load(); }
+  std::vector<std::shared_ptr<ConcreteCore>> concrete_functions() const;
+  void evict_all();
+  FunctionStats stats() const;
+
+ private:
+  struct Pending {
+    bool done = false;
+  };
+
+  std::shared_ptr<ConcreteCore> lookup_or_trace(std::span<const ArgView> args, const KeyBuf& key);
+  std::shared_ptr<ConcreteCore> trace(const Signature& sig, std::span<const ArgView> args, const std::string& reason);
+  // Under mu_: the most specific cached concrete function the call fits, or null.
+  std::shared_ptr<ConcreteCore> find_compatible(std::span<const ArgView> args) const;
+  Signature signature_to_trace(std::span<const ArgView> args, std::string& reason);
+  void insert(const KeyBuf& key, std::shared_ptr<ConcreteCore> fn, bool alias);
+  void evict_over_capacity();
+  void note_trace(const std::string& reason);
+  void note_hit() {
+    const uint32_t h = history_.load(std::memory_order_relaxed);
+    if (h) history_.store((h << 1) & 0x3ff, std::memory_order_relaxed);  // racy on purpose: a heuristic
+  }
+
+  const FunctionOptions options_;
+  const FunctionInfo info_;
+  const std::shared_ptr<const std::string> name_ptr_;
+  const size_t num_params_;
+  const size_t num_outputs_;
+  const Tracer tracer_;
+  SignatureRules rules_;
+  std::shared_ptr<StatCounters> stats_;
+
+  SignatureCache cache_;
+  mutable std::mutex mu_;
+  std::condition_variable pending_done_;
+  std::map<std::vector<uint64_t>, std::shared_ptr<Pending>> pending_;
+  std::atomic<int64_t> traces_started_{0};
+  std::atomic<uint32_t> history_{0};  // 1 bit per recent call: traced or not
+  int calls_seen_ = 0;
+  int warnings_ = 0;
+  bool max_traces_warned_ = false;
+};
+
+}  // namespace ag::detail

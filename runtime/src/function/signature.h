@@ -1,0 +1,89 @@
+// Input signatures: what a call's arguments are, as a cache key (hot path, no allocation) and
+// as a described Signature (slow path: tracing, matching, messages).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ag/detail/arg_view.h"
+#include "ag/function_options.h"
+
+namespace ag::detail {
+
+struct VariableState;
+
+// Key words on the stack for the common case.
+class KeyBuf {
+ public:
+  void push(uint64_t w) {
+    if (n_ < kInline) inline_[n_] = w;
+    else spill(w);
+    ++n_;
+  }
+  const uint64_t* data() const { return n_ <= kInline ? inline_ : heap_.data(); }
+  size_t size() const { return n_; }
+  uint64_t hash() const;
+  std::vector<uint64_t> to_vector() const { return {data(), data() + n_}; }
+
+ private:
+  static constexpr size_t kInline = 48;
+  void spill(uint64_t w);
+  uint64_t inline_[kInline];
+  std::vector<uint64_t> heap_;
+  size_t n_ = 0;
+};
+
+uint64_t hash_words(const uint64_t* w, size_t n);
+
+struct ArgSig {
+  ArgKind kind = ArgKind::Tensor;  // Tensor, Variable, Bool, Int, Float or String
+  DType dtype = DType::Float32;    // Tensor
+  Shape shape;                     // Tensor; -1 = unknown dim
+  std::shared_ptr<VariableState> variable;
+  int64_t i = 0;
+  double f = 0;
+  std::string s;
+  std::string type_name;  // plain values: the C++ type
+  std::string name;       // the parameter's name
+};
+
+struct Signature {
+  std::vector<ArgSig> args;
+  // x: TensorSpec(shape=(2,), dtype=int32), n: int = 3
+  std::string params_str() const;
+};
+
+struct SignatureRules {
+  const std::vector<TensorSpec>* input_signature = nullptr;  // per tensor parameter, or null
+  const std::vector<std::string>* param_names = nullptr;
+  const std::string* function_name = nullptr;
+};
+
+// The cache key of a call; validates tensors against the input signature (TypeError/ValueError
+// naming the argument and the expected spec) and checks that tensors have values.
+void build_key(std::span<const ArgView> args, const SignatureRules& rules, KeyBuf& key);
+// The key a concrete function with this signature is stored under.
+void key_of(const Signature& sig, const SignatureRules& rules, KeyBuf& key);
+Signature describe(std::span<const ArgView> args, const SignatureRules& rules);
+
+// True when the call fits `sig` (dtypes equal, shapes compatible, values equal).
+bool matches(const Signature& sig, std::span<const ArgView> args);
+// Known dims in the signature's tensors: more is more specific.
+int specificity(const Signature& sig);
+// Same kinds, dtypes, ranks, values and variables: only dims may differ.
+bool same_family(const Signature& a, const Signature& b);
+// `sig` with dims that differ from `other` made unknown.
+Signature generalize(const Signature& sig, const Signature& other);
+// `sig` with every tensor dim unknown.
+Signature generalize_all(const Signature& sig);
+// "arg 0 'x': shape [3] -> [4]; arg 1 'n': value 1 -> 2" (fields of `to` that differ from `from`).
+std::string describe_difference(const Signature& from, const Signature& to);
+// The signature closest to `to` among `candidates` (fewest differing fields), or null.
+const Signature* nearest(const std::vector<const Signature*>& candidates, const Signature& to);
+
+std::string demangle(const std::type_info& t);
+
+}  // namespace ag::detail

@@ -1,0 +1,57 @@
+// Constant folding with the eager kernels.
+#include "ag/detail/ops_internal.h"
+#include "ag/graph/passes.h"
+#include "rebuild.h"
+
+namespace ag {
+namespace {
+
+constexpr int64_t kFoldLimit = 1 << 16;  // larger results stay ops: constants bloat graphs and caches
+
+bool foldable(const Graph& g, const Node& n) {
+  if (n.op == OpKind::Const || n.op == OpKind::Placeholder || op_info(n.op).stateful) return false;
+  switch (op_class(n.op)) {
+    case OpClass::Control:
+    case OpClass::List: return false;  // lists are mutable handles
+    default: break;
+  }
+  if (n.outputs.size() != 1) return false;
+  const int64_t size = n.outputs[0].shape.num_elements();
+  if (size > kFoldLimit || (size < 0 && n.op != OpKind::Range)) return false;
+  for (ValueId v : n.inputs)
+    if (!detail::is_const(g, v)) return false;
+  return true;
+}
+
+}  // namespace
+
+Graph fold_constants(const Graph& g) {
+  return detail::rebuild(g, [](detail::GraphRebuilder& rb, uint32_t id) {
+    Node n = rb.remapped(id);
+    if (!n.subgraphs.empty()) {
+      rb.emit(id, detail::with_transformed_subgraphs(std::move(n), &fold_constants));
+      return;
+    }
+    if (foldable(rb.out(), n)) {
+      std::vector<Tensor> in;
+      for (ValueId v : n.inputs) in.push_back(detail::const_value(rb.out(), v));
+      try {
+        Tensor value = detail::eval_op(n.op, in, n.attrs, n.loc);
+        if (value.num_elements() <= kFoldLimit) {
+          Node c;
+          c.op = OpKind::Const;
+          c.outputs = {detail::type_of(value)};
+          c.attrs.value = std::move(value);
+          c.loc = n.loc;
+          rb.emit(id, std::move(c));
+          return;
+        }
+      } catch (const Error&) {
+        // Non-strict: the error is raised only if this node ever runs.
+      }
+    }
+    rb.emit(id, std::move(n));
+  });
+}
+
+}  // namespace ag

@@ -1,0 +1,50 @@
+// The optimization pipeline, straight-line, with an optional dump after each pass.
+#include <fmt/format.h>
+
+#include <fstream>
+
+#include "ag/detail/log.h"
+#include "ag/graph/passes.h"
+#include "ag/graph/printer.h"
+#include "ag/graph/verifier.h"
+
+namespace ag {
+namespace {
+
+size_t count_nodes(const Graph& g) {
+  size_t n = g.nodes.size();
+  for (const Node& node : g.nodes)
+    for (const auto& sub : node.subgraphs) n += count_nodes(*sub);
+  return n;
+}
+
+}  // namespace
+
+Graph optimize(const Graph& input, const std::string& dump_prefix) {
+  int step = 0;
+  auto after = [&](const char* pass, const Graph& g) {
+    verify_graph(g);
+    if (!dump_prefix.empty()) {
+      std::ofstream(fmt::format("{}.{:02}-{}.graph.txt", dump_prefix, step, pass)) << graph_to_text(g);
+    }
+    if (detail::log_enabled(detail::LogTopic::Passes))
+      detail::log_line(fmt::format("agc: {}: after {}: {} nodes", g.name, pass, count_nodes(g)));
+    ++step;
+  };
+  after("traced", input);
+  Graph g = simplify_algebra(input);
+  after("simplify", g);
+  g = fold_constants(g);
+  after("fold", g);
+  g = eliminate_common_subexpressions(g);
+  after("cse", g);
+  g = simplify_algebra(g);
+  after("simplify", g);
+  g = prune(g);
+  after("prune", g);
+  g = infer_shapes(g);
+  after("infer-shapes", g);
+  return g;
+}
+
+}  // namespace ag

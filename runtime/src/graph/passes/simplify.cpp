@@ -1,0 +1,85 @@
+// Algebraic simplification. Every rewrite is exact (bit-for-bit): x+0 is folded only for
+// integers (for floats -0.0 + 0 is +0.0), and only when the result type is x's own type.
+#include <optional>
+
+#include "ag/detail/ops_internal.h"
+#include "ag/graph/passes.h"
+#include "rebuild.h"
+
+namespace ag {
+namespace {
+
+using detail::const_all_equal;
+using detail::GraphRebuilder;
+
+// The value that node `id` reduces to, if it is an identity of one of its inputs.
+std::optional<ValueId> identity_of(const Graph& g, const Node& n) {
+  auto same_type = [&](ValueId v) { return g.type(v) == n.outputs[0] && n.outputs[0].shape.is_fully_defined(); };
+  auto operand_if = [&](size_t keep, size_t other, double neutral) -> std::optional<ValueId> {
+    if (const_all_equal(g, n.inputs[other], neutral) && g.type(n.inputs[keep]) == n.outputs[0]) return n.inputs[keep];
+    return std::nullopt;
+  };
+  switch (n.op) {
+    case OpKind::Identity: return n.inputs[0];
+    case OpKind::Reshape:
+    case OpKind::ExpandDims:
+    case OpKind::Squeeze:
+      if (same_type(n.inputs[0])) return n.inputs[0];
+      break;
+    case OpKind::Transpose: {
+      bool identity = true;
+      for (int64_t i = 0; i < n.attrs.ints.rank(); ++i) identity &= n.attrs.ints[i] == i;
+      if (identity) return n.inputs[0];
+      break;
+    }
+    case OpKind::Neg:
+    case OpKind::LogicalNot: {
+      const Node& in = g.producer(n.inputs[0]);
+      if (in.op == n.op) return in.inputs[0];
+      break;
+    }
+    case OpKind::Add:
+      if (is_integer(n.outputs[0].dtype)) {
+        if (auto v = operand_if(0, 1, 0)) return v;
+        if (auto v = operand_if(1, 0, 0)) return v;
+      }
+      break;
+    case OpKind::Sub: return operand_if(0, 1, 0);
+    case OpKind::Mul:
+      if (auto v = operand_if(0, 1, 1)) return v;
+      return operand_if(1, 0, 1);
+    case OpKind::Div: return operand_if(0, 1, 1);
+    case OpKind::Select:
+      if (const_all_equal(g, n.inputs[0], 1) && g.type(n.inputs[1]) == n.outputs[0]) return n.inputs[1];
+      if (const_all_equal(g, n.inputs[0], 0) && g.type(n.inputs[2]) == n.outputs[0]) return n.inputs[2];
+      break;
+    default: break;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Graph simplify_algebra(const Graph& g) {
+  return detail::rebuild(g, [](GraphRebuilder& rb, uint32_t id) {
+    Node n = rb.remapped(id);
+    const Graph& out = rb.out();
+    if (n.op == OpKind::If && detail::is_const(out, n.inputs[0])) {
+      const bool taken = detail::element_as_double(detail::const_value(out, n.inputs[0]), 0) != 0;
+      std::vector<ValueId> args(n.inputs.begin() + 1, n.inputs.end());
+      rb.alias(id, rb.inline_graph(*n.subgraphs[taken ? 0 : 1], args));
+      return;
+    }
+    if (!n.subgraphs.empty()) {
+      rb.emit(id, detail::with_transformed_subgraphs(std::move(n), &simplify_algebra));
+      return;
+    }
+    if (auto v = identity_of(out, n)) {
+      rb.alias(id, {*v});
+      return;
+    }
+    rb.emit(id, std::move(n));
+  });
+}
+
+}  // namespace ag

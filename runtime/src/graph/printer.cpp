@@ -1,0 +1,179 @@
+// Graph text and DOT printers.
+#include "ag/graph/printer.h"
+
+#include <fmt/format.h>
+
+#include "ag/detail/variable_state.h"
+#include "ag/print.h"
+
+namespace ag {
+namespace {
+
+std::string value_name(const Graph& g, ValueId v) {
+  if (g.nodes[v.node].outputs.size() > 1) return fmt::format("%{}#{}", v.node, v.index);
+  return fmt::format("%{}", v.node);
+}
+
+std::string types_text(const Node& n) {
+  if (n.outputs.size() == 1) return n.outputs[0].str();
+  std::string s = "(";
+  for (size_t i = 0; i < n.outputs.size(); ++i) s += (i ? ", " : "") + n.outputs[i].str();
+  return s + ")";
+}
+
+std::string params_text(const Graph& g) {
+  std::string s;
+  for (size_t i = 0; i < g.params.size(); ++i) {
+    const Node& p = g.nodes[g.params[i]];
+    s += fmt::format("{}%{}: {}", i ? ", " : "", g.params[i], p.outputs[0].str());
+  }
+  return s;
+}
+
+std::string results_text(const Graph& g) {
+  std::string s;
+  for (size_t i = 0; i < g.results.size(); ++i) s += (i ? ", " : "") + g.type(g.results[i]).str();
+  return s;
+}
+
+void print_graph(const Graph& g, int indent, std::string& out);
+
+void print_node(const Graph& g, uint32_t id, int indent, std::string& out) {
+  const Node& n = g.nodes[id];
+  if (n.op == OpKind::Placeholder) return;
+  const std::string pad(indent, ' ');
+  std::string line = pad;
+  if (n.outputs.size() == 1) line += fmt::format("%{} = ", id);
+  else if (n.outputs.size() > 1) line += fmt::format("%{}:{} = ", id, n.outputs.size());
+  line += std::string(op_name(n.op)) + "(";
+  for (size_t i = 0; i < n.inputs.size(); ++i) line += (i ? ", " : "") + value_name(g, n.inputs[i]);
+  line += ")";
+  const std::string attrs = attrs_to_text(n);
+  if (!attrs.empty()) line += " " + attrs;
+  if (!n.outputs.empty()) line += " : " + types_text(n);
+  if (n.loc.known()) line = fmt::format("{:<56}  # {}", line, n.loc.str());
+  out += line + "\n";
+  static const char* const if_names[] = {"then", "else"};
+  static const char* const while_names[] = {"cond", "body"};
+  for (size_t i = 0; i < n.subgraphs.size(); ++i) {
+    const Graph& sub = *n.subgraphs[i];
+    out += fmt::format("{}  {} ({}) -> ({}) {{\n", pad, n.op == OpKind::If ? if_names[i] : while_names[i],
+                       params_text(sub), results_text(sub));
+    print_graph(sub, indent + 4, out);
+    out += pad + "  }\n";
+  }
+}
+
+void print_graph(const Graph& g, int indent, std::string& out) {
+  for (uint32_t i = 0; i < g.nodes.size(); ++i) print_node(g, i, indent, out);
+  std::string ret = std::string(indent, ' ') + "return";
+  for (size_t i = 0; i < g.results.size(); ++i) ret += (i ? ", " : " ") + value_name(g, g.results[i]);
+  out += ret + "\n";
+}
+
+std::string short_value(const Tensor& t) {
+  std::string v = detail::format_values(t);
+  for (char& c : v)
+    if (c == '\n') c = ' ';
+  if (v.size() > 40) v = v.substr(0, 37) + "...";
+  return v;
+}
+
+}  // namespace
+
+std::string attrs_to_text(const Node& n) {
+  std::vector<std::string> parts;
+  const Attrs& a = n.attrs;
+  switch (n.op) {
+    case OpKind::Const: parts.push_back("value=" + short_value(a.value)); break;
+    case OpKind::Placeholder:
+      if (!a.strings.empty()) parts.push_back(fmt::format("name=\"{}\"", a.strings[0]));
+      break;
+    case OpKind::Cast: parts.push_back(fmt::format("dtype={}", dtype_name(a.dtype))); break;
+    case OpKind::Fill: parts.push_back("shape=" + a.shape.str()); break;
+    case OpKind::FillLike: parts.push_back(fmt::format("value={}", a.scalar)); break;
+    case OpKind::Transpose: parts.push_back("perm=" + a.ints.str()); break;
+    case OpKind::Reshape: parts.push_back("shape=" + a.shape.str()); break;
+    case OpKind::Slice: parts.push_back("begin=" + a.ints.str() + ", size=" + a.shape.str()); break;
+    case OpKind::Squeeze: parts.push_back("axes=" + a.ints.str()); break;
+    case OpKind::Concat:
+    case OpKind::Gather:
+    case OpKind::ExpandDims:
+    case OpKind::ArgMax:
+    case OpKind::ArgMin: parts.push_back(fmt::format("axis={}", a.axis)); break;
+    case OpKind::While: parts.push_back(fmt::format("loop_vars={}", a.axis)); break;
+    case OpKind::ReadVariable:
+    case OpKind::AssignVariable:
+    case OpKind::AssignAddVariable:
+    case OpKind::AssignSubVariable: parts.push_back("var=" + a.variable->describe()); break;
+    case OpKind::Print: {
+      std::string f = "format=[";
+      size_t s = 0;
+      for (int64_t i = 0; i < a.ints.rank(); ++i)
+        f += (i ? ", " : "") + (a.ints[i] ? std::string("%") : fmt::format("\"{}\"", a.strings[s++]));
+      parts.push_back(f + "]");
+      break;
+    }
+    default:
+      if (op_class(n.op) == OpClass::Reduce) {
+        parts.push_back("axes=" + a.ints.str());
+        if (a.keepdims) parts.push_back("keepdims");
+      }
+  }
+  if (parts.empty()) return {};
+  std::string s = "{";
+  for (size_t i = 0; i < parts.size(); ++i) s += (i ? ", " : "") + parts[i];
+  return s + "}";
+}
+
+std::string graph_to_text(const Graph& g) {
+  std::string out = fmt::format("graph {}({}) -> ({}) {{\n", g.name.empty() ? "main" : g.name, params_text(g), results_text(g));
+  print_graph(g, 2, out);
+  return out + "}\n";
+}
+
+namespace {
+
+std::string dot_escape(std::string s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+void dot_graph(const Graph& g, const std::string& prefix, std::string& out, int depth) {
+  const std::string pad(depth * 2 + 2, ' ');
+  for (uint32_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    std::string label = std::string(op_name(n.op));
+    if (n.op == OpKind::Placeholder && !n.attrs.strings.empty()) label += " " + n.attrs.strings[0];
+    const std::string attrs = attrs_to_text(n);
+    if (!attrs.empty() && n.op != OpKind::Placeholder) label += "\\n" + dot_escape(attrs);
+    if (!n.outputs.empty()) label += "\\n" + dot_escape(n.outputs.size() == 1 ? n.outputs[0].str() : "multi");
+    const char* shape = n.op == OpKind::Placeholder ? "invhouse" : n.op == OpKind::Const ? "note" : "box";
+    out += fmt::format("{}{}n{} [label=\"{}\", shape={}];\n", pad, prefix, i, label, shape);
+    for (ValueId in : n.inputs) out += fmt::format("{}{}n{} -> {}n{};\n", pad, prefix, in.node, prefix, i);
+    for (size_t s = 0; s < n.subgraphs.size(); ++s) {
+      const std::string sub = fmt::format("{}n{}s{}_", prefix, i, s);
+      out += fmt::format("{}subgraph cluster_{} {{\n{}  label=\"{} {}\"; style=dashed;\n", pad, sub, pad, op_name(n.op),
+                         n.op == OpKind::If ? (s ? "else" : "then") : (s ? "body" : "cond"));
+      dot_graph(*n.subgraphs[s], sub, out, depth + 1);
+      out += pad + "}\n";
+      out += fmt::format("{}{}n{} -> {}ret [style=dotted];\n", pad, prefix, i, sub);
+    }
+  }
+  out += fmt::format("{}{}ret [label=\"return\", shape=house];\n", pad, prefix);
+  for (ValueId r : g.results) out += fmt::format("{}{}n{} -> {}ret;\n", pad, prefix, r.node, prefix);
+}
+
+}  // namespace
+
+std::string graph_to_dot(const Graph& g) {
+  std::string out = fmt::format("digraph \"{}\" {{\n  node [fontname=\"monospace\"];\n", dot_escape(g.name));
+  dot_graph(g, "", out, 0);
+  return out + "}\n";
+}
+
+}  // namespace ag

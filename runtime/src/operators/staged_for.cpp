@@ -1,0 +1,62 @@
+// Staged for loops over a tensor's first dimension: a while loop over a hidden index. A loop
+// over ag::range(...) computes its element as start + i * delta instead of indexing the range.
+#include <fmt/format.h>
+
+#include <optional>
+
+#include "ag/detail/ops_internal.h"
+
+#include "ag/operators/control_flow.h"
+#include "ag/ops.h"
+#include "state_vars.h"
+
+namespace ag::detail {
+namespace {
+
+struct RangeParts {
+  Tensor start, delta;
+};
+
+// When `t` is the result of a Range node in an open frame, its start and delta.
+std::optional<RangeParts> range_parts(const Tensor& t) {
+  if (!t.is_symbolic() || !t.impl()->frame->open) return std::nullopt;
+  TraceFrame* f = t.impl()->frame->frame;
+  const Node& n = f->graph.nodes[t.impl()->node];
+  if (n.op != OpKind::Range) return std::nullopt;
+  return RangeParts{f->symbolic(n.inputs[0]), f->symbolic(n.inputs[2])};
+}
+
+}  // namespace
+
+void staged_for(const Tensor& iterable, int64_t start, FnRef<Tensor()>* extra_test, FnRef<void(Tensor)> body,
+                std::span<StateVar> vars, SourceLoc loc) {
+  check_readable(iterable, OpKind::Gather, loc);
+  if (iterable.rank() == 0) throw ValueError("for: cannot iterate over a scalar tensor" + where(loc));
+  const std::optional<RangeParts> range = range_parts(iterable);
+  const Tensor n = iterable.shape()[0] >= 0 ? Tensor(iterable.shape()[0])
+                                            : apply_op(OpKind::ShapeOf, {iterable}, Attrs::none(), loc)[0];
+
+  Tensor index(start);
+  std::vector<StateVar> all(vars.begin(), vars.end());
+  all.push_back(make_state_var(index, "ag__index"));
+
+  auto cond = [&]() -> Tensor {
+    Tensor in_range = index < n;
+    if (!extra_test) return in_range;
+    return logical_and(in_range, staged_condition((*extra_test)(), "for loop", loc));
+  };
+  auto step = [&] {
+    Tensor elem;
+    if (range) {
+      elem = range->start + cast(index, range->start.dtype()) * range->delta;
+    } else {
+      Attrs axis0;
+      elem = apply_op(OpKind::Gather, {iterable, index}, axis0, loc);
+    }
+    index = index + int64_t{1};
+    body(elem);
+  };
+  staged_while(cond, step, all, loc);
+}
+
+}  // namespace ag::detail

@@ -1,0 +1,255 @@
+// Staged while loops (AutoGraph's while_stmt / tf.while_loop): the condition and the body are
+// traced into sub-graphs over the loop variables; loop shapes are inferred by retracing when
+// a variable's shape changes in the body; variables with no value before the loop get their
+// type from a probe trace of the body and start at zeros.
+#include <fmt/format.h>
+
+#include <optional>
+
+#include "ag/construct.h"
+#include "ag/detail/log.h"
+#include "ag/detail/ops_internal.h"
+#include "ag/operators/control_flow.h"
+#include "state_vars.h"
+
+namespace ag::detail {
+
+TensorType join_types(const TensorType& a, const TensorType& b);
+
+namespace {
+
+// Loop options set by ag::set_loop_options inside the body being traced (innermost loop).
+thread_local LoopOptions* t_loop_options = nullptr;
+
+struct LoopOptionsScope {
+  LoopOptions options;
+  LoopOptions* saved;
+  LoopOptionsScope() : saved(t_loop_options) { t_loop_options = &options; }
+  ~LoopOptionsScope() { t_loop_options = saved; }
+};
+
+// The zeros a variable with no value before the loop starts from.
+Tensor zeros_of(const TensorType& t) {
+  if (t.dtype == DType::List) return TensorArray(t.elem_dtype).handle();
+  Shape s = t.shape;
+  for (int64_t& d : s)
+    if (d < 0) d = 0;
+  return zeros(s, t.dtype);
+}
+
+// Traces the body once with the defined variables as placeholders to learn the types of the
+// variables that have no value yet (then forgets that trace).
+std::vector<std::optional<TensorType>> probe_undefined(FnRef<void()> body_fn, std::span<StateVar> vars,
+                                                       const std::vector<Tensor>& initial, SourceLoc loc) {
+  TraceFrame* outer = current_frame();
+  std::vector<std::optional<TensorType>> learned(vars.size());
+  const auto cp = outer->checkpoint();
+  {
+    TraceFrame probe(outer, outer->root, "probe", loc);
+    FrameScope scope(&probe);
+    try {
+      for (size_t i = 0; i < vars.size(); ++i)
+        if (initial[i].has_value())
+          write_var(vars[i], probe.add_param(value_type(*outer, initial[i], loc), vars[i].name));
+      body_fn();
+      for (size_t i = 0; i < vars.size(); ++i) {
+        Tensor v = read_var(vars[i]);
+        if (!initial[i].has_value() && v.has_value()) learned[i] = value_type(probe, v, loc);
+      }
+    } catch (...) {
+      write_vars(vars, initial);
+      outer->rollback(cp);
+      throw;
+    }
+  }
+  write_vars(vars, initial);
+  outer->rollback(cp);
+  return learned;
+}
+
+struct LoopTrace {
+  std::unique_ptr<TraceFrame> cond, body;
+  std::vector<TensorType> body_types;  // types of the variables after one iteration
+  LoopOptions options;                 // set_loop_options found in the body
+};
+
+LoopTrace trace_loop(FnRef<Tensor()> cond_fn, FnRef<void()> body_fn, std::span<StateVar> vars,
+                     const std::vector<size_t>& carried, const std::vector<TensorType>& types,
+                     const std::vector<Tensor>& initial, SourceLoc loc) {
+  TraceFrame* outer = current_frame();
+  LoopTrace lt;
+  auto bind_params = [&](TraceFrame& f) {
+    for (size_t k = 0; k < carried.size(); ++k) {
+      Tensor p = f.add_param(types[k], vars[carried[k]].name);
+      if (initial[carried[k]].impl()->maybe_undefined) {  // keep the mark on the loop value
+        p.impl()->maybe_undefined = true;
+        p.impl()->note = new std::string(*initial[carried[k]].impl()->note);
+      }
+      write_var(vars[carried[k]], p);
+    }
+  };
+  try {
+    lt.cond = std::make_unique<TraceFrame>(outer, outer->root, "cond", loc);
+    {
+      FrameScope scope(lt.cond.get());
+      bind_params(*lt.cond);
+      const Tensor c = staged_condition(cond_fn(), "while loop", loc);
+      lt.cond->graph.results = {lt.cond->value_of(c, OpKind::While, loc)};
+    }
+    lt.body = std::make_unique<TraceFrame>(outer, outer->root, "body", loc);
+    {
+      FrameScope scope(lt.body.get());
+      LoopOptionsScope options;
+      bind_params(*lt.body);
+      body_fn();
+      lt.options = options.options;
+      for (size_t k = 0; k < carried.size(); ++k) {
+        const StateVar& v = vars[carried[k]];
+        const Tensor out = read_var(v);
+        if (!out.has_value())
+          throw ConversionError(fmt::format("{} has no value at the end of the body of the tensor-dependent while "
+                                            "loop{} (it is assigned in only one branch of an if inside the loop?)",
+                                            describe_var(v), where(loc)));
+        const ValueId id = materialize(*lt.body, out, loc);
+        const TensorType& t = lt.body->graph.type(id);
+        if (t.dtype != types[k].dtype || (t.dtype == DType::List && t.elem_dtype != types[k].elem_dtype))
+          throw ConversionError(fmt::format(
+              "{} is {} before the tensor-dependent while loop{} but {} after an iteration; a loop variable must "
+              "keep its dtype (use ag::cast)",
+              describe_var(v), types[k].str(), where(loc), t.str()));
+        if (t.shape.rank() != types[k].shape.rank())
+          throw ConversionError(fmt::format(
+              "{} has rank {} before the tensor-dependent while loop{} but rank {} after an iteration; a loop "
+              "variable must keep its rank",
+              describe_var(v), types[k].shape.rank(), where(loc), t.shape.rank()));
+        lt.body->graph.results.push_back(id);
+        lt.body_types.push_back(t);
+      }
+    }
+  } catch (...) {
+    write_vars(vars, initial);
+    throw;
+  }
+  write_vars(vars, initial);
+  return lt;
+}
+
+}  // namespace
+
+void set_loop_options_impl(LoopOptions options) {
+  if (t_loop_options) *t_loop_options = std::move(options);
+}
+
+void staged_while(FnRef<Tensor()> cond_fn, FnRef<void()> body_fn, std::span<StateVar> vars, SourceLoc loc) {
+  forbid_untraceable(vars, "while loop", loc);
+  std::vector<Tensor> initial = read_vars(vars);
+  TraceFrame* outer = current_frame();
+
+  // Variables with no value before the loop (DESIGN: AutoGraph's _try_handling_undefineds).
+  std::vector<bool> learned_zero(vars.size(), false);
+  bool any_undefined = false;
+  for (const Tensor& t : initial) any_undefined |= !t.has_value();
+  if (any_undefined) {
+    auto learned = probe_undefined(body_fn, vars, initial, loc);
+    for (size_t i = 0; i < vars.size(); ++i)
+      if (learned[i]) {
+        initial[i] = zeros_of(*learned[i]);
+        learned_zero[i] = true;
+      }
+  }
+  std::vector<size_t> carried;
+  std::vector<TensorType> types;
+  for (size_t i = 0; i < vars.size(); ++i)
+    if (initial[i].has_value()) {
+      carried.push_back(i);
+      types.push_back(value_type(*outer, initial[i], loc));
+    }
+
+  // Trace; retrace while a loop variable's shape generalizes (each retrace only adds unknown
+  // dims, so this ends), or when set_loop_options pins shapes or an iteration limit.
+  LoopOptions options;
+  LoopTrace lt;
+  for (int attempt = 0;; ++attempt) {
+    lt = trace_loop(cond_fn, body_fn, vars, carried, types, initial, loc);
+    if (!lt.options.shape_invariants.empty() || lt.options.maximum_iterations >= 0) options = lt.options;
+    std::vector<TensorType> next = types;
+    for (size_t k = 0; k < carried.size(); ++k) {
+      next[k] = join_types(types[k], lt.body_types[k]);
+      for (const auto& [var, shape] : options.shape_invariants)
+        if (var == vars[carried[k]].ptr) {
+          if (shape.rank() != lt.body_types[k].shape.rank() || !shape.is_compatible_with(lt.body_types[k].shape))
+            throw ConversionError(fmt::format("the shape invariant {} of {} does not fit its shape {} after an "
+                                              "iteration of the while loop{}",
+                                              shape.str(), describe_var(vars[carried[k]]),
+                                              lt.body_types[k].shape.str(), where(loc)));
+          next[k].shape = shape;
+        }
+    }
+    if (next == types) break;
+    if (attempt >= 8) throw InternalError("loop shape inference did not converge");
+    if (log_enabled(LogTopic::Trace))
+      log_line(fmt::format("agc: trace: retracing the while loop{} with generalized loop-variable shapes", where(loc)));
+    types = std::move(next);
+  }
+
+  // Build the While node: loop variables first, then the values the sub-graphs capture.
+  std::vector<Tensor> invariants = union_captures({lt.cond.get(), lt.body.get()});
+  align_params(*lt.cond, carried.size(), invariants);
+  align_params(*lt.body, carried.size(), invariants);
+  auto cond_g = std::make_shared<const Graph>(std::move(lt.cond->graph));
+  auto body_g = std::make_shared<const Graph>(std::move(lt.body->graph));
+  lt.cond->close();
+  lt.body->close();
+  std::vector<Tensor> inputs;
+  for (size_t i : carried) inputs.push_back(initial[i]);
+  for (Tensor& t : invariants) inputs.push_back(std::move(t));
+  // maybe-undefined inputs are carried as they are: materialize them without the check.
+  std::vector<Tensor> clean_inputs;
+  for (const Tensor& t : inputs) {
+    if (t.impl()->maybe_undefined) clean_inputs.push_back(outer->symbolic(materialize(*outer, t, loc)));
+    else clean_inputs.push_back(t);
+  }
+  Attrs attrs;
+  attrs.axis = static_cast<int64_t>(carried.size());
+  std::vector<Tensor> outs = trace_node(OpKind::While, clean_inputs, attrs, types, {cond_g, body_g}, loc);
+
+  std::vector<Tensor> after = read_vars(vars);
+  for (size_t k = 0; k < carried.size(); ++k) {
+    const size_t i = carried[k];
+    if ((learned_zero[i] && !is_generated_name(vars[i].name)) || initial[i].impl()->maybe_undefined) {
+      outs[k].impl()->maybe_undefined = true;
+      outs[k].impl()->note = new std::string(
+          initial[i].impl()->maybe_undefined
+              ? *initial[i].impl()->note
+              : fmt::format("{} has no value before the tensor-dependent while loop{} and the loop may run zero "
+                            "times, so it may have no value here; give it a value before the loop",
+                            describe_var(vars[i]), where(loc)));
+    }
+    after[i] = outs[k];
+  }
+  write_vars(vars, after);
+}
+
+Tensor probe_condition(FnRef<Tensor()> cond_fn, std::span<StateVar> vars, bool& symbolic, SourceLoc loc) {
+  TraceFrame* frame = current_frame();
+  const auto cp = frame->checkpoint();
+  const std::vector<Tensor> before = read_vars(vars);
+  Tensor c = cond_fn();
+  symbolic = c.is_symbolic();
+  if (!symbolic) return c;
+  const std::vector<Tensor> now = read_vars(vars);
+  for (size_t i = 0; i < vars.size(); ++i)
+    if (now[i].impl() != before[i].impl())
+      throw ConversionError(fmt::format("the condition of the tensor-dependent while loop{} modifies {}; a loop "
+                                        "condition must not change variables",
+                                        where(loc), describe_var(vars[i])));
+  c = Tensor();
+  frame->rollback(cp);
+  return c;
+}
+
+}  // namespace ag::detail
+
+namespace ag {
+void set_loop_options(LoopOptions options) { detail::set_loop_options_impl(std::move(options)); }
+}  // namespace ag

@@ -1,0 +1,151 @@
+// State variables of staged constructs.
+#include "state_vars.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "../function/signature.h"
+#include "ag/detail/ops_internal.h"
+#include "ag/ops.h"
+
+namespace ag::detail {
+
+Tensor read_var(const StateVar& v) {
+  switch (v.kind) {
+    case StateKind::Tensor: return *static_cast<const Tensor*>(v.ptr);
+    case StateKind::TensorArray: return static_cast<const TensorArray*>(v.ptr)->handle();
+    case StateKind::Other: break;
+  }
+  throw InternalError("read_var of a non-tensor");
+}
+
+void write_var(const StateVar& v, const Tensor& value) {
+  switch (v.kind) {
+    case StateKind::Tensor: *static_cast<Tensor*>(v.ptr) = value; return;
+    case StateKind::TensorArray: static_cast<TensorArray*>(v.ptr)->handle() = value; return;
+    case StateKind::Other: break;
+  }
+  throw InternalError("write_var of a non-tensor");
+}
+
+std::vector<Tensor> read_vars(std::span<const StateVar> vars) {
+  std::vector<Tensor> out;
+  out.reserve(vars.size());
+  for (const StateVar& v : vars) out.push_back(v.kind == StateKind::Other ? Tensor() : read_var(v));
+  return out;
+}
+
+void write_vars(std::span<const StateVar> vars, const std::vector<Tensor>& values) {
+  for (size_t i = 0; i < vars.size(); ++i)
+    if (vars[i].kind != StateKind::Other) write_var(vars[i], values[i]);
+}
+
+std::string where(SourceLoc loc) { return loc.known() ? " at " + loc.str() : std::string(); }
+
+bool is_generated_name(const char* name) { return std::string_view(name).starts_with("ag__"); }
+
+std::string describe_var(const StateVar& v) {
+  std::string_view n = v.name;
+  if (n.starts_with("ag__retval")) return "the return value";
+  if (n.starts_with("ag__")) return fmt::format("the generated variable '{}'", n);
+  return fmt::format("'{}'", n);
+}
+
+void forbid_untraceable(std::span<const StateVar> vars, const char* construct, SourceLoc loc) {
+  for (const StateVar& v : vars) {
+    const std::string_view name = v.name;
+    if (name.starts_with("::"))
+      throw ConversionError(fmt::format(
+          "the global variable '{}' is modified inside a tensor-dependent {}{}; a staged construct runs in the graph "
+          "and cannot change C++ globals. Keep state in an ag::Variable, or return the value",
+          name.substr(2), construct, where(loc)));
+    if (v.kind == StateKind::Other)
+      throw ConversionError(fmt::format(
+          "'{}' (a {}) is modified inside a tensor-dependent {}{}; only ag::Tensor and ag::TensorArray locals can "
+          "change inside staged control flow. Make it an ag::Tensor, or move the change out of the {}",
+          v.name, demangle(*v.type), construct, where(loc), construct));
+  }
+}
+
+Tensor staged_condition(const Tensor& c, const char* construct, SourceLoc loc) {
+  check_readable(c, OpKind::If, loc);
+  const Shape& s = c.shape();
+  if (s.rank() != 0) {
+    const int64_t n = s.num_elements();
+    if (n != 1)
+      throw ValueError(fmt::format("the condition of a tensor-dependent {}{} must be a scalar, got shape {}; use "
+                                   "ag::reduce_any or ag::reduce_all",
+                                   construct, where(loc), s.str()));
+    return staged_condition(reshape(c, Shape{}, std::source_location::current()), construct, loc);
+  }
+  if (c.dtype() == DType::Bool) return c;
+  if (c.dtype() == DType::List) throw TypeError(fmt::format("a TensorArray is not a condition{}", where(loc)));
+  return c != 0;
+}
+
+bool truth(const Tensor& c, const char* construct, SourceLoc loc) {
+  if (!c.has_value()) throw_undefined(c, construct, loc);
+  if (c.shape().num_elements() != 1)
+    throw ValueError(fmt::format("the condition of {}{} must be a scalar, got shape {}; use ag::reduce_any or "
+                                 "ag::reduce_all",
+                                 construct, where(loc), c.shape().str()));
+  return element_as_double(c, 0) != 0;
+}
+
+TensorType value_type(TraceFrame& frame, const Tensor& t, SourceLoc loc) {
+  return frame.graph.type(materialize(frame, t, loc));
+}
+
+ValueId materialize(TraceFrame& frame, const Tensor& t, SourceLoc loc) {
+  if (t.impl() && t.impl()->maybe_undefined) {
+    // Carry the value without the readability check: clear the flag on a temporary handle.
+    Tensor copy = Tensor::adopt(new TensorImpl);
+    TensorImpl* src = t.impl();
+    TensorImpl* dst = copy.impl();
+    dst->kind = src->kind;
+    dst->dtype = src->dtype;
+    dst->elem_dtype = src->elem_dtype;
+    dst->shape = src->shape;
+    dst->node = src->node;
+    dst->output = src->output;
+    dst->frame = src->frame;
+    if (dst->frame) retain_token(dst->frame);
+    return frame.value_of(copy, OpKind::Identity, loc);
+  }
+  return frame.value_of(t, OpKind::Identity, loc);
+}
+
+namespace {
+std::pair<uint32_t, uint32_t> key_of(const Tensor& outer) { return {outer.impl()->node, outer.impl()->output}; }
+}  // namespace
+
+std::vector<Tensor> union_captures(std::initializer_list<const TraceFrame*> frames) {
+  std::vector<Tensor> out;
+  std::map<std::pair<uint32_t, uint32_t>, size_t> seen;
+  for (const TraceFrame* f : frames)
+    for (const Capture& c : f->captures())
+      if (seen.emplace(key_of(c.outer), out.size()).second) out.push_back(c.outer);
+  return out;
+}
+
+void align_params(TraceFrame& frame, size_t explicit_params, const std::vector<Tensor>& operands) {
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> captured;
+  for (const Capture& c : frame.captures()) captured[key_of(c.outer)] = c.param;
+  Graph& g = frame.graph;
+  std::vector<uint32_t> params(g.params.begin(), g.params.begin() + static_cast<long>(explicit_params));
+  for (const Tensor& op : operands) {
+    auto it = captured.find(key_of(op));
+    if (it != captured.end()) {
+      params.push_back(it->second);
+    } else {
+      ValueId v = g.add({OpKind::Placeholder, {}, {type_of(op)}, {}, {}, frame.loc});
+      g.nodes[v.node].attrs.strings = {"unused"};
+      params.push_back(v.node);
+    }
+  }
+  g.params = std::move(params);
+  for (size_t i = 0; i < g.params.size(); ++i) g.nodes[g.params[i]].attrs.axis = static_cast<int64_t>(i);
+}
+
+}  // namespace ag::detail

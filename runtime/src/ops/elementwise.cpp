@@ -1,0 +1,340 @@
+// Elementwise kernels: unary, binary arithmetic, comparisons, logical ops, select and cast,
+// with NumPy broadcasting that never materializes the broadcast operand.
+#include <Eigen/Core>
+#include <cmath>
+#include <fmt/format.h>
+#include <limits>
+
+#include "broadcast.h"
+#include "kernels.h"
+
+namespace ag::detail {
+
+template <class To, class From>
+To convert_element(From v) {
+  if constexpr (std::is_same_v<To, bool>) {
+    return v != From(0);
+  } else if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
+    if (std::isnan(v)) return 0;
+    if (v <= static_cast<From>(std::numeric_limits<To>::min())) return std::numeric_limits<To>::min();
+    if (v >= static_cast<From>(std::numeric_limits<To>::max())) return std::numeric_limits<To>::max();
+    return static_cast<To>(v);
+  } else {
+    return static_cast<To>(v);
+  }
+}
+
+namespace {
+
+template <class T>
+using Arr = Eigen::Array<T, Eigen::Dynamic, 1>;
+template <class T>
+using Out = Eigen::Map<Arr<T>, Eigen::Aligned16>;
+template <class T>
+using In = Eigen::Map<const Arr<T>>;
+
+template <class T>
+const T* ptr(const Tensor& t) {
+  return static_cast<const T*>(t.impl()->data);
+}
+template <class T>
+T* mut(Tensor& t) {
+  return static_cast<T*>(t.impl()->data);
+}
+
+[[noreturn]] void division_by_zero(OpKind op, SourceLoc loc) {
+  throw InvalidArgumentError(fmt::format("{}: integer division by zero{}", user_op_name(op), at(loc)));
+}
+
+// ---- unary ----
+
+template <class T>
+void unary_float(OpKind op, const T* x, T* y, int64_t n) {
+  In<T> a(x, n);
+  Eigen::Map<Arr<T>> b(y, n);
+  switch (op) {
+    case OpKind::Exp: b = a.exp(); break;
+    case OpKind::Log: b = a.log(); break;
+    case OpKind::Sqrt: b = a.sqrt(); break;
+    case OpKind::Tanh: b = a.tanh(); break;
+    case OpKind::Sigmoid: b = a.logistic(); break;
+    case OpKind::Sin: b = a.sin(); break;
+    case OpKind::Cos: b = a.cos(); break;
+    case OpKind::Floor: b = a.floor(); break;
+    case OpKind::Ceil: b = a.ceil(); break;
+    case OpKind::Round: b = a.rint(); break;  // half to even
+    default: throw InternalError("unary_float: " + std::string(op_name(op)));
+  }
+}
+
+template <class T>
+void unary_numeric(OpKind op, const T* x, T* y, int64_t n) {
+  In<T> a(x, n);
+  Eigen::Map<Arr<T>> b(y, n);
+  switch (op) {
+    case OpKind::Identity: b = a; break;
+    case OpKind::Neg:
+      if constexpr (std::is_integral_v<T>)  // wraps like the JIT (no signed-overflow UB)
+        for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(0 - static_cast<std::make_unsigned_t<T>>(x[i]));
+      else b = -a;
+      break;
+    case OpKind::Abs:
+      if constexpr (std::is_integral_v<T>)
+        for (int64_t i = 0; i < n; ++i)
+          y[i] = x[i] < 0 ? static_cast<T>(0 - static_cast<std::make_unsigned_t<T>>(x[i])) : x[i];
+      else b = a.abs();
+      break;
+    case OpKind::Square:
+      if constexpr (std::is_integral_v<T>)
+        for (int64_t i = 0; i < n; ++i) {
+          using U = std::make_unsigned_t<T>;
+          y[i] = static_cast<T>(static_cast<U>(x[i]) * static_cast<U>(x[i]));
+        }
+      else b = a.square();
+      break;
+    case OpKind::Relu: b = (a < T(0)).select(T(0), a); break;
+    case OpKind::Sign: b = a.sign(); break;
+    default:
+      if constexpr (std::is_floating_point_v<T>) unary_float(op, x, y, n);
+      else throw InternalError("unary_numeric: " + std::string(op_name(op)));
+  }
+}
+
+// ---- binary ----
+
+// Row loop with Eigen expressions: f(x, y) gets Eigen arrays (maps, or constants for broadcast
+// operands) and returns an expression assigned to the output row.
+template <class T, class R, class F>
+void binary_rows(const BroadcastLoop& L, const T* a, const T* b, R* out, F&& f) {
+  const int64_t n = L.inner();
+  const int64_t sa = L.inner_stride(0), sb = L.inner_stride(1);
+  for_each_row(L, [&](int64_t o, const int64_t* off) {
+    Eigen::Map<Arr<R>> y(out + o, n);
+    if (sa && sb) y = f(In<T>(a + off[0], n), In<T>(b + off[1], n));
+    else if (sb) y = f(Arr<T>::Constant(n, a[off[0]]), In<T>(b + off[1], n));
+    else if (sa) y = f(In<T>(a + off[0], n), Arr<T>::Constant(n, b[off[1]]));
+    else y = f(Arr<T>::Constant(n, a[off[0]]), Arr<T>::Constant(n, b[off[1]]));
+  });
+}
+
+// Row loop applying a scalar function (integer division and friends).
+template <class T, class R, class F>
+void binary_scalar(const BroadcastLoop& L, const T* a, const T* b, R* out, F&& f) {
+  const int64_t n = L.inner();
+  const int64_t sa = L.inner_stride(0), sb = L.inner_stride(1);
+  for_each_row(L, [&](int64_t o, const int64_t* off) {
+    const T* pa = a + off[0];
+    const T* pb = b + off[1];
+    for (int64_t i = 0; i < n; ++i) out[o + i] = f(pa[i * sa], pb[i * sb]);
+  });
+}
+
+template <class T>
+T int_pow(T base, T exp, SourceLoc loc) {
+  if (exp < 0)
+    throw InvalidArgumentError(fmt::format("ag::pow: integers to negative integer powers are not allowed{}", at(loc)));
+  using U = std::make_unsigned_t<T>;
+  U result = 1, b = static_cast<U>(base);
+  for (T e = exp; e > 0; e >>= 1) {
+    if (e & 1) result *= b;
+    b *= b;
+  }
+  return static_cast<T>(result);
+}
+
+template <class T>
+void binary_int(OpKind op, const BroadcastLoop& L, const Tensor& ta, const Tensor& tb, Tensor& out, SourceLoc loc) {
+  const T* a = ptr<T>(ta);
+  const T* b = ptr<T>(tb);
+  T* y = mut<T>(out);
+  using U = std::make_unsigned_t<T>;
+  const bool divides = op == OpKind::Div || op == OpKind::Mod || op == OpKind::FloorDiv || op == OpKind::FloorMod;
+  if (divides) {
+    const int64_t nb = tb.num_elements();
+    if (out.num_elements() > 0)
+      for (int64_t i = 0; i < nb; ++i)
+        if (b[i] == 0) division_by_zero(op, loc);
+  }
+  switch (op) {
+    case OpKind::Add: binary_scalar(L, a, b, y, [](T x, T z) { return static_cast<T>(U(x) + U(z)); }); break;
+    case OpKind::Sub: binary_scalar(L, a, b, y, [](T x, T z) { return static_cast<T>(U(x) - U(z)); }); break;
+    case OpKind::Mul: binary_scalar(L, a, b, y, [](T x, T z) { return static_cast<T>(U(x) * U(z)); }); break;
+    case OpKind::Maximum: binary_rows(L, a, b, y, [](auto&& x, auto&& z) { return x.max(z); }); break;
+    case OpKind::Minimum: binary_rows(L, a, b, y, [](auto&& x, auto&& z) { return x.min(z); }); break;
+    // x / -1 and x % -1 are spelled out: INT_MIN / -1 traps on x86.
+    case OpKind::Div:
+      binary_scalar(L, a, b, y, [](T x, T z) { return z == -1 ? static_cast<T>(U(0) - U(x)) : static_cast<T>(x / z); });
+      break;
+    case OpKind::Mod: binary_scalar(L, a, b, y, [](T x, T z) { return z == -1 ? T(0) : static_cast<T>(x % z); }); break;
+    case OpKind::FloorDiv:
+      binary_scalar(L, a, b, y, [](T x, T z) {
+        if (z == -1) return static_cast<T>(U(0) - U(x));
+        T q = x / z;
+        return (x % z != 0 && ((x < 0) != (z < 0))) ? static_cast<T>(q - 1) : q;
+      });
+      break;
+    case OpKind::FloorMod:
+      binary_scalar(L, a, b, y, [](T x, T z) {
+        if (z == -1) return T(0);
+        T r = x % z;
+        return (r != 0 && ((r < 0) != (z < 0))) ? static_cast<T>(r + z) : r;
+      });
+      break;
+    case OpKind::Pow: binary_scalar(L, a, b, y, [loc](T x, T z) { return int_pow(x, z, loc); }); break;
+    default: throw InternalError("binary_int: " + std::string(op_name(op)));
+  }
+}
+
+template <class T>
+void binary_float(OpKind op, const BroadcastLoop& L, const T* a, const T* b, T* y) {
+  switch (op) {
+    case OpKind::Add: binary_rows(L, a, b, y, [](auto&& x, auto&& z) { return x + z; }); break;
+    case OpKind::Sub: binary_rows(L, a, b, y, [](auto&& x, auto&& z) { return x - z; }); break;
+    case OpKind::Mul: binary_rows(L, a, b, y, [](auto&& x, auto&& z) { return x * z; }); break;
+    case OpKind::Div: binary_rows(L, a, b, y, [](auto&& x, auto&& z) { return x / z; }); break;
+    case OpKind::Pow: binary_scalar(L, a, b, y, [](T x, T z) { return std::pow(x, z); }); break;
+    case OpKind::Maximum:
+      binary_rows(L, a, b, y, [](auto&& x, auto&& z) {
+        return x.binaryExpr(z, Eigen::internal::scalar_max_op<T, T, Eigen::PropagateNaN>());
+      });
+      break;
+    case OpKind::Minimum:
+      binary_rows(L, a, b, y, [](auto&& x, auto&& z) {
+        return x.binaryExpr(z, Eigen::internal::scalar_min_op<T, T, Eigen::PropagateNaN>());
+      });
+      break;
+    case OpKind::Mod: binary_scalar(L, a, b, y, [](T x, T z) { return std::fmod(x, z); }); break;
+    case OpKind::FloorDiv: binary_scalar(L, a, b, y, [](T x, T z) { return std::floor(x / z); }); break;
+    case OpKind::FloorMod:
+      binary_scalar(L, a, b, y, [](T x, T z) {
+        T r = std::fmod(x, z);
+        return (r != 0 && ((r < 0) != (z < 0))) ? r + z : r;
+      });
+      break;
+    default: throw InternalError("binary_float: " + std::string(op_name(op)));
+  }
+}
+
+template <class T>
+void compare(OpKind op, const BroadcastLoop& L, const T* a, const T* b, bool* y) {
+  switch (op) {
+    case OpKind::Less: binary_scalar(L, a, b, y, [](T x, T z) { return x < z; }); break;
+    case OpKind::LessEqual: binary_scalar(L, a, b, y, [](T x, T z) { return x <= z; }); break;
+    case OpKind::Greater: binary_scalar(L, a, b, y, [](T x, T z) { return x > z; }); break;
+    case OpKind::GreaterEqual: binary_scalar(L, a, b, y, [](T x, T z) { return x >= z; }); break;
+    case OpKind::Equal: binary_scalar(L, a, b, y, [](T x, T z) { return x == z; }); break;
+    case OpKind::NotEqual: binary_scalar(L, a, b, y, [](T x, T z) { return x != z; }); break;
+    default: throw InternalError("compare: " + std::string(op_name(op)));
+  }
+}
+
+template <class From>
+void cast_from(const Tensor& x, Tensor& y) {
+  const From* src = ptr<From>(x);
+  const int64_t n = x.num_elements();
+  visit_dtype(y.dtype(), [&](auto tag) {
+    using To = decltype(tag);
+    To* dst = mut<To>(y);
+    if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To> && !std::is_same_v<To, bool>) {
+      for (int64_t i = 0; i < n; ++i) dst[i] = convert_element<To>(src[i]);
+    } else if constexpr (std::is_same_v<To, bool>) {
+      for (int64_t i = 0; i < n; ++i) dst[i] = src[i] != From(0);
+    } else {
+      Eigen::Map<Arr<To>>(dst, n) = In<From>(src, n).template cast<To>();
+    }
+  });
+}
+
+BroadcastLoop plan(const TensorType& out, std::span<const Tensor> in) {
+  const Shape* shapes[BroadcastLoop::kMaxInputs];
+  for (size_t k = 0; k < in.size(); ++k) shapes[k] = &in[k].shape();
+  return plan_broadcast(out.shape, shapes, static_cast<int>(in.size()));
+}
+
+}  // namespace
+
+template bool convert_element<bool, float>(float);
+template int32_t convert_element<int32_t, float>(float);
+template int64_t convert_element<int64_t, float>(float);
+template int32_t convert_element<int32_t, double>(double);
+template int64_t convert_element<int64_t, double>(double);
+
+Tensor elementwise_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& type,
+                          SourceLoc loc) {
+  (void)attrs;
+  Tensor out = make_tensor(type.dtype, type.shape);
+  const int64_t n = out.num_elements();
+  switch (op_class(op)) {
+    case OpClass::Unary:
+    case OpClass::UnaryFloat:
+      visit_dtype(in[0].dtype(), [&](auto tag) {
+        using T = decltype(tag);
+        if constexpr (std::is_same_v<T, bool>) {
+          if (op != OpKind::Identity) throw InternalError("unary op on bool");
+          std::copy_n(ptr<bool>(in[0]), n, mut<bool>(out));
+        } else {
+          unary_numeric<T>(op, ptr<T>(in[0]), mut<T>(out), n);
+        }
+      });
+      return out;
+    case OpClass::UnaryBool: {
+      const bool* x = ptr<bool>(in[0]);
+      bool* y = mut<bool>(out);
+      for (int64_t i = 0; i < n; ++i) y[i] = !x[i];
+      return out;
+    }
+    case OpClass::Cast:
+      visit_dtype(in[0].dtype(), [&](auto tag) { cast_from<decltype(tag)>(in[0], out); });
+      return out;
+    case OpClass::Binary: {
+      const BroadcastLoop L = plan(type, in);
+      visit_dtype(type.dtype, [&](auto tag) {
+        using T = decltype(tag);
+        if constexpr (std::is_floating_point_v<T>) binary_float<T>(op, L, ptr<T>(in[0]), ptr<T>(in[1]), mut<T>(out));
+        else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) binary_int<T>(op, L, in[0], in[1], out, loc);
+        else throw InternalError("binary op on bool");
+      });
+      return out;
+    }
+    case OpClass::Compare: {
+      const BroadcastLoop L = plan(type, in);
+      visit_dtype(in[0].dtype(), [&](auto tag) {
+        using T = decltype(tag);
+        compare<T>(op, L, ptr<T>(in[0]), ptr<T>(in[1]), mut<bool>(out));
+      });
+      return out;
+    }
+    case OpClass::Logical: {
+      const BroadcastLoop L = plan(type, in);
+      const bool* a = ptr<bool>(in[0]);
+      const bool* b = ptr<bool>(in[1]);
+      bool* y = mut<bool>(out);
+      switch (op) {
+        case OpKind::LogicalAnd: binary_scalar(L, a, b, y, [](bool x, bool z) { return x && z; }); break;
+        case OpKind::LogicalOr: binary_scalar(L, a, b, y, [](bool x, bool z) { return x || z; }); break;
+        default: binary_scalar(L, a, b, y, [](bool x, bool z) { return x != z; }); break;
+      }
+      return out;
+    }
+    case OpClass::Select: {
+      const BroadcastLoop L = plan(type, in);
+      const bool* c = ptr<bool>(in[0]);
+      visit_dtype(type.dtype, [&](auto tag) {
+        using T = decltype(tag);
+        const T* a = ptr<T>(in[1]);
+        const T* b = ptr<T>(in[2]);
+        T* y = mut<T>(out);
+        const int64_t len = L.inner();
+        const int64_t sc = L.inner_stride(0), sa = L.inner_stride(1), sb = L.inner_stride(2);
+        for_each_row(L, [&](int64_t o, const int64_t* off) {
+          for (int64_t i = 0; i < len; ++i)
+            y[o + i] = c[off[0] + i * sc] ? a[off[1] + i * sa] : b[off[2] + i * sb];
+        });
+      });
+      return out;
+    }
+    default: throw InternalError("elementwise_kernel: " + std::string(op_name(op)));
+  }
+}
+
+}  // namespace ag::detail

@@ -1,0 +1,28 @@
+// Eager kernels, one family per file. Each computes an op on concrete inputs into a result of
+// the already inferred type (`out`: dtype and concrete shape).
+#pragma once
+
+#include <span>
+
+#include "ag/detail/ops_internal.h"
+
+namespace ag::detail {
+
+Tensor elementwise_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);
+Tensor reduce_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);
+Tensor matmul_kernel(std::span<const Tensor> in, const TensorType& out, SourceLoc loc);
+Tensor layout_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);
+Tensor source_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);
+Tensor list_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);
+Tensor stateful_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);
+
+// Saturating conversions shared with the JIT's semantics (llvm.fpto*i.sat): NaN -> 0.
+template <class To, class From>
+To convert_element(From v);
+
+}  // namespace ag::detail
+
+namespace ag::detail {
+// A contiguous copy of x with its dims permuted (out dim i = x dim perm[i]).
+Tensor transpose_copy(const Tensor& x, const Shape& perm);
+}  // namespace ag::detail

@@ -1,0 +1,344 @@
+// The public op functions and operators: operand resolution (weak C++ scalars take the tensor's
+// dtype), attribute normalization, then apply_op.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "ag/construct.h"
+#include "ag/ops.h"
+#include "ag/variable.h"
+#include "kernels.h"
+
+namespace ag {
+namespace detail {
+namespace {
+
+std::string scalar_text(const WeakScalar& w) {
+  switch (w.kind) {
+    case WeakScalar::Bool: return w.b ? "true" : "false";
+    case WeakScalar::Int: return std::to_string(w.i);
+    case WeakScalar::Float: return fmt::format("{}", w.f);
+  }
+  return "?";
+}
+
+// The weak scalar `w` as a tensor of the dtype of the tensor it is combined with.
+Tensor scalar_as(const WeakScalar& w, DType target, OpKind op, SourceLoc loc) {
+  auto mismatch = [&](const char* what, const char* fix) -> Tensor {
+    throw TypeError(fmt::format("{}: cannot combine a {} tensor with the C++ {} {}{}; {}", user_op_name(op),
+                                dtype_name(target), what, scalar_text(w), at(loc), fix));
+  };
+  switch (target) {
+    case DType::Bool:
+      if (w.kind != WeakScalar::Bool) return mismatch("number", "compare the tensor first or use ag::cast");
+      return Tensor::make_scalar(DType::Bool, w.b, w.b);
+    case DType::Int32:
+    case DType::Int64:
+      if (w.kind == WeakScalar::Float)
+        return mismatch("floating-point value", "use ag::cast(x, ag::float32) or an integer constant");
+      if (w.kind == WeakScalar::Bool) return mismatch("bool", "use an integer constant");
+      if (target == DType::Int32 && (w.i < INT32_MIN || w.i > INT32_MAX))
+        throw ValueError(fmt::format("{}: the C++ scalar {} does not fit the int32 tensor it is combined with{}",
+                                     user_op_name(op), w.i, at(loc)));
+      return Tensor::make_scalar(target, static_cast<double>(w.i), w.i);
+    case DType::Float32:
+    case DType::Float64:
+      if (w.kind == WeakScalar::Bool) return mismatch("bool", "use a number");
+      return Tensor::make_scalar(target, w.kind == WeakScalar::Float ? w.f : static_cast<double>(w.i), w.i);
+    case DType::List: break;
+  }
+  throw TypeError(fmt::format("{}: a TensorArray is not an operand{}", user_op_name(op), at(loc)));
+}
+
+// The dtype two weak scalars combine to on their own (C++'s usual arithmetic conversions).
+DType common_natural(const WeakScalar* const* ws, size_t n) {
+  DType d = DType::Bool;
+  auto rank = [](DType t) {
+    switch (t) {
+      case DType::Bool: return 0;
+      case DType::Int32: return 1;
+      case DType::Int64: return 2;
+      case DType::Float32: return 3;
+      default: return 4;
+    }
+  };
+  for (size_t i = 0; i < n; ++i)
+    if (rank(ws[i]->natural_dtype) > rank(d)) d = ws[i]->natural_dtype;
+  return d;
+}
+
+Tensor as_tensor(const WeakScalar& w, DType d, OpKind op, SourceLoc loc) { return scalar_as(w, d, op, loc); }
+
+// Resolves operands to tensors of one dtype when scalars are involved.
+void resolve(std::span<const Operand* const> ops, Tensor* out, OpKind op, SourceLoc loc) {
+  const Tensor* strong = nullptr;
+  for (const Operand* o : ops)
+    if (o->is_tensor()) {
+      check_readable(o->tensor(), op, loc);
+      if (!strong) strong = &o->tensor();
+    }
+  DType target;
+  if (strong) {
+    target = strong->dtype();
+  } else {
+    const WeakScalar* ws[3];
+    for (size_t i = 0; i < ops.size(); ++i) ws[i] = &ops[i]->scalar();
+    target = common_natural(ws, ops.size());
+  }
+  for (size_t i = 0; i < ops.size(); ++i)
+    out[i] = ops[i]->is_tensor() ? ops[i]->tensor() : as_tensor(ops[i]->scalar(), target, op, loc);
+}
+
+SourceLoc loc_of(const Operand& a, const Operand& b) { return a.loc().known() ? a.loc() : b.loc(); }
+
+Tensor binary(OpKind op, const Operand& a, const Operand& b) {
+  const SourceLoc loc = loc_of(a, b);
+  const Operand* ops[2] = {&a, &b};
+  Tensor in[2];
+  resolve(ops, in, op, loc);
+  return apply_op(op, std::span<const Tensor>(in, 2), Attrs::none(), loc);
+}
+
+Tensor unary(OpKind op, const Tensor& x, SourceLoc loc) {
+  return apply_op(op, std::span<const Tensor>(&x, 1), Attrs::none(), loc);
+}
+
+Tensor reduce(OpKind op, const Tensor& x, const Axes& axes, bool keepdims, SourceLoc loc) {
+  check_readable(x, op, loc);
+  Attrs a;
+  a.keepdims = keepdims;
+  const int64_t rank = x.rank();
+  if (axes.all) {
+    for (int64_t i = 0; i < rank; ++i) a.ints.push_back(i);
+  } else {
+    std::vector<int64_t> v;
+    for (int64_t ax : axes.dims) v.push_back(normalize_axis(ax, rank, op, loc));
+    std::sort(v.begin(), v.end());
+    if (std::adjacent_find(v.begin(), v.end()) != v.end())
+      throw ValueError(fmt::format("{}: axis {} is listed twice{}", user_op_name(op), axes.dims.str(), at(loc)));
+    a.ints = Shape(v);
+  }
+  return apply_op(op, {x}, a, loc);
+}
+
+Tensor arg_reduce(OpKind op, const Tensor& x, int64_t axis, SourceLoc loc) {
+  check_readable(x, op, loc);
+  Attrs a;
+  a.axis = x.rank() == 0 ? axis : normalize_axis(axis, x.rank(), op, loc);
+  return apply_op(op, {x}, a, loc);
+}
+
+}  // namespace
+}  // namespace detail
+
+using detail::binary;
+using detail::unary;
+
+Operand::Operand(const Variable& v, Loc loc) : owned_(v.value()), owns_(true), loc_(loc) {}
+
+Operand ScalarOperand::operand() const { return Operand(scalar_, loc_); }
+
+#define AG_DEFINE_BINARY_OPERATOR(sym, kind)                                                                 \
+  Tensor operator sym(const Tensor& a, Operand b) { return binary(OpKind::kind, Operand(a, b.loc()), b); } \
+  Tensor operator sym(ScalarOperand a, const Tensor& b) { return binary(OpKind::kind, a.operand(), Operand(b, a.loc())); }
+AG_DEFINE_BINARY_OPERATOR(+, Add)
+AG_DEFINE_BINARY_OPERATOR(-, Sub)
+AG_DEFINE_BINARY_OPERATOR(*, Mul)
+AG_DEFINE_BINARY_OPERATOR(/, Div)
+AG_DEFINE_BINARY_OPERATOR(%, Mod)
+AG_DEFINE_BINARY_OPERATOR(<, Less)
+AG_DEFINE_BINARY_OPERATOR(<=, LessEqual)
+AG_DEFINE_BINARY_OPERATOR(>, Greater)
+AG_DEFINE_BINARY_OPERATOR(>=, GreaterEqual)
+AG_DEFINE_BINARY_OPERATOR(==, Equal)
+AG_DEFINE_BINARY_OPERATOR(!=, NotEqual)
+AG_DEFINE_BINARY_OPERATOR(&, LogicalAnd)
+AG_DEFINE_BINARY_OPERATOR(|, LogicalOr)
+AG_DEFINE_BINARY_OPERATOR(^, LogicalXor)
+#undef AG_DEFINE_BINARY_OPERATOR
+
+Tensor operator-(const Tensor& x) { return unary(OpKind::Neg, x, {}); }
+Tensor operator~(const Tensor& x) { return unary(OpKind::LogicalNot, x, {}); }
+
+#define AG_DEFINE_COMPOUND(sym, kind)                                \
+  Tensor& operator sym##=(Tensor& a, Operand b) {                    \
+    a = binary(OpKind::kind, Operand(a, b.loc()), b);                \
+    return a;                                                        \
+  }
+AG_DEFINE_COMPOUND(+, Add)
+AG_DEFINE_COMPOUND(-, Sub)
+AG_DEFINE_COMPOUND(*, Mul)
+AG_DEFINE_COMPOUND(/, Div)
+AG_DEFINE_COMPOUND(%, Mod)
+AG_DEFINE_COMPOUND(&, LogicalAnd)
+AG_DEFINE_COMPOUND(|, LogicalOr)
+AG_DEFINE_COMPOUND(^, LogicalXor)
+#undef AG_DEFINE_COMPOUND
+
+#define AG_DEFINE_UNARY(fn, kind) \
+  Tensor fn(const Tensor& x, Loc loc) { return unary(OpKind::kind, x, loc); }
+AG_DEFINE_UNARY(abs, Abs)
+AG_DEFINE_UNARY(neg, Neg)
+AG_DEFINE_UNARY(exp, Exp)
+AG_DEFINE_UNARY(log, Log)
+AG_DEFINE_UNARY(sqrt, Sqrt)
+AG_DEFINE_UNARY(square, Square)
+AG_DEFINE_UNARY(tanh, Tanh)
+AG_DEFINE_UNARY(sigmoid, Sigmoid)
+AG_DEFINE_UNARY(relu, Relu)
+AG_DEFINE_UNARY(sign, Sign)
+AG_DEFINE_UNARY(sin, Sin)
+AG_DEFINE_UNARY(cos, Cos)
+AG_DEFINE_UNARY(floor, Floor)
+AG_DEFINE_UNARY(ceil, Ceil)
+AG_DEFINE_UNARY(round, Round)
+AG_DEFINE_UNARY(logical_not, LogicalNot)
+AG_DEFINE_UNARY(identity, Identity)
+#undef AG_DEFINE_UNARY
+
+#define AG_DEFINE_BINARY_FN(fn, kind) \
+  Tensor fn(Operand a, Operand b) { return binary(OpKind::kind, a, b); }
+AG_DEFINE_BINARY_FN(add, Add)
+AG_DEFINE_BINARY_FN(subtract, Sub)
+AG_DEFINE_BINARY_FN(multiply, Mul)
+AG_DEFINE_BINARY_FN(divide, Div)
+AG_DEFINE_BINARY_FN(pow, Pow)
+AG_DEFINE_BINARY_FN(maximum, Maximum)
+AG_DEFINE_BINARY_FN(minimum, Minimum)
+AG_DEFINE_BINARY_FN(floordiv, FloorDiv)
+AG_DEFINE_BINARY_FN(floormod, FloorMod)
+AG_DEFINE_BINARY_FN(logical_and, LogicalAnd)
+AG_DEFINE_BINARY_FN(logical_or, LogicalOr)
+AG_DEFINE_BINARY_FN(logical_xor, LogicalXor)
+AG_DEFINE_BINARY_FN(less, Less)
+AG_DEFINE_BINARY_FN(less_equal, LessEqual)
+AG_DEFINE_BINARY_FN(greater, Greater)
+AG_DEFINE_BINARY_FN(greater_equal, GreaterEqual)
+AG_DEFINE_BINARY_FN(equal, Equal)
+AG_DEFINE_BINARY_FN(not_equal, NotEqual)
+#undef AG_DEFINE_BINARY_FN
+
+Tensor where(const Tensor& cond, Operand x, Operand y) {
+  const SourceLoc loc = detail::loc_of(x, y);
+  const Operand* ops[2] = {&x, &y};
+  Tensor in[3];
+  in[0] = cond;
+  detail::resolve(ops, in + 1, OpKind::Select, loc);
+  return detail::apply_op(OpKind::Select, std::span<const Tensor>(in, 3), Attrs::none(), loc);
+}
+
+Tensor cast(const Tensor& x, DType dtype, Loc loc) {
+  detail::check_readable(x, OpKind::Cast, loc);
+  if (x.dtype() == dtype) return x;
+  if (dtype == DType::List) throw TypeError("ag::cast: cannot cast to a TensorArray");
+  Attrs a;
+  a.dtype = dtype;
+  return detail::apply_op(OpKind::Cast, {x}, a, loc);
+}
+
+#define AG_DEFINE_REDUCE(fn, kind) \
+  Tensor fn(const Tensor& x, Axes axes, bool keepdims, Loc loc) { return detail::reduce(OpKind::kind, x, axes, keepdims, loc); }
+AG_DEFINE_REDUCE(reduce_sum, ReduceSum)
+AG_DEFINE_REDUCE(reduce_mean, ReduceMean)
+AG_DEFINE_REDUCE(reduce_max, ReduceMax)
+AG_DEFINE_REDUCE(reduce_min, ReduceMin)
+AG_DEFINE_REDUCE(reduce_prod, ReduceProd)
+AG_DEFINE_REDUCE(reduce_any, ReduceAny)
+AG_DEFINE_REDUCE(reduce_all, ReduceAll)
+#undef AG_DEFINE_REDUCE
+
+Tensor argmax(const Tensor& x, int64_t axis, Loc loc) { return detail::arg_reduce(OpKind::ArgMax, x, axis, loc); }
+Tensor argmin(const Tensor& x, int64_t axis, Loc loc) { return detail::arg_reduce(OpKind::ArgMin, x, axis, loc); }
+
+Tensor matmul(const Tensor& a, const Tensor& b, Loc loc) {
+  return detail::apply_op(OpKind::MatMul, {a, b}, Attrs::none(), loc);
+}
+
+Tensor transpose(const Tensor& x, std::vector<int64_t> perm, Loc loc) {
+  detail::check_readable(x, OpKind::Transpose, loc);
+  Attrs a;
+  if (perm.empty())
+    for (int64_t i = x.rank() - 1; i >= 0; --i) a.ints.push_back(i);
+  else
+    for (int64_t p : perm) a.ints.push_back(p < 0 ? p + x.rank() : p);
+  return detail::apply_op(OpKind::Transpose, {x}, a, loc);
+}
+
+Tensor reshape(const Tensor& x, Shape shape, Loc loc) {
+  Attrs a;
+  a.shape = shape;
+  return detail::apply_op(OpKind::Reshape, {x}, a, loc);
+}
+
+Tensor concat(const std::vector<Tensor>& xs, int64_t axis, Loc loc) {
+  if (xs.size() == 1) return xs[0];
+  Attrs a;
+  a.axis = axis;
+  if (!xs.empty() && xs[0].has_value() && axis < 0) a.axis = axis + xs[0].rank();
+  return detail::apply_op(OpKind::Concat, xs, a, loc);
+}
+
+Tensor stack(const std::vector<Tensor>& xs, int64_t axis, Loc loc) {
+  if (xs.empty()) throw ValueError("ag::stack: needs at least one tensor" + detail::at(loc));
+  detail::check_readable(xs[0], OpKind::Concat, loc);
+  const int64_t ax = detail::normalize_axis(axis, xs[0].rank() + 1, OpKind::ExpandDims, loc);
+  std::vector<Tensor> expanded;
+  expanded.reserve(xs.size());
+  for (size_t i = 0; i < xs.size(); ++i) {
+    detail::check_readable(xs[i], OpKind::Concat, loc);
+    if (xs[i].rank() != xs[0].rank())
+      throw ValueError(fmt::format("ag::stack: tensor {} has shape {} but tensor 0 has shape {}{}", i,
+                                   xs[i].shape().str(), xs[0].shape().str(), detail::at(loc)));
+    expanded.push_back(expand_dims(xs[i], ax, loc));
+  }
+  return concat(expanded, ax, loc);
+}
+
+Tensor slice(const Tensor& x, std::vector<int64_t> begin, std::vector<int64_t> size, Loc loc) {
+  Attrs a;
+  a.ints = Shape(begin);
+  a.shape = Shape(size);
+  return detail::apply_op(OpKind::Slice, {x}, a, loc);
+}
+
+Tensor gather(const Tensor& params, const Tensor& indices, int64_t axis, Loc loc) {
+  detail::check_readable(params, OpKind::Gather, loc);
+  Attrs a;
+  a.axis = axis < 0 ? axis + params.rank() : axis;
+  return detail::apply_op(OpKind::Gather, {params, indices}, a, loc);
+}
+
+Tensor expand_dims(const Tensor& x, int64_t axis, Loc loc) {
+  detail::check_readable(x, OpKind::ExpandDims, loc);
+  Attrs a;
+  a.axis = detail::normalize_axis(axis, x.rank() + 1, OpKind::ExpandDims, loc);
+  return detail::apply_op(OpKind::ExpandDims, {x}, a, loc);
+}
+
+Tensor squeeze(const Tensor& x, std::vector<int64_t> axes, Loc loc) {
+  detail::check_readable(x, OpKind::Squeeze, loc);
+  Attrs a;
+  std::vector<int64_t> v;
+  for (int64_t ax : axes) v.push_back(detail::normalize_axis(ax, x.rank(), OpKind::Squeeze, loc));
+  std::sort(v.begin(), v.end());
+  a.ints = Shape(v);
+  return detail::apply_op(OpKind::Squeeze, {x}, a, loc);
+}
+
+Tensor shape_of(const Tensor& x, Loc loc) { return detail::apply_op(OpKind::ShapeOf, {x}, Attrs::none(), loc); }
+
+Tensor range(Operand limit) {
+  return range(Operand(detail::WeakScalar::of(0), limit.loc()), limit, Operand(detail::WeakScalar::of(1), limit.loc()));
+}
+
+Tensor range(Operand start, Operand limit, Operand delta) {
+  const SourceLoc loc = detail::loc_of(start, limit);
+  const Operand* ops[3] = {&start, &limit, &delta};
+  Tensor in[3];
+  detail::resolve(ops, in, OpKind::Range, loc);
+  Attrs a;
+  a.dtype = in[0].dtype();
+  return detail::apply_op(OpKind::Range, std::span<const Tensor>(in, 3), a, loc);
+}
+
+}  // namespace ag

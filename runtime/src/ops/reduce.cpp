@@ -1,0 +1,172 @@
+// Reductions over axes and arg-reductions. Input dims are grouped into kept/reduced runs; a
+// single reduced run is walked in place as (outer, reduced, inner), anything else is first
+// transposed so the reduced dims come last.
+#include <Eigen/Core>
+#include <fmt/format.h>
+#include <limits>
+
+#include "kernels.h"
+
+namespace ag::detail {
+namespace {
+
+template <class T>
+using Row = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
+template <class T>
+using MutRow = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
+
+struct Layout3 {
+  int64_t outer = 1, reduced = 1, inner = 1;
+};
+
+// Groups dims; returns false when the reduced dims are not one contiguous run.
+bool group_dims(const Shape& s, const Shape& axes, Layout3& l) {
+  int state = 0;  // 0: before the reduced run, 1: in it, 2: after it
+  for (int64_t i = 0; i < s.rank(); ++i) {
+    const bool red = std::find(axes.begin(), axes.end(), i) != axes.end();
+    if (s[i] == 1) continue;
+    if (red) {
+      if (state == 2) return false;
+      state = 1;
+      l.reduced *= s[i];
+    } else if (state == 0) {
+      l.outer *= s[i];
+    } else {
+      state = 2;
+      l.inner *= s[i];
+    }
+  }
+  return true;
+}
+
+template <class T>
+T init_value(OpKind op) {
+  switch (op) {
+    case OpKind::ReduceProd:
+    case OpKind::ReduceAll: return T(1);
+    case OpKind::ReduceMax:
+      return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
+    case OpKind::ReduceMin:
+      return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max();
+    default: return T(0);
+  }
+}
+
+template <class T>
+T reduce_row(OpKind op, const T* x, int64_t n) {
+  if (n == 0) return init_value<T>(op);
+  Row<T> r(x, n);
+  switch (op) {
+    case OpKind::ReduceSum:
+    case OpKind::ReduceMean: return r.sum();
+    case OpKind::ReduceProd: return r.prod();
+    case OpKind::ReduceMax: return r.template maxCoeff<Eigen::PropagateNaN>();
+    case OpKind::ReduceMin: return r.template minCoeff<Eigen::PropagateNaN>();
+    case OpKind::ReduceAny: return static_cast<T>(r.any());
+    case OpKind::ReduceAll: return static_cast<T>(r.all());
+    default: throw InternalError("reduce_row");
+  }
+}
+
+template <class T>
+void accumulate(OpKind op, MutRow<T>& acc, const Row<T>& x) {
+  if constexpr (std::is_same_v<T, bool>) {
+    if (op == OpKind::ReduceAny) acc = acc || x;
+    else if (op == OpKind::ReduceAll) acc = acc && x;
+    else throw InternalError("accumulate: numeric reduction of bool");
+    return;
+  }
+  switch (op) {
+    case OpKind::ReduceSum:
+    case OpKind::ReduceMean: acc += x; break;
+    case OpKind::ReduceProd: acc *= x; break;
+    case OpKind::ReduceMax: acc = acc.binaryExpr(x, Eigen::internal::scalar_max_op<T, T, Eigen::PropagateNaN>()); break;
+    case OpKind::ReduceMin: acc = acc.binaryExpr(x, Eigen::internal::scalar_min_op<T, T, Eigen::PropagateNaN>()); break;
+    default: throw InternalError("accumulate");
+  }
+}
+
+template <class T>
+void reduce3(OpKind op, const T* x, T* y, const Layout3& l) {
+  for (int64_t o = 0; o < l.outer; ++o) {
+    const T* base = x + o * l.reduced * l.inner;
+    if (l.inner == 1) {
+      y[o] = reduce_row(op, base, l.reduced);
+      continue;
+    }
+    MutRow<T> acc(y + o * l.inner, l.inner);
+    if (l.reduced == 0) {
+      acc.setConstant(init_value<T>(op));
+      continue;
+    }
+    acc = Row<T>(base, l.inner);
+    for (int64_t r = 1; r < l.reduced; ++r) accumulate(op, acc, Row<T>(base + r * l.inner, l.inner));
+  }
+  if (op == OpKind::ReduceMean) {
+    const int64_t n = l.outer * l.inner;
+    if constexpr (std::is_floating_point_v<T>) {
+      for (int64_t i = 0; i < n; ++i) y[i] = y[i] / static_cast<T>(l.reduced);
+    } else {
+      for (int64_t i = 0; i < n; ++i) y[i] = l.reduced ? static_cast<T>(y[i] / static_cast<T>(l.reduced)) : T(0);
+    }
+  }
+}
+
+template <class T>
+void arg_reduce(OpKind op, const T* x, int64_t* y, const Layout3& l) {
+  for (int64_t o = 0; o < l.outer; ++o)
+    for (int64_t i = 0; i < l.inner; ++i) {
+      const T* p = x + o * l.reduced * l.inner + i;
+      int64_t best = 0;
+      for (int64_t r = 1; r < l.reduced; ++r) {
+        const T v = p[r * l.inner], b = p[best * l.inner];
+        if (op == OpKind::ArgMax ? v > b : v < b) best = r;
+      }
+      y[o * l.inner + i] = best;
+    }
+}
+
+}  // namespace
+
+Tensor reduce_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& type, SourceLoc loc) {
+  const Tensor& x = in[0];
+  const Shape& s = x.shape();
+  if (op_class(op) == OpClass::ArgReduce) {
+    const int64_t axis = normalize_axis(attrs.axis, s.rank(), op, loc);
+    if (s[axis] == 0)
+      throw InvalidArgumentError(fmt::format("{}: cannot take the arg-{} of an empty dimension (shape {}){}",
+                                             user_op_name(op), op == OpKind::ArgMax ? "max" : "min", s.str(), at(loc)));
+    Layout3 l;
+    for (int64_t i = 0; i < s.rank(); ++i) (i < axis ? l.outer : i == axis ? l.reduced : l.inner) *= s[i];
+    Tensor out = make_tensor(DType::Int64, type.shape);
+    visit_dtype(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      arg_reduce<T>(op, static_cast<const T*>(x.impl()->data), static_cast<int64_t*>(out.impl()->data), l);
+    });
+    return out;
+  }
+
+  Layout3 l;
+  Tensor src = x;
+  if (!group_dims(s, attrs.ints, l)) {
+    // Move reduced dims last, then reduce one run.
+    Shape perm, axes;
+    for (int64_t i = 0; i < s.rank(); ++i)
+      if (std::find(attrs.ints.begin(), attrs.ints.end(), i) == attrs.ints.end()) perm.push_back(i);
+    for (int64_t a : attrs.ints) {
+      axes.push_back(perm.rank());
+      perm.push_back(a);
+    }
+    src = transpose_copy(x, perm);
+    l = {};
+    group_dims(src.shape(), axes, l);
+  }
+  Tensor out = make_tensor(type.dtype, type.shape);
+  visit_dtype(type.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    reduce3<T>(op, static_cast<const T*>(src.impl()->data), static_cast<T*>(out.impl()->data), l);
+  });
+  return out;
+}
+
+}  // namespace ag::detail

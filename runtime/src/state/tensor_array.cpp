@@ -1,0 +1,80 @@
+// ag::TensorArray: eager writes mutate the list in place (as in TensorFlow); while tracing, or
+// on a symbolic handle, reads and writes are List ops in the graph.
+#include "ag/tensor_array.h"
+
+#include <fmt/format.h>
+
+#include "../tensor/tensor_list.h"
+#include "../trace/frame.h"
+#include "ag/detail/ops_internal.h"
+
+namespace ag {
+namespace detail {
+void list_write_in_place(TensorList& l, int64_t index, const Tensor& value, SourceLoc loc);
+Tensor list_read(const TensorList& l, int64_t index, SourceLoc loc);
+Tensor list_stack(const TensorList& l, const Shape& fallback_elem_shape);
+namespace {
+Tensor index_tensor(const Operand& index, OpKind op) {
+  if (index.is_tensor()) {
+    check_readable(index.tensor(), op, index.loc());
+    return index.tensor();
+  }
+  if (index.scalar().kind != WeakScalar::Int)
+    throw TypeError(fmt::format("{}: the index must be an integer{}", user_op_name(op), at(index.loc())));
+  return Tensor(index.scalar().i);
+}
+}  // namespace
+}  // namespace detail
+
+TensorArray::TensorArray(DType dtype, int64_t size, bool dynamic_size) : dtype_(dtype) {
+  if (dtype == DType::List) throw TypeError("ag::TensorArray: elements cannot be TensorArrays");
+  if (size < 0) throw ValueError("ag::TensorArray: size must be >= 0");
+  auto* list = new detail::TensorList;
+  list->elem_dtype = dtype;
+  list->dynamic_size = dynamic_size;
+  list->items.resize(static_cast<size_t>(size));
+  handle_ = detail::make_list_tensor(list);
+}
+
+TensorArray TensorArray::from_handle(Tensor handle, DType dtype) {
+  TensorArray ta;
+  ta.handle_ = std::move(handle);
+  ta.dtype_ = dtype;
+  return ta;
+}
+
+TensorArray TensorArray::write(Operand index, const Tensor& value) const {
+  const Tensor idx = detail::index_tensor(index, OpKind::ListWrite);
+  detail::check_readable(value, OpKind::ListWrite, index.loc());
+  detail::check_readable(handle_, OpKind::ListWrite, index.loc());
+  if (handle_.is_symbolic() || idx.is_symbolic() || value.is_symbolic()) {
+    const Tensor in[3] = {handle_, idx, value};
+    return from_handle(detail::trace_op(OpKind::ListWrite, in, Attrs::none(), index.loc()), dtype_);
+  }
+  detail::list_write_in_place(detail::list_of(handle_), detail::element_as_int(idx, 0), value, index.loc());
+  return *this;
+}
+
+Tensor TensorArray::read(Operand index) const {
+  const Tensor idx = detail::index_tensor(index, OpKind::ListRead);
+  detail::check_readable(handle_, OpKind::ListRead, index.loc());
+  if (handle_.is_symbolic() || idx.is_symbolic()) {
+    const Tensor in[2] = {handle_, idx};
+    return detail::trace_op(OpKind::ListRead, in, Attrs::none(), index.loc());
+  }
+  return detail::list_read(detail::list_of(handle_), detail::element_as_int(idx, 0), index.loc());
+}
+
+Tensor TensorArray::stack() const {
+  detail::check_readable(handle_, OpKind::ListStack, {});
+  if (handle_.is_symbolic()) return detail::trace_op(OpKind::ListStack, {&handle_, 1}, Attrs::none(), {});
+  return detail::list_stack(detail::list_of(handle_), Shape{});
+}
+
+Tensor TensorArray::size() const {
+  detail::check_readable(handle_, OpKind::ListSize, {});
+  if (handle_.is_symbolic()) return detail::trace_op(OpKind::ListSize, {&handle_, 1}, Attrs::none(), {});
+  return Tensor(static_cast<int32_t>(detail::list_of(handle_).items.size()));
+}
+
+}  // namespace ag

@@ -1,0 +1,84 @@
+// ag::Variable: state captured by reference; reads and assignments are staged while tracing.
+#include "ag/variable.h"
+
+#include <atomic>
+#include <fmt/format.h>
+
+#include "../trace/frame.h"
+#include "ag/detail/ops_internal.h"
+#include "ag/detail/variable_state.h"
+
+namespace ag {
+namespace detail {
+Tensor assigned_value(OpKind op, const VariableState& v, const Tensor& current, const Tensor& operand, SourceLoc loc);
+namespace {
+std::atomic<uint64_t> next_variable_id{1};
+
+Tensor assign_op(OpKind op, const std::shared_ptr<VariableState>& state, const Operand& value) {
+  VariableState& v = *state;
+  const SourceLoc loc = value.loc();
+  Tensor operand = value.is_tensor() ? value.tensor() : Tensor();
+  if (!value.is_tensor()) {
+    const auto& w = value.scalar();
+    if (w.kind == WeakScalar::Float && !is_floating(v.dtype))
+      throw TypeError(fmt::format("{}: {} cannot take the floating-point value {}{}", user_op_name(op), v.describe(),
+                                  w.f, at(loc)));
+    operand = Tensor::make_scalar(v.dtype, w.kind == WeakScalar::Float ? w.f : static_cast<double>(w.i),
+                                  w.kind == WeakScalar::Bool ? w.b : w.i);
+  }
+  check_readable(operand, op, loc);
+  if (is_tracing()) {
+    Attrs a;
+    a.variable = state;
+    return trace_op(op, {&operand, 1}, a, loc);
+  }
+  if (operand.is_symbolic()) throw_leaked(operand, loc);
+  const TensorType t = type_of(operand);
+  Attrs a;
+  a.variable = state;
+  infer_type(op, {&t, 1}, a, loc);  // dtype/shape errors, worded as in graphs
+  std::lock_guard lock(v.mu);
+  v.value = assigned_value(op, v, v.value, operand, loc);
+  return v.value;
+}
+
+}  // namespace
+}  // namespace detail
+
+Variable::Variable(const Tensor& init, std::string name) : state_(std::make_shared<detail::VariableState>()) {
+  if (!init.has_value()) detail::throw_undefined(init, "ag::Variable", {});
+  if (init.is_symbolic())
+    throw ConversionError(
+        "an ag::Variable's initial value must not depend on the traced function's arguments: create it from "
+        "constants (or outside the function) and assign() it inside");
+  if (detail::TraceFrame* f = detail::current_frame(); f && !f->root->first_trace)
+    throw ValueError(fmt::format(
+        "'{}' created an ag::Variable on a later trace: a traced function may create Variables on its first trace "
+        "only (TensorFlow's singleton rule). Create the Variable outside the function, or only when it does not "
+        "exist yet",
+        f->root->function_name ? *f->root->function_name : std::string("function")));
+  state_->value = init;
+  state_->dtype = init.dtype();
+  state_->shape = init.shape();
+  state_->name = std::move(name);
+  state_->id = detail::next_variable_id.fetch_add(1);
+}
+
+Tensor Variable::value() const {
+  if (detail::is_tracing()) {
+    Attrs a;
+    a.variable = state_;
+    return detail::trace_op(OpKind::ReadVariable, {}, a, {});
+  }
+  return state_->read();
+}
+
+Tensor Variable::assign(Operand v) { return detail::assign_op(OpKind::AssignVariable, state_, v); }
+Tensor Variable::assign_add(Operand v) { return detail::assign_op(OpKind::AssignAddVariable, state_, v); }
+Tensor Variable::assign_sub(Operand v) { return detail::assign_op(OpKind::AssignSubVariable, state_, v); }
+
+DType Variable::dtype() const { return state_->dtype; }
+const Shape& Variable::shape() const { return state_->shape; }
+const std::string& Variable::name() const { return state_->name; }
+
+}  // namespace ag

@@ -1,0 +1,205 @@
+// Tensor handles, storage and the concrete/symbolic/undefined states.
+#include "ag/tensor.h"
+
+#include <cstring>
+#include <new>
+
+#include "ag/construct.h"
+#include "ag/ops.h"
+#include "allocator.h"
+#include "tensor_list.h"
+
+namespace ag::detail {
+
+namespace {
+constexpr size_t kHeader = 64;  // Storage header padded so inline data stays 64-byte aligned
+static_assert(sizeof(Storage) <= kHeader);
+}  // namespace
+
+Storage* Storage::allocate(size_t bytes) {
+  if (bytes < kPoolThreshold) {
+    void* block = ::operator new(kHeader + (bytes ? bytes : 1), std::align_val_t(64));
+    auto* s = new (block) Storage;
+    s->flags = kInline;
+    s->bytes = bytes;
+    s->data = static_cast<char*>(block) + kHeader;
+    return s;
+  }
+  void* data = pool_allocate(bytes);
+  auto* s = new Storage;
+  s->flags = kPooled;
+  s->bytes = bytes;
+  s->data = data;
+  return s;
+}
+
+void Storage::destroy() {
+  if (flags & kHoldsList) (*static_cast<TensorList**>(data))->release();
+  if (flags & kInline) {
+    this->~Storage();
+    ::operator delete(static_cast<void*>(this), std::align_val_t(64));
+    return;
+  }
+  if (flags & kPooled) pool_free(data, bytes);
+  delete this;
+}
+
+void TensorImpl::destroy() {
+  if (storage) storage->release();
+  if (frame) release_token(frame);
+  delete note;
+  delete this;
+}
+
+Tensor make_tensor(DType dtype, const Shape& shape) {
+  for (int64_t d : shape)
+    if (d < 0) throw InternalError("make_tensor: concrete shape with unknown dim " + shape.str());
+  auto* impl = new TensorImpl;
+  impl->dtype = dtype;
+  impl->shape = shape;
+  impl->storage = Storage::allocate(static_cast<size_t>(shape.num_elements()) * dtype_size(dtype));
+  impl->data = impl->storage->data;
+  return Tensor::adopt(impl);
+}
+
+Tensor make_view(Storage* storage, size_t byte_offset, DType dtype, const Shape& shape) {
+  auto* impl = new TensorImpl;
+  impl->dtype = dtype;
+  impl->shape = shape;
+  storage->retain();
+  impl->storage = storage;
+  impl->data = static_cast<char*>(storage->data) + byte_offset;
+  return Tensor::adopt(impl);
+}
+
+Tensor make_undefined(std::string message) {
+  auto* impl = new TensorImpl;
+  impl->kind = ImplKind::Undefined;
+  impl->note = new std::string(std::move(message));
+  return Tensor::adopt(impl);
+}
+
+void throw_undefined(const Tensor& t, const char* what, SourceLoc loc) {
+  std::string where = loc.known() ? " (at " + loc.str() + ")" : "";
+  if (!t.impl())
+    throw ValueError(std::string(what) + ": the tensor has no value (a default-constructed ag::Tensor)" + where);
+  if (t.impl()->note) throw ConversionError(*t.impl()->note + where);
+  throw ValueError(std::string(what) + ": the tensor has no value" + where);
+}
+
+void require_concrete(const Tensor& t, const char* what) {
+  if (!t.has_value()) throw_undefined(t, what, {});
+  if (t.is_symbolic())
+    throw ConversionError(std::string(what) +
+                          " needs a concrete tensor, but this one is symbolic (it is being traced into a "
+                          "graph); its value exists only when the compiled function runs");
+}
+
+double element_as_double(const Tensor& t, int64_t i) {
+  return visit_dtype(t.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    return static_cast<double>(static_cast<const T*>(t.impl()->data)[i]);
+  });
+}
+
+int64_t element_as_int(const Tensor& t, int64_t i) {
+  return visit_dtype(t.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    return static_cast<int64_t>(static_cast<const T*>(t.impl()->data)[i]);
+  });
+}
+
+// ---- TensorList ----
+
+Tensor make_list_tensor(TensorList* list) {
+  auto* impl = new TensorImpl;
+  impl->dtype = DType::List;
+  impl->storage = Storage::allocate(sizeof(TensorList*));
+  impl->storage->flags |= Storage::kHoldsList;
+  *static_cast<TensorList**>(impl->storage->data) = list;
+  impl->data = impl->storage->data;
+  return Tensor::adopt(impl);
+}
+
+TensorList& list_of(const Tensor& handle) {
+  if (handle.dtype() != DType::List || handle.is_symbolic())
+    throw InternalError("list_of: not a concrete TensorArray handle");
+  return **static_cast<TensorList* const*>(handle.impl()->data);
+}
+
+TensorList* writable_list(const Tensor& handle) {
+  TensorList& l = list_of(handle);
+  auto* copy = new TensorList;
+  copy->elem_dtype = l.elem_dtype;
+  copy->elem_shape = l.elem_shape;
+  copy->elem_shape_known = l.elem_shape_known;
+  copy->dynamic_size = l.dynamic_size;
+  copy->items = l.items;
+  return copy;
+}
+
+}  // namespace ag::detail
+
+namespace ag {
+
+Tensor Tensor::make_scalar(DType dtype, double fvalue, int64_t ivalue) {
+  Tensor t = detail::make_tensor(dtype, Shape{});
+  void* p = t.impl()->data;
+  switch (dtype) {
+    case DType::Bool: *static_cast<bool*>(p) = ivalue != 0; break;
+    case DType::Int32: *static_cast<int32_t*>(p) = static_cast<int32_t>(ivalue); break;
+    case DType::Int64: *static_cast<int64_t*>(p) = ivalue; break;
+    case DType::Float32: *static_cast<float*>(p) = static_cast<float>(fvalue); break;
+    case DType::Float64: *static_cast<double*>(p) = fvalue; break;
+    case DType::List: throw InternalError("make_scalar of List");
+  }
+  return t;
+}
+
+void Tensor::throw_no_value() const { detail::throw_undefined(*this, "ag::Tensor", {}); }
+
+Tensor::operator bool() const {
+  if (!has_value()) detail::throw_undefined(*this, "converting a tensor to bool", {});
+  if (is_symbolic())
+    throw ConversionError(
+        "a symbolic tensor cannot be converted to bool: this control flow (if/while/&&/||/!/?:) depends on a "
+        "tensor being traced into a graph. Mark the function AG_FUNCTION and build it through ag-rewrite "
+        "(ag_rewrite_sources in CMake) so the control flow is converted, or use ag::cond / ag::while_loop");
+  if (num_elements() != 1)
+    throw ValueError("the truth value of a tensor with shape " + shape().str() +
+                     " is ambiguous; use ag::reduce_any or ag::reduce_all");
+  return detail::element_as_double(*this, 0) != 0;
+}
+
+Tensor Tensor::operator[](int64_t i) const {
+  const Shape& s = shape();
+  if (s.rank() == 0) throw ValueError("x[i]: cannot index a scalar tensor (shape [])");
+  if (is_symbolic() || dtype() == DType::List) return gather(*this, Tensor(i));
+  const int64_t n = s[0];
+  const int64_t j = i < 0 ? i + n : i;
+  if (j < 0 || j >= n)
+    throw InvalidArgumentError("x[" + std::to_string(i) + "]: index out of range for dimension 0 of size " +
+                               std::to_string(n) + " (shape " + s.str() + ")");
+  Shape rest(s.begin() + 1, s.end());
+  const size_t offset = static_cast<size_t>(j * rest.num_elements()) * dtype_size(dtype()) +
+                        static_cast<size_t>(static_cast<char*>(impl_->data) - static_cast<char*>(impl_->storage->data));
+  return detail::make_view(impl_->storage, offset, dtype(), rest);
+}
+
+Tensor Tensor::operator[](const Tensor& i) const { return gather(*this, i); }
+
+Tensor::iterator Tensor::begin() const {
+  if (is_symbolic())
+    throw ConversionError(
+        "cannot iterate over a symbolic tensor in plain C++: mark the function AG_FUNCTION so ag-rewrite "
+        "converts this range-for into a staged loop (ag::for_stmt)");
+  if (rank() == 0) throw ValueError("cannot iterate over a scalar tensor");
+  return iterator(this, 0);
+}
+
+Tensor::iterator Tensor::end() const {
+  if (is_symbolic() || rank() == 0) return begin();
+  return iterator(this, shape()[0]);
+}
+
+}  // namespace ag

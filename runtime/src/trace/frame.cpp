@@ -1,0 +1,178 @@
+// Tracing frames: values, captures across nested frames, constants, leaks and rollback.
+#include "frame.h"
+
+#include <fmt/format.h>
+
+#include "../tensor/tensor_list.h"
+#include "ag/detail/ops_internal.h"
+
+namespace ag::detail {
+
+namespace {
+thread_local TraceFrame* t_current = nullptr;
+}  // namespace
+
+void retain_token(FrameToken* t) { t->refs.fetch_add(1, std::memory_order_relaxed); }
+void release_token(FrameToken* t) {
+  if (t->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete t;
+}
+
+TraceFrame* current_frame() { return t_current; }
+bool is_tracing() { return t_current != nullptr; }
+
+FrameScope::FrameScope(TraceFrame* frame) : saved_(t_current) { t_current = frame; }
+FrameScope::~FrameScope() { t_current = saved_; }
+
+TraceFrame::TraceFrame(TraceFrame* parent_frame, std::shared_ptr<TraceRoot> trace_root, std::string name, SourceLoc l)
+    : parent(parent_frame), root(std::move(trace_root)), loc(l), token_(new FrameToken) {
+  graph.name = std::move(name);
+  token_->frame = this;
+  token_->function_name = root->function_name;
+}
+
+TraceFrame::~TraceFrame() {
+  close();
+  release_token(token_);
+}
+
+void TraceFrame::close() {
+  token_->open = false;
+  token_->frame = nullptr;
+}
+
+bool TraceFrame::is_ancestor_of(const TraceFrame* f) const {
+  for (; f; f = f->parent)
+    if (f == this) return true;
+  return false;
+}
+
+void throw_leaked(const Tensor& t, SourceLoc loc) {
+  const FrameToken* tok = t.impl()->frame;
+  const std::string fn = tok && tok->function_name ? *tok->function_name : std::string("a traced function");
+  if (tok && tok->open)
+    throw ConversionError(fmt::format(
+        "a symbolic tensor of the trace of '{}' is used outside that trace (in another trace or thread){}; pass "
+        "it as an argument or return it instead",
+        fn, at(loc)));
+  throw ConversionError(fmt::format(
+      "tensor leaked from a traced function: it was created while tracing '{}' and is used after that trace "
+      "ended{}. Tensors made while tracing exist only inside the graph: return them from the function, or "
+      "keep state in an ag::Variable",
+      fn, at(loc)));
+}
+
+Tensor TraceFrame::symbolic(ValueId v) {
+  const TensorType& type = graph.type(v);
+  auto* impl = new TensorImpl;
+  impl->kind = ImplKind::Symbolic;
+  impl->dtype = type.dtype;
+  impl->elem_dtype = type.elem_dtype;
+  impl->shape = type.shape;
+  retain_token(token_);
+  impl->frame = token_;
+  impl->node = v.node;
+  impl->output = v.index;
+  return Tensor::adopt(impl);
+}
+
+ValueId TraceFrame::emit(Node n) { return graph.add(std::move(n)); }
+
+Tensor TraceFrame::add_param(const TensorType& type, std::string name) {
+  ValueId v = graph.add_param(type, loc);
+  graph.nodes[v.node].attrs.strings = {std::move(name)};
+  return symbolic(v);
+}
+
+ValueId TraceFrame::value_of(const Tensor& t, OpKind op, SourceLoc l) {
+  check_readable(t, op, l);
+  const TensorImpl* impl = t.impl();
+  if (impl->kind == ImplKind::Concrete) {
+    auto it = consts_.find(impl);
+    if (it != consts_.end()) return it->second;
+    Node n;
+    n.op = OpKind::Const;
+    // A TensorArray is mutable eagerly: the graph keeps a snapshot of it as it is now.
+    n.attrs.value = t.dtype() == DType::List ? make_list_tensor(writable_list(t)) : t;
+    n.outputs = {type_of(t)};
+    n.loc = l;
+    ValueId v = emit(std::move(n));
+    consts_.emplace(impl, v);
+    const_keepalive_.push_back(t);
+    return v;
+  }
+  const FrameToken* tok = impl->frame;
+  if (!tok->open) throw_leaked(t, l);
+  if (tok->frame == this) return {impl->node, impl->output};
+  if (!tok->frame->is_ancestor_of(this)) throw_leaked(t, l);
+  const auto key = std::make_tuple(tok, impl->node, impl->output);
+  auto it = capture_index_.find(key);
+  if (it != capture_index_.end()) return {it->second, 0};
+  ValueId in_parent = parent->value_of(t, op, l);
+  Tensor outer = parent->symbolic(in_parent);
+  ValueId param = graph.add_param(parent->graph.type(in_parent), loc);
+  graph.nodes[param.node].attrs.strings = {"capture"};
+  captures_.push_back({std::move(outer), param.node});
+  capture_index_.emplace(key, param.node);
+  return param;
+}
+
+TraceFrame::Checkpoint TraceFrame::checkpoint() {
+  Checkpoint cp;
+  for (TraceFrame* f = this; f; f = f->parent)
+    cp.entries.push_back({f, f->graph.nodes.size(), f->graph.params.size(), f->captures_.size()});
+  return cp;
+}
+
+void TraceFrame::rollback(const Checkpoint& cp) {
+  for (const auto& e : cp.entries) {
+    TraceFrame* f = e.frame;
+    f->graph.nodes.resize(e.nodes);
+    f->graph.params.resize(e.params);
+    f->captures_.resize(e.captures);
+    for (auto it = f->capture_index_.begin(); it != f->capture_index_.end();)
+      it = it->second >= e.nodes ? f->capture_index_.erase(it) : std::next(it);
+    for (auto it = f->consts_.begin(); it != f->consts_.end();)
+      it = it->second.node >= e.nodes ? f->consts_.erase(it) : std::next(it);
+  }
+}
+
+Tensor trace_op(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, SourceLoc loc) {
+  TraceFrame* f = current_frame();
+  if (!f) {
+    for (const Tensor& t : inputs)
+      if (t.is_symbolic()) throw_leaked(t, loc);
+    throw InternalError("trace_op without a frame");
+  }
+  Node n;
+  n.op = op;
+  n.loc = loc;
+  n.attrs = attrs;
+  std::vector<TensorType> types;
+  types.reserve(inputs.size());
+  for (const Tensor& t : inputs) {
+    n.inputs.push_back(f->value_of(t, op, loc));
+    types.push_back(f->graph.type(n.inputs.back()));
+  }
+  n.outputs = {infer_type(op, types, attrs, loc)};
+  return f->symbolic(f->emit(std::move(n)));
+}
+
+std::vector<Tensor> trace_node(OpKind op, std::span<const Tensor> inputs, Attrs attrs, std::vector<TensorType> outputs,
+                               std::vector<std::shared_ptr<const Graph>> subgraphs, SourceLoc loc) {
+  TraceFrame* f = current_frame();
+  if (!f) throw InternalError("trace_node without a frame");
+  Node n;
+  n.op = op;
+  n.loc = loc;
+  n.attrs = std::move(attrs);
+  n.outputs = std::move(outputs);
+  n.subgraphs = std::move(subgraphs);
+  for (const Tensor& t : inputs) n.inputs.push_back(f->value_of(t, op, loc));
+  const size_t num_outputs = n.outputs.size();
+  ValueId v = f->emit(std::move(n));
+  std::vector<Tensor> out;
+  for (uint32_t i = 0; i < num_outputs; ++i) out.push_back(f->symbolic({v.node, i}));
+  return out;
+}
+
+}  // namespace ag::detail

@@ -1,0 +1,110 @@
+// Tracing frames. A frame is a graph under construction: the root frame is a Function's trace,
+// nested frames are the sub-graphs of staged If/While. Symbolic tensors point at their frame
+// through a token that outlives it, which is how leaked tensors are detected.
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "ag/graph/graph.h"
+#include "ag/tensor.h"
+
+namespace ag::detail {
+
+class TraceFrame;
+
+struct FrameToken {
+  std::atomic<int32_t> refs{1};
+  bool open = true;
+  TraceFrame* frame = nullptr;
+  std::shared_ptr<const std::string> function_name;  // the traced Function, for leak messages
+};
+
+// Facts about the Function being traced, shared by all frames of one trace.
+struct TraceRoot {
+  const void* function = nullptr;  // the FunctionCore, for recursion detection
+  std::shared_ptr<const std::string> function_name;
+  bool first_trace = true;  // Variables may be created only on a Function's first trace
+  int64_t unrolled_iterations = 0;  // iterations of plain loops over concrete tensors (a warning sign)
+};
+
+// An outer value a sub-graph reads: `outer` is symbolic in the parent frame, `param` the
+// Placeholder node standing for it inside this frame.
+struct Capture {
+  Tensor outer;
+  uint32_t param;
+};
+
+class TraceFrame {
+ public:
+  TraceFrame(TraceFrame* parent, std::shared_ptr<TraceRoot> root, std::string name, SourceLoc loc);
+  ~TraceFrame();
+  TraceFrame(const TraceFrame&) = delete;
+  TraceFrame& operator=(const TraceFrame&) = delete;
+
+  Graph graph;
+  TraceFrame* const parent;
+  const std::shared_ptr<TraceRoot> root;
+  const SourceLoc loc;
+
+  // The value `t` has in this frame: its own node, a capture of an enclosing frame's value, or
+  // a Const for a concrete tensor. `op`/`loc` name the reader in errors.
+  ValueId value_of(const Tensor& t, OpKind op, SourceLoc loc);
+  // A symbolic tensor for value `v` of this frame's graph.
+  Tensor symbolic(ValueId v);
+  ValueId emit(Node n);
+  Tensor add_param(const TensorType& type, std::string name);
+  const std::vector<Capture>& captures() const { return captures_; }
+  // Closes the frame: its tensors become "leaked" if used later. Idempotent.
+  void close();
+  bool is_ancestor_of(const TraceFrame* f) const;
+
+  // Undo everything added to this frame and its ancestors since a checkpoint (used when a
+  // loop condition was evaluated only to learn its type).
+  struct Checkpoint {
+    struct Entry {
+      TraceFrame* frame;
+      size_t nodes, params, captures;
+    };
+    std::vector<Entry> entries;
+  };
+  Checkpoint checkpoint();
+  void rollback(const Checkpoint& cp);
+
+ private:
+  FrameToken* token_;
+  std::vector<Capture> captures_;
+  std::map<std::tuple<const FrameToken*, uint32_t, uint32_t>, uint32_t> capture_index_;
+  std::unordered_map<const TensorImpl*, ValueId> consts_;
+  std::vector<Tensor> const_keepalive_;  // keeps impl addresses in consts_ from being reused
+};
+
+TraceFrame* current_frame();
+bool is_tracing();
+
+// Makes `frame` current for the lifetime of the scope.
+class FrameScope {
+ public:
+  explicit FrameScope(TraceFrame* frame);
+  ~FrameScope();
+  FrameScope(const FrameScope&) = delete;
+  FrameScope& operator=(const FrameScope&) = delete;
+
+ private:
+  TraceFrame* saved_;
+};
+
+// Records op on symbolic inputs into the current frame; returns its (single) output.
+Tensor trace_op(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, SourceLoc loc);
+// Records a node with explicit output types (multi-output or zero-output nodes).
+std::vector<Tensor> trace_node(OpKind op, std::span<const Tensor> inputs, Attrs attrs, std::vector<TensorType> outputs,
+                               std::vector<std::shared_ptr<const Graph>> subgraphs, SourceLoc loc);
+
+[[noreturn]] void throw_leaked(const Tensor& t, SourceLoc loc);
+
+}  // namespace ag::detail
