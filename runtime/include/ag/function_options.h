@@ -20,14 +20,14 @@ enum class TracePolicy : uint8_t {
 //   ag::function(f, {.input_signature = {ag::TensorSpec({-1}, ag::int32)}, .jit_compile = false})
 struct FunctionOptions {
   // One TensorSpec per ag::Tensor parameter, in order. Empty: trace per call signature.
-  std::vector<TensorSpec> input_signature;
+  std::vector<TensorSpec> input_signature = {};
   // After a retrace that differs only in dims, trace a generalized signature (unknown dims).
   bool reduce_retracing = false;
   // true: compile each concrete function with the registered JIT backend (when linked);
   // false: run graphs on the interpreter.
   bool jit_compile = true;
   // Used in logs, dumps and signatures. Default: the function's name when known.
-  std::string name;
+  std::string name = {};
   // Concrete functions kept per Function (least recently used evicted, code freed).
   size_t max_cached = 64;
   // Cap on traces per Function (-1: none), and what happens at the cap.

@@ -22,7 +22,7 @@ inline constexpr NoExtraTest no_extra_test{};
 // Loop options (AutoGraph's set_loop_options), the first statement of a loop body:
 //   ag::set_loop_options({.shape_invariants = {{&x, {-1, 3}}}, .maximum_iterations = 100});
 struct LoopOptions {
-  std::vector<std::pair<const Tensor*, Shape>> shape_invariants;
+  std::vector<std::pair<const Tensor*, Shape>> shape_invariants = {};
   int64_t maximum_iterations = -1;
 };
 void set_loop_options(LoopOptions options);
