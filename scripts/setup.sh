@@ -3,6 +3,8 @@
 
 AG_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 AG_JOBS=${AG_JOBS:-2}
+# Lets worktrees and fresh clones in different directories share compiler-cache hits.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$AG_ROOT}
 
 # The packages agc builds with (Debian 12). TOOLCHAIN.md in the design notes explains each.
 AG_PACKAGES=(cmake ninja-build ccache g++ clang-19 llvm-19-dev libclang-19-dev llvm-19-tools

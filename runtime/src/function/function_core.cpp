@@ -6,6 +6,7 @@
 
 #include <bit>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 
 #include "../trace/frame.h"
@@ -25,14 +26,6 @@ struct ActiveTrace {
   explicit ActiveTrace(const FunctionCore* f) { t_active_traces.push_back(f); }
   ~ActiveTrace() { t_active_traces.pop_back(); }
 };
-
-std::string dump_dir() {
-  static const std::string dir = [] {
-    const char* e = std::getenv("AG_DUMP");
-    return e ? std::string(e) : std::string();
-  }();
-  return dir;
-}
 
 std::string sanitize(std::string s) {
   for (char& c : s)
@@ -87,7 +80,7 @@ void FunctionCore::call(std::span<const ArgView> args, std::span<Tensor> outputs
     note_hit();
     stats_->memory_hits.fetch_add(1, std::memory_order_relaxed);
   } else {
-    fn = lookup_or_trace(args, key);
+    fn = lookup_or_trace(args, key, /*exact=*/false);
   }
   fn->run(args, outputs);
 }
@@ -95,8 +88,18 @@ void FunctionCore::call(std::span<const ArgView> args, std::span<Tensor> outputs
 std::shared_ptr<ConcreteCore> FunctionCore::get_concrete(std::span<const ArgView> args) {
   KeyBuf key;
   build_key(args, rules_, key);
-  if (auto fn = cache_.find(key.data(), key.size(), key.hash())) return fn;
-  return lookup_or_trace(args, key);
+  if (auto fn = find_exact(key)) return fn;
+  return lookup_or_trace(args, key, /*exact=*/true);
+}
+
+std::shared_ptr<ConcreteCore> FunctionCore::find_exact(const KeyBuf& key) const {
+  std::lock_guard lock(mu_);
+  const uint64_t h = key.hash();
+  for (const auto& e : cache_.entries())
+    if (!e->alias && e->hash == h && e->key.size() == key.size() &&
+        std::equal(e->key.begin(), e->key.end(), key.data()))
+      return e->fn;
+  return nullptr;
 }
 
 void FunctionCore::call_while_tracing(std::span<const ArgView> args, std::span<Tensor> outputs) {
@@ -151,18 +154,25 @@ Signature FunctionCore::signature_to_trace(std::span<const ArgView> args, std::s
   return sig;
 }
 
-std::shared_ptr<ConcreteCore> FunctionCore::lookup_or_trace(std::span<const ArgView> args, const KeyBuf& key) {
+std::shared_ptr<ConcreteCore> FunctionCore::lookup_or_trace(std::span<const ArgView> args, const KeyBuf& key,
+                                                            bool exact) {
   std::vector<uint64_t> key_words = key.to_vector();
   std::unique_lock lock(mu_);
   for (;;) {
-    if (auto fn = cache_.find(key.data(), key.size(), key.hash())) return fn;
+    if (!exact)
+      if (auto fn = cache_.find(key.data(), key.size(), key.hash())) return fn;
     auto it = pending_.find(key_words);
     if (it == pending_.end()) break;
     auto pending = it->second;
     pending_done_.wait(lock, [&] { return pending->done; });
   }
+  if (exact) {
+    lock.unlock();
+    if (auto fn = find_exact(key)) return fn;
+    lock.lock();
+  }
   // A more general concrete function may fit (input_signature, reduce_retracing, generalize).
-  if (auto fn = find_compatible(args)) {
+  if (auto fn = exact ? nullptr : find_compatible(args)) {
     insert(key, fn, /*alias=*/true);
     stats_->memory_hits.fetch_add(1, std::memory_order_relaxed);
     note_hit();
@@ -172,7 +182,7 @@ std::shared_ptr<ConcreteCore> FunctionCore::lookup_or_trace(std::span<const ArgV
   Signature sig = signature_to_trace(args, reason);
   KeyBuf sig_key;
   key_of(sig, rules_, sig_key);
-  if (auto fn = cache_.find(sig_key.data(), sig_key.size(), sig_key.hash())) {
+  if (auto fn = exact ? nullptr : cache_.find(sig_key.data(), sig_key.size(), sig_key.hash())) {
     insert(key, fn, true);
     return fn;
   }
@@ -191,8 +201,11 @@ std::shared_ptr<ConcreteCore> FunctionCore::lookup_or_trace(std::span<const ArgV
     throw;
   }
   lock.lock();
+  // A new concrete function may be a better match for calls that aliases resolved before.
+  cache_.remove_if([](const SignatureCache::Entry& e) { return e.alias; });
+  cache_.remove_if([&](const SignatureCache::Entry& e) { return !e.alias && e.key == sig_key.to_vector(); });
   insert(sig_key, fn, false);
-  if (sig_key.to_vector() != key_words) insert(key, fn, true);
+  if (sig_key.to_vector() != key_words && !exact) insert(key, fn, true);
   evict_over_capacity();
   pending_.erase(key_words);
   pending->done = true;
@@ -234,6 +247,8 @@ std::shared_ptr<ConcreteCore> FunctionCore::trace(const Signature& sig, std::spa
 
   std::string prefix;
   if (!dump_dir().empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(dump_dir(), ec);
     KeyBuf k;
     key_of(sig, rules_, k);
     prefix = fmt::format("{}/{}.{:08x}", dump_dir(), sanitize(info_.name), static_cast<uint32_t>(k.hash()));

@@ -32,7 +32,10 @@ class FunctionCore {
     bool done = false;
   };
 
-  std::shared_ptr<ConcreteCore> lookup_or_trace(std::span<const ArgView> args, const KeyBuf& key);
+  // exact: only a concrete function traced for exactly this signature (get_concrete_function);
+  // otherwise the most specific compatible one may serve the call.
+  std::shared_ptr<ConcreteCore> lookup_or_trace(std::span<const ArgView> args, const KeyBuf& key, bool exact);
+  std::shared_ptr<ConcreteCore> find_exact(const KeyBuf& key) const;
   std::shared_ptr<ConcreteCore> trace(const Signature& sig, std::span<const ArgView> args, const std::string& reason);
   // Under mu_: the most specific cached concrete function the call fits, or null.
   std::shared_ptr<ConcreteCore> find_compatible(std::span<const ArgView> args) const;

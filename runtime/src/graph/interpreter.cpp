@@ -45,6 +45,20 @@ struct Plans {
 
 bool truth(const Tensor& t) { return *static_cast<const bool*>(t.impl()->data); }
 
+// Runs one op. Static types were checked while tracing, so a dtype or shape error now comes
+// from run-time data (a dynamic dim): it is an InvalidArgumentError, like every data error.
+Tensor run_op(const Node& n, std::span<const Tensor> in) {
+  try {
+    return detail::eval_op(n.op, in, n.attrs, n.loc);
+  } catch (const InvalidArgumentError&) {
+    throw;
+  } catch (const ValueError& e) {
+    throw InvalidArgumentError(e.what());
+  } catch (const TypeError& e) {
+    throw InvalidArgumentError(e.what());
+  }
+}
+
 void run_graph(const Graph& g, const Plans& plans, std::span<const Tensor> inputs, std::span<Tensor> outputs) {
   if (inputs.size() != g.params.size())
     throw InternalError(fmt::format("interpreter: {} inputs for {} params", inputs.size(), g.params.size()));
@@ -83,8 +97,8 @@ void run_graph(const Graph& g, const Plans& plans, std::span<const Tensor> input
         values[id] = std::move(state);
         break;
       }
-      case OpKind::Print: detail::eval_op(n.op, in, n.attrs, n.loc); break;
-      default: values[id] = {detail::eval_op(n.op, in, n.attrs, n.loc)};
+      case OpKind::Print: run_op(n, in); break;
+      default: values[id] = {run_op(n, in)};
     }
   }
   for (size_t i = 0; i < g.results.size(); ++i) outputs[i] = values[g.results[i].node][g.results[i].index];

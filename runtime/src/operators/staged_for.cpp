@@ -14,7 +14,7 @@ namespace ag::detail {
 namespace {
 
 struct RangeParts {
-  Tensor start, delta;
+  Tensor start, limit, delta;
 };
 
 // When `t` is the result of a Range node in an open frame, its start and delta.
@@ -23,7 +23,7 @@ std::optional<RangeParts> range_parts(const Tensor& t) {
   TraceFrame* f = t.impl()->frame->frame;
   const Node& n = f->graph.nodes[t.impl()->node];
   if (n.op != OpKind::Range) return std::nullopt;
-  return RangeParts{f->symbolic(n.inputs[0]), f->symbolic(n.inputs[2])};
+  return RangeParts{f->symbolic(n.inputs[0]), f->symbolic(n.inputs[1]), f->symbolic(n.inputs[2])};
 }
 
 }  // namespace
@@ -33,8 +33,18 @@ void staged_for(const Tensor& iterable, int64_t start, FnRef<Tensor()>* extra_te
   check_readable(iterable, OpKind::Gather, loc);
   if (iterable.rank() == 0) throw ValueError("for: cannot iterate over a scalar tensor" + where(loc));
   const std::optional<RangeParts> range = range_parts(iterable);
-  const Tensor n = iterable.shape()[0] >= 0 ? Tensor(iterable.shape()[0])
-                                            : apply_op(OpKind::ShapeOf, {iterable}, Attrs::none(), loc)[0];
+  Tensor n;
+  if (iterable.shape()[0] >= 0) {
+    n = Tensor(iterable.shape()[0]);
+  } else if (range && is_integer(range->start.dtype())) {
+    // The length of an integer range without materializing it; delta == 0 is a division by
+    // zero (InvalidArgumentError), as the Range op itself would report.
+    const RangeParts& r = *range;
+    n = cast(maximum(floordiv(r.limit - r.start + r.delta - sign(r.delta), r.delta), 0), ag::int64);
+  } else {
+    n = apply_op(OpKind::Gather, {apply_op(OpKind::ShapeOf, {iterable}, Attrs::none(), loc), Tensor(int64_t{0})},
+                 Attrs::none(), loc);
+  }
 
   Tensor index(start);
   std::vector<StateVar> all(vars.begin(), vars.end());

@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "ag/construct.h"
 #include "ag/detail/ops_internal.h"
 #include "state_vars.h"
 
@@ -38,6 +39,7 @@ Branch trace_branch(FnRef<void()> fn, std::span<StateVar> vars, const std::vecto
 }
 
 std::string branch_name(bool then_branch) { return then_branch ? "then" : "else"; }
+
 
 // Builds the If node from two traced branches whose graphs return `results[branch]`.
 std::vector<Tensor> build_if(const Tensor& cond, Branch& then_b, Branch& else_b,
@@ -93,7 +95,16 @@ void staged_if(const Tensor& cond_in, FnRef<void()> then_fn, FnRef<void()> else_
     const Tensor& e = else_b.finals[i];
     if (t.impl() == init.impl() && e.impl() == init.impl()) continue;
     const bool t_def = t.has_value(), e_def = e.has_value();
-    if (!t_def || !e_def) {
+    if ((!t_def || !e_def) && (t_def || e_def) && is_generated_name(vars[i].name)) {
+      // A generated variable (the return value) set in one branch only: the rewriter guarantees
+      // it is read only where it was set, so the other branch carries zeros of its type
+      // (AutoGraph's placeholder for undefined return values).
+      const TensorType type = t_def ? value_type(*then_b.frame, t, loc) : value_type(*else_b.frame, e, loc);
+      (t_def ? else_b.finals[i] : then_b.finals[i]) = zeros_of_type(type);
+    }
+    const Tensor& t2 = then_b.finals[i];
+    const Tensor& e2 = else_b.finals[i];
+    if (!t2.has_value() || !e2.has_value()) {
       if (!t_def && !e_def) continue;
       // DESIGN "Staged if rule": no value before the if and set in only one branch.
       const std::string name = describe_var(vars[i]);
@@ -103,8 +114,8 @@ void staged_if(const Tensor& cond_in, FnRef<void()> then_fn, FnRef<void()> else_
           name, branch_name(t_def), where(loc), branch_name(!t_def)));
       continue;
     }
-    const ValueId tv = materialize(*then_b.frame, t, loc);
-    const ValueId ev = materialize(*else_b.frame, e, loc);
+    const ValueId tv = materialize(*then_b.frame, t2, loc);
+    const ValueId ev = materialize(*else_b.frame, e2, loc);
     types.push_back(joined_type(then_b.frame->graph.type(tv), else_b.frame->graph.type(ev), describe_var(vars[i]), loc));
     then_results.push_back(tv);
     else_results.push_back(ev);

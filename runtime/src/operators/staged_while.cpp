@@ -10,6 +10,7 @@
 #include "ag/detail/log.h"
 #include "ag/detail/ops_internal.h"
 #include "ag/operators/control_flow.h"
+#include "ag/ops.h"
 #include "state_vars.h"
 
 namespace ag::detail {
@@ -27,15 +28,6 @@ struct LoopOptionsScope {
   LoopOptionsScope() : saved(t_loop_options) { t_loop_options = &options; }
   ~LoopOptionsScope() { t_loop_options = saved; }
 };
-
-// The zeros a variable with no value before the loop starts from.
-Tensor zeros_of(const TensorType& t) {
-  if (t.dtype == DType::List) return TensorArray(t.elem_dtype).handle();
-  Shape s = t.shape;
-  for (int64_t& d : s)
-    if (d < 0) d = 0;
-  return zeros(s, t.dtype);
-}
 
 // Traces the body once with the defined variables as placeholders to learn the types of the
 // variables that have no value yet (then forgets that trace).
@@ -140,7 +132,19 @@ void set_loop_options_impl(LoopOptions options) {
   if (t_loop_options) *t_loop_options = std::move(options);
 }
 
+namespace {
+void staged_while_impl(FnRef<Tensor()> cond_fn, FnRef<void()> body_fn, std::span<StateVar> vars, SourceLoc loc,
+                       bool counted);
+}
+
 void staged_while(FnRef<Tensor()> cond_fn, FnRef<void()> body_fn, std::span<StateVar> vars, SourceLoc loc) {
+  staged_while_impl(cond_fn, body_fn, vars, loc, false);
+}
+
+namespace {
+// counted: the loop already carries the hidden iteration counter of maximum_iterations.
+void staged_while_impl(FnRef<Tensor()> cond_fn, FnRef<void()> body_fn, std::span<StateVar> vars, SourceLoc loc,
+                       bool counted) {
   forbid_untraceable(vars, "while loop", loc);
   std::vector<Tensor> initial = read_vars(vars);
   TraceFrame* outer = current_frame();
@@ -153,7 +157,7 @@ void staged_while(FnRef<Tensor()> cond_fn, FnRef<void()> body_fn, std::span<Stat
     auto learned = probe_undefined(body_fn, vars, initial, loc);
     for (size_t i = 0; i < vars.size(); ++i)
       if (learned[i]) {
-        initial[i] = zeros_of(*learned[i]);
+        initial[i] = zeros_of_type(*learned[i]);
         learned_zero[i] = true;
       }
   }
@@ -184,6 +188,22 @@ void staged_while(FnRef<Tensor()> cond_fn, FnRef<void()> body_fn, std::span<Stat
                                               lt.body_types[k].shape.str(), where(loc)));
           next[k].shape = shape;
         }
+    }
+    if (options.maximum_iterations >= 0 && !counted) {
+      // set_loop_options(maximum_iterations): start over with a hidden counter in the loop.
+      Tensor iterations(int64_t{0});
+      const int64_t limit = options.maximum_iterations;
+      std::vector<StateVar> with_counter(vars.begin(), vars.end());
+      with_counter.push_back(make_state_var(iterations, "ag__iterations"));
+      auto counted_cond = [&]() -> Tensor {
+        return logical_and(iterations < limit, staged_condition(cond_fn(), "while loop", loc));
+      };
+      auto counted_body = [&] {
+        iterations = iterations + int64_t{1};
+        body_fn();
+      };
+      staged_while_impl(counted_cond, counted_body, with_counter, loc, true);
+      return;
     }
     if (next == types) break;
     if (attempt >= 8) throw InternalError("loop shape inference did not converge");
@@ -229,6 +249,7 @@ void staged_while(FnRef<Tensor()> cond_fn, FnRef<void()> body_fn, std::span<Stat
   }
   write_vars(vars, after);
 }
+}  // namespace
 
 Tensor probe_condition(FnRef<Tensor()> cond_fn, std::span<StateVar> vars, bool& symbolic, SourceLoc loc) {
   TraceFrame* frame = current_frame();

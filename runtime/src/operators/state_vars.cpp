@@ -7,6 +7,7 @@
 
 #include "../function/signature.h"
 #include "ag/detail/ops_internal.h"
+#include "ag/construct.h"
 #include "ag/ops.h"
 
 namespace ag::detail {
@@ -66,6 +67,14 @@ void forbid_untraceable(std::span<const StateVar> vars, const char* construct, S
           "change inside staged control flow. Make it an ag::Tensor, or move the change out of the {}",
           v.name, demangle(*v.type), construct, where(loc), construct));
   }
+}
+
+Tensor zeros_of_type(const TensorType& t) {
+  if (t.dtype == DType::List) return TensorArray(t.elem_dtype).handle();
+  Shape s = t.shape;
+  for (int64_t& d : s)
+    if (d < 0) d = 0;
+  return zeros(s, t.dtype);
 }
 
 Tensor staged_condition(const Tensor& c, const char* construct, SourceLoc loc) {

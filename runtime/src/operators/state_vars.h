@@ -26,6 +26,10 @@ std::string describe_var(const StateVar& v);
 // " at file.cpp:12" or "".
 std::string where(SourceLoc loc);
 
+// Zeros of a type (unknown dims as 0; an empty TensorArray for lists): the start value of a
+// variable with no value before a loop, or a stand-in that is never read.
+Tensor zeros_of_type(const TensorType& t);
+
 // A condition as a bool scalar tensor in the current frame (ValueError unless a scalar).
 Tensor staged_condition(const Tensor& c, const char* construct, SourceLoc loc);
 

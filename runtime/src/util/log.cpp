@@ -1,7 +1,9 @@
 // Print and log sinks, and AG_LOG parsing.
 #include "ag/detail/log.h"
 
+#include <atomic>
 #include <cstdio>
+#include <filesystem>
 #include <cstdlib>
 #include <functional>
 #include <mutex>
@@ -56,9 +58,27 @@ void set_log_sink(std::function<void(std::string_view)> sink) {
 
 namespace detail {
 
-bool log_enabled(LogTopic topic) {
-  static const unsigned mask = parse_log_env();
-  return (mask & static_cast<unsigned>(topic)) != 0;
+namespace {
+std::atomic<unsigned>& topics() {
+  static std::atomic<unsigned> mask{parse_log_env()};
+  return mask;
+}
+std::string& dump_dir_storage() {
+  static std::string dir = [] {
+    const char* e = std::getenv("AG_DUMP");
+    return e ? std::string(e) : std::string();
+  }();
+  return dir;
+}
+}  // namespace
+
+bool log_enabled(LogTopic topic) { return (topics().load(std::memory_order_relaxed) & static_cast<unsigned>(topic)) != 0; }
+void set_log_topics(unsigned mask) { topics().store(mask); }
+
+const std::string& dump_dir() { return dump_dir_storage(); }
+void set_dump_dir(std::string dir) {
+  if (!dir.empty()) std::filesystem::create_directories(dir);
+  dump_dir_storage() = std::move(dir);
 }
 
 void log_line(std::string_view line) {

@@ -1,6 +1,7 @@
 // Warnings and AG_LOG logging (to stderr, or the sink set by ag::set_log_sink).
 #pragma once
 
+#include <string>
 #include <string_view>
 
 namespace ag::detail {
@@ -14,6 +15,11 @@ enum class LogTopic : unsigned {
 
 // True when AG_LOG names `topic` (comma-separated; "all" enables everything).
 bool log_enabled(LogTopic topic);
+// Replaces what AG_LOG said (tests); a mask of LogTopic bits.
+void set_log_topics(unsigned mask);
+// The AG_DUMP directory ("" when not dumping); set_dump_dir replaces it (tests, tools).
+const std::string& dump_dir();
+void set_dump_dir(std::string dir);
 // Sends one line (a newline is appended) to the log sink.
 void log_line(std::string_view line);
 // Sends one line to the print sink (ag::print's output).
