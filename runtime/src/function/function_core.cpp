@@ -160,7 +160,10 @@ std::shared_ptr<ConcreteCore> FunctionCore::lookup_or_trace(std::span<const ArgV
   std::unique_lock lock(mu_);
   for (;;) {
     if (!exact)
-      if (auto fn = cache_.find(key.data(), key.size(), key.hash())) return fn;
+      if (auto fn = cache_.find(key.data(), key.size(), key.hash())) {  // traced meanwhile by another thread
+        stats_->memory_hits.fetch_add(1, std::memory_order_relaxed);
+        return fn;
+      }
     auto it = pending_.find(key_words);
     if (it == pending_.end()) break;
     auto pending = it->second;

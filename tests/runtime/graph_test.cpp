@@ -1,0 +1,247 @@
+// Graph IR: the stable text form and DOT (goldens), the passes, the verifier.
+#include <fstream>
+#include <filesystem>
+
+#include <ag/detail/ops_internal.h>
+#include <ag/graph/passes.h>
+#include <ag/graph/verifier.h>
+
+#include "test_util.h"
+
+namespace {
+
+using ag::Tensor;
+
+#define LOC(line) AG_SOURCE_LOC("g.cpp", line)
+
+constexpr int kSimpleLine = __LINE__ + 1;
+Tensor simple(Tensor x, Tensor w, Tensor b) { return ag::relu(ag::matmul(x, w) + b); }
+
+// A node line of the golden: the text padded to column 56, then the location comment.
+std::string line(const std::string& text, int src_line) {
+  return fmt::format("{:<56}  # graph_test.cpp:{}\n", text, src_line);
+}
+
+TEST(GraphText, Golden) {
+  auto f = ag::function(simple, {.jit_compile = false, .name = "simple"});
+  auto cf = f.get_concrete_function(ag::TensorSpec({-1, 2}, ag::float32), ag::TensorSpec({2, 3}, ag::float32),
+                                    ag::TensorSpec({3}, ag::float32));
+  const std::string expected = "graph simple(%0: f32[?,2], %1: f32[2,3], %2: f32[3]) -> (f32[?,3]) {\n" +
+                               line("  %3 = MatMul(%0, %1) : f32[?,3]", kSimpleLine) +
+                               line("  %4 = Add(%3, %2) : f32[?,3]", kSimpleLine) +
+                               line("  %5 = Relu(%4) : f32[?,3]", kSimpleLine) + "  return %5\n}\n";
+  EXPECT_EQ(cf.graph_text(), expected);
+  EXPECT_EQ(cf.signature(),
+            "simple(arg0: TensorSpec(shape=(None, 2), dtype=float32), arg1: TensorSpec(shape=(2, 3), dtype=float32), "
+            "arg2: TensorSpec(shape=(3,), dtype=float32)) -> TensorSpec(shape=(None, 3), dtype=float32)");
+}
+
+TEST(GraphText, DotGolden) {
+  auto f = ag::function([](Tensor x) { return ag::exp(x) * 2.f; }, {.jit_compile = false, .name = "g"});
+  auto cf = f.get_concrete_function(ag::TensorSpec({2}, ag::float32));
+  const std::string expected =
+      "digraph \"g\" {\n"
+      "  node [fontname=\"monospace\"];\n"
+      "  n0 [label=\"Placeholder arg0\\nf32[2]\", shape=invhouse];\n"
+      "  n1 [label=\"Exp\\nf32[2]\", shape=box];\n"
+      "  n0 -> n1;\n"
+      "  n2 [label=\"Const\\n{value=2}\\nf32[]\", shape=note];\n"
+      "  n3 [label=\"Mul\\nf32[2]\", shape=box];\n"
+      "  n1 -> n3;\n"
+      "  n2 -> n3;\n"
+      "  ret [label=\"return\", shape=house];\n"
+      "  n3 -> ret;\n"
+      "}\n";
+  EXPECT_EQ(cf.graph_dot(), expected);
+}
+
+TEST(GraphText, ControlFlowNestsSubgraphs) {
+  auto f = ag::function(
+      [](Tensor n) {
+        Tensor s = 0;
+        ag::while_stmt([&] { return n > 0; },
+                       [&] {
+                         ag::if_stmt(n % 2 == 0, [&] { s += n; }, [] {}, ag::state(s), {"s"}, LOC(2));
+                         n -= 1;
+                       },
+                       ag::state(n, s), {"n", "s"}, LOC(1));
+        return s;
+      },
+      {.jit_compile = false, .name = "evens"});
+  auto cf = f.get_concrete_function(ag::TensorSpec({}, ag::int32));
+  const std::string text = cf.graph_text();
+  EXPECT_NE(text.find("%2:2 = While(%0, %1) {loop_vars=2} : (i32[], i32[])"), std::string::npos) << text;
+  EXPECT_NE(text.find("    cond (%0: i32[], %1: i32[]) -> (i1[]) {"), std::string::npos) << text;
+  EXPECT_NE(text.find("    body (%0: i32[], %1: i32[]) -> (i32[], i32[]) {"), std::string::npos) << text;
+  EXPECT_NE(text.find("If("), std::string::npos) << text;
+  EXPECT_NE(text.find("# g.cpp:1"), std::string::npos) << text;
+  EXPECT_NE(text.find("  return %2#1\n"), std::string::npos) << text;
+  EXPECT_EQ(f(Tensor(6)).item<int>(), 12);
+}
+
+ag::Graph traced_graph(ag::Function<Tensor(Tensor)>& f, const ag::TensorSpec& spec) {
+  auto cf = f.get_concrete_function(spec);
+  return cf.graph();
+}
+
+size_t count_op(const ag::Graph& g, ag::OpKind op) {
+  size_t n = 0;
+  for (const auto& node : g.nodes) {
+    n += node.op == op;
+    for (const auto& sub : node.subgraphs) n += count_op(*sub, op);
+  }
+  return n;
+}
+
+TEST(Passes, ConstantFoldingAndCse) {
+  auto f = ag::function(
+      [](Tensor x) {
+        Tensor k = ag::constant({1.f, 2.f});  // concrete: computed while tracing
+        Tensor a = ag::exp(x) + ag::exp(x);   // CSE merges the two exps
+        return a * k;
+      },
+      {.jit_compile = false});
+  const ag::Graph g = traced_graph(f, ag::TensorSpec({2}, ag::float32));
+  EXPECT_EQ(count_op(g, ag::OpKind::Exp), 1u);
+  EXPECT_EQ(f(ag::constant({0.f, 0.f})).to_vector<float>(), (std::vector<float>{2.f, 4.f}));
+}
+
+TEST(Passes, AlgebraicSimplificationIsExact) {
+  auto f = ag::function([](Tensor x) { return (x * 1.f - 0.f) / 1.f + 0.f; }, {.jit_compile = false});
+  const ag::Graph g = traced_graph(f, ag::TensorSpec({3}, ag::float32));
+  EXPECT_EQ(count_op(g, ag::OpKind::Mul) + count_op(g, ag::OpKind::Sub) + count_op(g, ag::OpKind::Div), 0u)
+      << ag::graph_to_text(g);
+  EXPECT_EQ(count_op(g, ag::OpKind::Add), 1u) << "x + 0.0 is not x for x = -0.0";
+  auto i = ag::function([](Tensor x) { return x + 0; }, {.jit_compile = false});
+  EXPECT_EQ(count_op(traced_graph(i, ag::TensorSpec({3}, ag::int32)), ag::OpKind::Add), 0u);
+  Tensor negzero = ag::constant({-0.f});
+  EXPECT_TRUE(std::signbit(f(ag::constant({-0.f, 1.f, 2.f})).to_vector<float>()[0]) ==
+              std::signbit((negzero + 0.f).item<float>()));
+}
+
+TEST(Passes, PruningKeepsSideEffectsInOrder) {
+  agtest::PrintCapture prints;
+  ag::Variable v(Tensor(0));
+  auto f = ag::function(
+      [&](Tensor x) {
+        Tensor unused = ag::exp(ag::cast(x, ag::float32));
+        (void)unused;
+        ag::print("first");
+        v.assign_add(x);
+        ag::print("second", v.value());
+        return x;
+      },
+      {.jit_compile = false});
+  f(Tensor(5));
+  const ag::Graph& g = f.concrete_functions()[0].graph();
+  EXPECT_EQ(count_op(g, ag::OpKind::Exp), 0u);
+  EXPECT_EQ(count_op(g, ag::OpKind::Print), 2u);
+  EXPECT_EQ(prints.text(), "first\nsecond 5\n");
+}
+
+TEST(Passes, IfOnAConstantConditionIsInlined) {
+  auto f = ag::function(
+      [](Tensor x) {
+        Tensor flag = true;  // concrete: the if runs natively while tracing anyway
+        Tensor y = x;
+        ag::if_stmt(flag, [&] { y = x * 2; }, [&] { y = x * 3; }, ag::state(y), {"y"}, LOC(10));
+        return y;
+      },
+      {.jit_compile = false});
+  const ag::Graph g = traced_graph(f, ag::TensorSpec({}, ag::int32));
+  EXPECT_EQ(count_op(g, ag::OpKind::If), 0u);
+  // Built by hand: an If on a Const condition.
+  ag::Graph h;
+  ag::ValueId p = h.add_param({ag::int32, {}});
+  ag::Node c;
+  c.op = ag::OpKind::Const;
+  c.attrs.value = Tensor(true);
+  c.outputs = {{ag::bool_, {}}};
+  ag::ValueId cv = h.add(c);
+  auto branch = [](ag::OpKind op) {
+    auto g = std::make_shared<ag::Graph>();
+    ag::ValueId a = g->add_param({ag::int32, {}});
+    ag::Node n;
+    n.op = op;
+    n.inputs = {a};
+    n.outputs = {{ag::int32, {}}};
+    g->results = {g->add(n)};
+    return g;
+  };
+  ag::Node iff;
+  iff.op = ag::OpKind::If;
+  iff.inputs = {cv, p};
+  iff.outputs = {{ag::int32, {}}};
+  iff.subgraphs = {branch(ag::OpKind::Neg), branch(ag::OpKind::Abs)};
+  h.results = {h.add(iff)};
+  ag::verify_graph(h);
+  const ag::Graph s = ag::simplify_algebra(h);
+  EXPECT_EQ(count_op(s, ag::OpKind::If), 0u);
+  EXPECT_EQ(count_op(s, ag::OpKind::Neg), 1u);
+  EXPECT_EQ(count_op(s, ag::OpKind::Abs), 0u);
+  EXPECT_EQ(ag::interpret(s, std::vector<Tensor>{Tensor(4)})[0].item<int>(), -4);
+}
+
+TEST(Passes, FoldingLeavesFailingNodesForRunTime) {
+  ag::Graph h;
+  ag::ValueId p = h.add_param({ag::int32, {}});
+  auto konst = [&](Tensor v) {
+    ag::Node c;
+    c.op = ag::OpKind::Const;
+    c.outputs = {ag::detail::type_of(v)};
+    c.attrs.value = v;
+    return h.add(c);
+  };
+  ag::Node div;
+  div.op = ag::OpKind::Div;
+  div.inputs = {konst(Tensor(1)), konst(Tensor(0))};
+  div.outputs = {{ag::int32, {}}};
+  ag::ValueId bad = h.add(div);
+  ag::Node add;
+  add.op = ag::OpKind::Add;
+  add.inputs = {p, bad};
+  add.outputs = {{ag::int32, {}}};
+  h.results = {h.add(add)};
+  const ag::Graph g = ag::fold_constants(h);
+  EXPECT_EQ(count_op(g, ag::OpKind::Div), 1u);
+  agtest::expect_error<ag::InvalidArgumentError>([&] { ag::interpret(g, std::vector<Tensor>{Tensor(1)}); },
+                                                 {"division by zero"});
+}
+
+TEST(Verifier, RejectsMalformedGraphs) {
+  ag::Graph h;
+  ag::ValueId p = h.add_param({ag::float32, {2}});
+  ag::Node n;
+  n.op = ag::OpKind::Exp;
+  n.inputs = {p};
+  n.outputs = {{ag::int32, {2}}};  // wrong dtype
+  h.results = {h.add(n)};
+  EXPECT_THROW(ag::verify_graph(h), ag::InternalError);
+  h.nodes[1].outputs = {{ag::float32, {2}}};
+  EXPECT_NO_THROW(ag::verify_graph(h));
+  h.nodes[1].inputs = {{5, 0}};  // a later node
+  EXPECT_THROW(ag::verify_graph(h), ag::InternalError);
+}
+
+TEST(Dump, WritesGraphsAfterEachPass) {
+  const std::string dir = (std::filesystem::temp_directory_path() / "agc_dump_test").string();
+  std::filesystem::remove_all(dir);
+  ag::detail::set_dump_dir(dir);
+  auto f = ag::function([](Tensor x) { return x * 1.f + 2.f; }, {.jit_compile = false, .name = "dumped"});
+  f(Tensor(1.f));
+  ag::detail::set_dump_dir("");
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  auto has = [&](const std::string& suffix) {
+    for (const auto& n : names)
+      if (n.starts_with("dumped.") && n.ends_with(suffix)) return true;
+    return false;
+  };
+  EXPECT_TRUE(has(".00-traced.graph.txt"));
+  EXPECT_TRUE(has("-prune.graph.txt"));
+  EXPECT_TRUE(has(".graph.txt"));
+  EXPECT_TRUE(has(".dot"));
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
