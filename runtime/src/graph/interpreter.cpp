@@ -11,25 +11,27 @@
 namespace ag {
 namespace {
 
-// Per graph: for each node, the values whose last read is that node.
+// Per graph: where each value lives in a flat slot array, and which slots die after each node.
 struct Plan {
-  std::vector<std::vector<ValueId>> release_after;
-  std::vector<std::vector<bool>> is_result;
+  std::vector<uint32_t> slot_base;               // first slot of each node's outputs
+  uint32_t num_slots = 0;
+  std::vector<std::vector<uint32_t>> release_after;  // slots whose last read is that node
 };
 
 Plan make_plan(const Graph& g) {
   Plan p;
+  p.slot_base.resize(g.nodes.size());
+  for (uint32_t i = 0; i < g.nodes.size(); ++i) {
+    p.slot_base[i] = p.num_slots;
+    p.num_slots += static_cast<uint32_t>(g.nodes[i].outputs.size());
+  }
+  std::vector<int64_t> last(p.num_slots, -1);
+  for (uint32_t i = 0; i < g.nodes.size(); ++i)
+    for (ValueId v : g.nodes[i].inputs) last[p.slot_base[v.node] + v.index] = i;
+  for (ValueId r : g.results) last[p.slot_base[r.node] + r.index] = -1;  // results live to the end
   p.release_after.resize(g.nodes.size());
-  std::vector<std::vector<int64_t>> last(g.nodes.size());
-  for (uint32_t i = 0; i < g.nodes.size(); ++i) last[i].assign(g.nodes[i].outputs.size(), -1);
-  for (uint32_t i = 0; i < g.nodes.size(); ++i)
-    for (ValueId v : g.nodes[i].inputs) last[v.node][v.index] = i;
-  p.is_result.resize(g.nodes.size());
-  for (uint32_t i = 0; i < g.nodes.size(); ++i) p.is_result[i].assign(g.nodes[i].outputs.size(), false);
-  for (ValueId r : g.results) p.is_result[r.node][r.index] = true;
-  for (uint32_t i = 0; i < g.nodes.size(); ++i)
-    for (uint32_t k = 0; k < last[i].size(); ++k)
-      if (last[i][k] >= 0 && !p.is_result[i][k]) p.release_after[last[i][k]].push_back({i, k});
+  for (uint32_t s = 0; s < p.num_slots; ++s)
+    if (last[s] >= 0) p.release_after[last[s]].push_back(s);
   return p;
 }
 
@@ -59,33 +61,49 @@ Tensor run_op(const Node& n, std::span<const Tensor> in) {
   }
 }
 
+// Values of small graphs live on the stack: the cached-call path allocates only its outputs.
+constexpr size_t kInlineSlots = 32;
+constexpr size_t kInlineInputs = 8;
+
 void run_graph(const Graph& g, const Plans& plans, std::span<const Tensor> inputs, std::span<Tensor> outputs) {
   if (inputs.size() != g.params.size())
     throw InternalError(fmt::format("interpreter: {} inputs for {} params", inputs.size(), g.params.size()));
-  const Plan* plan = &plans.map.at(&g);
-  std::vector<std::vector<Tensor>> values(g.nodes.size());
-  for (size_t i = 0; i < g.params.size(); ++i) values[g.params[i]] = {inputs[i]};
-  std::vector<Tensor> in;
+  const Plan& plan = plans.map.at(&g);
+  Tensor inline_slots[kInlineSlots];
+  std::vector<Tensor> heap_slots;
+  Tensor* slots = inline_slots;
+  if (plan.num_slots > kInlineSlots) {
+    heap_slots.resize(plan.num_slots);
+    slots = heap_slots.data();
+  }
+  auto slot = [&](ValueId v) -> Tensor& { return slots[plan.slot_base[v.node] + v.index]; };
+  for (size_t i = 0; i < g.params.size(); ++i) slots[plan.slot_base[g.params[i]]] = inputs[i];
+  Tensor inline_in[kInlineInputs];
+  std::vector<Tensor> heap_in;
   for (uint32_t id = 0; id < g.nodes.size(); ++id) {
     const Node& n = g.nodes[id];
     if (n.op == OpKind::Placeholder) continue;
-    in.clear();
-    for (ValueId v : n.inputs) in.push_back(values[v.node][v.index]);
+    Tensor* in = inline_in;
+    if (n.inputs.size() > kInlineInputs) {
+      heap_in.resize(n.inputs.size());
+      in = heap_in.data();
+    }
+    for (size_t k = 0; k < n.inputs.size(); ++k) in[k] = slot(n.inputs[k]);
     // Release dead values before running, so a unique TensorArray can be updated in place.
-    for (ValueId v : plan->release_after[id]) values[v.node][v.index] = Tensor();
+    for (uint32_t s : plan.release_after[id]) slots[s] = Tensor();
+    const std::span<const Tensor> args(in, n.inputs.size());
+    Tensor* out = slots + plan.slot_base[id];
     switch (n.op) {
       case OpKind::If: {
-        const Graph& branch = *n.subgraphs[truth(in[0]) ? 0 : 1];
-        values[id].resize(n.outputs.size());
-        std::span<const Tensor> operands(in.data() + 1, in.size() - 1);
-        run_graph(branch, plans, operands, values[id]);
+        const Graph& branch = *n.subgraphs[truth(args[0]) ? 0 : 1];
+        run_graph(branch, plans, args.subspan(1), std::span<Tensor>(out, n.outputs.size()));
         break;
       }
       case OpKind::While: {
         const Graph& cond = *n.subgraphs[0];
         const Graph& body = *n.subgraphs[1];
         const size_t nvars = static_cast<size_t>(n.attrs.axis);
-        std::vector<Tensor> state = in;  // loop vars then invariants
+        std::vector<Tensor> state(args.begin(), args.end());  // loop vars then invariants
         std::vector<Tensor> c(1), next(nvars);
         for (;;) {
           run_graph(cond, plans, state, c);
@@ -93,15 +111,15 @@ void run_graph(const Graph& g, const Plans& plans, std::span<const Tensor> input
           run_graph(body, plans, state, next);
           for (size_t k = 0; k < nvars; ++k) state[k] = std::move(next[k]);
         }
-        state.resize(nvars);
-        values[id] = std::move(state);
+        for (size_t k = 0; k < nvars; ++k) out[k] = std::move(state[k]);
         break;
       }
-      case OpKind::Print: run_op(n, in); break;
-      default: values[id] = {run_op(n, in)};
+      case OpKind::Print: run_op(n, args); break;
+      default: out[0] = run_op(n, args);
     }
+    for (size_t k = 0; k < n.inputs.size(); ++k) in[k] = Tensor();
   }
-  for (size_t i = 0; i < g.results.size(); ++i) outputs[i] = values[g.results[i].node][g.results[i].index];
+  for (size_t i = 0; i < g.results.size(); ++i) outputs[i] = slot(g.results[i]);
 }
 
 class InterpreterExecutable final : public Executable {

@@ -1,0 +1,57 @@
+// A tiny benchmark harness: repeat a callable until enough time has passed, report the best
+// of several rounds (robust against a noisy shared machine), print aligned tables.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace agbench {
+
+// Keeps a value alive so the optimizer cannot delete the computation.
+template <class T>
+inline void keep(const T& v) {
+  asm volatile("" : : "r,m"(v) : "memory");
+}
+
+// Seconds per call of f: the best of `rounds` rounds of at least `min_seconds` each.
+template <class F>
+double time_per_call(F&& f, double min_seconds = 0.1, int rounds = 5) {
+  using clock = std::chrono::steady_clock;
+  double best = 1e300;
+  int64_t iters = 1;
+  for (int r = 0; r < rounds; ++r) {
+    for (;;) {
+      const auto t0 = clock::now();
+      for (int64_t i = 0; i < iters; ++i) f();
+      const double s = std::chrono::duration<double>(clock::now() - t0).count();
+      if (s >= min_seconds) {
+        best = std::min(best, s / static_cast<double>(iters));
+        break;
+      }
+      iters = s <= 0 ? iters * 10 : std::max(iters + 1, static_cast<int64_t>(iters * min_seconds / s * 1.2));
+    }
+  }
+  return best;
+}
+
+struct Row {
+  std::string name, value, baseline, ratio, note;
+};
+
+inline void print_table(const std::string& title, const std::vector<Row>& rows) {
+  fmt::print("\n{}\n", title);
+  fmt::print("| {:<44} | {:>14} | {:>22} | {:>9} | {}\n", "benchmark", "agc", "baseline (same run)", "ratio", "note");
+  fmt::print("|{:-<46}|{:-<16}|{:-<24}|{:-<11}|{:-<20}\n", "", "", "", "", "");
+  for (const Row& r : rows)
+    fmt::print("| {:<44} | {:>14} | {:>22} | {:>9} | {}\n", r.name, r.value, r.baseline, r.ratio, r.note);
+}
+
+inline std::string ns(double seconds) { return fmt::format("{:.1f} ns", seconds * 1e9); }
+inline std::string us(double seconds) { return fmt::format("{:.1f} us", seconds * 1e6); }
+inline std::string ms(double seconds) { return fmt::format("{:.2f} ms", seconds * 1e3); }
+
+}  // namespace agbench
