@@ -7,6 +7,7 @@
 
 #include "ag/detail/function_core.h"
 #include "ag/detail/log.h"
+#include "ag/detail/tensor_buffer.h"
 #include "ag/detail/variable_state.h"
 #include "ag/variable.h"
 
@@ -58,18 +59,11 @@ const Executable& ConcreteCore::compile() {
 
 void ConcreteCore::run(std::span<const ArgView> args, std::span<Tensor> outputs) {
   const Executable& exe = executable();
-  constexpr size_t kInline = 16;
-  Tensor inline_inputs[kInline];
-  std::vector<Tensor> heap_inputs;
-  Tensor* inputs = inline_inputs;
-  if (graph_->params.size() > kInline) {
-    heap_inputs.resize(graph_->params.size());
-    inputs = heap_inputs.data();
-  }
+  TensorBuffer<16> inputs(graph_->params.size());
   size_t n = 0;
   for (const ArgView& a : args)
     if (a.kind == ArgKind::Tensor) inputs[n++] = a.tensor();
-  exe.run(std::span<const Tensor>(inputs, n), outputs);
+  exe.run(std::span<const Tensor>(inputs.data(), n), outputs);
 }
 
 void ConcreteCore::check_call(std::span<const ArgView> args) const {

@@ -7,6 +7,7 @@
 
 #include "ag/backend.h"
 #include "ag/detail/ops_internal.h"
+#include "ag/detail/tensor_buffer.h"
 
 namespace ag {
 namespace {
@@ -38,6 +39,15 @@ Plan make_plan(const Graph& g) {
 // Plans for a graph and all its sub-graphs, owned by whoever holds the graph.
 struct Plans {
   std::unordered_map<const Graph*, Plan> map;
+  const Plan* root_graph = nullptr;
+  const Graph* root_plan_of = nullptr;
+  // The root graph's plan without a hash lookup: it is used on every call.
+  const Plan& of(const Graph& g) const { return &g == root_plan_of ? *root_graph : map.at(&g); }
+  void add_root(const Graph& g) {
+    add(g);
+    root_plan_of = &g;
+    root_graph = &map.at(&g);
+  }
   void add(const Graph& g) {
     map.emplace(&g, make_plan(g));
     for (const Node& n : g.nodes)
@@ -68,26 +78,16 @@ constexpr size_t kInlineInputs = 8;
 void run_graph(const Graph& g, const Plans& plans, std::span<const Tensor> inputs, std::span<Tensor> outputs) {
   if (inputs.size() != g.params.size())
     throw InternalError(fmt::format("interpreter: {} inputs for {} params", inputs.size(), g.params.size()));
-  const Plan& plan = plans.map.at(&g);
-  Tensor inline_slots[kInlineSlots];
-  std::vector<Tensor> heap_slots;
-  Tensor* slots = inline_slots;
-  if (plan.num_slots > kInlineSlots) {
-    heap_slots.resize(plan.num_slots);
-    slots = heap_slots.data();
-  }
+  const Plan& plan = plans.of(g);
+  detail::TensorBuffer<kInlineSlots> slot_buffer(plan.num_slots);
+  Tensor* slots = slot_buffer.data();
   auto slot = [&](ValueId v) -> Tensor& { return slots[plan.slot_base[v.node] + v.index]; };
   for (size_t i = 0; i < g.params.size(); ++i) slots[plan.slot_base[g.params[i]]] = inputs[i];
-  Tensor inline_in[kInlineInputs];
-  std::vector<Tensor> heap_in;
   for (uint32_t id = 0; id < g.nodes.size(); ++id) {
     const Node& n = g.nodes[id];
     if (n.op == OpKind::Placeholder) continue;
-    Tensor* in = inline_in;
-    if (n.inputs.size() > kInlineInputs) {
-      heap_in.resize(n.inputs.size());
-      in = heap_in.data();
-    }
+    detail::TensorBuffer<kInlineInputs> in_buffer(n.inputs.size());
+    Tensor* in = in_buffer.data();
     for (size_t k = 0; k < n.inputs.size(); ++k) in[k] = slot(n.inputs[k]);
     // Release dead values before running, so a unique TensorArray can be updated in place.
     for (uint32_t s : plan.release_after[id]) slots[s] = Tensor();
@@ -117,14 +117,13 @@ void run_graph(const Graph& g, const Plans& plans, std::span<const Tensor> input
       case OpKind::Print: run_op(n, args); break;
       default: out[0] = run_op(n, args);
     }
-    for (size_t k = 0; k < n.inputs.size(); ++k) in[k] = Tensor();
   }
   for (size_t i = 0; i < g.results.size(); ++i) outputs[i] = slot(g.results[i]);
 }
 
 class InterpreterExecutable final : public Executable {
  public:
-  explicit InterpreterExecutable(std::shared_ptr<const Graph> g) : graph_(std::move(g)) { plans_.add(*graph_); }
+  explicit InterpreterExecutable(std::shared_ptr<const Graph> g) : graph_(std::move(g)) { plans_.add_root(*graph_); }
   void run(std::span<const Tensor> inputs, std::span<Tensor> outputs) const override {
     run_graph(*graph_, plans_, inputs, outputs);
   }
