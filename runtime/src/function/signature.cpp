@@ -17,9 +17,10 @@ namespace {
 constexpr uint64_t kTagTensor = 1ull << 56, kTagVariable = 2ull << 56, kTagBool = 3ull << 56, kTagInt = 4ull << 56,
                    kTagFloat = 5ull << 56, kTagString = 6ull << 56, kTagRank = 7ull << 56;
 
-std::string arg_label(size_t index, const SignatureRules& rules) {
+std::string arg_label(size_t index, const SignatureRules& rules, const TensorSpec* spec = nullptr) {
   if (rules.param_names && index < rules.param_names->size() && !(*rules.param_names)[index].empty())
     return fmt::format("argument {} '{}'", index, (*rules.param_names)[index]);
+  if (spec && !spec->name().empty()) return fmt::format("argument {} '{}'", index, spec->name());
   return fmt::format("argument {}", index);
 }
 
@@ -49,11 +50,11 @@ uint64_t double_bits(double f) {
 
 void check_against_spec(const Tensor& t, const TensorSpec& spec, size_t index, const SignatureRules& rules) {
   if (t.dtype() != spec.dtype())
-    throw TypeError(fmt::format("{} of {} has dtype {} but the input_signature expects {}", arg_label(index, rules),
+    throw TypeError(fmt::format("{} of {} has dtype {} but the input_signature expects {}", arg_label(index, rules, &spec),
                                 fn_label(rules), dtype_name(t.dtype()), spec.str()));
   if (!spec.has_unknown_rank() && !spec.shape().is_compatible_with(t.shape()))
     throw ValueError(fmt::format("{} of {} has shape {} which does not match the input_signature {}",
-                                 arg_label(index, rules), fn_label(rules), t.shape().tf_str(), spec.str()));
+                                 arg_label(index, rules, &spec), fn_label(rules), t.shape().tf_str(), spec.str()));
 }
 
 const TensorSpec* spec_for(size_t tensor_index, const SignatureRules& rules) {

@@ -71,6 +71,9 @@ std::string format_concrete(const Tensor& t, Style style, bool summarize) {
 }  // namespace
 
 namespace detail {
+// The name of a symbolic tensor's node (trace/frame.cpp): a parameter's name, else the op's.
+std::string symbolic_name(const Tensor& t);
+
 std::string format_values(const Tensor& t) {
   if (!t.has_value()) return "<no value>";
   if (t.is_symbolic()) return t.str();
@@ -81,8 +84,8 @@ std::string format_values(const Tensor& t) {
 std::string Tensor::str() const {
   if (!has_value()) return "Tensor(<no value>)";
   if (is_symbolic())
-    return fmt::format("Tensor(\"symbolic:{}\", shape={}, dtype={})", impl_->node, shape().tf_str(),
-                       dtype_name(dtype()));
+    return fmt::format("Tensor(\"{}:{}\", shape={}, dtype={})", detail::symbolic_name(*this), impl_->output,
+                       shape().tf_str(), dtype_name(dtype()));
   const bool summarize = num_elements() > 1000;
   return fmt::format("tf.Tensor({}, shape={}, dtype={})", format_concrete(*this, Style::Repr, summarize),
                      shape().tf_str(), dtype_name(dtype()));

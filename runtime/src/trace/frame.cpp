@@ -136,6 +136,16 @@ void TraceFrame::rollback(const Checkpoint& cp) {
   }
 }
 
+std::string symbolic_name(const Tensor& t) {
+  const FrameToken* tok = t.impl()->frame;
+  if (!tok || !tok->open) return "leaked";
+  const Node& n = tok->frame->graph.nodes[t.impl()->node];
+  if (n.op == OpKind::Placeholder && !n.attrs.strings.empty()) return n.attrs.strings[0];
+  std::string name(op_name(n.op));
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return name + "_" + std::to_string(t.impl()->node);
+}
+
 Tensor trace_op(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, SourceLoc loc) {
   TraceFrame* f = current_frame();
   if (!f) {
