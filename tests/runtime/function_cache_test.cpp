@@ -84,6 +84,18 @@ TEST(FunctionCache, InputSignatureServesManyShapesAndRejectsOthers) {
   EXPECT_EQ(f.tracing_count(), 1);
 }
 
+TEST(FunctionCache, InputSignatureNeedsOneSpecPerTensorParameter) {
+  auto make = [] {
+    return ag::function([](Tensor a, int k, Tensor b) { return a * k + b; },
+                        {.input_signature = {ag::TensorSpec({-1}, ag::int32)}, .jit_compile = false, .name = "f2"});
+  };
+  expect_error<ag::ValueError>(make, {"'f2'", "1 TensorSpec", "2 ag::Tensor parameter"});
+  auto ok = ag::function([](Tensor a, int k, Tensor b) { return a * k + b; },
+                         {.input_signature = {ag::TensorSpec({-1}, ag::int32), ag::TensorSpec({}, ag::int32)},
+                          .jit_compile = false});
+  EXPECT_EQ(ok(ag::constant({1, 2}), 3, Tensor(1)).to_vector<int>(), (std::vector<int>{4, 7}));
+}
+
 TEST(FunctionCache, UnknownRankSpecTracesOncePerRank) {
   auto f = ag::function([](Tensor x) { return x * 2; },
                         {.input_signature = {ag::TensorSpec::unknown_rank(ag::float32)}, .jit_compile = false});

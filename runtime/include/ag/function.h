@@ -184,7 +184,8 @@ class Function<R(Args...)> {
     (detail::check_param<Args>(), ...);
     auto held = std::static_pointer_cast<F>(fn_);
     core_ = detail::make_function_core(
-        std::move(options), std::move(info), sizeof...(Args), detail::outputs_of<R>::count,
+        std::move(options), std::move(info), sizeof...(Args), (size_t{detail::is_tensor_param<Args>} + ... + 0),
+        detail::outputs_of<R>::count,
         [held](std::span<const detail::ArgView> views, std::span<const Tensor> placeholders) {
           return detail::invoke_traced<R, Args...>(*held, views, placeholders);
         });

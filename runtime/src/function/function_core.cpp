@@ -355,7 +355,11 @@ FunctionStats FunctionCore::stats() const {
 // ---- the C API used by the templates ----
 
 std::shared_ptr<FunctionCore> make_function_core(FunctionOptions options, FunctionInfo info, size_t num_params,
-                                                 size_t num_outputs, Tracer tracer) {
+                                                 size_t num_tensor_params, size_t num_outputs, Tracer tracer) {
+  if (!options.input_signature.empty() && options.input_signature.size() != num_tensor_params)
+    throw ValueError(fmt::format("ag::function '{}': input_signature has {} TensorSpec(s) but the function has {} "
+                                 "ag::Tensor parameter(s); give one spec per tensor parameter, in order",
+                                 info.name, options.input_signature.size(), num_tensor_params));
   return std::make_shared<FunctionCore>(std::move(options), std::move(info), num_params, num_outputs, std::move(tracer));
 }
 

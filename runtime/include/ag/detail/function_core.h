@@ -27,8 +27,9 @@ struct FunctionInfo {
   std::vector<std::string> params;
 };
 
+// num_tensor_params: how many parameters are ag::Tensor (input_signature has one spec each).
 std::shared_ptr<FunctionCore> make_function_core(FunctionOptions options, FunctionInfo info, size_t num_params,
-                                                 size_t num_outputs, Tracer tracer);
+                                                 size_t num_tensor_params, size_t num_outputs, Tracer tracer);
 
 // The hot path: finds (or traces) the concrete function for `args` and runs it.
 void call_function(FunctionCore& f, std::span<const ArgView> args, std::span<Tensor> outputs);
