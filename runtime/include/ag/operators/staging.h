@@ -54,16 +54,22 @@ StateVar make_state_var(T& v, const char* name) {
 
 namespace ag {
 // The names of a construct's state variables, for error messages: {"x", "s.h", "::g"}.
+// The list lives as long as the operator call it is written in (a braced list's array lasts
+// until the end of the full expression), which is as long as a Names is used.
 class Names {
  public:
-  Names(std::initializer_list<const char*> list) : names_(list.begin()), size_(list.size()) {}  // NOLINT
-  Names(std::span<const char* const> list) : names_(list.data()), size_(list.size()) {}         // NOLINT
-  size_t size() const { return size_; }
-  const char* operator[](size_t i) const { return i < size_ ? names_[i] : "<unnamed>"; }
+  Names(std::initializer_list<const char*> list) : list_(list) {}             // NOLINT
+  Names(std::span<const char* const> list) : span_(list), from_span_(true) {}  // NOLINT
+  size_t size() const { return from_span_ ? span_.size() : list_.size(); }
+  const char* operator[](size_t i) const {
+    if (i >= size()) return "<unnamed>";
+    return from_span_ ? span_[i] : list_.begin()[i];
+  }
 
  private:
-  const char* const* names_;
-  size_t size_;
+  std::initializer_list<const char*> list_{};
+  std::span<const char* const> span_{};
+  bool from_span_ = false;
 };
 }  // namespace ag
 
