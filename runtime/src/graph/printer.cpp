@@ -10,6 +10,8 @@ namespace ag {
 namespace {
 
 std::string value_name(const Graph& g, ValueId v) {
+  // Robust to malformed graphs: the verifier prints the graph it rejects.
+  if (v.node >= g.nodes.size()) return fmt::format("%{}<missing>", v.node);
   if (g.nodes[v.node].outputs.size() > 1) return fmt::format("%{}#{}", v.node, v.index);
   return fmt::format("%{}", v.node);
 }
@@ -24,15 +26,20 @@ std::string types_text(const Node& n) {
 std::string params_text(const Graph& g) {
   std::string s;
   for (size_t i = 0; i < g.params.size(); ++i) {
-    const Node& p = g.nodes[g.params[i]];
-    s += fmt::format("{}%{}: {}", i ? ", " : "", g.params[i], p.outputs[0].str());
+    const uint32_t p = g.params[i];
+    const bool valid = p < g.nodes.size() && !g.nodes[p].outputs.empty();
+    s += fmt::format("{}%{}: {}", i ? ", " : "", p, valid ? g.nodes[p].outputs[0].str() : std::string("<missing>"));
   }
   return s;
 }
 
 std::string results_text(const Graph& g) {
   std::string s;
-  for (size_t i = 0; i < g.results.size(); ++i) s += (i ? ", " : "") + g.type(g.results[i]).str();
+  for (size_t i = 0; i < g.results.size(); ++i) {
+    const ValueId r = g.results[i];
+    const bool valid = r.node < g.nodes.size() && r.index < g.nodes[r.node].outputs.size();
+    s += (i ? ", " : "") + (valid ? g.type(r).str() : std::string("<missing>"));
+  }
   return s;
 }
 
