@@ -10,20 +10,6 @@
 
 namespace ag::detail {
 
-template <class To, class From>
-To convert_element(From v) {
-  if constexpr (std::is_same_v<To, bool>) {
-    return v != From(0);
-  } else if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
-    if (std::isnan(v)) return 0;
-    if (v <= static_cast<From>(std::numeric_limits<To>::min())) return std::numeric_limits<To>::min();
-    if (v >= static_cast<From>(std::numeric_limits<To>::max())) return std::numeric_limits<To>::max();
-    return static_cast<To>(v);
-  } else {
-    return static_cast<To>(v);
-  }
-}
-
 namespace {
 
 template <class T>
@@ -236,7 +222,7 @@ void cast_from(const Tensor& x, Tensor& y) {
     using To = decltype(tag);
     To* dst = mut<To>(y);
     if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To> && !std::is_same_v<To, bool>) {
-      for (int64_t i = 0; i < n; ++i) dst[i] = convert_element<To>(src[i]);
+      for (int64_t i = 0; i < n; ++i) dst[i] = convert_value<To>(src[i]);  // saturating, NaN -> 0
     } else if constexpr (std::is_same_v<To, bool>) {
       for (int64_t i = 0; i < n; ++i) dst[i] = src[i] != From(0);
     } else {
@@ -252,12 +238,6 @@ BroadcastLoop plan(const TensorType& out, std::span<const Tensor> in) {
 }
 
 }  // namespace
-
-template bool convert_element<bool, float>(float);
-template int32_t convert_element<int32_t, float>(float);
-template int64_t convert_element<int64_t, float>(float);
-template int32_t convert_element<int32_t, double>(double);
-template int64_t convert_element<int64_t, double>(double);
 
 Tensor elementwise_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& type,
                           SourceLoc loc) {

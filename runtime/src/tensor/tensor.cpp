@@ -105,8 +105,17 @@ double element_as_double(const Tensor& t, int64_t i) {
 int64_t element_as_int(const Tensor& t, int64_t i) {
   return visit_dtype(t.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    return static_cast<int64_t>(static_cast<const T*>(t.impl()->data)[i]);
+    return convert_value<int64_t>(static_cast<const T*>(t.impl()->data)[i]);
   });
+}
+
+void throw_data_type_mismatch(DType actual, DType t_dtype, size_t t_size) {
+  static constexpr const char* kCxxType[] = {"bool", "int32_t", "int64_t", "float", "double", "?"};
+  // T's own dtype when it has one of that size; otherwise just its size (uint32_t, char, ...).
+  const std::string t_name = t_size == dtype_size(t_dtype) ? std::string(dtype_name(t_dtype))
+                                                           : "a " + std::to_string(t_size) + "-byte type with no dtype";
+  throw TypeError("data<T>(): the tensor's dtype is " + std::string(dtype_name(actual)) + " but T is " + t_name +
+                  "; use data<" + kCxxType[static_cast<int>(actual)] + ">() or ag::cast");
 }
 
 // ---- TensorList ----
