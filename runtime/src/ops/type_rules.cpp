@@ -296,7 +296,9 @@ TensorType infer_type(OpKind op, std::span<const TensorType> in, const Attrs& at
       for (int64_t i = 0; i < s.rank(); ++i) {
         const bool listed = std::find(attrs.ints.begin(), attrs.ints.end(), i) != attrs.ints.end();
         if (attrs.ints.empty() ? s[i] == 1 : listed) {
-          if (listed && s[i] > 1)
+          // A listed dim must be 1 (or unknown while tracing). A 0 dim is no 1: removing it
+          // would turn an empty tensor into one with elements.
+          if (listed && s[i] != 1 && s[i] != Shape::kUnknown)
             value_error(op, loc, fmt::format("cannot squeeze dim {} of size {} (shape {})", i, s[i], s.str()));
           continue;
         }
