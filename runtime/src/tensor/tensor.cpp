@@ -16,9 +16,13 @@ constexpr size_t kHeader = 64;  // Storage header padded so inline data stays 64
 static_assert(sizeof(Storage) <= kHeader);
 }  // namespace
 
+// Buffers below kPoolThreshold live inline after their header: one block, from the small-block
+// cache when it is small enough (the common case of eager ops on small tensors).
 Storage* Storage::allocate(size_t bytes) {
   if (bytes < kPoolThreshold) {
-    void* block = ::operator new(kHeader + (bytes ? bytes : 1), std::align_val_t(64));
+    const size_t block_bytes = kHeader + (bytes ? bytes : 1);
+    void* block = block_bytes <= kSmallMax ? small_allocate(block_bytes)
+                                           : ::operator new(block_bytes, std::align_val_t(64));
     auto* s = new (block) Storage;
     s->flags = kInline;
     s->bytes = bytes;
@@ -36,13 +40,18 @@ Storage* Storage::allocate(size_t bytes) {
 void Storage::destroy() {
   if (flags & kHoldsList) (*static_cast<TensorList**>(data))->release();
   if (flags & kInline) {
+    const size_t block_bytes = kHeader + (bytes ? bytes : 1);
     this->~Storage();
-    ::operator delete(static_cast<void*>(this), std::align_val_t(64));
+    if (block_bytes <= kSmallMax) small_free(this, block_bytes);
+    else ::operator delete(static_cast<void*>(this), std::align_val_t(64));
     return;
   }
   if (flags & kPooled) pool_free(data, bytes);
   delete this;
 }
+
+void* TensorImpl::operator new(size_t bytes) { return small_allocate(bytes); }
+void TensorImpl::operator delete(void* p, size_t bytes) { small_free(p, bytes); }
 
 void TensorImpl::destroy() {
   if (storage) storage->release();
