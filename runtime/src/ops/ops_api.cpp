@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <new>
 
 #include "ag/construct.h"
 #include "ag/ops.h"
@@ -93,9 +94,31 @@ void resolve(std::span<const Operand* const> ops, Tensor* out, OpKind op, Source
 
 SourceLoc loc_of(const Operand& a, const Operand& b) { return a.loc().known() ? a.loc() : b.loc(); }
 
+// Two tensors laid out contiguously (what apply_op takes) without taking references: the
+// caller's tensors outlive the op, and these handles are never destroyed, so they never
+// release. Saves four atomic refcount updates per binary op on the eager hot path.
+class BorrowedPair {
+ public:
+  BorrowedPair(const Tensor& a, const Tensor& b) {
+    new (buf_) Tensor(Tensor::adopt(a.impl()));
+    new (buf_ + sizeof(Tensor)) Tensor(Tensor::adopt(b.impl()));
+  }
+  std::span<const Tensor> span() const { return {std::launder(reinterpret_cast<const Tensor*>(buf_)), 2}; }
+
+ private:
+  alignas(Tensor) unsigned char buf_[2 * sizeof(Tensor)];
+};
+
 Tensor binary(OpKind op, const Operand& a, const Operand& b) {
   const SourceLoc loc = loc_of(a, b);
-  const Operand* ops[2] = {&a, &b};
+  if (a.is_tensor() && b.is_tensor()) return apply_op(op, BorrowedPair(a.tensor(), b.tensor()).span(), Attrs::none(), loc);
+  if (a.is_tensor() || b.is_tensor()) {  // tensor op scalar: the scalar takes the tensor's dtype
+    const Tensor& t = a.is_tensor() ? a.tensor() : b.tensor();
+    check_readable(t, op, loc);
+    const Tensor s = weak_scalar_as((a.is_tensor() ? b : a).scalar(), t.dtype(), op, loc);
+    return apply_op(op, (a.is_tensor() ? BorrowedPair(t, s) : BorrowedPair(s, t)).span(), Attrs::none(), loc);
+  }
+  const Operand* ops[2] = {&a, &b};  // two C++ scalars (ag::add(1, 2.5)): C++ promotion
   Tensor in[2];
   resolve(ops, in, op, loc);
   return apply_op(op, std::span<const Tensor>(in, 2), Attrs::none(), loc);

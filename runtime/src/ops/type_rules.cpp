@@ -45,6 +45,7 @@ int64_t normalize_axis(int64_t axis, int64_t rank, OpKind op, SourceLoc loc) {
 }
 
 Shape broadcast_shapes(const Shape& a, const Shape& b, OpKind op, SourceLoc loc) {
+  if (a == b) return a;  // the common case, and the eager hot path
   const int64_t rank = std::max(a.rank(), b.rank());
   Shape out;
   out.resize(rank);
