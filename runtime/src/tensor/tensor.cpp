@@ -192,8 +192,14 @@ Tensor::operator bool() const {
 Tensor Tensor::operator[](int64_t i) const {
   const Shape& s = shape();
   if (s.rank() == 0) throw ValueError("x[i]: cannot index a scalar tensor (shape [])");
-  if (is_symbolic() || dtype() == DType::List) return gather(*this, Tensor(i));
   const int64_t n = s[0];
+  if (is_symbolic() || dtype() == DType::List) {
+    // A negative index counts from the end, as eagerly: at trace time when dim 0 is static,
+    // else in the graph (gather itself takes no negative indices).
+    if (i < 0 && n < 0) return gather(*this, Tensor(i) + shape_of(*this)[0]);
+    if (i < 0 && i + n >= 0) return gather(*this, Tensor(i + n));
+    if (i >= 0) return gather(*this, Tensor(i));
+  }
   const int64_t j = i < 0 ? i + n : i;
   if (j < 0 || j >= n)
     throw InvalidArgumentError("x[" + std::to_string(i) + "]: index out of range for dimension 0 of size " +
