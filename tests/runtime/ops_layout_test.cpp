@@ -275,3 +275,47 @@ TEST(ShapeOf, IsAnInt64Vector) {
 }
 
 }  // namespace
+
+// ---- every dtype: layout ops move elements of 1, 4 and 8 bytes ----
+
+namespace {
+
+template <class T>
+class LayoutAllDtypes : public ::testing::Test {};
+using AllTypes = ::testing::Types<bool, int32_t, int64_t, float, double>;
+TYPED_TEST_SUITE(LayoutAllDtypes, AllTypes);
+
+template <class T>
+std::vector<T> values(int n) {
+  std::vector<T> v;
+  for (int i = 0; i < n; ++i) v.push_back(std::is_same_v<T, bool> ? T(i % 3 == 0) : static_cast<T>(i * 3 - 7));
+  return v;
+}
+
+TYPED_TEST(LayoutAllDtypes, MoveElementsExactly) {
+  using T = TypeParam;
+  const auto v = values<T>(6);
+  const ag::Tensor x = make(v, {2, 3});
+  // transpose
+  EXPECT_EQ(ag::transpose(x).template to_vector<T>(), (std::vector<T>{v[0], v[3], v[1], v[4], v[2], v[5]}));
+  // reshape / expand_dims / squeeze keep the order
+  EXPECT_EQ(ag::squeeze(ag::expand_dims(ag::reshape(x, {3, 2}), 1)).template to_vector<T>(), v);
+  // concat along both axes
+  EXPECT_EQ(ag::concat({x, x}, 0).template to_vector<T>(),
+            (std::vector<T>{v[0], v[1], v[2], v[3], v[4], v[5], v[0], v[1], v[2], v[3], v[4], v[5]}));
+  EXPECT_EQ(ag::concat({x, x}, 1).template to_vector<T>(),
+            (std::vector<T>{v[0], v[1], v[2], v[0], v[1], v[2], v[3], v[4], v[5], v[3], v[4], v[5]}));
+  // stack, slice, gather, x[i]
+  EXPECT_EQ(ag::stack({x[0], x[1]}, 1).template to_vector<T>(), (std::vector<T>{v[0], v[3], v[1], v[4], v[2], v[5]}));
+  EXPECT_EQ(ag::slice(x, {1, 1}, {1, 2}).template to_vector<T>(), (std::vector<T>{v[4], v[5]}));
+  EXPECT_EQ(ag::gather(x, ag::constant({2, 0}), 1).template to_vector<T>(), (std::vector<T>{v[2], v[0], v[5], v[3]}));
+  EXPECT_EQ(x[-1][1].template item<T>(), v[4]);
+  // where and cast round trips
+  const ag::Tensor c = ag::constant({true, false, true});
+  EXPECT_EQ(ag::where(c, x, ag::zeros_like(x)).template to_vector<T>(),
+            (std::vector<T>{v[0], T(0), v[2], v[3], T(0), v[5]}));
+  EXPECT_EQ(ag::cast(ag::cast(x, ag::float64), ag::dtype_of<T>()).template to_vector<T>(), v);
+  EXPECT_EQ(ag::shape_of(x).template to_vector<int64_t>(), (std::vector<int64_t>{2, 3}));
+}
+
+}  // namespace
