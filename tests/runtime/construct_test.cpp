@@ -174,6 +174,12 @@ TEST(Random, UniformNeverReachesMaxval) {
     ASSERT_GE(v, static_cast<float>(lo));
     ASSERT_LT(v, static_cast<float>(hi));
   }
+  // The clamp only applies to a proper interval: minval > maxval keeps the computed values.
+  for (float v : ag::random_uniform({1000}, ag::float32, 5, 1, 3).to_vector<float>()) {
+    ASSERT_GT(v, 1.f);
+    ASSERT_LE(v, 5.f);
+  }
+  EXPECT_GT(ag::reduce_max(ag::random_uniform({1000}, ag::float32, 5, 1, 3)).item<float>(), 4.9f);
   const double dlo = 1.0, dhi = 1.0 + std::ldexp(1.0, -49);
   for (double v : ag::random_uniform({4000}, ag::float64, dlo, dhi, 4).to_vector<double>()) {
     ASSERT_GE(v, dlo);

@@ -168,7 +168,7 @@ Tensor random_uniform(const Shape& shape, DType dtype, double minval, double max
       const T below = std::nextafter(hi, lo);
       for (int64_t k = 0; k < n; ++k) {
         const T v = static_cast<T>(minval + detail::uniform01(seed, static_cast<uint64_t>(k)) * (maxval - minval));
-        p[k] = v >= hi && below >= lo ? below : v;
+        p[k] = v >= hi && hi > lo && below >= lo ? below : v;  // (minval > maxval: left as computed)
       }
     } else {
       const double top = std::ceil(maxval) - 1;  // the largest integer below maxval
