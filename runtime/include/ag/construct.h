@@ -24,22 +24,18 @@ Tensor constant_from_values(const std::vector<T>& values, const Shape& shape) {
   else i.assign(values.begin(), values.end());
   return constant_from(dtype_of<T>(), shape, f.empty() ? nullptr : f.data(), i.empty() ? nullptr : i.data());
 }
-template <class T>
-void flatten_nested(std::initializer_list<T> list, std::vector<T>& out, Shape& shape, int depth) {
-  (void)depth;
-  if (shape.rank() <= depth) shape.push_back(static_cast<int64_t>(list.size()));
-  else if (shape[depth] != static_cast<int64_t>(list.size()))
-    throw ValueError("ag::constant: ragged nested list (a row of " + std::to_string(list.size()) +
-                     " elements where " + std::to_string(shape[depth]) + " were expected)");
-  out.insert(out.end(), list.begin(), list.end());
-}
-template <class T>
-void flatten_nested(std::initializer_list<std::initializer_list<T>> list, std::vector<T>& out, Shape& shape,
-                    int depth) {
-  if (shape.rank() <= depth) shape.push_back(static_cast<int64_t>(list.size()));
-  else if (shape[depth] != static_cast<int64_t>(list.size()))
-    throw ValueError("ag::constant: ragged nested list");
-  for (auto inner : list) flatten_nested(inner, out, shape, depth + 1);
+// Appends the elements of a nested list to `out`, fixing dim `depth` of `shape` on first sight
+// and checking it on every later list of the same depth.
+template <class T, class E>
+void flatten_nested(std::initializer_list<E> list, std::vector<T>& out, Shape& shape, int depth) {
+  const auto n = static_cast<int64_t>(list.size());
+  if (shape.rank() <= depth) shape.push_back(n);
+  else if (shape[depth] != n)
+    throw ValueError("ag::constant: ragged nested list (a list of " + std::to_string(n) + " elements at depth " +
+                     std::to_string(depth) + " where " + std::to_string(shape[depth]) + " were expected)");
+  if constexpr (std::is_same_v<E, T>) out.insert(out.end(), list.begin(), list.end());
+  else
+    for (const auto& inner : list) flatten_nested(inner, out, shape, depth + 1);
 }
 template <class L, class T>
 Tensor constant_nested(L list) {

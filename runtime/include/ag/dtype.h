@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string_view>
 #include <type_traits>
 
@@ -84,6 +85,25 @@ template <> struct ctype<DType::Int64> { using type = int64_t; };
 template <> struct ctype<DType::Float32> { using type = float; };
 template <> struct ctype<DType::Float64> { using type = double; };
 template <DType D> using ctype_t = typename ctype<D>::type;
+
+namespace detail {
+// One element converted the way ag::cast converts (and the JIT's llvm.fpto*i.sat): floating ->
+// integer saturates and NaN becomes 0, anything -> bool is `!= 0`, integer -> integer wraps.
+// Never undefined behaviour, whatever the value.
+template <class To, class From>
+constexpr To convert_value(From v) {
+  if constexpr (std::is_same_v<To, bool>) {
+    return v != From(0);
+  } else if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
+    if (v != v) return To(0);
+    if (v <= static_cast<From>(std::numeric_limits<To>::min())) return std::numeric_limits<To>::min();
+    if (v >= static_cast<From>(std::numeric_limits<To>::max())) return std::numeric_limits<To>::max();
+    return static_cast<To>(v);
+  } else {
+    return static_cast<To>(v);
+  }
+}
+}  // namespace detail
 
 // Calls f(T{}) with T the C++ type of a numeric or bool dtype.
 template <class F>

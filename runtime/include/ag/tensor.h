@@ -24,7 +24,8 @@ class Tensor {
   Tensor() noexcept = default;
   // Scalar constants; the dtype follows the C++ type (float -> float32, int -> int32, ...).
   template <Arithmetic T>
-  Tensor(T v) : Tensor(make_scalar(dtype_of<T>(), static_cast<double>(v), static_cast<int64_t>(v))) {}  // NOLINT
+  Tensor(T v)  // NOLINT: implicit on purpose
+      : Tensor(make_scalar(dtype_of<T>(), detail::convert_value<double>(v), detail::convert_value<int64_t>(v))) {}
 
   Tensor(const Tensor& o) noexcept : impl_(o.impl_) {
     if (impl_) impl_->retain();
@@ -54,10 +55,11 @@ class Tensor {
   int64_t rank() const { return checked().shape.rank(); }
   int64_t num_elements() const { return checked().shape.num_elements(); }
 
-  // The single element of a concrete scalar (or 1-element) tensor, converted to T.
+  // The single element of a concrete scalar (or 1-element) tensor, converted to T as ag::cast
+  // converts (floating -> integer saturates, bool is != 0).
   template <class T>
   T item() const;
-  // The elements of a concrete tensor in row-major order, converted to T.
+  // The elements of a concrete tensor in row-major order, converted to T as item<T>() does.
   template <class T>
   std::vector<T> to_vector() const;
   // The buffer of a concrete tensor; T must be its element type exactly.
@@ -129,6 +131,8 @@ Tensor make_undefined(std::string message);
 double element_as_double(const Tensor& t, int64_t i);
 int64_t element_as_int(const Tensor& t, int64_t i);
 void require_concrete(const Tensor& t, const char* what);
+// The TypeError of data<T>() when T is not the C++ type of `actual`.
+[[noreturn]] void throw_data_type_mismatch(DType actual, DType t_dtype, size_t t_size);
 }  // namespace detail
 
 template <class T>
@@ -136,8 +140,10 @@ T Tensor::item() const {
   detail::require_concrete(*this, "item()");
   if (num_elements() != 1)
     throw ValueError("item() needs a tensor with exactly one element, got shape " + shape().str());
-  if constexpr (std::is_floating_point_v<T>) return static_cast<T>(detail::element_as_double(*this, 0));
-  else return static_cast<T>(detail::element_as_int(*this, 0));
+  return visit_dtype(dtype(), [&](auto tag) {
+    using E = decltype(tag);
+    return detail::convert_value<T>(*static_cast<const E*>(impl_->data));
+  });
 }
 
 template <class T>
@@ -148,7 +154,7 @@ std::vector<T> Tensor::to_vector() const {
   visit_dtype(dtype(), [&](auto tag) {
     using E = decltype(tag);
     const E* p = static_cast<const E*>(impl_->data);
-    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(p[i]);
+    for (int64_t i = 0; i < n; ++i) out[i] = detail::convert_value<T>(p[i]);
   });
   return out;
 }
@@ -157,7 +163,7 @@ template <class T>
 const T* Tensor::data() const {
   detail::require_concrete(*this, "data()");
   if (dtype_of<T>() != dtype() || sizeof(T) != dtype_size(dtype()))
-    throw TypeError("data<T>(): T does not match the tensor's dtype " + std::string(dtype_name(dtype())));
+    detail::throw_data_type_mismatch(dtype(), dtype_of<T>(), sizeof(T));
   return static_cast<const T*>(impl_->data);
 }
 

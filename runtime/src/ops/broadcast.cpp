@@ -4,7 +4,21 @@
 
 namespace ag::detail {
 
+// The common cases of eager ops on small tensors: every input has the output's shape or is a
+// single element. The walk is then one row, planned without the per-dim work below.
+static bool plan_one_row(const Shape& out, const Shape* const* ins, int n, BroadcastLoop& loop) {
+  for (int k = 0; k < n; ++k)
+    if (!(*ins[k] == out) && ins[k]->num_elements() != 1) return false;
+  loop.rank = 1;
+  loop.inputs = n;
+  loop.dims[0] = out.num_elements();
+  for (int k = 0; k < n; ++k) loop.strides[k][0] = *ins[k] == out ? 1 : 0;
+  return true;
+}
+
 BroadcastLoop plan_broadcast(const Shape& out, const Shape* const* ins, int n) {
+  BroadcastLoop loop;  // the one object returned on every path (NRVO: no 264-byte copy)
+  if (plan_one_row(out, ins, n, loop)) return loop;
   const int rank = static_cast<int>(out.rank());
   int64_t dims[Shape::kMaxRank];
   int64_t strides[BroadcastLoop::kMaxInputs][Shape::kMaxRank];
@@ -20,7 +34,7 @@ BroadcastLoop plan_broadcast(const Shape& out, const Shape* const* ins, int n) {
   }
   for (int d = 0; d < rank; ++d) dims[d] = out[d];
 
-  BroadcastLoop loop;
+  loop.rank = 0;
   loop.inputs = n;
   // Drop size-1 dims, then merge dim d into the previous kept one when mergeable.
   for (int d = 0; d < rank; ++d) {

@@ -29,18 +29,9 @@ void check_readable(const Tensor& t, OpKind op, SourceLoc loc) {
                                       at(loc)));
 }
 
-Tensor eval_op(OpKind op, std::span<const Tensor> in, const Attrs& attrs, SourceLoc loc) {
-  TensorType types[4];
-  std::vector<TensorType> many;
-  std::span<const TensorType> span;
-  if (in.size() <= 4) {
-    for (size_t i = 0; i < in.size(); ++i) types[i] = type_of(in[i]);
-    span = {types, in.size()};
-  } else {
-    for (const Tensor& t : in) many.push_back(type_of(t));
-    span = many;
-  }
-  const TensorType out = infer_type(op, span, attrs, loc);
+namespace {
+
+Tensor run_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc) {
   switch (op_class(op)) {
     case OpClass::Source: return source_kernel(op, in, attrs, out, loc);
     case OpClass::Reduce:
@@ -51,6 +42,32 @@ Tensor eval_op(OpKind op, std::span<const Tensor> in, const Attrs& attrs, Source
     case OpClass::Stateful: return stateful_kernel(op, in, attrs, out, loc);
     case OpClass::Control: throw InternalError("eval_op: If/While run in the interpreter");
     default: return elementwise_kernel(op, in, attrs, out, loc);
+  }
+}
+
+}  // namespace
+
+Tensor eval_op(OpKind op, std::span<const Tensor> in, const Attrs& attrs, SourceLoc loc) {
+  // The input types are built in place for the usual arities: this is the eager hot path.
+  switch (in.size()) {
+    case 1: {
+      const TensorType t[1] = {type_of(in[0])};
+      return run_kernel(op, in, attrs, infer_type(op, t, attrs, loc), loc);
+    }
+    case 2: {
+      const TensorType t[2] = {type_of(in[0]), type_of(in[1])};
+      return run_kernel(op, in, attrs, infer_type(op, t, attrs, loc), loc);
+    }
+    case 3: {
+      const TensorType t[3] = {type_of(in[0]), type_of(in[1]), type_of(in[2])};
+      return run_kernel(op, in, attrs, infer_type(op, t, attrs, loc), loc);
+    }
+    default: {
+      std::vector<TensorType> types;
+      types.reserve(in.size());
+      for (const Tensor& t : in) types.push_back(type_of(t));
+      return run_kernel(op, in, attrs, infer_type(op, types, attrs, loc), loc);
+    }
   }
 }
 

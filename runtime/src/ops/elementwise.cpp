@@ -10,20 +10,6 @@
 
 namespace ag::detail {
 
-template <class To, class From>
-To convert_element(From v) {
-  if constexpr (std::is_same_v<To, bool>) {
-    return v != From(0);
-  } else if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
-    if (std::isnan(v)) return 0;
-    if (v <= static_cast<From>(std::numeric_limits<To>::min())) return std::numeric_limits<To>::min();
-    if (v >= static_cast<From>(std::numeric_limits<To>::max())) return std::numeric_limits<To>::max();
-    return static_cast<To>(v);
-  } else {
-    return static_cast<To>(v);
-  }
-}
-
 namespace {
 
 template <class T>
@@ -102,12 +88,23 @@ void unary_numeric(OpKind op, const T* x, T* y, int64_t n) {
 
 // ---- binary ----
 
+// Below this many elements per row, Eigen's alignment prologue and packet loop cost more than
+// the row itself: small rows (the eager dispatch case) take a scalar loop.
+constexpr int64_t kSmallRow = 16;
+
 // Row loop with Eigen expressions: f(x, y) gets Eigen arrays (maps, or constants for broadcast
-// operands) and returns an expression assigned to the output row.
+// operands) and returns an expression assigned to the output row. f must also accept two
+// scalars (the small-row path). Inner strides are 1 or 0 (broadcast).
 template <class T, class R, class F>
 void binary_rows(const BroadcastLoop& L, const T* a, const T* b, R* out, F&& f) {
   const int64_t n = L.inner();
   const int64_t sa = L.inner_stride(0), sb = L.inner_stride(1);
+  if (n < kSmallRow) {
+    for_each_row(L, [&](int64_t o, const int64_t* off) {
+      for (int64_t i = 0; i < n; ++i) out[o + i] = static_cast<R>(f(a[off[0] + i * sa], b[off[1] + i * sb]));
+    });
+    return;
+  }
   for_each_row(L, [&](int64_t o, const int64_t* off) {
     Eigen::Map<Arr<R>> y(out + o, n);
     if (sa && sb) y = f(In<T>(a + off[0], n), In<T>(b + off[1], n));
@@ -117,7 +114,8 @@ void binary_rows(const BroadcastLoop& L, const T* a, const T* b, R* out, F&& f) 
   });
 }
 
-// Row loop applying a scalar function (integer division and friends).
+// Row loop applying a scalar function (integer arithmetic, comparisons, logical ops). One loop
+// per stride pattern, so that the compiler sees unit strides and vectorizes.
 template <class T, class R, class F>
 void binary_scalar(const BroadcastLoop& L, const T* a, const T* b, R* out, F&& f) {
   const int64_t n = L.inner();
@@ -125,9 +123,38 @@ void binary_scalar(const BroadcastLoop& L, const T* a, const T* b, R* out, F&& f
   for_each_row(L, [&](int64_t o, const int64_t* off) {
     const T* pa = a + off[0];
     const T* pb = b + off[1];
-    for (int64_t i = 0; i < n; ++i) out[o + i] = f(pa[i * sa], pb[i * sb]);
+    R* y = out + o;
+    if (sa && sb) {
+      for (int64_t i = 0; i < n; ++i) y[i] = f(pa[i], pb[i]);
+    } else if (sb) {
+      const T x = *pa;
+      for (int64_t i = 0; i < n; ++i) y[i] = f(x, pb[i]);
+    } else if (sa) {
+      const T z = *pb;
+      for (int64_t i = 0; i < n; ++i) y[i] = f(pa[i], z);
+    } else {
+      const R v = f(*pa, *pb);
+      for (int64_t i = 0; i < n; ++i) y[i] = v;
+    }
   });
 }
+
+// maximum/minimum on Eigen arrays or on scalars; NaN propagates (TensorFlow's semantics).
+template <bool kMax>
+struct NanMaxMin {
+  template <class X, class Z>
+  auto operator()(const X& x, const Z& z) const {
+    if constexpr (std::is_arithmetic_v<X>) {
+      if constexpr (std::is_floating_point_v<X>)
+        if (std::isnan(x) || std::isnan(z)) return x + z;
+      return kMax ? std::max(x, z) : std::min(x, z);
+    } else {
+      using T = typename X::Scalar;
+      if constexpr (kMax) return x.binaryExpr(z, Eigen::internal::scalar_max_op<T, T, Eigen::PropagateNaN>());
+      else return x.binaryExpr(z, Eigen::internal::scalar_min_op<T, T, Eigen::PropagateNaN>());
+    }
+  }
+};
 
 template <class T>
 T int_pow(T base, T exp, SourceLoc loc) {
@@ -159,8 +186,8 @@ void binary_int(OpKind op, const BroadcastLoop& L, const Tensor& ta, const Tenso
     case OpKind::Add: binary_scalar(L, a, b, y, [](T x, T z) { return static_cast<T>(U(x) + U(z)); }); break;
     case OpKind::Sub: binary_scalar(L, a, b, y, [](T x, T z) { return static_cast<T>(U(x) - U(z)); }); break;
     case OpKind::Mul: binary_scalar(L, a, b, y, [](T x, T z) { return static_cast<T>(U(x) * U(z)); }); break;
-    case OpKind::Maximum: binary_rows(L, a, b, y, [](auto&& x, auto&& z) { return x.max(z); }); break;
-    case OpKind::Minimum: binary_rows(L, a, b, y, [](auto&& x, auto&& z) { return x.min(z); }); break;
+    case OpKind::Maximum: binary_rows(L, a, b, y, NanMaxMin<true>()); break;
+    case OpKind::Minimum: binary_rows(L, a, b, y, NanMaxMin<false>()); break;
     // x / -1 and x % -1 are spelled out: INT_MIN / -1 traps on x86.
     case OpKind::Div:
       binary_scalar(L, a, b, y, [](T x, T z) { return z == -1 ? static_cast<T>(U(0) - U(x)) : static_cast<T>(x / z); });
@@ -193,16 +220,8 @@ void binary_float(OpKind op, const BroadcastLoop& L, const T* a, const T* b, T* 
     case OpKind::Mul: binary_rows(L, a, b, y, [](auto&& x, auto&& z) { return x * z; }); break;
     case OpKind::Div: binary_rows(L, a, b, y, [](auto&& x, auto&& z) { return x / z; }); break;
     case OpKind::Pow: binary_scalar(L, a, b, y, [](T x, T z) { return std::pow(x, z); }); break;
-    case OpKind::Maximum:
-      binary_rows(L, a, b, y, [](auto&& x, auto&& z) {
-        return x.binaryExpr(z, Eigen::internal::scalar_max_op<T, T, Eigen::PropagateNaN>());
-      });
-      break;
-    case OpKind::Minimum:
-      binary_rows(L, a, b, y, [](auto&& x, auto&& z) {
-        return x.binaryExpr(z, Eigen::internal::scalar_min_op<T, T, Eigen::PropagateNaN>());
-      });
-      break;
+    case OpKind::Maximum: binary_rows(L, a, b, y, NanMaxMin<true>()); break;
+    case OpKind::Minimum: binary_rows(L, a, b, y, NanMaxMin<false>()); break;
     case OpKind::Mod: binary_scalar(L, a, b, y, [](T x, T z) { return std::fmod(x, z); }); break;
     case OpKind::FloorDiv: binary_scalar(L, a, b, y, [](T x, T z) { return std::floor(x / z); }); break;
     case OpKind::FloorMod:
@@ -236,7 +255,7 @@ void cast_from(const Tensor& x, Tensor& y) {
     using To = decltype(tag);
     To* dst = mut<To>(y);
     if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To> && !std::is_same_v<To, bool>) {
-      for (int64_t i = 0; i < n; ++i) dst[i] = convert_element<To>(src[i]);
+      for (int64_t i = 0; i < n; ++i) dst[i] = convert_value<To>(src[i]);  // saturating, NaN -> 0
     } else if constexpr (std::is_same_v<To, bool>) {
       for (int64_t i = 0; i < n; ++i) dst[i] = src[i] != From(0);
     } else {
@@ -252,12 +271,6 @@ BroadcastLoop plan(const TensorType& out, std::span<const Tensor> in) {
 }
 
 }  // namespace
-
-template bool convert_element<bool, float>(float);
-template int32_t convert_element<int32_t, float>(float);
-template int64_t convert_element<int64_t, float>(float);
-template int32_t convert_element<int32_t, double>(double);
-template int64_t convert_element<int64_t, double>(double);
 
 Tensor elementwise_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& type,
                           SourceLoc loc) {

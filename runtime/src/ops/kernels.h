@@ -16,10 +16,6 @@ Tensor source_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, 
 Tensor list_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);
 Tensor stateful_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);
 
-// Saturating conversions shared with the JIT's semantics (llvm.fpto*i.sat): NaN -> 0.
-template <class To, class From>
-To convert_element(From v);
-
 }  // namespace ag::detail
 
 namespace ag::detail {

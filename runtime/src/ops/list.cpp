@@ -32,9 +32,9 @@ void list_write_in_place(TensorList& l, int64_t index, const Tensor& value, Sour
   if (value.dtype() != l.elem_dtype)
     throw TypeError(fmt::format("TensorArray::write: the TensorArray holds {} but the value is {}{}",
                                 dtype_name(l.elem_dtype), dtype_name(value.dtype()), at(loc)));
-  if (l.elem_shape_known && !(l.elem_shape == value.shape()))
-    throw InvalidArgumentError(fmt::format("TensorArray::write: elements have shape {} but the value has shape {}{}",
-                                           l.elem_shape.str(), value.shape().str(), at(loc)));
+  if (l.elem_shape_known && !(l.elem_shape == value.shape()))  // a shape error, as in the traced type rule
+    throw ValueError(fmt::format("TensorArray::write: elements have shape {} but the value has shape {}{}",
+                                 l.elem_shape.str(), value.shape().str(), at(loc)));
   l.elem_shape = value.shape();
   l.elem_shape_known = true;
   if (index >= static_cast<int64_t>(l.items.size())) l.items.resize(static_cast<size_t>(index) + 1);

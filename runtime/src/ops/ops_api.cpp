@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <new>
 
 #include "ag/construct.h"
 #include "ag/ops.h"
@@ -22,8 +23,10 @@ std::string scalar_text(const WeakScalar& w) {
   return "?";
 }
 
+}  // namespace
+
 // The weak scalar `w` as a tensor of the dtype of the tensor it is combined with.
-Tensor scalar_as(const WeakScalar& w, DType target, OpKind op, SourceLoc loc) {
+Tensor weak_scalar_as(const WeakScalar& w, DType target, OpKind op, SourceLoc loc) {
   auto mismatch = [&](const char* what, const char* fix) -> Tensor {
     throw TypeError(fmt::format("{}: cannot combine a {} tensor with the C++ {} {}{}; {}", user_op_name(op),
                                 dtype_name(target), what, scalar_text(w), at(loc), fix));
@@ -50,6 +53,8 @@ Tensor scalar_as(const WeakScalar& w, DType target, OpKind op, SourceLoc loc) {
   throw TypeError(fmt::format("{}: a TensorArray is not an operand{}", user_op_name(op), at(loc)));
 }
 
+namespace {
+
 // The dtype two weak scalars combine to on their own (C++'s usual arithmetic conversions).
 DType common_natural(const WeakScalar* const* ws, size_t n) {
   DType d = DType::Bool;
@@ -66,8 +71,6 @@ DType common_natural(const WeakScalar* const* ws, size_t n) {
     if (rank(ws[i]->natural_dtype) > rank(d)) d = ws[i]->natural_dtype;
   return d;
 }
-
-Tensor as_tensor(const WeakScalar& w, DType d, OpKind op, SourceLoc loc) { return scalar_as(w, d, op, loc); }
 
 // Resolves operands to tensors of one dtype when scalars are involved.
 void resolve(std::span<const Operand* const> ops, Tensor* out, OpKind op, SourceLoc loc) {
@@ -86,14 +89,36 @@ void resolve(std::span<const Operand* const> ops, Tensor* out, OpKind op, Source
     target = common_natural(ws, ops.size());
   }
   for (size_t i = 0; i < ops.size(); ++i)
-    out[i] = ops[i]->is_tensor() ? ops[i]->tensor() : as_tensor(ops[i]->scalar(), target, op, loc);
+    out[i] = ops[i]->is_tensor() ? ops[i]->tensor() : weak_scalar_as(ops[i]->scalar(), target, op, loc);
 }
 
 SourceLoc loc_of(const Operand& a, const Operand& b) { return a.loc().known() ? a.loc() : b.loc(); }
 
+// Two tensors laid out contiguously (what apply_op takes) without taking references: the
+// caller's tensors outlive the op, and these handles are never destroyed, so they never
+// release. Saves four atomic refcount updates per binary op on the eager hot path.
+class BorrowedPair {
+ public:
+  BorrowedPair(const Tensor& a, const Tensor& b) {
+    new (buf_) Tensor(Tensor::adopt(a.impl()));
+    new (buf_ + sizeof(Tensor)) Tensor(Tensor::adopt(b.impl()));
+  }
+  std::span<const Tensor> span() const { return {std::launder(reinterpret_cast<const Tensor*>(buf_)), 2}; }
+
+ private:
+  alignas(Tensor) unsigned char buf_[2 * sizeof(Tensor)];
+};
+
 Tensor binary(OpKind op, const Operand& a, const Operand& b) {
   const SourceLoc loc = loc_of(a, b);
-  const Operand* ops[2] = {&a, &b};
+  if (a.is_tensor() && b.is_tensor()) return apply_op(op, BorrowedPair(a.tensor(), b.tensor()).span(), Attrs::none(), loc);
+  if (a.is_tensor() || b.is_tensor()) {  // tensor op scalar: the scalar takes the tensor's dtype
+    const Tensor& t = a.is_tensor() ? a.tensor() : b.tensor();
+    check_readable(t, op, loc);
+    const Tensor s = weak_scalar_as((a.is_tensor() ? b : a).scalar(), t.dtype(), op, loc);
+    return apply_op(op, (a.is_tensor() ? BorrowedPair(t, s) : BorrowedPair(s, t)).span(), Attrs::none(), loc);
+  }
+  const Operand* ops[2] = {&a, &b};  // two C++ scalars (ag::add(1, 2.5)): C++ promotion
   Tensor in[2];
   resolve(ops, in, op, loc);
   return apply_op(op, std::span<const Tensor>(in, 2), Attrs::none(), loc);
@@ -271,24 +296,43 @@ Tensor reshape(const Tensor& x, Shape shape, Loc loc) {
 }
 
 Tensor concat(const std::vector<Tensor>& xs, int64_t axis, Loc loc) {
-  if (xs.size() == 1) return xs[0];
   Attrs a;
   a.axis = axis;
   if (!xs.empty() && xs[0].has_value() && axis < 0) a.axis = axis + xs[0].rank();
+  if (xs.size() == 1) {  // nothing to copy, but the same checks as for many
+    detail::check_readable(xs[0], OpKind::Concat, loc);
+    const TensorType t = detail::type_of(xs[0]);
+    detail::infer_type(OpKind::Concat, {&t, 1}, a, loc);
+    return xs[0];
+  }
   return detail::apply_op(OpKind::Concat, xs, a, loc);
 }
 
+// stack = expand_dims + concat, with its own checks so that errors name ag::stack and the
+// shapes the user passed (not the expanded ones).
 Tensor stack(const std::vector<Tensor>& xs, int64_t axis, Loc loc) {
   if (xs.empty()) throw ValueError("ag::stack: needs at least one tensor" + detail::at(loc));
-  detail::check_readable(xs[0], OpKind::Concat, loc);
-  const int64_t ax = detail::normalize_axis(axis, xs[0].rank() + 1, OpKind::ExpandDims, loc);
+  for (const Tensor& x : xs) {
+    if (!x.has_value()) detail::throw_undefined(x, "ag::stack", loc);
+    detail::check_readable(x, OpKind::Concat, loc);
+  }
+  const Tensor& first = xs[0];
+  const int64_t rank = first.rank();
+  const int64_t ax = axis < 0 ? axis + rank + 1 : axis;
+  if (ax < 0 || ax > rank)
+    throw ValueError(fmt::format("ag::stack: axis {} is out of range for stacking tensors of rank {} (valid: {} to {}){}",
+                                 axis, rank, -rank - 1, rank, detail::at(loc)));
   std::vector<Tensor> expanded;
   expanded.reserve(xs.size());
   for (size_t i = 0; i < xs.size(); ++i) {
-    detail::check_readable(xs[i], OpKind::Concat, loc);
-    if (xs[i].rank() != xs[0].rank())
-      throw ValueError(fmt::format("ag::stack: tensor {} has shape {} but tensor 0 has shape {}{}", i,
-                                   xs[i].shape().str(), xs[0].shape().str(), detail::at(loc)));
+    if (xs[i].dtype() != first.dtype())
+      throw TypeError(fmt::format("ag::stack: tensor {} is {}{} but tensor 0 is {}{}; use ag::cast{}", i,
+                                  dtype_name(xs[i].dtype()), xs[i].shape().str(), dtype_name(first.dtype()),
+                                  first.shape().str(), detail::at(loc)));
+    if (!first.shape().is_compatible_with(xs[i].shape()))
+      throw ValueError(fmt::format("ag::stack: tensor {} has shape {} but tensor 0 has shape {} (stacked tensors must "
+                                   "have the same shape){}",
+                                   i, xs[i].shape().str(), first.shape().str(), detail::at(loc)));
     expanded.push_back(expand_dims(xs[i], ax, loc));
   }
   return concat(expanded, ax, loc);

@@ -122,6 +122,7 @@ Tensor ones(const Shape& shape, DType dtype) {
 }
 
 Tensor eye(int64_t n, DType dtype) {
+  if (n < 0) throw ValueError(fmt::format("ag::eye: n must be >= 0, got {}", n));
   Tensor t = zeros(Shape{n, n}, dtype);
   visit_dtype(dtype, [&](auto tag) {
     using T = decltype(tag);
@@ -152,7 +153,7 @@ Tensor ones_like(const Tensor& x, Loc loc) { return fill_like(x, 1, loc); }
 
 Tensor random_uniform(const Shape& shape, DType dtype, double minval, double maxval, uint64_t seed) {
   detail::check_concrete_shape(shape, "ag::random_uniform");
-  if (!is_numeric(dtype)) throw TypeError("ag::random_uniform: dtype must be numeric");
+  if (!is_numeric(dtype)) throw TypeError(fmt::format("ag::random_uniform: dtype must be numeric, got {}", dtype_name(dtype)));
   if (is_integer(dtype) && !(maxval > minval))
     throw ValueError(fmt::format("ag::random_uniform: need minval < maxval for integers, got [{}, {})", minval, maxval));
   Tensor t = make_tensor(dtype, shape);
@@ -160,10 +161,21 @@ Tensor random_uniform(const Shape& shape, DType dtype, double minval, double max
   visit_dtype(dtype, [&](auto tag) {
     using T = decltype(tag);
     T* p = static_cast<T*>(t.impl()->data);
-    for (int64_t k = 0; k < n; ++k) {
-      const double u = detail::uniform01(seed, static_cast<uint64_t>(k));
-      if constexpr (std::is_floating_point_v<T>) p[k] = static_cast<T>(minval + u * (maxval - minval));
-      else p[k] = static_cast<T>(std::floor(minval + u * (maxval - minval)));
+    // u < 1, but minval + u * (maxval - minval) can still round up to maxval: such values become
+    // the largest value below maxval, so the interval stays half-open.
+    if constexpr (std::is_floating_point_v<T>) {
+      const T hi = static_cast<T>(maxval), lo = static_cast<T>(minval);
+      const T below = std::nextafter(hi, lo);
+      for (int64_t k = 0; k < n; ++k) {
+        const T v = static_cast<T>(minval + detail::uniform01(seed, static_cast<uint64_t>(k)) * (maxval - minval));
+        p[k] = v >= hi && hi > lo && below >= lo ? below : v;  // (minval > maxval: left as computed)
+      }
+    } else {
+      const double top = std::ceil(maxval) - 1;  // the largest integer below maxval
+      for (int64_t k = 0; k < n; ++k) {
+        const double x = minval + detail::uniform01(seed, static_cast<uint64_t>(k)) * (maxval - minval);
+        p[k] = detail::convert_value<T>(std::min(std::floor(x), top));
+      }
     }
   });
   return t;
@@ -171,7 +183,8 @@ Tensor random_uniform(const Shape& shape, DType dtype, double minval, double max
 
 Tensor random_normal(const Shape& shape, DType dtype, double mean, double stddev, uint64_t seed) {
   detail::check_concrete_shape(shape, "ag::random_normal");
-  if (!is_floating(dtype)) throw TypeError("ag::random_normal: dtype must be float32 or float64");
+  if (!is_floating(dtype))
+    throw TypeError(fmt::format("ag::random_normal: dtype must be float32 or float64, got {}", dtype_name(dtype)));
   Tensor t = make_tensor(dtype, shape);
   const int64_t n = shape.num_elements();
   visit_dtype(dtype, [&](auto tag) {

@@ -45,6 +45,7 @@ int64_t normalize_axis(int64_t axis, int64_t rank, OpKind op, SourceLoc loc) {
 }
 
 Shape broadcast_shapes(const Shape& a, const Shape& b, OpKind op, SourceLoc loc) {
+  if (a == b) return a;  // the common case, and the eager hot path
   const int64_t rank = std::max(a.rank(), b.rank());
   Shape out;
   out.resize(rank);
@@ -296,7 +297,9 @@ TensorType infer_type(OpKind op, std::span<const TensorType> in, const Attrs& at
       for (int64_t i = 0; i < s.rank(); ++i) {
         const bool listed = std::find(attrs.ints.begin(), attrs.ints.end(), i) != attrs.ints.end();
         if (attrs.ints.empty() ? s[i] == 1 : listed) {
-          if (listed && s[i] > 1)
+          // A listed dim must be 1 (or unknown while tracing). A 0 dim is no 1: removing it
+          // would turn an empty tensor into one with elements.
+          if (listed && s[i] != 1 && s[i] != Shape::kUnknown)
             value_error(op, loc, fmt::format("cannot squeeze dim {} of size {} (shape {})", i, s[i], s.str()));
           continue;
         }

@@ -16,8 +16,12 @@ Tensor list_stack(const TensorList& l, const Shape& fallback_elem_shape);
 namespace {
 Tensor index_tensor(const Operand& index, OpKind op) {
   if (index.is_tensor()) {
-    check_readable(index.tensor(), op, index.loc());
-    return index.tensor();
+    const Tensor& t = index.tensor();
+    check_readable(t, op, index.loc());
+    if (!is_integer(t.dtype()) || t.rank() != 0)
+      throw TypeError(fmt::format("{}: the index must be an integer scalar, got {}{}{}", user_op_name(op),
+                                  dtype_name(t.dtype()), t.shape().str(), at(index.loc())));
+    return t;
   }
   if (index.scalar().kind != WeakScalar::Int)
     throw TypeError(fmt::format("{}: the index must be an integer{}", user_op_name(op), at(index.loc())));

@@ -19,12 +19,19 @@ Tensor assign_op(OpKind op, const std::shared_ptr<VariableState>& state, const O
   const SourceLoc loc = value.loc();
   Tensor operand = value.is_tensor() ? value.tensor() : Tensor();
   if (!value.is_tensor()) {
+    // A C++ scalar is weak, as in binary ops: it takes the Variable's dtype if its kind allows.
     const auto& w = value.scalar();
     if (w.kind == WeakScalar::Float && !is_floating(v.dtype))
       throw TypeError(fmt::format("{}: {} cannot take the floating-point value {}{}", user_op_name(op), v.describe(),
                                   w.f, at(loc)));
-    operand = Tensor::make_scalar(v.dtype, w.kind == WeakScalar::Float ? w.f : static_cast<double>(w.i),
-                                  w.kind == WeakScalar::Bool ? w.b : w.i);
+    if ((w.kind == WeakScalar::Bool) != (v.dtype == DType::Bool))
+      throw TypeError(fmt::format("{}: {} cannot take the C++ {} {}{}", user_op_name(op), v.describe(),
+                                  w.kind == WeakScalar::Bool ? "bool" : "number",
+                                  w.kind == WeakScalar::Bool ? (w.b ? "true" : "false")
+                                  : w.kind == WeakScalar::Int ? std::to_string(w.i)
+                                                              : fmt::format("{}", w.f),
+                                  at(loc)));
+    operand = weak_scalar_as(w, v.dtype, op, loc);
   }
   check_readable(operand, op, loc);
   if (is_tracing()) {

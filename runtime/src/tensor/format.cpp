@@ -11,7 +11,9 @@
 namespace ag {
 namespace {
 
-enum class Style { Print, Repr };
+// Print: tf.print's text of the values. Repr: NumPy's str() of them, as in TensorFlow's
+// "tf.Tensor(...)"; ReprScalar: a rank-0 value, which NumPy writes as a scalar (2.0, not 2.).
+enum class Style { Print, Repr, ReprScalar };
 
 std::string format_element(const Tensor& t, int64_t i, Style style) {
   switch (t.dtype()) {
@@ -25,11 +27,14 @@ std::string format_element(const Tensor& t, int64_t i, Style style) {
     case DType::Float32:
     case DType::Float64: {
       double v = detail::element_as_double(t, i);
-      std::string s = t.dtype() == DType::Float32 ? fmt::format("{}", static_cast<float>(v)) : fmt::format("{}", v);
       if (std::isnan(v)) return "nan";
       if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-      // numpy writes integral floats as "2."; tf.print as "2".
-      if (style == Style::Repr && s.find_first_of(".e") == std::string::npos) s += ".";
+      std::string s = t.dtype() == DType::Float32 ? fmt::format("{}", static_cast<float>(v)) : fmt::format("{}", v);
+      // tf.print writes an integral float as "2", NumPy's arrays as "2.", NumPy's scalars as "2.0".
+      if (s.find_first_of(".e") == std::string::npos) {
+        if (style == Style::Repr) s += ".";
+        if (style == Style::ReprScalar) s += ".0";
+      }
       return s;
     }
     case DType::List: break;
@@ -37,22 +42,35 @@ std::string format_element(const Tensor& t, int64_t i, Style style) {
   return "?";
 }
 
-// Recursively formats dim `d` starting at flat offset `base`, eliding long dims to 3+3.
+// Between the items of dim `d` of a rank-`rank` tensor: a space in the last dim, otherwise
+// one newline per remaining dim and an indent (TensorFlow's PrintDimSpacing, NumPy's layout).
+void append_spacing(int d, int64_t rank, std::string& out) {
+  if (d + 1 == rank) {
+    out += ' ';
+    return;
+  }
+  out.append(static_cast<size_t>(rank - d - 1), '\n');
+  out.append(static_cast<size_t>(d + 1), ' ');
+}
+
+// Recursively formats dim `d` starting at flat offset `base`, eliding dims longer than 6 to
+// their first and last 3 items.
 void format_dim(const Tensor& t, int d, int64_t base, bool summarize, Style style, std::string& out) {
   const Shape& s = t.shape();
-  int64_t n = s[d];
+  const int64_t n = s[d];
   int64_t stride = 1;
   for (int64_t k = d + 1; k < s.rank(); ++k) stride *= s[k];
-  const int64_t edge = 3;
+  constexpr int64_t kEdge = 3;
   out += '[';
   for (int64_t i = 0; i < n; ++i) {
-    if (summarize && n > 2 * edge && i == edge) {
-      out += d + 1 == s.rank() ? "... " : "...\n" + std::string(d + 1, ' ');
-      i = n - edge;
+    if (i > 0) append_spacing(d, s.rank(), out);
+    if (summarize && n > 2 * kEdge && i == kEdge) {
+      out += "...";
+      append_spacing(d, s.rank(), out);
+      i = n - kEdge;
     }
     if (d + 1 == s.rank()) out += format_element(t, base + i * stride, style);
     else format_dim(t, d + 1, base + i * stride, summarize, style, out);
-    if (i + 1 < n) out += d + 1 == s.rank() ? " " : "\n" + std::string(d + 1, ' ');
   }
   out += ']';
 }
@@ -62,7 +80,8 @@ std::string format_concrete(const Tensor& t, Style style, bool summarize) {
     const auto& l = detail::list_of(t);
     return fmt::format("<TensorArray of {} {} elements>", l.items.size(), dtype_name(l.elem_dtype));
   }
-  if (t.rank() == 0) return format_element(t, 0, style);
+  if (t.rank() == 0) return format_element(t, 0, style == Style::Repr ? Style::ReprScalar : style);
+  if (style == Style::Repr && t.num_elements() == 0) return "[]";  // NumPy: any empty array
   std::string out;
   format_dim(t, 0, 0, summarize, style, out);
   return out;
@@ -86,9 +105,11 @@ std::string Tensor::str() const {
   if (is_symbolic())
     return fmt::format("Tensor(\"{}:{}\", shape={}, dtype={})", detail::symbolic_name(*this), impl_->output,
                        shape().tf_str(), dtype_name(dtype()));
-  const bool summarize = num_elements() > 1000;
-  return fmt::format("tf.Tensor({}, shape={}, dtype={})", format_concrete(*this, Style::Repr, summarize),
-                     shape().tf_str(), dtype_name(dtype()));
+  const bool summarize = num_elements() > 1000;  // NumPy's threshold
+  std::string values = format_concrete(*this, Style::Repr, summarize);
+  // TensorFlow starts a multi-line value on its own line.
+  if (values.find('\n') != std::string::npos) values.insert(0, 1, '\n');
+  return fmt::format("tf.Tensor({}, shape={}, dtype={})", values, shape().tf_str(), dtype_name(dtype()));
 }
 
 std::string TensorType::str() const {

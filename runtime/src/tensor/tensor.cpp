@@ -16,9 +16,13 @@ constexpr size_t kHeader = 64;  // Storage header padded so inline data stays 64
 static_assert(sizeof(Storage) <= kHeader);
 }  // namespace
 
+// Buffers below kPoolThreshold live inline after their header: one block, from the small-block
+// cache when it is small enough (the common case of eager ops on small tensors).
 Storage* Storage::allocate(size_t bytes) {
   if (bytes < kPoolThreshold) {
-    void* block = ::operator new(kHeader + (bytes ? bytes : 1), std::align_val_t(64));
+    const size_t block_bytes = kHeader + (bytes ? bytes : 1);
+    void* block = block_bytes <= kSmallMax ? small_allocate(block_bytes)
+                                           : ::operator new(block_bytes, std::align_val_t(64));
     auto* s = new (block) Storage;
     s->flags = kInline;
     s->bytes = bytes;
@@ -36,13 +40,18 @@ Storage* Storage::allocate(size_t bytes) {
 void Storage::destroy() {
   if (flags & kHoldsList) (*static_cast<TensorList**>(data))->release();
   if (flags & kInline) {
+    const size_t block_bytes = kHeader + (bytes ? bytes : 1);
     this->~Storage();
-    ::operator delete(static_cast<void*>(this), std::align_val_t(64));
+    if (block_bytes <= kSmallMax) small_free(this, block_bytes);
+    else ::operator delete(static_cast<void*>(this), std::align_val_t(64));
     return;
   }
   if (flags & kPooled) pool_free(data, bytes);
   delete this;
 }
+
+void* TensorImpl::operator new(size_t bytes) { return small_allocate(bytes); }
+void TensorImpl::operator delete(void* p, size_t bytes) { small_free(p, bytes); }
 
 void TensorImpl::destroy() {
   if (storage) storage->release();
@@ -105,8 +114,17 @@ double element_as_double(const Tensor& t, int64_t i) {
 int64_t element_as_int(const Tensor& t, int64_t i) {
   return visit_dtype(t.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    return static_cast<int64_t>(static_cast<const T*>(t.impl()->data)[i]);
+    return convert_value<int64_t>(static_cast<const T*>(t.impl()->data)[i]);
   });
+}
+
+void throw_data_type_mismatch(DType actual, DType t_dtype, size_t t_size) {
+  static constexpr const char* kCxxType[] = {"bool", "int32_t", "int64_t", "float", "double", "?"};
+  // T's own dtype when it has one of that size; otherwise just its size (uint32_t, char, ...).
+  const std::string t_name = t_size == dtype_size(t_dtype) ? std::string(dtype_name(t_dtype))
+                                                           : "a " + std::to_string(t_size) + "-byte type with no dtype";
+  throw TypeError("data<T>(): the tensor's dtype is " + std::string(dtype_name(actual)) + " but T is " + t_name +
+                  "; use data<" + kCxxType[static_cast<int>(actual)] + ">() or ag::cast");
 }
 
 // ---- TensorList ----
@@ -174,8 +192,14 @@ Tensor::operator bool() const {
 Tensor Tensor::operator[](int64_t i) const {
   const Shape& s = shape();
   if (s.rank() == 0) throw ValueError("x[i]: cannot index a scalar tensor (shape [])");
-  if (is_symbolic() || dtype() == DType::List) return gather(*this, Tensor(i));
   const int64_t n = s[0];
+  if (is_symbolic() || dtype() == DType::List) {
+    // A negative index counts from the end, as eagerly: at trace time when dim 0 is static,
+    // else in the graph (gather itself takes no negative indices).
+    if (i < 0 && n < 0) return gather(*this, Tensor(i) + shape_of(*this)[0]);
+    if (i < 0 && i + n >= 0) return gather(*this, Tensor(i + n));
+    if (i >= 0) return gather(*this, Tensor(i));
+  }
   const int64_t j = i < 0 ? i + n : i;
   if (j < 0 || j >= n)
     throw InvalidArgumentError("x[" + std::to_string(i) + "]: index out of range for dimension 0 of size " +

@@ -26,6 +26,13 @@ inline Tensor apply_op(OpKind op, std::initializer_list<Tensor> inputs, const At
 // The static type of a tensor (concrete or symbolic).
 TensorType type_of(const Tensor& t);
 
+struct WeakScalar;  // ag/ops.h
+// A weak C++ scalar as a scalar tensor of `target`, the dtype of what it is combined with
+// (DESIGN "Dtypes of C++ values"): TypeError when its kind cannot take that dtype (a floating
+// value for an integer tensor, a bool for a number or a number for a bool), ValueError when
+// an integer does not fit int32.
+Tensor weak_scalar_as(const WeakScalar& w, DType target, OpKind op, SourceLoc loc);
+
 // Checks that `t` can be read by `op`: it has a value, is not an undefined variable and is
 // not a loop variable a staged loop may not have set.
 void check_readable(const Tensor& t, OpKind op, SourceLoc loc);

@@ -65,6 +65,11 @@ struct TensorImpl {
     if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) destroy();
   }
   void destroy();
+
+  // From the runtime's small-block cache: every eager op result needs one, and malloc would
+  // be a large part of a small op's cost.
+  static void* operator new(size_t bytes);
+  static void operator delete(void* p, size_t bytes);
 };
 
 }  // namespace ag::detail

@@ -1,0 +1,219 @@
+// Eager runtime benchmark: the dispatch cost of a small op, and the throughput of a binary
+// elementwise op and of a 3-op chain on 16M float32, each beside a hand-written Eigen array
+// expression and a plain loop measured in the same run. Prints one table and the two targets
+// of issue 2 (small-op dispatch <= 300 ns; one elementwise op >= 0.7x the plain loop).
+#include <Eigen/Core>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <time.h>
+
+#include "ag/construct.h"
+#include "ag/ops.h"
+
+namespace {
+
+// Keeps the compiler from deleting or hoisting work whose result is otherwise unused.
+template <class T>
+inline void escape(T* p) {
+  asm volatile("" : : "g"(p) : "memory");
+}
+
+// CPU time of this thread: on a shared machine, wall time also counts the time other
+// processes hold the core, which is noise here.
+double thread_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
+}
+
+struct Timing {
+  double median, best;  // ns per iteration
+};
+
+// The median and the best of `reps` runs of `f(iters)`, in nanoseconds per iteration. Both,
+// because the machine is shared: the best is the code's cost, the median what a run sees.
+template <class F>
+Timing measure(int reps, int64_t iters, F&& f) {
+  f(std::max<int64_t>(1, iters / 10));  // warm-up: caches, allocator pools, page faults
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) {
+    const double start = thread_ns();
+    f(iters);
+    t.push_back((thread_ns() - start) / static_cast<double>(iters));
+  }
+  std::sort(t.begin(), t.end());
+  return {t[t.size() / 2], t.front()};
+}
+
+// A 64-byte-aligned, already faulted-in float buffer for the baselines.
+struct Buffer {
+  explicit Buffer(int64_t n) : p(static_cast<float*>(std::aligned_alloc(64, static_cast<size_t>(n) * 4))) {
+    std::memset(p, 0, static_cast<size_t>(n) * 4);
+  }
+  ~Buffer() { std::free(p); }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  float* p;
+};
+
+using Arr = Eigen::Map<Eigen::ArrayXf, Eigen::Aligned64>;
+using ConstArr = Eigen::Map<const Eigen::ArrayXf, Eigen::Aligned64>;
+
+__attribute__((noinline)) void loop_add(const float* __restrict a, const float* __restrict b, float* __restrict c,
+                                        int64_t n) {
+  for (int64_t i = 0; i < n; ++i) c[i] = a[i] + b[i];
+}
+__attribute__((noinline)) void loop_chain(const float* __restrict a, const float* __restrict b,
+                                          const float* __restrict c, float* __restrict d, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) d[i] = (a[i] + b[i]) * c[i] - a[i];
+}
+
+// The benchmark is only worth its numbers if eager and the loop agree (within `tol`: the
+// compiler may contract the loop's chain into FMAs).
+void check_equal(const ag::Tensor& t, const float* expected, const char* what, float tol = 0) {
+  const float* p = t.data<float>();
+  for (int64_t i = 0; i < t.num_elements(); ++i)
+    if (!(std::abs(p[i] - expected[i]) <= tol)) {
+      fmt::print(stderr, "{}: eager and the plain loop differ at element {}: {} vs {}\n", what, i, p[i], expected[i]);
+      std::exit(1);
+    }
+}
+
+struct Row {
+  std::string name, variant;
+  Timing t;
+  double bytes;  // bytes an ideal single pass moves; 0 for dispatch rows
+  double vs_loop = 0, vs_eigen = 0;  // throughput ratios, from medians
+};
+
+std::string format_ns(double ns) {
+  return ns < 1e4 ? fmt::format("{:.1f} ns", ns) : fmt::format("{:.2f} ms", ns / 1e6);
+}
+
+void print_table(const std::vector<Row>& rows) {
+  fmt::print("{:<34} {:<11} {:>11} {:>11} {:>7} {:>8} {:>8}\n", "case", "variant", "median", "best", "GB/s",
+             "vs loop", "vs Eigen");
+  fmt::print("{}\n", std::string(96, '-'));
+  std::string last;
+  for (const Row& r : rows) {
+    const std::string name = r.name == last ? "" : r.name;
+    last = r.name;
+    const std::string gbs = r.bytes > 0 ? fmt::format("{:.1f}", r.bytes / r.t.median) : "";
+    const std::string vl = r.vs_loop > 0 ? fmt::format("{:.2f}x", r.vs_loop) : "";
+    const std::string ve = r.vs_eigen > 0 ? fmt::format("{:.2f}x", r.vs_eigen) : "";
+    fmt::print("{:<34} {:<11} {:>11} {:>11} {:>7} {:>8} {:>8}\n", name, r.variant, format_ns(r.t.median),
+               format_ns(r.t.best), gbs, vl, ve);
+  }
+}
+
+// Times `op()` (which returns a Tensor) on small tensors: the eager dispatch cost.
+template <class Op>
+Timing time_small(Op&& op) {
+  return measure(9, 200000, [&](int64_t n) {
+    for (int64_t i = 0; i < n; ++i) {
+      ag::Tensor r = op();
+      escape(&r);
+    }
+  });
+}
+
+// Times eager, Eigen and the plain loop over 16M elements, one pass each per round, the three
+// interleaved round by round so that all see the same load on a shared machine.
+template <class E, class G, class L>
+std::array<Timing, 3> time_large(E&& eager, G&& eigen, L&& loop) {
+  constexpr int kRounds = 11;
+  std::array<std::vector<double>, 3> t;
+  auto once = [](auto& f) {
+    const double start = thread_ns();
+    f();
+    return thread_ns() - start;
+  };
+  once(eager), once(eigen), once(loop);  // warm-up: allocator pool, page faults
+  for (int r = 0; r < kRounds; ++r) {
+    t[0].push_back(once(eager));
+    t[1].push_back(once(eigen));
+    t[2].push_back(once(loop));
+  }
+  std::array<Timing, 3> out;
+  for (int k = 0; k < 3; ++k) {
+    std::sort(t[k].begin(), t[k].end());
+    out[k] = {t[k][kRounds / 2], t[k].front()};
+  }
+  return out;
+}
+
+// Adds the eager / Eigen / plain-loop rows of one throughput case, ratios from the medians.
+void add_throughput_rows(std::vector<Row>& rows, const std::string& name, double bytes, Timing eager, Timing eigen,
+                         Timing loop) {
+  rows.push_back({name, "eager", eager, bytes, loop.median / eager.median, eigen.median / eager.median});
+  rows.push_back({name, "Eigen", eigen, bytes, loop.median / eigen.median, 1});
+  rows.push_back({name, "plain loop", loop, bytes, 1, eigen.median / loop.median});
+}
+
+}  // namespace
+
+int main() {
+  std::vector<Row> rows;
+
+  // ---- dispatch: ops on small tensors ----
+  const ag::Tensor a1 = ag::constant({1.5f}), b1 = ag::constant({2.5f});
+  const Timing eager_add = time_small([&] { return a1 + b1; });
+  float x = 1.5f, y = 2.5f, z = 0;
+  const Timing cxx_add = measure(9, 2000000, [&](int64_t n) {
+    for (int64_t i = 0; i < n; ++i) {
+      escape(&x);
+      z = x + y;
+      escape(&z);
+    }
+  });
+  rows.push_back({"dispatch: a + b, 1-element f32", "eager", eager_add, 0});
+  rows.push_back({"dispatch: a + b, 1-element f32", "C++ a + b", cxx_add, 0});
+  rows.push_back({"dispatch: a * 2.f (weak scalar)", "eager", time_small([&] { return a1 * 2.f; }), 0});
+  rows.push_back({"dispatch: ag::exp(a)", "eager", time_small([&] { return ag::exp(a1); }), 0});
+  const ag::Tensor m1 = ag::ones({2, 3}), r1 = ag::ones({3});
+  rows.push_back({"dispatch: [2,3] + [3]", "eager", time_small([&] { return m1 + r1; }), 0});
+  rows.push_back({"dispatch: reduce_sum([2,3])", "eager", time_small([&] { return ag::reduce_sum(m1); }), 0});
+
+  // ---- throughput on 16M float32 ----
+  const int64_t n = int64_t{1} << 24;
+  const ag::Tensor a = ag::random_uniform({n}, ag::float32, -1, 1, 1);
+  const ag::Tensor b = ag::random_uniform({n}, ag::float32, -1, 1, 2);
+  const ag::Tensor c = ag::random_uniform({n}, ag::float32, -1, 1, 3);
+  Buffer ba(n), bb(n), bc(n), bo(n);
+  std::memcpy(ba.p, a.data<float>(), static_cast<size_t>(n) * 4);
+  std::memcpy(bb.p, b.data<float>(), static_cast<size_t>(n) * 4);
+  std::memcpy(bc.p, c.data<float>(), static_cast<size_t>(n) * 4);
+  const ConstArr A(ba.p, n), B(bb.p, n), C(bc.p, n);
+  Arr O(bo.p, n);
+
+  const auto add = time_large([&] { escape(ag::Tensor(a + b).impl()); }, [&] { O = A + B, escape(bo.p); },
+                              [&] { loop_add(ba.p, bb.p, bo.p, n), escape(bo.p); });
+  add_throughput_rows(rows, "a + b, 16M f32", 3.0 * 4 * static_cast<double>(n), add[0], add[1], add[2]);
+  check_equal(a + b, bo.p, "a + b");  // bo holds the plain loop's result
+
+  const auto chain = time_large([&] { escape(ag::Tensor((a + b) * c - a).impl()); },
+                                [&] { O = (A + B) * C - A, escape(bo.p); },
+                                [&] { loop_chain(ba.p, bb.p, bc.p, bo.p, n), escape(bo.p); });
+  // Bytes of one fused pass (3 inputs, 1 output); eager makes three passes over memory.
+  add_throughput_rows(rows, "(a + b) * c - a, 16M f32", 4.0 * 4 * static_cast<double>(n), chain[0], chain[1],
+                      chain[2]);
+  check_equal((a + b) * c - a, bo.p, "(a + b) * c - a", 1e-6f);
+
+  fmt::print(
+      "agc eager runtime: thread CPU time, median and best of repeated runs in one process; 16M = {} elements\n\n",
+      n);
+  print_table(rows);
+  const double ratio = add[2].median / add[0].median;
+  fmt::print("\ntarget: small-op dispatch <= 300 ns ............ median {:.1f} ns, best {:.1f} ns: {}\n",
+             eager_add.median, eager_add.best, eager_add.median <= 300 ? "met" : "MISSED");
+  fmt::print("target: elementwise op >= 0.7x the plain loop ... {:.2f}x: {}\n", ratio, ratio >= 0.7 ? "met" : "MISSED");
+  return 0;
+}
