@@ -93,6 +93,20 @@ void staged_if(const Tensor& cond_in, FnRef<void()> then_fn, FnRef<void()> else_
     const Tensor& e = else_b.finals[i];
     if (t.impl() == init.impl() && e.impl() == init.impl()) continue;
     const bool t_def = t.has_value(), e_def = e.has_value();
+    if ((t_def != e_def) && is_generated_name(vars[i].name)) {
+      // A generated variable (ag__retval, set by a lowered return) assigned in one branch only:
+      // the other branch carries zeros of its type. ag-rewrite guarantees it is read only where
+      // its flag (ag__do_return) says it was set, so the zeros are never seen.
+      Branch& having = t_def ? then_b : else_b;
+      Branch& missing = t_def ? else_b : then_b;
+      const ValueId present = materialize(*having.frame, t_def ? t : e, loc);
+      const ValueId zero = materialize(*missing.frame, zeros_of(having.frame->graph.type(present)), loc);
+      types.push_back(having.frame->graph.type(present));
+      then_results.push_back(t_def ? present : zero);
+      else_results.push_back(t_def ? zero : present);
+      outputs.push_back(i);
+      continue;
+    }
     if (!t_def || !e_def) {
       if (!t_def && !e_def) continue;
       // DESIGN "Staged if rule": no value before the if and set in only one branch.
@@ -116,9 +130,9 @@ void staged_if(const Tensor& cond_in, FnRef<void()> then_fn, FnRef<void()> else_
     const size_t i = outputs[k];
     const TensorImpl* t = then_b.finals[i].impl();
     const TensorImpl* e = else_b.finals[i].impl();
-    if (t->maybe_undefined || e->maybe_undefined) {  // carry the "loop may not have set it" mark
+    if ((t && t->maybe_undefined) || (e && e->maybe_undefined)) {  // carry the "loop may not have set it" mark
       results[k].impl()->maybe_undefined = true;
-      results[k].impl()->note = new std::string(*(t->maybe_undefined ? t : e)->note);
+      results[k].impl()->note = new std::string(*(t && t->maybe_undefined ? t : e)->note);
     }
     after[i] = results[k];
   }

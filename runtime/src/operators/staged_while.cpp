@@ -28,15 +28,6 @@ struct LoopOptionsScope {
   ~LoopOptionsScope() { t_loop_options = saved; }
 };
 
-// The zeros a variable with no value before the loop starts from.
-Tensor zeros_of(const TensorType& t) {
-  if (t.dtype == DType::List) return TensorArray(t.elem_dtype).handle();
-  Shape s = t.shape;
-  for (int64_t& d : s)
-    if (d < 0) d = 0;
-  return zeros(s, t.dtype);
-}
-
 // Traces the body once with the defined variables as placeholders to learn the types of the
 // variables that have no value yet (then forgets that trace).
 std::vector<std::optional<TensorType>> probe_undefined(FnRef<void()> body_fn, std::span<StateVar> vars,

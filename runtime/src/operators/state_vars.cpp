@@ -7,6 +7,7 @@
 
 #include "../function/signature.h"
 #include "ag/detail/ops_internal.h"
+#include "ag/construct.h"
 #include "ag/ops.h"
 
 namespace ag::detail {
@@ -39,6 +40,14 @@ std::vector<Tensor> read_vars(std::span<const StateVar> vars) {
 void write_vars(std::span<const StateVar> vars, const std::vector<Tensor>& values) {
   for (size_t i = 0; i < vars.size(); ++i)
     if (vars[i].kind != StateKind::Other) write_var(vars[i], values[i]);
+}
+
+Tensor zeros_of(const TensorType& t) {
+  if (t.dtype == DType::List) return TensorArray(t.elem_dtype).handle();
+  Shape s = t.shape;
+  for (int64_t& d : s)
+    if (d < 0) d = 0;
+  return zeros(s, t.dtype);
 }
 
 std::string where(SourceLoc loc) { return loc.known() ? " at " + loc.str() : std::string(); }
