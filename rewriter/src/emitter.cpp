@@ -27,8 +27,8 @@ bool Emitter::changed(const Node* n) {
   if (auto it = changed_.find(n); it != changed_.end()) return it->second;
   bool c = false;
   switch (n->kind) {
-    case NodeKind::Original: c = printer.changes(n->stmt); break;
-    case NodeKind::Jump: c = false; break;
+    case NodeKind::Original:
+    case NodeKind::Jump: c = printer.changes(n->stmt); break;  // a native jump: `return a && b;`
     case NodeKind::Generated: c = true; break;
     default:
       c = n->staged || !n->stmt || !n->stop_flags.empty() || !n->break_flag.empty() || !n->continue_flag.empty();
@@ -63,13 +63,9 @@ void Emitter::node(const Node* n, int indent) {
   } else {
     switch (n->kind) {
       case NodeKind::Block: block(n, indent); break;
-      case NodeKind::Original: originalStatement(n, printer.statement(n->stmt), indent); break;
+      case NodeKind::Original:
+      case NodeKind::Jump: originalStatement(n, printer.statement(n->stmt), indent); break;
       case NodeKind::Generated: out.lines(indent, n->text, n->line); break;
-      case NodeKind::Jump: {
-        auto range = cx.src.statementRange(n->stmt);
-        originalStatement(n, range ? cx.src.text(*range) : std::string(), indent);
-        break;
-      }
       case NodeKind::If: n->staged ? emitIfStatement(*this, *n, indent) : plainIf(n, indent, ""); break;
       case NodeKind::While: n->staged ? emitWhileStatement(*this, *n, indent) : plainLoop(n, indent); break;
       case NodeKind::DoWhile: n->staged ? emitDoWhileStatement(*this, *n, indent) : plainLoop(n, indent); break;
@@ -111,7 +107,7 @@ void Emitter::lambda(const Node* body, int indent, const std::string& param, con
     auto range = cx.src.statementRange(only->stmt);
     const std::string text = range ? cx.src.text(*range) : std::string();
     if (text.find('\n') == std::string::npos && text.size() <= kInlineLambdaLimit)
-      return out.line(indent, open + " " + text + " },", only->line);
+      return out.line(indent, open + " " + text + " },");
   }
   out.line(indent, open);
   for (const std::string& p : prelude) out.line(indent + 2, p);
@@ -139,8 +135,8 @@ void Emitter::stateTail(const std::vector<StateVar>& vars, unsigned line, int in
   const std::string loc = cx.sourceLoc(line);
   std::string text = fmt::format(tmpl::kStateTail, fmt::arg("vars", join(exprs)), fmt::arg("names", join(names)),
                                  fmt::arg("loc", loc));
-  if (static_cast<size_t>(indent) + text.size() <= kLineLimit) return out.line(indent, text, line);
-  out.line(indent, "ag::state(" + join(exprs) + "),", line);
+  if (static_cast<size_t>(indent) + text.size() <= kLineLimit) return out.line(indent, text);
+  out.line(indent, "ag::state(" + join(exprs) + "),");
   out.line(indent, "{" + join(names) + "},");
   out.line(indent, loc + ");");
 }
@@ -153,7 +149,7 @@ std::string Emitter::loopCondition(const Node& loop) {
 }
 
 void Emitter::breakFlagDeclaration(const Node& loop, int indent) {
-  if (!loop.break_flag.empty()) out.line(indent, fmt::format(tmpl::kFlagDecl, fmt::arg("flag", loop.break_flag)), loop.line);
+  if (!loop.break_flag.empty()) out.line(indent, fmt::format(tmpl::kFlagDecl, fmt::arg("flag", loop.break_flag)));
 }
 
 }  // namespace ag::rewriter

@@ -35,7 +35,7 @@ class Emitter {
   std::vector<StateVar> state(const Node& construct, const std::vector<const Node*>& parts,
                               const std::vector<const clang::Expr*>& exprs, const char* what,
                               const clang::ValueDecl* declared_inside = nullptr);
-  // `ag::state(...), {...}, AG_SOURCE_LOC(...));`
+  // `ag::state(...), {...}, AG_SOURCE_LOC(file, line));` (no #line of its own: it belongs to the construct)
   void stateTail(const std::vector<StateVar>& vars, unsigned line, int indent);
   // The condition of a staged loop, stopped by the loop's flags.
   std::string loopCondition(const Node& loop);

@@ -56,7 +56,7 @@ void lowerReturnStatements(Context& cx, FunctionIr& ir, const ReturnInfo& info, 
   flags.names.insert(do_return);
   std::vector<std::string> retvals;
   std::vector<NodePtr> decls;
-  const unsigned line = ir.body->line;
+  const unsigned line = 0;  // declarations at the top stand for no line of their own
   if (info.tuple_size > 0) {
     for (size_t k = 0; k < info.tuple_size; ++k) retvals.push_back(cx.namer.plain(fmt::format("ag__retval_{}", k)));
     for (const std::string& r : retvals) {

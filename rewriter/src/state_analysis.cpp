@@ -196,6 +196,8 @@ Effects StateAnalysis::ofNode(const Node* n) {
     if (x) e.merge(ofStmt(x));
   if (n->loop_var) e.declared.insert(n->loop_var);
   if (!n->continue_flag.empty()) e.declared_generated.insert(n->continue_flag);
+  if (!n->break_flag.empty()) e.declared_generated.insert(n->break_flag);  // declared just before the loop
+  if (!n->scoped_flag.empty()) e.declared_generated.insert(n->scoped_flag);  // declared at the body's start
   return e;
 }
 
