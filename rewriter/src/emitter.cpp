@@ -102,10 +102,11 @@ void Emitter::lambda(const Node* body, int indent, const std::string& param, con
     only = body->children.size() == 1 && body->inner_comment.empty() ? body->children[0].get() : nullptr;
   }
   if (!body && prelude.empty()) return out.line(indent, fmt::format(tmpl::kEmptyLambda));
-  if (only && prelude.empty() && only->stmt && !changed(only) && only->comment_before.empty() &&
-      only->comment_after.empty()) {
-    auto range = cx.src.statementRange(only->stmt);
-    const std::string text = range ? cx.src.text(*range) : std::string();
+  const bool inlinable = only && prelude.empty() && only->comment_before.empty() && only->comment_after.empty() &&
+                         ((only->stmt && !changed(only)) || only->kind == NodeKind::Generated);
+  if (inlinable) {
+    auto range = only->kind == NodeKind::Generated ? std::nullopt : cx.src.statementRange(only->stmt);
+    const std::string text = only->kind == NodeKind::Generated ? only->text : range ? cx.src.text(*range) : std::string();
     if (text.find('\n') == std::string::npos && text.size() <= kInlineLambdaLimit)
       return out.line(indent, open + " " + text + " },");
   }
