@@ -13,7 +13,7 @@ DiagInfo infoOf(Diag kind) {
   using L = clang::DiagnosticsEngine::Level;
   switch (kind) {
     case Diag::GotoInStaged:
-      return {L::Error, "goto cannot be converted: it jumps %0 a tensor-dependent %1; use break, continue or return"};
+      return {L::Error, "goto cannot be converted: it crosses the body of a tensor-dependent %0; use break, continue or return"};
     case Diag::SwitchOnTensor:
       return {L::Error, "switch on a tensor cannot be converted; use if / else if on the tensor's value"};
     case Diag::TryInStaged:
@@ -29,8 +29,6 @@ DiagInfo infoOf(Diag kind) {
                         "it before the %0"};
     case Diag::JumpOutOfSwitch:
       return {L::Error, "break out of a switch from inside a tensor-dependent %0 cannot be converted"};
-    case Diag::StructuredBindingLoop:
-      return {L::Error, "a structured binding cannot be the loop variable of a loop over a tensor"};
     case Diag::NoValueAfterIf:
       return {L::Warning, "'%0' has no value before this tensor-dependent if and is assigned only in the %1 branch, "
                           "but is used after it; tracing will fail with a ConversionError"};

@@ -19,7 +19,6 @@ enum class Diag {
   InsideMacro,
   ConditionVariable,
   JumpOutOfSwitch,
-  StructuredBindingLoop,
   // Warnings: staging-rule violations visible statically (the runtime raises them when tracing).
   NoValueAfterIf,
   NonTensorModified,

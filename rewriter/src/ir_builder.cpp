@@ -71,7 +71,7 @@ class Builder {
     if (const auto* st = llvm::dyn_cast<clang::GotoStmt>(s)) {
       gotos_.push_back({st, innermostStaged() ? innermostStaged()->node : nullptr});
     } else if (llvm::isa<clang::IndirectGotoStmt>(s) && innermostStaged()) {
-      cx_.diags.report(Diag::GotoInStaged, s->getBeginLoc(), {innermostStaged()->what});
+      cx_.diags.report(Diag::GotoInStaged, s->getBeginLoc(), {innermostStaged()->node->kind == NodeKind::If ? "if" : "loop"});
     }
     return std::make_unique<Node>(NodeKind::Original, s, line(s));
   }
@@ -204,10 +204,6 @@ class Builder {
     node->range = s->getRangeInit();
     node->loop_var = s->getLoopVariable();
     node->staged = node->range && isTensorValued(node->range) && stageable(s, "for");
-    if (node->staged && llvm::isa<clang::DecompositionDecl>(node->loop_var)) {
-      cx_.diags.report(Diag::StructuredBindingLoop, node->loop_var->getLocation());
-      node->staged = false;
-    }
     if (node->staged) ir_.has_staged = true;
     if (s->getInit()) node->init = build(s->getInit());
     stack_.push_back({node.get(), node->staged, true, true, "for"});
