@@ -42,5 +42,5 @@ static_assert(sizeof(int) == 0, "line 23");
 // CHECK-NEXT:   return steps;
 // CHECK-NEXT: #line 20
 // CHECK-NEXT: }
-// ERROR: line_directives.cpp:15:5: error: use of undeclared identifier 'undeclared_identifier'
+// ERROR: line_directives.cpp:15:{{[0-9]+}}: error: use of undeclared identifier 'undeclared_identifier'
 // ERROR: line_directives.cpp:24:15: error: static assertion failed
