@@ -24,6 +24,13 @@ namespace {
 class FunctionFinder : public clang::RecursiveASTVisitor<FunctionFinder> {
  public:
   explicit FunctionFinder(const clang::SourceManager& sm) : sm_(sm) {}
+  // Declarations from headers are skipped whole: only the main file is rewritten, and walking
+  // the standard library or Eigen would cost more than the conversion.
+  bool TraverseDecl(clang::Decl* d) {
+    if (d && !llvm::isa<clang::TranslationUnitDecl>(d) && !sm_.isInMainFile(sm_.getExpansionLoc(d->getLocation())))
+      return true;
+    return RecursiveASTVisitor::TraverseDecl(d);
+  }
   bool VisitFunctionDecl(clang::FunctionDecl* fn) {
     if (!fn->doesThisDeclarationHaveABody() || fn->isImplicit() || !fn->getBody()) return true;
     if (!sm_.isInMainFile(sm_.getFileLoc(fn->getLocation()))) return true;
