@@ -13,9 +13,7 @@ void emitDoWhileStatement(Emitter& e, const Node& n, int indent) {
   if (n.stmt) e.checks.checkLoop(n.stmt, vars);
   e.breakFlagDeclaration(n, indent);
   e.out.line(indent, fmt::format(tmpl::kDoWhileHead), n.line);
-  std::vector<std::string> prelude;
-  if (!n.continue_flag.empty()) prelude.push_back(fmt::format(tmpl::kFlagDecl, fmt::arg("flag", n.continue_flag)));
-  e.lambda(n.body.get(), indent + 4, {}, prelude);
+  e.lambda(n.body.get(), indent + 4, {}, e.iterationPrelude(n));
   const auto* s = llvm::cast<clang::DoStmt>(n.stmt);
   e.out.line(indent + 4, fmt::format(tmpl::kCondLambda, fmt::arg("cond", e.loopCondition(n))),
              e.cx.src.line(s->getWhileLoc()));

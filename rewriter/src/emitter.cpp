@@ -149,6 +149,11 @@ std::string Emitter::loopCondition(const Node& loop) {
                      fmt::arg("loc", cx.sourceLoc(loop.line)));
 }
 
+std::vector<std::string> Emitter::iterationPrelude(const Node& loop) const {
+  if (loop.continue_flag.empty()) return {};
+  return {fmt::format(tmpl::kFlagDecl, fmt::arg("flag", loop.continue_flag))};
+}
+
 void Emitter::breakFlagDeclaration(const Node& loop, int indent) {
   if (!loop.break_flag.empty()) out.line(indent, fmt::format(tmpl::kFlagDecl, fmt::arg("flag", loop.break_flag)));
 }

@@ -39,6 +39,8 @@ class Emitter {
   void stateTail(const std::vector<StateVar>& vars, unsigned line, int indent);
   // The condition of a staged loop, stopped by the loop's flags.
   std::string loopCondition(const Node& loop);
+  // The lines that open each iteration of a loop: its continue flag, if it has one.
+  std::vector<std::string> iterationPrelude(const Node& loop) const;
   // `ag::Tensor ag__break_N = false;` before a loop whose break is lowered.
   void breakFlagDeclaration(const Node& loop, int indent);
 

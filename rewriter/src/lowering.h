@@ -3,6 +3,7 @@
 // before the control-flow converters: a jump cannot leave a lambda, a flag can.
 #pragma once
 
+#include <functional>
 #include <set>
 #include <string>
 
@@ -44,6 +45,10 @@ void guardStatementsAfterJumps(Context& cx, FunctionIr& ir, const Flags& flags);
 // With lowered returns the function ends with `return ag__retval;` (after the guards: it runs
 // whatever the flag says).
 void appendFinalReturn(Context& cx, FunctionIr& ir, const ReturnInfo& info, const Flags& flags);
+
+// Replaces each `kind` jump whose loop needs flags by `flag = true;`; `flag_of` names (and on
+// first use creates) the loop's flag.
+void lowerJumpsToFlag(FunctionIr& ir, JumpKind kind, Flags& flags, const std::function<std::string(Node& loop)>& flag_of);
 
 // `ag::not_(a)` / `ag::not_(a | b)`.
 std::string notFlags(const std::vector<std::string>& flags);

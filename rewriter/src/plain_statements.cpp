@@ -47,10 +47,9 @@ void Emitter::plainLoop(const Node* n, int indent) {
     if (cond.empty()) return fmt::format("ag::loop_flag({}, {})", not_flags, loc);
     return fmt::format(tmpl::kPlainLoopCond, fmt::arg("not_flags", not_flags), fmt::arg("loc", loc), fmt::arg("cond", cond));
   };
-  std::vector<std::string> prelude;
-  if (n->kind == NodeKind::RangeFor && !not_flags.empty())
-    prelude.push_back(fmt::format(tmpl::kPlainRangeForCheck, fmt::arg("not_flags", not_flags), fmt::arg("loc", loc)));
-  if (!n->continue_flag.empty()) prelude.push_back(fmt::format(tmpl::kFlagDecl, fmt::arg("flag", n->continue_flag)));
+  std::vector<std::string> prelude = iterationPrelude(*n);
+  if (n->kind == NodeKind::RangeFor && !not_flags.empty())  // a range-for has no condition to test the flags
+    prelude.insert(prelude.begin(), fmt::format(tmpl::kPlainRangeForCheck, fmt::arg("not_flags", not_flags), fmt::arg("loc", loc)));
 
   std::string head;
   switch (n->kind) {
