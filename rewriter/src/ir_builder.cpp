@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "ast_queries.h"
+#include "comments.h"
 #include "expr_printer.h"
 
 namespace ag::rewriter {
@@ -92,7 +93,7 @@ class Builder {
       if (range && !cx_.src.inMacro(child->getSourceRange())) {
         const size_t begin = cx_.src.offset(range->getBegin()) - base;
         if (begin >= prev_end && begin <= text.size())
-          attachComments(text.substr(prev_end, begin - prev_end), line_at(prev_end), prev, *built);
+          attachGapComments(text.substr(prev_end, begin - prev_end), line_at(prev_end), prev, *built);
         prev_end = cx_.src.offset(range->getEnd()) - base;
       }
       prev = built.get();
@@ -100,52 +101,11 @@ class Builder {
     }
     if (prev_end + 1 <= text.size()) {  // comments between the last statement and '}'
       Node trailing(NodeKind::Generated);
-      attachComments(text.substr(prev_end, text.size() - 1 - prev_end), line_at(prev_end), prev, trailing);
+      attachGapComments(text.substr(prev_end, text.size() - 1 - prev_end), line_at(prev_end), prev, trailing);
       node->inner_comment = trailing.comment_before;
       node->inner_comment_line = trailing.comment_line;
     }
     return node;
-  }
-
-  // Splits the text between two statements (starting on `gap_line`) into the previous one's
-  // same-line comment and the comment lines before the next, keeping one blank line.
-  static void attachComments(const std::string& gap, unsigned gap_line, Node* prev, Node& next) {
-    std::vector<std::string> lines;
-    for (size_t pos = 0;;) {
-      size_t end = gap.find('\n', pos);
-      std::string l = gap.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
-      const size_t b = l.find_first_not_of(" \t\r"), e = l.find_last_not_of(" \t\r");
-      lines.push_back(b == std::string::npos ? std::string() : l.substr(b, e - b + 1));
-      if (end == std::string::npos) break;
-      pos = end + 1;
-    }
-    size_t first = 0;
-    if (prev && lines.size() > 1) {
-      if (!lines[0].empty()) prev->comment_after = lines[0];
-      first = 1;
-    }
-    std::string out;
-    bool blank = false;
-    unsigned out_line = 0;
-    for (size_t i = first; i < lines.size(); ++i) {
-      if (lines[i].empty()) {
-        blank = prev != nullptr || !out.empty();
-        continue;
-      }
-      if (out.empty()) out_line = gap_line + static_cast<unsigned>(i) - (blank ? 1 : 0);
-      if (blank) out += out.empty() ? "\n" : "\n\n";
-      else if (!out.empty()) out += "\n";
-      out += lines[i];
-      blank = false;
-    }
-    if (out.empty() && blank && lines.size() > 2) {
-      out = "";  // a blank line alone
-      next.comment_before = "\n";
-      next.comment_line = gap_line + static_cast<unsigned>(lines.size()) - 2;
-      return;
-    }
-    next.comment_before = out;
-    next.comment_line = out_line;
   }
 
   NodePtr buildIf(const clang::IfStmt* s) {
@@ -162,6 +122,7 @@ class Builder {
     node->then_branch = build(s->getThen());
     node->else_branch = build(s->getElse());
     stack_.pop_back();
+    attachBranchComments(cx_.src, s, *node);
     return node;
   }
 

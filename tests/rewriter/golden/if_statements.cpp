@@ -74,3 +74,24 @@ AG_FUNCTION ag::Tensor untouched(ag::Tensor x, int k) {
 // CHECK-NEXT:   if (k > 0)   return x  *  k;
 // CHECK-NEXT:   return x;
 // CHECK-NEXT: }
+
+// Comments between the condition, the branches and `else` stay with the branches.
+AG_FUNCTION ag::Tensor commented(ag::Tensor n) {
+  if (n > 3)  // big
+  {
+    n = n - 1;
+  } else {  // small
+    n = n + 1;
+  }
+  return n;
+}
+// CHECK-LABEL: AG_FUNCTION ag::Tensor commented(ag::Tensor n) {
+// CHECK-NEXT:   ag::if_stmt(n > 3,
+// CHECK-NEXT:       [&] {
+// CHECK-NEXT:         // big
+// CHECK-NEXT:         n = n - 1;
+// CHECK-NEXT:       },
+// CHECK-NEXT:       [&] {
+// CHECK-NEXT:         // small
+// CHECK-NEXT:         n = n + 1;
+// CHECK-NEXT:       },
