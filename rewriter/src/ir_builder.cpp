@@ -116,7 +116,6 @@ class Builder {
       cx_.diags.report(Diag::ConditionVariable, s->getConditionVariable()->getLocation(), {"if"});
       node->staged = false;
     }
-    if (node->staged) ir_.has_staged = true;
     if (s->getInit()) node->init = build(s->getInit());
     stack_.push_back({node.get(), node->staged, false, false, "if"});
     node->then_branch = build(s->getThen());
@@ -135,7 +134,6 @@ class Builder {
       cx_.diags.report(Diag::ConditionVariable, cond_var->getLocation(), {what});
       node->staged = false;
     }
-    if (node->staged) ir_.has_staged = true;
     stack_.push_back({node.get(), node->staged, true, true, what});
     node->body = build(body);
     stack_.pop_back();
@@ -165,7 +163,6 @@ class Builder {
     node->range = s->getRangeInit();
     node->loop_var = s->getLoopVariable();
     node->staged = node->range && isTensorValued(node->range) && stageable(s, "for");
-    if (node->staged) ir_.has_staged = true;
     if (s->getInit()) node->init = build(s->getInit());
     stack_.push_back({node.get(), node->staged, true, true, "for"});
     node->body = build(s->getBody());

@@ -13,7 +13,6 @@ struct FunctionIr {
   NodePtr body;
   std::vector<Node*> jumps;         // every break/continue/return (not those of nested lambdas)
   bool returns_need_lowering = false;  // some return sits inside a staged construct
-  bool has_staged = false;
 };
 
 FunctionIr buildFunctionIr(Context& cx, const clang::CompoundStmt* body);

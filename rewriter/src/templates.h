@@ -25,7 +25,6 @@ inline constexpr const char* kLambdaOpen = "[&] {{";
 inline constexpr const char* kParamLambdaOpen = "[&]({param}) {{";
 inline constexpr const char* kLambdaClose = "}},";
 inline constexpr const char* kEmptyLambda = "[&] {{}},";
-inline constexpr const char* kInlineLambda = "[&] {{ {body} }},";
 inline constexpr const char* kStateTail = "ag::state({vars}), {{{names}}}, {loc});";
 inline constexpr const char* kNoExtraTest = "ag::no_extra_test";
 inline constexpr const char* kExtraTest = "[&] {{ return {test}; }}";
