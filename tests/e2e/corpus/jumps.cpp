@@ -133,3 +133,28 @@ AG_FUNCTION Tensor all_jumps(Tensor n) {
   return s;
 }
 AG_E2E(all_jumps, std::tuple{5}, std::tuple{12}, std::tuple{30});
+
+// continue in a do-while goes to the condition.
+AG_FUNCTION Tensor continue_in_do_while(Tensor x) {
+  Tensor s = 0;
+  do {
+    x -= 1;
+    if (x % 2 == 0) continue;
+    s += x;
+  } while (x > 0);
+  return s;
+}
+AG_E2E(continue_in_do_while, std::tuple{7}, std::tuple{0});
+
+AG_FUNCTION Tensor for_with_break_and_continue(Tensor n) {
+  Tensor s = 0;
+  Tensor last = -1;
+  for (Tensor i = 0; i < n; i += 1) {
+    last = i;
+    if (i % 2 == 0) continue;
+    if (i > 7) break;
+    s += i;
+  }
+  return s * 100 + last;
+}
+AG_E2E(for_with_break_and_continue, std::tuple{4}, std::tuple{20});
