@@ -6,6 +6,9 @@
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/FrontendAction.h>
 
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/Path.h>
+
 #include <map>
 #include <regex>
 
@@ -68,7 +71,13 @@ class RewriteConsumer : public clang::ASTConsumer {
     clang::DiagnosticsEngine& engine = ctx.getDiagnostics();
     FileResult result;
     const clang::OptionalFileEntryRef main = sm.getFileEntryRefForID(sm.getMainFileID());
-    result.path = main ? main->getName().str() : std::string();
+    // Absolute, so that #line directives lead debuggers to the file wherever the output is built.
+    if (main) {
+      llvm::SmallString<256> absolute(main->getName());
+      llvm::sys::fs::make_absolute(absolute);
+      llvm::sys::path::remove_dots(absolute, /*remove_dot_dot=*/true);
+      result.path = absolute.str().str();
+    }
     result.original = sm.getBufferData(sm.getMainFileID()).str();
     for (auto it = sm.fileinfo_begin(); it != sm.fileinfo_end(); ++it) result.dependencies.push_back(it->first.getName().str());
     engine.setIgnoreAllWarnings(false);  // the user's own warnings were muted while parsing
