@@ -42,6 +42,9 @@ DiagInfo infoOf(Diag kind) {
     case Diag::UnmarkedCallee:
       return {L::Warning, "'%0' has control flow on tensors but is not marked AG_FUNCTION; calling it from a traced "
                           "function will fail with a ConversionError"};
+    case Diag::MarkedInHeader:
+      return {L::Warning, "'%0' is marked AG_FUNCTION but is defined in a header, which ag-rewrite does not rewrite; "
+                          "its control flow on tensors stays unconverted: define it in a source file that is rewritten"};
     case Diag::NoteDeclaredHere: return {L::Note, "'%0' is declared here"};
     case Diag::NoteCalleeHere: return {L::Note, "mark '%0' AG_FUNCTION"};
   }

@@ -24,6 +24,7 @@ enum class Diag {
   NonTensorModified,
   NoValueAfterLoop,
   UnmarkedCallee,
+  MarkedInHeader,
   // Notes.
   NoteDeclaredHere,
   NoteCalleeHere,

@@ -18,6 +18,7 @@
 #include "context.h"
 #include "function_converter.h"
 #include "function_registration.h"
+#include "header_functions.h"
 #include "unmarked_callees.h"
 
 namespace ag::rewriter {
@@ -92,6 +93,7 @@ class RewriteConsumer : public clang::ASTConsumer {
 
     for (const clang::FunctionDecl* fn : finder.marked) convert(fn, src, diags, result);
     warnUnmarkedCallees(finder.marked, finder.unmarked, src, diags);
+    warnMarkedFunctionsInHeaders(ctx, diags);
 
     result.ok = !diags.hasErrors() && !engine.hasErrorOccurred();
     result.rewritten = assemble(result);
