@@ -1,1 +1,40 @@
-# Install rules and the agc CMake package (filled in with the rewriter integration).
+# The agc CMake package: install rules, the exported targets agc::runtime, agc::jit, agc::agc
+# and agc::ag-rewrite, and agcConfig.cmake (with ag_rewrite_sources), usable from this build
+# tree (agc_DIR=<build>) and after `cmake --install` (CMAKE_PREFIX_PATH=<prefix>).
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+# agc::agc: what an application links (eager + tracing + interpreter, and the JIT backend).
+add_library(agc INTERFACE)
+add_library(agc::agc ALIAS agc)
+target_link_libraries(agc INTERFACE ag_runtime $<$<TARGET_EXISTS:ag_jit>:ag_jit>)
+
+# Static libraries carry their private link dependencies (as LINK_ONLY), so the interface
+# targets they use are exported too.
+set(AG_EXPORTED_TARGETS ag_runtime agc agc_warnings)
+if(AG_WITH_LLVM)
+  list(APPEND AG_EXPORTED_TARGETS ag_jit agc_llvm ag-rewrite)
+endif()
+install(TARGETS ${AG_EXPORTED_TARGETS} EXPORT agcTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/runtime/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+
+set(AG_PACKAGE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/agc)
+install(EXPORT agcTargets NAMESPACE agc:: DESTINATION ${AG_PACKAGE_DIR})
+export(EXPORT agcTargets NAMESPACE agc:: FILE ${PROJECT_BINARY_DIR}/agcTargets.cmake)
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/agcConfigVersion.cmake
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+
+# The config file twice: in the build tree it includes the module from the sources, once
+# installed the copy beside it.
+set(AG_CONFIG_LLVM_DIR "${LLVM_DIR}")
+set(AG_CONFIG_REWRITE_MODULE "${PROJECT_SOURCE_DIR}/tools/cmake/AgRewrite.cmake")
+configure_file(${CMAKE_CURRENT_LIST_DIR}/agcConfig.cmake.in ${PROJECT_BINARY_DIR}/agcConfig.cmake @ONLY)
+set(AG_CONFIG_REWRITE_MODULE "\${CMAKE_CURRENT_LIST_DIR}/AgRewrite.cmake")
+configure_file(${CMAKE_CURRENT_LIST_DIR}/agcConfig.cmake.in ${PROJECT_BINARY_DIR}/install/agcConfig.cmake @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/install/agcConfig.cmake ${PROJECT_BINARY_DIR}/agcConfigVersion.cmake
+              ${PROJECT_SOURCE_DIR}/tools/cmake/AgRewrite.cmake
+        DESTINATION ${AG_PACKAGE_DIR})

@@ -127,9 +127,9 @@ void staged_if(const Tensor& cond_in, FnRef<void()> then_fn, FnRef<void()> else_
     const size_t i = outputs[k];
     const TensorImpl* t = then_b.finals[i].impl();
     const TensorImpl* e = else_b.finals[i].impl();
-    if (t->maybe_undefined || e->maybe_undefined) {  // carry the "loop may not have set it" mark
+    if ((t && t->maybe_undefined) || (e && e->maybe_undefined)) {  // carry the "loop may not have set it" mark
       results[k].impl()->maybe_undefined = true;
-      results[k].impl()->note = new std::string(*(t->maybe_undefined ? t : e)->note);
+      results[k].impl()->note = new std::string(*(t && t->maybe_undefined ? t : e)->note);
     }
     after[i] = results[k];
   }

@@ -1,0 +1,47 @@
+// Every diagnostic ag-rewrite reports, through Clang's DiagnosticsEngine so that it prints like
+// clang's own (file:line:col, caret, fix-its), from one table that keeps the wording uniform.
+#pragma once
+
+#include <clang/Basic/Diagnostic.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ag::rewriter {
+
+enum class Diag {
+  // Errors: constructs that cannot be converted.
+  GotoInStaged,
+  SwitchOnTensor,
+  TryInStaged,
+  AddressOfCarried,
+  InsideMacro,
+  ConditionVariable,
+  JumpOutOfSwitch,
+  // Warnings: staging-rule violations visible statically (the runtime raises them when tracing).
+  NoValueAfterIf,
+  NonTensorModified,
+  NoValueAfterLoop,
+  UnmarkedCallee,
+  MarkedInHeader,
+  // Notes.
+  NoteDeclaredHere,
+  NoteCalleeHere,
+};
+
+class Diagnostics {
+ public:
+  explicit Diagnostics(clang::DiagnosticsEngine& engine) : engine_(engine) {}
+
+  // Reports `kind` at `loc`; `args` fill %0, %1, ... of its message.
+  void report(Diag kind, clang::SourceLocation loc, const std::vector<std::string>& args = {},
+              std::optional<clang::FixItHint> fixit = std::nullopt, clang::SourceRange range = {});
+  bool hasErrors() const { return errors_ > 0; }
+
+ private:
+  clang::DiagnosticsEngine& engine_;
+  unsigned errors_ = 0;
+};
+
+}  // namespace ag::rewriter

@@ -1,0 +1,161 @@
+// Printing of the statement tree: unchanged statements as written, plain control flow around
+// converted code, and the shared pieces the staged-statement converters use.
+#include "emitter.h"
+
+#include <clang/AST/StmtCXX.h>
+#include <fmt/format.h>
+
+#include "lowering.h"
+#include "templates.h"
+
+namespace ag::rewriter {
+namespace {
+
+constexpr size_t kInlineLambdaLimit = 72;  // a one-statement body this short stays on one line
+constexpr size_t kLineLimit = 110;
+
+std::string join(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : ", ") + p;
+  return out;
+}
+
+}  // namespace
+
+bool Emitter::changed(const Node* n) {
+  if (!n) return false;
+  if (auto it = changed_.find(n); it != changed_.end()) return it->second;
+  bool c = false;
+  switch (n->kind) {
+    case NodeKind::Original:
+    case NodeKind::Jump: c = printer.changes(n->stmt); break;  // a native jump: `return a && b;`
+    case NodeKind::Generated: c = true; break;
+    default:
+      c = n->staged || !n->stmt || !n->stop_flags.empty() || !n->break_flag.empty() || !n->continue_flag.empty();
+      for (const auto& child : n->children) c = changed(child.get()) || c;
+      for (const Node* child : {n->then_branch.get(), n->else_branch.get(), n->init.get(), n->body.get()})
+        c = changed(child) || c;
+      for (const clang::Expr* e : {n->cond, n->range})
+        if (!c && e) c = printer.changes(e);
+  }
+  changed_[n] = c;
+  return c;
+}
+
+void Emitter::comments(const std::string& text, unsigned line, int indent) {
+  if (text == "\n") return out.line(0, "", line);
+  out.lines(indent, text, line);
+}
+
+void Emitter::originalStatement(const Node* n, const std::string& text, int indent) {
+  auto range = cx.src.statementRange(n->stmt);
+  if (!range) return out.lines(indent, text, n->line);
+  const unsigned end_line = cx.src.line(range->getEnd());
+  out.original(indent, text, n->line, end_line, static_cast<int>(cx.src.indentOf(n->stmt->getBeginLoc()).size()));
+}
+
+void Emitter::node(const Node* n, int indent) {
+  if (!n) return;
+  if (!n->comment_before.empty()) comments(n->comment_before, n->comment_line, indent);
+  if (n->stmt && !changed(n)) {
+    auto range = cx.src.statementRange(n->stmt);
+    originalStatement(n, range ? cx.src.text(*range) : std::string(), indent);
+  } else {
+    switch (n->kind) {
+      case NodeKind::Block: block(n, indent); break;
+      case NodeKind::Original:
+      case NodeKind::Jump: originalStatement(n, printer.statement(n->stmt), indent); break;
+      case NodeKind::Generated: out.lines(indent, n->text, n->line); break;
+      case NodeKind::If: n->staged ? emitIfStatement(*this, *n, indent) : plainIf(n, indent, ""); break;
+      case NodeKind::While: n->staged ? emitWhileStatement(*this, *n, indent) : plainLoop(n, indent); break;
+      case NodeKind::DoWhile: n->staged ? emitDoWhileStatement(*this, *n, indent) : plainLoop(n, indent); break;
+      case NodeKind::For: n->staged ? emitForStatement(*this, *n, indent) : plainLoop(n, indent); break;
+      case NodeKind::RangeFor: n->staged ? emitRangeForStatement(*this, *n, indent) : plainLoop(n, indent); break;
+      case NodeKind::Labeled: labeled(n, indent); break;
+      case NodeKind::Switch: switchStatement(n, indent); break;
+      case NodeKind::Try: tryStatement(n, indent); break;
+    }
+  }
+  if (!n->comment_after.empty()) out.append("  " + n->comment_after);
+}
+
+void Emitter::statements(const Node* n, int indent) {
+  if (!n) return;
+  if (n->kind != NodeKind::Block) return node(n, indent);
+  for (const auto& child : n->children) node(child.get(), indent);
+  if (!n->inner_comment.empty()) comments(n->inner_comment, n->inner_comment_line, indent);
+}
+
+void Emitter::block(const Node* n, int indent) {
+  out.line(indent, "{", n->line);
+  statements(n, indent + 2);
+  const auto* compound = llvm::dyn_cast_or_null<clang::CompoundStmt>(n->stmt);
+  out.line(indent, "}", compound ? cx.src.line(compound->getRBracLoc()) : 0);
+}
+
+void Emitter::lambda(const Node* body, int indent, const std::string& param, const std::vector<std::string>& prelude) {
+  const std::string open = param.empty() ? fmt::format(tmpl::kLambdaOpen) : fmt::format(tmpl::kParamLambdaOpen, fmt::arg("param", param));
+  const Node* only = body;
+  if (body && body->kind == NodeKind::Block) {
+    if (body->children.empty() && body->inner_comment.empty() && prelude.empty())
+      return out.line(indent, param.empty() ? fmt::format(tmpl::kEmptyLambda) : open + "},", body->line);
+    only = body->children.size() == 1 && body->inner_comment.empty() ? body->children[0].get() : nullptr;
+  }
+  if (!body && prelude.empty()) return out.line(indent, fmt::format(tmpl::kEmptyLambda));
+  const bool inlinable = only && prelude.empty() && only->comment_before.empty() && only->comment_after.empty() &&
+                         ((only->stmt && !changed(only)) || only->kind == NodeKind::Generated);
+  if (inlinable) {
+    auto range = only->kind == NodeKind::Generated ? std::nullopt : cx.src.statementRange(only->stmt);
+    const std::string text = only->kind == NodeKind::Generated ? only->text : range ? cx.src.text(*range) : std::string();
+    if (text.find('\n') == std::string::npos && text.size() <= kInlineLambdaLimit)
+      return out.line(indent, open + " " + text + " },");
+  }
+  out.line(indent, open);
+  for (const std::string& p : prelude) out.line(indent + 2, p);
+  statements(body, indent + 2);
+  out.line(indent, fmt::format(tmpl::kLambdaClose));
+}
+
+std::vector<StateVar> Emitter::state(const Node& construct, const std::vector<const Node*>& parts,
+                                     const std::vector<const clang::Expr*>& exprs, const char* what,
+                                     const clang::ValueDecl* declared_inside) {
+  std::vector<StateVar> vars = analysis.stateOf(parts, exprs, declared_inside);
+  if (construct.stmt) {
+    Effects effects;
+    for (const Node* p : parts) effects.merge(analysis.ofNode(p));
+    if (declared_inside) effects.declared.insert(declared_inside);
+    checks.checkNonTensor(vars, what);
+    checks.checkAddressTaken(effects, what);
+  }
+  return vars;
+}
+
+void Emitter::stateTail(const std::vector<StateVar>& vars, unsigned line, int indent) {
+  std::vector<std::string> exprs, names;
+  for (const StateVar& v : vars) exprs.push_back(v.expr), names.push_back(quoted(v.name));
+  const std::string loc = cx.sourceLoc(line);
+  std::string text = fmt::format(tmpl::kStateTail, fmt::arg("vars", join(exprs)), fmt::arg("names", join(names)),
+                                 fmt::arg("loc", loc));
+  if (static_cast<size_t>(indent) + text.size() <= kLineLimit) return out.line(indent, text);
+  out.line(indent, "ag::state(" + join(exprs) + "),");
+  out.line(indent, "{" + join(names) + "},");
+  out.line(indent, loc + ");");
+}
+
+std::string Emitter::loopCondition(const Node& loop) {
+  const std::string cond = loop.cond ? printer.operand(loop.cond) : "true";
+  if (loop.stop_flags.empty()) return cond;
+  return fmt::format(tmpl::kStagedLoopCond, fmt::arg("not_flags", notFlags(loop.stop_flags)), fmt::arg("cond", cond),
+                     fmt::arg("loc", cx.sourceLoc(loop.line)));
+}
+
+std::vector<std::string> Emitter::iterationPrelude(const Node& loop) const {
+  if (loop.continue_flag.empty()) return {};
+  return {fmt::format(tmpl::kFlagDecl, fmt::arg("flag", loop.continue_flag))};
+}
+
+void Emitter::breakFlagDeclaration(const Node& loop, int indent) {
+  if (!loop.break_flag.empty()) out.line(indent, fmt::format(tmpl::kFlagDecl, fmt::arg("flag", loop.break_flag)));
+}
+
+}  // namespace ag::rewriter

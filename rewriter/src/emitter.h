@@ -1,0 +1,72 @@
+// Prints a converted statement tree: unchanged statements exactly as written, plain control
+// flow around converted code as C++, staged constructs through their converters (one file
+// each), with the state lists from the analysis and the static checks of the staging rules.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "code_writer.h"
+#include "context.h"
+#include "expr_printer.h"
+#include "ir.h"
+#include "state_analysis.h"
+#include "static_checks.h"
+
+namespace ag::rewriter {
+
+class Emitter {
+ public:
+  Emitter(Context& cx, StateAnalysis& analysis, StaticChecks& checks, CodeWriter& out)
+      : cx(cx), printer(cx), analysis(analysis), checks(checks), out(out) {}
+
+  // Prints a statement at `indent`.
+  void node(const Node* n, int indent);
+  // Prints a block's statements (or one statement) at `indent`.
+  void statements(const Node* n, int indent);
+  // Whether anything in `n` is converted (otherwise it is printed as written).
+  bool changed(const Node* n);
+
+  // `[&] { ... },` (or `[&](param) { ... },`): a branch or loop body as a lambda argument.
+  // `prelude`: generated lines that open the body (a continue flag).
+  void lambda(const Node* body, int indent, const std::string& param = {}, const std::vector<std::string>& prelude = {});
+  // The state of a staged construct made of `parts`, with the staging-rule checks.
+  std::vector<StateVar> state(const Node& construct, const std::vector<const Node*>& parts,
+                              const std::vector<const clang::Expr*>& exprs, const char* what,
+                              const clang::ValueDecl* declared_inside = nullptr);
+  // `ag::state(...), {...}, AG_SOURCE_LOC(file, line));` (no #line of its own: it belongs to the construct)
+  void stateTail(const std::vector<StateVar>& vars, unsigned line, int indent);
+  // The condition of a staged loop, stopped by the loop's flags.
+  std::string loopCondition(const Node& loop);
+  // The lines that open each iteration of a loop: its continue flag, if it has one.
+  std::vector<std::string> iterationPrelude(const Node& loop) const;
+  // `ag::Tensor ag__break_N = false;` before a loop whose break is lowered.
+  void breakFlagDeclaration(const Node& loop, int indent);
+
+  Context& cx;
+  ExprPrinter printer;
+  StateAnalysis& analysis;
+  StaticChecks& checks;
+  CodeWriter& out;
+
+ private:
+  void comments(const std::string& text, unsigned line, int indent);
+  void originalStatement(const Node* n, const std::string& text, int indent);
+  void block(const Node* n, int indent);
+  void plainIf(const Node* n, int indent, const std::string& prefix);
+  void plainLoop(const Node* n, int indent);
+  void switchStatement(const Node* n, int indent);
+  void tryStatement(const Node* n, int indent);
+  void labeled(const Node* n, int indent);
+  std::map<const Node*, bool> changed_;
+};
+
+// The converters of staged statements, one file each.
+void emitIfStatement(Emitter& e, const Node& n, int indent);
+void emitWhileStatement(Emitter& e, const Node& n, int indent);
+void emitDoWhileStatement(Emitter& e, const Node& n, int indent);
+void emitForStatement(Emitter& e, const Node& n, int indent);
+void emitRangeForStatement(Emitter& e, const Node& n, int indent);
+
+}  // namespace ag::rewriter

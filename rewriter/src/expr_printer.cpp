@@ -1,0 +1,120 @@
+// Splices converted sub-expressions and lambda bodies into the original text of a statement.
+#include "expr_printer.h"
+
+#include <clang/AST/ExprCXX.h>
+
+#include <algorithm>
+
+#include "ast_queries.h"
+
+namespace ag::rewriter {
+namespace {
+
+// Nodes the compiler wraps around a value on its way to where it is used.
+bool isTransparent(const clang::Stmt* s) {
+  return llvm::isa<clang::ParenExpr, clang::ImplicitCastExpr, clang::MaterializeTemporaryExpr,
+                   clang::CXXBindTemporaryExpr, clang::ExprWithCleanups, clang::CXXFunctionalCastExpr,
+                   clang::CXXStaticCastExpr>(s) ||
+         (llvm::isa<clang::CXXConstructExpr>(s) && llvm::cast<clang::CXXConstructExpr>(s)->getNumArgs() == 1);
+}
+
+// Whether the value of the innermost node in `parents`' child becomes an ag::Tensor.
+bool usedAsTensor(const std::vector<const clang::Stmt*>& parents) {
+  for (auto it = parents.rbegin(); it != parents.rend(); ++it) {
+    const auto* e = llvm::dyn_cast<clang::Expr>(*it);
+    if (e && isTensorType(e->getType())) return true;
+    if (!isTransparent(*it)) return false;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string ExprPrinter::statement(const clang::Stmt* s) {
+  auto range = cx_.src.statementRange(s);
+  if (!range) return {};
+  return spliced(*range, s);
+}
+
+std::string ExprPrinter::expression(const clang::Expr* e) {
+  auto range = cx_.src.fileRange(e->getSourceRange(), /*allow_macro_use=*/true);
+  if (!range) return {};
+  return spliced(*range, e);
+}
+
+std::string ExprPrinter::operand(const clang::Expr* e) {
+  const clang::Expr* spelled = e->IgnoreUnlessSpelledInSource();
+  if (const auto* paren = llvm::dyn_cast<clang::ParenExpr>(spelled)) return "(" + operand(paren->getSubExpr()) + ")";
+  if (!cx_.src.inMacro(spelled->getSourceRange())) {
+    if (auto converted = convertLogicalExpression(*this, spelled)) return *converted;
+    if (auto converted = convertConditionalExpression(*this, spelled)) return *converted;
+  }
+  return expression(e);
+}
+
+bool ExprPrinter::changes(const clang::Stmt* s) {
+  auto range = cx_.src.statementRange(s);
+  return range && spliced(*range, s) != cx_.src.text(*range);
+}
+
+std::string ExprPrinter::spliced(clang::CharSourceRange range, const clang::Stmt* root) {
+  std::string text = cx_.src.text(range);
+  std::vector<Splice> splices;
+  std::vector<const clang::Stmt*> parents;
+  collect(root, parents, splices);
+  if (splices.empty()) return text;
+  std::sort(splices.begin(), splices.end(), [](const Splice& a, const Splice& b) { return a.begin < b.begin; });
+  const unsigned base = cx_.src.offset(range.getBegin());
+  std::string out;
+  unsigned pos = 0;
+  for (const Splice& s : splices) {
+    if (s.begin < base + pos || s.end > base + text.size()) continue;  // outside: cannot happen for real nodes
+    out += text.substr(pos, s.begin - base - pos);
+    out += s.text;
+    pos = s.end - base;
+  }
+  return out + text.substr(pos);
+}
+
+bool ExprPrinter::addSplice(const clang::Stmt* node, clang::SourceRange range, std::string text,
+                            std::vector<Splice>& out) {
+  auto file_range = cx_.src.fileRange(range);
+  if (!file_range) {
+    cx_.diags.report(Diag::InsideMacro, node->getBeginLoc(), {"this expression on tensors"});
+    return false;
+  }
+  out.push_back({cx_.src.offset(file_range->getBegin()), cx_.src.offset(file_range->getEnd()), std::move(text)});
+  return true;
+}
+
+void ExprPrinter::collect(const clang::Stmt* s, std::vector<const clang::Stmt*>& parents, std::vector<Splice>& out) {
+  if (!s) return;
+  if (const auto* lambda = llvm::dyn_cast<clang::LambdaExpr>(s)) {
+    if (auto body = cx_.convert_lambda(lambda)) addSplice(lambda->getBody(), lambda->getBody()->getSourceRange(), *body, out);
+    return;
+  }
+  if (const auto* e = llvm::dyn_cast<clang::Expr>(s)) {
+    const bool is_logical = (llvm::isa<clang::BinaryOperator>(e) && llvm::cast<clang::BinaryOperator>(e)->isLogicalOp()) ||
+                            (llvm::isa<clang::UnaryOperator>(e) &&
+                             llvm::cast<clang::UnaryOperator>(e)->getOpcode() == clang::UO_LNot);
+    const bool is_conditional = llvm::isa<clang::ConditionalOperator>(e);
+    if ((is_logical || is_conditional) && isTensorCondition(e) &&
+        (usedAsTensor(parents) || (is_conditional && isTensorType(e->getType())))) {
+      if (cx_.src.inMacro(e->getSourceRange())) {
+        cx_.diags.report(Diag::InsideMacro, e->getBeginLoc(), {"this expression on tensors"});
+        return;
+      }
+      std::optional<std::string> converted =
+          is_logical ? convertLogicalExpression(*this, e) : convertConditionalExpression(*this, e);
+      if (converted) {
+        addSplice(e, e->getSourceRange(), *converted, out);
+        return;
+      }
+    }
+  }
+  parents.push_back(s);
+  for (const clang::Stmt* child : s->children()) collect(child, parents, out);
+  parents.pop_back();
+}
+
+}  // namespace ag::rewriter

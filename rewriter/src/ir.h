@@ -1,0 +1,90 @@
+// The statement tree the converters work on: the function's statements as Clang parsed them,
+// plus what the lowering passes generate (flag declarations and assignments, guards). A node
+// with nothing converted inside it is printed exactly as the user wrote it.
+#pragma once
+
+#include <clang/AST/Stmt.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ag::rewriter {
+
+enum class NodeKind {
+  Block,      // { children }
+  Original,   // a statement kept as written (expressions inside it may still be converted)
+  If,         // staged: ag::if_stmt. Guards (`if (!flag) rest`) are generated Ifs
+  While,      // staged: ag::while_stmt
+  DoWhile,    // staged: ag::do_while_stmt
+  For,        // C-style for; staged: init + ag::while_stmt
+  RangeFor,   // staged: ag::for_stmt
+  Jump,       // break / continue / return, before lowering (kept native when not lowered)
+  Generated,  // a statement the lowering wrote
+  Labeled,    // `case 1:` / `default:` / `label:` before a statement
+  Switch,     // switch on a C++ value (a tensor switch is an error)
+  Try,        // try { } catch (...) { } ...
+};
+
+enum class JumpKind { Break, Continue, Return };
+
+struct Node;
+using NodePtr = std::unique_ptr<Node>;
+
+struct Node {
+  explicit Node(NodeKind k, const clang::Stmt* s = nullptr, unsigned l = 0) : kind(k), stmt(s), line(l) {}
+
+  NodeKind kind;
+  const clang::Stmt* stmt;  // the statement this node came from; null when generated
+  unsigned line;            // its original line (generated: the line of what it was made for)
+  bool staged = false;      // If and loops: converted into an ag:: operator call
+
+  // Block: statements. Try: the try block, then one block per handler.
+  std::vector<NodePtr> children;
+  std::vector<std::string> handler_headers;  // Try: "catch (const std::exception& e)"
+  // Comments around a statement of a block, kept in the output.
+  std::string comment_before, comment_after;
+  unsigned comment_line = 0;
+  std::string inner_comment;  // Block: the comments before its '}'
+  unsigned inner_comment_line = 0;
+
+  // If and loops.
+  const clang::Expr* cond = nullptr;  // the condition as written
+  std::string cond_text;              // or a generated condition (guards)
+  NodePtr then_branch, else_branch;   // If
+  NodePtr init;                       // For / If / Switch: the init statement
+  const clang::Expr* inc = nullptr;   // For
+  NodePtr body;                       // loops, Switch, Labeled
+  Node* iteration = nullptr;          // staged For: the original body inside `body` (which adds the increment)
+  const clang::VarDecl* loop_var = nullptr;  // RangeFor
+  const clang::Expr* range = nullptr;        // RangeFor: the range expression
+
+  // Filled by the lowering of break/continue/return.
+  std::string break_flag;               // declared just before this loop
+  std::string continue_flag;            // declared at the start of this loop's body
+  std::vector<std::string> stop_flags;  // flags that end this loop (its break flag, the return flag)
+  std::string scoped_flag;              // a loop body: its loop's continue flag, which stays inside it
+
+  // Jump.
+  JumpKind jump = JumpKind::Break;
+  Node* target = nullptr;       // the loop or switch a break/continue leaves
+  bool crosses_staged = false;  // a staged construct lies between the jump and its target
+  std::vector<Node*> enclosing_loops;  // return: the loops it leaves, innermost first
+
+  // Generated statements (and Labeled: the label text).
+  std::string text;
+  std::string declares;  // the name a generated statement declares
+  std::vector<std::string> assigns;  // the names it assigns
+};
+
+inline NodePtr makeGenerated(std::string text, unsigned line) {
+  auto n = std::make_unique<Node>(NodeKind::Generated, nullptr, line);
+  n->text = std::move(text);
+  return n;
+}
+
+inline bool isLoop(NodeKind k) {
+  return k == NodeKind::While || k == NodeKind::DoWhile || k == NodeKind::For || k == NodeKind::RangeFor;
+}
+
+}  // namespace ag::rewriter

@@ -1,0 +1,256 @@
+// Clang statements -> the converters' statement tree, with the build-time errors for what
+// cannot be converted (goto across a staged body, switch on a tensor, try inside a staged
+// construct, construct inside a macro expansion).
+#include "ir_builder.h"
+
+#include <clang/AST/ExprCXX.h>
+#include <clang/AST/StmtCXX.h>
+
+#include <algorithm>
+
+#include "ast_queries.h"
+#include "comments.h"
+#include "expr_printer.h"
+
+namespace ag::rewriter {
+namespace {
+
+class Builder {
+ public:
+  explicit Builder(Context& cx) : cx_(cx) {}
+
+  FunctionIr run(const clang::CompoundStmt* body) {
+    ir_.body = build(body);
+    checkGotos();
+    return std::move(ir_);
+  }
+
+ private:
+  // A construct enclosing the statement being built, innermost last.
+  struct Enclosing {
+    Node* node;
+    bool staged;       // a staged body: code inside it runs in a lambda
+    bool breakable;    // loops and switches
+    bool continuable;  // loops
+    const char* what;  // "if", "while", ... for messages
+  };
+
+  unsigned line(const clang::Stmt* s) const { return cx_.src.line(s->getBeginLoc()); }
+
+  const Enclosing* innermostStaged() const {
+    for (auto it = stack_.rbegin(); it != stack_.rend(); ++it)
+      if (it->staged) return &*it;
+    return nullptr;
+  }
+
+  // A staged construct must be spelled in the file, not produced by a macro.
+  bool stageable(const clang::Stmt* s, const char* what) {
+    if (!cx_.src.inMacro(s->getSourceRange())) return true;
+    cx_.diags.report(Diag::InsideMacro, s->getBeginLoc(), {std::string("this tensor-dependent ") + what});
+    return false;
+  }
+
+  NodePtr build(const clang::Stmt* s) {
+    if (!s) return nullptr;
+    if (const auto* block = llvm::dyn_cast<clang::CompoundStmt>(s)) return buildBlock(block);
+    if (const auto* st = llvm::dyn_cast<clang::IfStmt>(s)) return buildIf(st);
+    if (const auto* st = llvm::dyn_cast<clang::WhileStmt>(s)) return buildLoop(NodeKind::While, st, st->getCond(), st->getBody(), "while", st->getConditionVariable());
+    if (const auto* st = llvm::dyn_cast<clang::DoStmt>(s)) return buildLoop(NodeKind::DoWhile, st, st->getCond(), st->getBody(), "do-while", nullptr);
+    if (const auto* st = llvm::dyn_cast<clang::ForStmt>(s)) return buildFor(st);
+    if (const auto* st = llvm::dyn_cast<clang::CXXForRangeStmt>(s)) return buildRangeFor(st);
+    if (llvm::isa<clang::BreakStmt>(s)) return buildJump(s, JumpKind::Break);
+    if (llvm::isa<clang::ContinueStmt>(s)) return buildJump(s, JumpKind::Continue);
+    if (llvm::isa<clang::ReturnStmt>(s)) return buildJump(s, JumpKind::Return);
+    if (const auto* st = llvm::dyn_cast<clang::SwitchStmt>(s)) return buildSwitch(st);
+    if (const auto* st = llvm::dyn_cast<clang::CXXTryStmt>(s)) return buildTry(st);
+    if (const auto* st = llvm::dyn_cast<clang::SwitchCase>(s)) return buildLabeled(s, st->getSubStmt());
+    if (const auto* st = llvm::dyn_cast<clang::LabelStmt>(s)) {
+      labels_.push_back({st->getDecl(), innermostStaged() ? innermostStaged()->node : nullptr});
+      return buildLabeled(s, st->getSubStmt());
+    }
+    if (const auto* st = llvm::dyn_cast<clang::AttributedStmt>(s)) return buildLabeled(s, st->getSubStmt());
+    if (const auto* st = llvm::dyn_cast<clang::GotoStmt>(s)) {
+      gotos_.push_back({st, innermostStaged() ? innermostStaged()->node : nullptr});
+    } else if (llvm::isa<clang::IndirectGotoStmt>(s) && innermostStaged()) {
+      cx_.diags.report(Diag::GotoInStaged, s->getBeginLoc(), {innermostStaged()->node->kind == NodeKind::If ? "if" : "loop"});
+    }
+    return std::make_unique<Node>(NodeKind::Original, s, line(s));
+  }
+
+  NodePtr buildBlock(const clang::CompoundStmt* block) {
+    auto node = std::make_unique<Node>(NodeKind::Block, block, line(block));
+    const std::string text = cx_.src.textOf(block);
+    const unsigned base = cx_.src.offset(block->getBeginLoc());
+    const unsigned base_line = line(block);
+    auto line_at = [&](size_t pos) {
+      return base_line + static_cast<unsigned>(std::count(text.begin(), text.begin() + pos, '\n'));
+    };
+    size_t prev_end = 1;  // just after '{'
+    Node* prev = nullptr;
+    for (const clang::Stmt* child : block->body()) {
+      NodePtr built = build(child);
+      auto range = cx_.src.statementRange(child);
+      if (range && !cx_.src.inMacro(child->getSourceRange())) {
+        const size_t begin = cx_.src.offset(range->getBegin()) - base;
+        if (begin >= prev_end && begin <= text.size())
+          attachGapComments(text.substr(prev_end, begin - prev_end), line_at(prev_end), prev, *built);
+        prev_end = cx_.src.offset(range->getEnd()) - base;
+      }
+      prev = built.get();
+      node->children.push_back(std::move(built));
+    }
+    if (prev_end + 1 <= text.size()) {  // comments between the last statement and '}'
+      Node trailing(NodeKind::Generated);
+      attachGapComments(text.substr(prev_end, text.size() - 1 - prev_end), line_at(prev_end), prev, trailing);
+      node->inner_comment = trailing.comment_before;
+      node->inner_comment_line = trailing.comment_line;
+    }
+    return node;
+  }
+
+  NodePtr buildIf(const clang::IfStmt* s) {
+    auto node = std::make_unique<Node>(NodeKind::If, s, line(s));
+    node->cond = s->getCond();
+    node->staged = !s->isConstexpr() && !s->isConsteval() && isTensorCondition(s->getCond()) && stageable(s, "if");
+    if (node->staged && s->getConditionVariable()) {
+      cx_.diags.report(Diag::ConditionVariable, s->getConditionVariable()->getLocation(), {"if"});
+      node->staged = false;
+    }
+    if (s->getInit()) node->init = build(s->getInit());
+    stack_.push_back({node.get(), node->staged, false, false, "if"});
+    node->then_branch = build(s->getThen());
+    node->else_branch = build(s->getElse());
+    stack_.pop_back();
+    attachBranchComments(cx_.src, s, *node);
+    return node;
+  }
+
+  NodePtr buildLoop(NodeKind kind, const clang::Stmt* s, const clang::Expr* cond, const clang::Stmt* body,
+                    const char* what, const clang::VarDecl* cond_var) {
+    auto node = std::make_unique<Node>(kind, s, line(s));
+    node->cond = cond;
+    node->staged = cond && isTensorCondition(cond) && stageable(s, what);
+    if (node->staged && cond_var) {
+      cx_.diags.report(Diag::ConditionVariable, cond_var->getLocation(), {what});
+      node->staged = false;
+    }
+    stack_.push_back({node.get(), node->staged, true, true, what});
+    node->body = build(body);
+    stack_.pop_back();
+    return node;
+  }
+
+  NodePtr buildFor(const clang::ForStmt* s) {
+    NodePtr init = s->getInit() ? build(s->getInit()) : nullptr;
+    NodePtr node = buildLoop(NodeKind::For, s, s->getCond(), s->getBody(), "for", s->getConditionVariable());
+    node->init = std::move(init);
+    node->inc = s->getInc();
+    if (node->staged && node->inc) {
+      // The staged loop's body runs the increment after the iteration (also after a continue).
+      auto body = std::make_unique<Node>(NodeKind::Block, nullptr, node->body->line);
+      node->iteration = node->body.get();
+      body->children.push_back(std::move(node->body));
+      ExprPrinter printer(cx_);
+      body->children.push_back(makeGenerated(printer.expression(node->inc) + ";", line(node->inc)));
+      body->children.back()->stmt = node->inc;
+      node->body = std::move(body);
+    }
+    return node;
+  }
+
+  NodePtr buildRangeFor(const clang::CXXForRangeStmt* s) {
+    auto node = std::make_unique<Node>(NodeKind::RangeFor, s, line(s));
+    node->range = s->getRangeInit();
+    node->loop_var = s->getLoopVariable();
+    node->staged = node->range && isTensorValued(node->range) && stageable(s, "for");
+    if (s->getInit()) node->init = build(s->getInit());
+    stack_.push_back({node.get(), node->staged, true, true, "for"});
+    node->body = build(s->getBody());
+    stack_.pop_back();
+    return node;
+  }
+
+  NodePtr buildJump(const clang::Stmt* s, JumpKind kind) {
+    auto node = std::make_unique<Node>(NodeKind::Jump, s, line(s));
+    node->jump = kind;
+    bool crossed = false;
+    for (auto it = stack_.rbegin(); it != stack_.rend(); ++it) {
+      const bool is_target = kind == JumpKind::Break ? it->breakable : kind == JumpKind::Continue && it->continuable;
+      if (is_target) {
+        node->target = it->node;
+        node->crosses_staged = crossed;
+        if (crossed && it->node->kind == NodeKind::Switch)
+          cx_.diags.report(Diag::JumpOutOfSwitch, s->getBeginLoc(), {innermostStaged()->what});
+        break;
+      }
+      crossed = crossed || it->staged;
+      if (kind == JumpKind::Return && isLoop(it->node->kind)) node->enclosing_loops.push_back(it->node);
+    }
+    if (kind == JumpKind::Return) {
+      node->crosses_staged = crossed;
+      ir_.returns_need_lowering = ir_.returns_need_lowering || crossed;
+    }
+    ir_.jumps.push_back(node.get());
+    return node;
+  }
+
+  NodePtr buildSwitch(const clang::SwitchStmt* s) {
+    auto node = std::make_unique<Node>(NodeKind::Switch, s, line(s));
+    node->cond = s->getCond();
+    if (isTensorValued(s->getCond())) cx_.diags.report(Diag::SwitchOnTensor, s->getBeginLoc());
+    if (s->getInit()) node->init = build(s->getInit());
+    stack_.push_back({node.get(), false, true, false, "switch"});
+    node->body = build(s->getBody());
+    stack_.pop_back();
+    return node;
+  }
+
+  NodePtr buildTry(const clang::CXXTryStmt* s) {
+    if (const Enclosing* staged = innermostStaged()) cx_.diags.report(Diag::TryInStaged, s->getBeginLoc(), {staged->what});
+    auto node = std::make_unique<Node>(NodeKind::Try, s, line(s));
+    node->children.push_back(build(s->getTryBlock()));
+    for (unsigned i = 0; i < s->getNumHandlers(); ++i) {
+      const clang::CXXCatchStmt* handler = s->getHandler(i);
+      const unsigned begin = cx_.src.offset(handler->getBeginLoc());
+      const unsigned end = cx_.src.offset(handler->getHandlerBlock()->getBeginLoc());
+      const std::string text = cx_.src.textOf(handler);
+      node->handler_headers.push_back(text.substr(0, end - begin));
+      node->children.push_back(build(handler->getHandlerBlock()));
+    }
+    return node;
+  }
+
+  NodePtr buildLabeled(const clang::Stmt* s, const clang::Stmt* sub) {
+    auto node = std::make_unique<Node>(NodeKind::Labeled, s, line(s));
+    const unsigned begin = cx_.src.offset(s->getBeginLoc());
+    const unsigned sub_begin = cx_.src.offset(sub->getBeginLoc());
+    node->text = cx_.src.textOf(s).substr(0, sub_begin - begin);
+    while (!node->text.empty() && (node->text.back() == ' ' || node->text.back() == '\n')) node->text.pop_back();
+    node->body = build(sub);
+    return node;
+  }
+
+  // A goto and its label must be in the same staged body (or both outside any).
+  void checkGotos() {
+    for (const auto& [go, inside] : gotos_) {
+      const Node* label_inside = nullptr;
+      for (const auto& [label, where] : labels_)
+        if (label == go->getLabel()) label_inside = where;
+      if (inside != label_inside)
+        cx_.diags.report(Diag::GotoInStaged, go->getBeginLoc(),
+                         {(inside ? inside : label_inside)->kind == NodeKind::If ? "if" : "loop"});
+    }
+  }
+
+  Context& cx_;
+  FunctionIr ir_;
+  std::vector<Enclosing> stack_;
+  std::vector<std::pair<const clang::GotoStmt*, const Node*>> gotos_;
+  std::vector<std::pair<const clang::LabelDecl*, const Node*>> labels_;
+};
+
+}  // namespace
+
+FunctionIr buildFunctionIr(Context& cx, const clang::CompoundStmt* body) { return Builder(cx).run(body); }
+
+}  // namespace ag::rewriter
