@@ -1,0 +1,58 @@
+// The process-wide JIT engine: one LLJIT for the host CPU, an O3 IR transform layer, runtime
+// helpers bound with absoluteSymbols, and a JITDylib per compiled concrete function so that
+// dropping its CodeHandle frees its code. The header is LLVM-free (pimpl).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "abi.h"
+#include "plan.h"
+
+namespace ag::jit {
+
+class Engine;
+
+// The machine code of one concrete function; destroying it removes the code from the JIT.
+class CodeHandle {
+ public:
+  CodeHandle(std::shared_ptr<Engine> engine, void* dylib, EntryFn entry);
+  ~CodeHandle();
+  CodeHandle(const CodeHandle&) = delete;
+  CodeHandle& operator=(const CodeHandle&) = delete;
+  EntryFn entry() const { return entry_; }
+
+ private:
+  std::shared_ptr<Engine> engine_;
+  void* dylib_;  // llvm::orc::JITDylib*
+  EntryFn entry_;
+};
+
+class Engine : public std::enable_shared_from_this<Engine> {
+ public:
+  // The engine for this process (created on first use). Throws InternalError if LLVM cannot
+  // target the host.
+  static std::shared_ptr<Engine> get();
+  ~Engine();
+
+  // Triple, CPU name and features, LLVM version: part of every disk-cache key.
+  const std::string& target_id() const;
+  // Lowers, optimizes and compiles `program`; with `object`, also returns the object file.
+  std::unique_ptr<CodeHandle> compile(const Program& program, const std::string& name, std::string* object);
+  // Links a previously compiled object file (from the disk cache). Throws InternalError when it
+  // cannot be linked.
+  std::unique_ptr<CodeHandle> load_object(std::string_view object, const std::string& name);
+  // Inspection: the module as lowered / after optimization, and its assembly.
+  std::string ir(const Program& program, const std::string& name, bool optimized);
+  std::string assembly(const Program& program, const std::string& name);
+
+  void remove(void* dylib);
+  struct Impl;
+
+ private:
+  Engine();
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ag::jit
