@@ -130,6 +130,7 @@ class Emitter {
   void lower_reduce(Scope& s, uint32_t i);                                         // lower_reduce.cpp
   void lower_arg_reduce(Scope& s, uint32_t i);
   void lower_matmul(Scope& s, uint32_t i);                                         // lower_matmul.cpp
+  llvm::Function* small_gemm(DType d, int64_t m, int64_t k, int64_t n);
   void lower_layout(Scope& s, uint32_t i);                                         // lower_layout.cpp
   void finish_view(Scope& s, uint32_t i, const LVal& in, std::vector<llvm::Value*> dims);
   void lower_transpose(Scope& s, uint32_t i);

@@ -3,6 +3,8 @@
 // costs no call and no dispatch); large or dynamic shapes call the runtime's Eigen GEMM.
 #include "emitter.h"
 
+#include <fmt/format.h>
+
 namespace ag::jit {
 namespace {
 
@@ -25,13 +27,48 @@ int64_t const_value(llvm::Value* v) {
 
 }  // namespace
 
+// C[m,n] = A[m,k] * B[k,n] for one static shape, as an internal function: LLVM unrolls and
+// vectorizes it once, and a chain of 100 products calls it 100 times (a direct call, no dispatch).
+llvm::Function* Emitter::small_gemm(DType d, int64_t m, int64_t k, int64_t n) {
+  const std::string name = fmt::format("agc.gemm.{}.{}x{}x{}", dtype_short_name(d), m, k, n);
+  if (llvm::Function* f = module_.getFunction(name)) return f;
+  auto* type = llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), b_.getPtrTy(), b_.getPtrTy()}, false);
+  llvm::Function* f = llvm::Function::Create(type, llvm::Function::InternalLinkage, name, module_);
+  for (unsigned a = 0; a < 3; ++a) f->addParamAttr(a, llvm::Attribute::NoAlias);
+  f->addFnAttr(llvm::Attribute::NoInline);
+  f->addFnAttr(llvm::Attribute::NoUnwind);
+  const llvm::IRBuilderBase::InsertPointGuard guard(b_);
+  b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_ref_, "entry", f));
+  llvm::Value* pa = f->getArg(0);
+  llvm::Value* pb = f->getArg(1);
+  llvm::Value* pc = f->getArg(2);
+  const bool fp = is_floating(d);
+  loop(i64(m), [&](llvm::Value* r) {
+    llvm::Value* crow = b_.CreateMul(r, i64(n));
+    loop(i64(n), [&](llvm::Value* j) { store(d, pc, b_.CreateAdd(crow, j), constant(d, 0, 0)); });
+    loop(i64(k), [&](llvm::Value* kk) {
+      llvm::Value* aik = load(d, pa, b_.CreateAdd(b_.CreateMul(r, i64(k)), kk));
+      llvm::Value* brow = b_.CreateMul(kk, i64(n));
+      loop(i64(n), [&](llvm::Value* j) {
+        llvm::Value* at = b_.CreateAdd(crow, j);
+        llvm::Value* bkj = load(d, pb, b_.CreateAdd(brow, j));
+        llvm::Value* acc = load(d, pc, at);
+        llvm::Value* sum = fp ? b_.CreateIntrinsic(llvm::Intrinsic::fmuladd, {aik->getType()}, {aik, bkj, acc})
+                              : b_.CreateAdd(acc, b_.CreateMul(aik, bkj));
+        store(d, pc, at, sum);
+      });
+    });
+  });
+  b_.CreateRetVoid();
+  return f;
+}
+
 void Emitter::lower_matmul(Scope& s, uint32_t i) {
   const Node& n = s.graph().nodes[i];
   const LVal a = as_buffer(s.at(n.inputs[0]));
   const LVal bm = as_buffer(s.at(n.inputs[1]));
   const TensorType& t = n.outputs[0];
   const DType d = t.dtype;
-  const bool fp = is_floating(d);
   const size_t ra = a.dims.size(), rb = bm.dims.size();
   llvm::Value* m = a.dims[ra - 2];
   llvm::Value* k = a.dims[ra - 1];
@@ -65,22 +102,7 @@ void Emitter::lower_matmul(Scope& s, uint32_t i) {
       b_.CreateCall(runtime(gemm_name(d)), {pa, pb, pc, m, k, nn});
       return;
     }
-    loop(m, [&](llvm::Value* r) {
-      llvm::Value* crow = b_.CreateMul(r, nn);
-      loop(nn, [&](llvm::Value* j) { store(d, pc, b_.CreateAdd(crow, j), constant(d, 0, 0)); });
-      loop(k, [&](llvm::Value* kk) {
-        llvm::Value* aik = load(d, pa, b_.CreateAdd(b_.CreateMul(r, k), kk));
-        llvm::Value* brow = b_.CreateMul(kk, nn);
-        loop(nn, [&](llvm::Value* j) {
-          llvm::Value* at = b_.CreateAdd(crow, j);
-          llvm::Value* bkj = load(d, pb, b_.CreateAdd(brow, j));
-          llvm::Value* acc = load(d, pc, at);
-          llvm::Value* sum = fp ? b_.CreateIntrinsic(llvm::Intrinsic::fmuladd, {aik->getType()}, {aik, bkj, acc})
-                                : b_.CreateAdd(acc, b_.CreateMul(aik, bkj));
-          store(d, pc, at, sum);
-        });
-      });
-    });
+    b_.CreateCall(small_gemm(d, cm, ck, cn), {pa, pb, pc});
   });
   if (reg) {
     out.kind = LVal::Kind::Reg;
