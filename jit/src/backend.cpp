@@ -27,8 +27,8 @@ Tensor with_dims(const Tensor& t, const int64_t* dims, int64_t rank) {
 
 class JitExecutable final : public Executable {
  public:
-  JitExecutable(std::shared_ptr<const Graph> graph, std::shared_ptr<Engine> engine, std::string name)
-      : program_(plan_program(std::move(graph))), engine_(std::move(engine)), name_(std::move(name)) {
+  JitExecutable(std::shared_ptr<const Graph> graph, std::shared_ptr<Engine> engine, std::string name, int level)
+      : program_(plan_program(std::move(graph))), engine_(std::move(engine)), name_(std::move(name)), level_(level) {
     consts_.assign(program_.nodes.size(), nullptr);
     for (size_t id = 0; id < program_.nodes.size(); ++id) {
       const Node* n = program_.nodes[id].node;
@@ -104,8 +104,9 @@ class JitExecutable final : public Executable {
     }
   }
 
-  std::string llvm_ir(bool optimized) const override { return engine_->ir(program_, name_, optimized); }
-  std::string assembly() const override { return engine_->assembly(program_, name_); }
+  std::string llvm_ir(bool optimized) const override { return engine_->ir(program_, name_, level_, optimized); }
+  std::string assembly() const override { return engine_->assembly(program_, name_, level_); }
+  int level() const { return level_; }
   bool loaded_from_disk() const override { return from_disk_; }
   std::string_view backend_name() const override { return "jit"; }
 
@@ -113,6 +114,7 @@ class JitExecutable final : public Executable {
   Program program_;
   std::shared_ptr<Engine> engine_;
   std::string name_;
+  int level_;
   std::vector<const void*> consts_;
   std::unique_ptr<CodeHandle> code_;
   EntryFn entry_ = nullptr;
@@ -127,8 +129,9 @@ class JitBackend final : public CompilerBackend {
 
   std::unique_ptr<Executable> compile(std::shared_ptr<const Graph> graph, const CompileOptions& options) override {
     std::shared_ptr<Engine> engine = this->engine();
-    const CacheKey key = cache_key(*graph, engine->target_id());
-    auto exe = std::make_unique<JitExecutable>(std::move(graph), engine, options.name.empty() ? "fn" : options.name);
+    const int level = jit_opt_level();
+    const CacheKey key = cache_key(*graph, engine->target_id() + "|O" + std::to_string(level));
+    auto exe = std::make_unique<JitExecutable>(std::move(graph), engine, options.name.empty() ? "fn" : options.name, level);
     DiskCache* disk = DiskCache::current();
     if (disk) {
       if (std::optional<std::string> object = disk->load(key)) {
@@ -141,7 +144,7 @@ class JitBackend final : public CompilerBackend {
     }
     if (!exe->loaded_from_disk()) {
       std::string object;
-      exe->set_code(engine->compile(exe->program(), options.name, disk ? &object : nullptr), /*from_disk=*/false);
+      exe->set_code(engine->compile(exe->program(), options.name, level, disk ? &object : nullptr), /*from_disk=*/false);
       if (disk) disk->store(key, object);
     }
     if (!options.dump_prefix.empty()) {

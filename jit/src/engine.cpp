@@ -7,6 +7,7 @@
 #include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/IR/Constants.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/DynamicLibrary.h>
@@ -77,17 +78,96 @@ class ObjectCapture final : public llvm::ObjectCache {
 
 void* addr(auto* f) { return reinterpret_cast<void*>(f); }
 
+// Creating a TargetMachine costs as much as compiling a small function: keep a few per
+// optimization level and hand them to one compile at a time.
+class TargetMachinePool {
+ public:
+  explicit TargetMachinePool(orc::JITTargetMachineBuilder jtmb) : jtmb_(std::move(jtmb)) {}
+
+  struct Lease {
+    Lease(TargetMachinePool* p, int l, std::unique_ptr<llvm::TargetMachine> t) : pool(p), level(l), tm(std::move(t)) {}
+    Lease(Lease&& o) noexcept = default;
+    Lease& operator=(Lease&&) = delete;
+    ~Lease() {
+      if (tm) pool->give_back(level, std::move(tm));
+    }
+    TargetMachinePool* pool;
+    int level;
+    std::unique_ptr<llvm::TargetMachine> tm;
+  };
+  llvm::Expected<Lease> take(int level) {
+    {
+      std::lock_guard lock(mu_);
+      auto& free = free_[level];
+      if (!free.empty()) {
+        Lease l(this, level, std::move(free.back()));
+        free.pop_back();
+        return std::move(l);
+      }
+    }
+    orc::JITTargetMachineBuilder b = jtmb_;
+    b.setCodeGenOptLevel(level == 0 ? llvm::CodeGenOptLevel::None : llvm::CodeGenOptLevel::Default);
+    auto tm = b.createTargetMachine();
+    if (!tm) return tm.takeError();
+    return Lease(this, level, std::move(*tm));
+  }
+
+ private:
+  void give_back(int level, std::unique_ptr<llvm::TargetMachine> tm) {
+    if (!tm) return;
+    std::lock_guard lock(mu_);
+    free_[level].push_back(std::move(tm));
+  }
+  orc::JITTargetMachineBuilder jtmb_;
+  std::mutex mu_;
+  std::map<int, std::vector<std::unique_ptr<llvm::TargetMachine>>> free_;
+};
+
+// The optimization level a module was built for (a module flag set by Engine::compile).
+int opt_level_of(const llvm::Module& m) {
+  if (auto* md = llvm::mdconst::extract_or_null<llvm::ConstantInt>(m.getModuleFlag("agc.opt")))
+    return static_cast<int>(md->getZExtValue());
+  return 3;
+}
+
+// Compiles with a pooled TargetMachine of the module's level; reports objects to `capture`.
+class PooledCompiler final : public orc::IRCompileLayer::IRCompiler {
+ public:
+  PooledCompiler(std::shared_ptr<TargetMachinePool> pool, const llvm::TargetOptions& options, llvm::ObjectCache* capture)
+      : IRCompiler(orc::irManglingOptionsFromTargetOptions(options)), pool_(std::move(pool)), capture_(capture) {}
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> operator()(llvm::Module& m) override {
+    auto lease = pool_->take(opt_level_of(m));
+    if (!lease) return lease.takeError();
+    return orc::SimpleCompiler(*lease->tm, capture_)(m);
+  }
+
+ private:
+  std::shared_ptr<TargetMachinePool> pool_;
+  llvm::ObjectCache* capture_;
+};
+
 }  // namespace
+
+int jit_opt_level() {
+  const char* e = std::getenv("AG_JIT_OPT");
+  if (!e || !*e) return 3;
+  const int level = std::atoi(e);
+  return level < 0 ? 0 : level > 3 ? 3 : level;
+}
+
+void optimize_at(llvm::Module& m, llvm::TargetMachine& tm, int level) {
+  if (level > 0) optimize_module(m, tm, level);
+}
 
 struct Engine::Impl {
   std::unique_ptr<orc::LLJIT> jit;
   orc::JITDylib* runtime = nullptr;
   std::unique_ptr<orc::JITTargetMachineBuilder> jtmb;
+  std::shared_ptr<TargetMachinePool> machines;
   std::shared_ptr<ObjectCapture> capture = std::make_shared<ObjectCapture>();
   std::string target_id;
   std::atomic<uint64_t> counter{0};
 
-  std::unique_ptr<llvm::TargetMachine> target_machine() { return take(jtmb->createTargetMachine(), "target machine"); }
 
   orc::JITDylib& new_dylib(const std::string& id) {
     llvm::Expected<orc::JITDylib&> jd = jit->createJITDylib(id);
@@ -106,8 +186,10 @@ struct Engine::Impl {
     return sym->toPtr<EntryFn>();
   }
 
-  std::unique_ptr<llvm::Module> build(const Program& p, llvm::LLVMContext& ctx, const std::string& name) {
-    return build_module(p, ctx, jit->getDataLayout(), jit->getTargetTriple().str(), name);
+  std::unique_ptr<llvm::Module> build(const Program& p, llvm::LLVMContext& ctx, const std::string& name, int level) {
+    auto m = build_module(p, ctx, jit->getDataLayout(), jit->getTargetTriple().str(), name);
+    m->addModuleFlag(llvm::Module::Warning, "agc.opt", static_cast<uint32_t>(level));
+    return m;
   }
 };
 
@@ -131,17 +213,19 @@ Engine::Engine() : impl_(std::make_unique<Impl>()) {
   });
   Impl& m = *impl_;
   m.jtmb = std::make_unique<orc::JITTargetMachineBuilder>(take(orc::JITTargetMachineBuilder::detectHost(), "detect host"));
-  m.jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  m.jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Default);
+  m.machines = std::make_shared<TargetMachinePool>(*m.jtmb);
   std::string features;
   for (const std::string& f : m.jtmb->getFeatures().getFeatures()) features += f + ",";
   m.target_id = m.jtmb->getTargetTriple().str() + "|" + m.jtmb->getCPU() + "|" + features + "|llvm-" LLVM_VERSION_STRING;
 
   std::shared_ptr<ObjectCapture> capture = m.capture;
+  std::shared_ptr<TargetMachinePool> machines = m.machines;
   orc::LLJITBuilder builder;
   builder.setJITTargetMachineBuilder(*m.jtmb);
-  builder.setCompileFunctionCreator([capture](orc::JITTargetMachineBuilder jtmb)
+  builder.setCompileFunctionCreator([capture, machines](orc::JITTargetMachineBuilder jtmb)
                                         -> llvm::Expected<std::unique_ptr<orc::IRCompileLayer::IRCompiler>> {
-    return std::make_unique<orc::ConcurrentIRCompiler>(std::move(jtmb), capture.get());
+    return std::make_unique<PooledCompiler>(machines, jtmb.getOptions(), capture.get());
   });
   m.jit = take(builder.create(), "create LLJIT");
   m.jit->getExecutionSession().setErrorReporter([](llvm::Error e) {
@@ -151,13 +235,16 @@ Engine::Engine() : impl_(std::make_unique<Impl>()) {
     } catch (...) {
     }
   });
-  orc::JITTargetMachineBuilder opt_jtmb = *m.jtmb;
   m.jit->getIRTransformLayer().setTransform(
-      [opt_jtmb](orc::ThreadSafeModule tsm, const orc::MaterializationResponsibility&) -> llvm::Expected<orc::ThreadSafeModule> {
-        orc::JITTargetMachineBuilder builder = opt_jtmb;
-        auto tm = builder.createTargetMachine();
-        if (!tm) return tm.takeError();
-        tsm.withModuleDo([&](llvm::Module& mod) { optimize_module(mod, **tm); });
+      [machines](orc::ThreadSafeModule tsm, const orc::MaterializationResponsibility&) -> llvm::Expected<orc::ThreadSafeModule> {
+        llvm::Error err = llvm::Error::success();
+        tsm.withModuleDo([&](llvm::Module& mod) {
+          const int level = opt_level_of(mod);
+          auto lease = machines->take(level);
+          if (!lease) err = lease.takeError();
+          else optimize_at(mod, *lease->tm, level);
+        });
+        if (err) return std::move(err);
         return std::move(tsm);
       });
 
@@ -190,11 +277,11 @@ Engine::~Engine() {
 
 const std::string& Engine::target_id() const { return impl_->target_id; }
 
-std::unique_ptr<CodeHandle> Engine::compile(const Program& program, const std::string& name, std::string* object) {
+std::unique_ptr<CodeHandle> Engine::compile(const Program& program, const std::string& name, int level, std::string* object) {
   Impl& m = *impl_;
   const std::string id = "agc." + std::to_string(m.counter.fetch_add(1)) + "." + name;
   auto ctx = std::make_unique<llvm::LLVMContext>();
-  std::unique_ptr<llvm::Module> mod = m.build(program, *ctx, id);
+  std::unique_ptr<llvm::Module> mod = m.build(program, *ctx, id, level);
   if (object) m.capture->want(id);
   orc::JITDylib& jd = m.new_dylib(id);
   check(m.jit->addIRModule(jd, orc::ThreadSafeModule(std::move(mod), std::move(ctx))), "add module");
@@ -216,22 +303,22 @@ std::unique_ptr<CodeHandle> Engine::load_object(std::string_view object, const s
   return std::make_unique<CodeHandle>(shared_from_this(), &jd, entry);
 }
 
-std::string Engine::ir(const Program& program, const std::string& name, bool optimized) {
+std::string Engine::ir(const Program& program, const std::string& name, int level, bool optimized) {
   llvm::LLVMContext ctx;
-  std::unique_ptr<llvm::Module> mod = impl_->build(program, ctx, name);
-  if (optimized) optimize_module(*mod, *impl_->target_machine());
+  std::unique_ptr<llvm::Module> mod = impl_->build(program, ctx, name, level);
+  if (optimized) optimize_at(*mod, *take(impl_->machines->take(level), "target machine").tm, level);
   std::string text;
   llvm::raw_string_ostream os(text);
   mod->print(os, nullptr);
   return text;
 }
 
-std::string Engine::assembly(const Program& program, const std::string& name) {
+std::string Engine::assembly(const Program& program, const std::string& name, int level) {
   llvm::LLVMContext ctx;
-  std::unique_ptr<llvm::Module> mod = impl_->build(program, ctx, name);
-  auto tm = impl_->target_machine();
-  optimize_module(*mod, *tm);
-  return emit_assembly(*mod, *tm);
+  std::unique_ptr<llvm::Module> mod = impl_->build(program, ctx, name, level);
+  auto lease = take(impl_->machines->take(level), "target machine");
+  optimize_at(*mod, *lease.tm, level);
+  return emit_assembly(*mod, *lease.tm);
 }
 
 void Engine::remove(void* dylib) {

@@ -14,6 +14,10 @@ namespace ag::jit {
 
 class Engine;
 
+// AG_JIT_OPT: the IR optimization level (0 = none and a fast instruction selector, 1-3 = LLVM's
+// O1-O3 pipelines; default 3). Part of the disk-cache key.
+int jit_opt_level();
+
 // The machine code of one concrete function; destroying it removes the code from the JIT.
 class CodeHandle {
  public:
@@ -38,14 +42,14 @@ class Engine : public std::enable_shared_from_this<Engine> {
 
   // Triple, CPU name and features, LLVM version: part of every disk-cache key.
   const std::string& target_id() const;
-  // Lowers, optimizes and compiles `program`; with `object`, also returns the object file.
-  std::unique_ptr<CodeHandle> compile(const Program& program, const std::string& name, std::string* object);
+  // Lowers, optimizes (level 0-3) and compiles `program`; with `object`, also returns the object.
+  std::unique_ptr<CodeHandle> compile(const Program& program, const std::string& name, int level, std::string* object);
   // Links a previously compiled object file (from the disk cache). Throws InternalError when it
   // cannot be linked.
   std::unique_ptr<CodeHandle> load_object(std::string_view object, const std::string& name);
   // Inspection: the module as lowered / after optimization, and its assembly.
-  std::string ir(const Program& program, const std::string& name, bool optimized);
-  std::string assembly(const Program& program, const std::string& name);
+  std::string ir(const Program& program, const std::string& name, int level, bool optimized);
+  std::string assembly(const Program& program, const std::string& name, int level);
 
   void remove(void* dylib);
   struct Impl;

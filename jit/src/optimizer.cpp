@@ -22,7 +22,7 @@ const llvm::VecDesc kTanhVariants[] = {
 
 }  // namespace
 
-void optimize_module(llvm::Module& m, llvm::TargetMachine& tm) {
+void optimize_module(llvm::Module& m, llvm::TargetMachine& tm, int level) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -45,7 +45,10 @@ void optimize_module(llvm::Module& m, llvm::TargetMachine& tm) {
   pb.registerFunctionAnalyses(fam);
   pb.registerLoopAnalyses(lam);
   pb.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  const llvm::OptimizationLevel o = level <= 1 ? llvm::OptimizationLevel::O1
+                                   : level == 2 ? llvm::OptimizationLevel::O2
+                                                : llvm::OptimizationLevel::O3;
+  llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(o);
   mpm.run(m, mam);
 }
 

@@ -11,9 +11,9 @@ class TargetMachine;
 
 namespace ag::jit {
 
-// Runs the O3 module pipeline with `tm` (without a TargetMachine nothing vectorizes) and a
+// Runs LLVM's O1/O2/O3 module pipeline (`level`) with `tm` (without a TargetMachine nothing vectorizes) and a
 // TargetLibraryInfo that maps exp/log/sin/cos/pow/tanh to libmvec's vector variants.
-void optimize_module(llvm::Module& m, llvm::TargetMachine& tm);
+void optimize_module(llvm::Module& m, llvm::TargetMachine& tm, int level = 3);
 // The module's assembly for `tm` (the module is left as it was compiled).
 std::string emit_assembly(llvm::Module& m, llvm::TargetMachine& tm);
 
