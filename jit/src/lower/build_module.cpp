@@ -2,7 +2,10 @@
 #include "build_module.h"
 
 #include <llvm/IR/Verifier.h>
+#include <llvm/Support/FileSystem.h>
 #include <llvm/Support/raw_ostream.h>
+
+#include <cstdlib>
 
 #include "emitter.h"
 
@@ -19,6 +22,11 @@ std::unique_ptr<llvm::Module> build_module(const Program& program, llvm::LLVMCon
   llvm::raw_string_ostream os(problems);
   if (llvm::verifyModule(*m, &os)) {
     os.flush();
+    if (const char* d = std::getenv("AG_JIT_DEBUG_IR")) {
+      std::error_code ec;
+      llvm::raw_fd_ostream out(d, ec);
+      m->print(out, nullptr);
+    }
     throw InternalError("jit: the lowered module of '" + name + "' does not verify: " + problems.substr(0, 2000));
   }
   return m;

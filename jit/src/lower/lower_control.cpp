@@ -60,10 +60,10 @@ void Emitter::lower_if(Scope& s, uint32_t i) {
   llvm::BasicBlock* blocks[2] = {llvm::BasicBlock::Create(ctx_ref_, "if.then", fn),
                                  llvm::BasicBlock::Create(ctx_ref_, "if.else", fn)};
   llvm::BasicBlock* merge = llvm::BasicBlock::Create(ctx_ref_, "if.end", fn);
+  llvm::Value* arena = child_arena(s, i);
   b_.CreateCondBr(cond, blocks[0], blocks[1]);
   llvm::BasicBlock* ends[2];
   std::vector<LVal> results[2];
-  llvm::Value* arena = child_arena(s, i);
   for (int br = 0; br < 2; ++br) {
     b_.SetInsertPoint(blocks[br]);
     Scope child;

@@ -17,6 +17,8 @@ void Emitter::lower_nodes(Scope& s, const std::vector<LVal>& params) {
 
 void Emitter::lower_node(Scope& s, uint32_t i) {
   const Node& n = s.graph().nodes[i];
+  // A TensorArray captured as a constant: the runtime puts its handle in the node's slot.
+  if (n.op == OpKind::Const && n.outputs[0].dtype == DType::List) return lower_runtime_op(s, i);
   if (n.op == OpKind::Const) {
     const TensorType& t = n.outputs[0];
     LVal v;
