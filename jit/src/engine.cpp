@@ -109,6 +109,7 @@ class TargetMachinePool {
     b.setCodeGenOptLevel(level == 0 ? llvm::CodeGenOptLevel::None : llvm::CodeGenOptLevel::Default);
     auto tm = b.createTargetMachine();
     if (!tm) return tm.takeError();
+    if (level == 0) (*tm)->setO0WantsFastISel(true);  // the fast path: FastISel, no IR passes
     return Lease(this, level, std::move(*tm));
   }
 
