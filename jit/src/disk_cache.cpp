@@ -43,8 +43,8 @@ std::string configured_dir() {
 
 uint64_t configured_max_bytes() {
   const char* e = std::getenv("AG_CACHE_MAX_MB");
-  const uint64_t mb = e ? std::strtoull(e, nullptr, 10) : 512;
-  return std::max<uint64_t>(mb, 1) << 20;
+  const double mb = e ? std::strtod(e, nullptr) : 512.0;  // fractions allowed (tests use a few KB)
+  return static_cast<uint64_t>(std::max(mb, 0.001) * 1048576.0);
 }
 
 // Empty when the directory can be trusted, else why not. Creates it (0700) when missing.

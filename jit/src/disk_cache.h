@@ -2,7 +2,7 @@
 // disables it). Entries are written atomically (temp file + rename) with a checksum; a truncated
 // or corrupted entry is reported once, deleted and never loaded. The directory is created 0700
 // and used only if it belongs to the user and others cannot write it. A size cap
-// (AG_CACHE_MAX_MB, default 512) is kept by deleting the least recently used entries. No LLVM.
+// (AG_CACHE_MAX_MB, default 512, fractions allowed) is kept by deleting the least recently used entries. No LLVM.
 #pragma once
 
 #include <mutex>
