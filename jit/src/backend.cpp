@@ -35,6 +35,8 @@ class JitExecutable final : public Executable {
       if (n && n->op == OpKind::Const && n->attrs.value.has_value() && n->attrs.value.dtype() != DType::List)
         consts_[id] = n->attrs.value.impl()->data;
     }
+    for (int32_t slot : program_.param_slots) has_param_slots_ |= slot >= 0;
+    for (const ResultPlan& r : program_.results) needs_fixup_ |= !(r.kind == ResultKind::Computed && r.static_shape);
   }
 
   void set_code(std::unique_ptr<CodeHandle> code, bool from_disk) {
@@ -69,8 +71,9 @@ class JitExecutable final : public Executable {
     st.program = &program_;
     st.outputs = outputs;
     if (program_.num_slots) st.slots.resize(static_cast<size_t>(program_.num_slots));
-    for (size_t p = 0; p < nin; ++p)
-      if (program_.param_slots[p] >= 0) st.slots[static_cast<size_t>(program_.param_slots[p])] = inputs[p];
+    if (has_param_slots_)
+      for (size_t p = 0; p < nin; ++p)
+        if (program_.param_slots[p] >= 0) st.slots[static_cast<size_t>(program_.param_slots[p])] = inputs[p];
     for (size_t k = 0; k < nout; ++k) {
       const ResultPlan& r = program_.results[k];
       out_data[k] = nullptr;
@@ -87,6 +90,7 @@ class JitExecutable final : public Executable {
       throw InternalError("jit: compiled code failed without an error");
     }
     if (!st.owned.empty()) st.release_owned();  // defensive: the code frees what it allocates
+    if (!needs_fixup_) return;
     for (size_t k = 0; k < nout; ++k) {
       const ResultPlan& r = program_.results[k];
       const int64_t* dims = out_dims + k * kMaxRank;
@@ -119,6 +123,8 @@ class JitExecutable final : public Executable {
   std::unique_ptr<CodeHandle> code_;
   EntryFn entry_ = nullptr;
   bool from_disk_ = false;
+  bool has_param_slots_ = false;  // TensorArray arguments go to slots
+  bool needs_fixup_ = false;      // some result is a view or has a shape known only at run time
 };
 
 void write_file(const std::string& path, const std::string& text) { std::ofstream(path) << text; }

@@ -49,7 +49,57 @@ void* map_block(size_t size) {
   return p;
 }
 
+// Per-thread free lists of small aligned blocks. The cache object is reached through a trivially
+// destructible pointer so that blocks freed during thread or static teardown (after the cache
+// is gone) simply go back to operator delete.
+constexpr size_t kSmallClasses = kSmallBlockMax / 64;
+constexpr int kSmallPerClass = 32;
+
+struct SmallCache {
+  void* blocks[kSmallClasses][kSmallPerClass];
+  int count[kSmallClasses] = {};
+  ~SmallCache();
+};
+
+thread_local SmallCache* t_small = nullptr;
+thread_local bool t_small_dead = false;
+
+SmallCache::~SmallCache() {
+  for (size_t c = 0; c < kSmallClasses; ++c)
+    for (int i = 0; i < count[c]; ++i) ::operator delete(blocks[c][i], std::align_val_t(64));
+  t_small = nullptr;
+  t_small_dead = true;
+}
+
+SmallCache* small_cache() {
+  if (t_small || t_small_dead) return t_small;
+  thread_local SmallCache cache;
+  t_small = &cache;
+  return t_small;
+}
+
+size_t small_class(size_t bytes) { return (bytes + 63) / 64 - 1; }
+
 }  // namespace
+
+void* small_allocate(size_t bytes) {
+  if (SmallCache* c = small_cache()) {
+    const size_t k = small_class(bytes);
+    if (c->count[k] > 0) return c->blocks[k][--c->count[k]];
+  }
+  return ::operator new((small_class(bytes) + 1) * 64, std::align_val_t(64));
+}
+
+void small_free(void* p, size_t bytes) {
+  if (SmallCache* c = small_cache()) {
+    const size_t k = small_class(bytes);
+    if (c->count[k] < kSmallPerClass) {
+      c->blocks[k][c->count[k]++] = p;
+      return;
+    }
+  }
+  ::operator delete(p, std::align_val_t(64));
+}
 
 void* pool_allocate(size_t bytes) {
   const size_t size = round_size(bytes);

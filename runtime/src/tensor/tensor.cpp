@@ -17,6 +17,14 @@ static_assert(sizeof(Storage) <= kHeader);
 }  // namespace
 
 Storage* Storage::allocate(size_t bytes) {
+  if (kHeader + bytes <= kSmallBlockMax) {
+    void* block = small_allocate(kHeader + bytes);
+    auto* s = new (block) Storage;
+    s->flags = kInline | kSmall;
+    s->bytes = bytes;
+    s->data = static_cast<char*>(block) + kHeader;
+    return s;
+  }
   if (bytes < kPoolThreshold) {
     void* block = ::operator new(kHeader + (bytes ? bytes : 1), std::align_val_t(64));
     auto* s = new (block) Storage;
@@ -35,6 +43,12 @@ Storage* Storage::allocate(size_t bytes) {
 
 void Storage::destroy() {
   if (flags & kHoldsList) (*static_cast<TensorList**>(data))->release();
+  if (flags & kSmall) {
+    const size_t block = kHeader + bytes;
+    this->~Storage();
+    small_free(this, block);
+    return;
+  }
   if (flags & kInline) {
     this->~Storage();
     ::operator delete(static_cast<void*>(this), std::align_val_t(64));

@@ -22,6 +22,7 @@ struct Storage {
   static constexpr uint32_t kPooled = 2;    // data comes from the caching allocator
   static constexpr uint32_t kExternal = 4;  // data is owned by someone else (never freed here)
   static constexpr uint32_t kHoldsList = 8; // data holds one TensorList* (released on destroy)
+  static constexpr uint32_t kSmall = 16;    // kInline, from the per-thread small-block cache
 
   static Storage* allocate(size_t bytes);
   void retain() { refs.fetch_add(1, std::memory_order_relaxed); }
