@@ -10,6 +10,8 @@ namespace {
 
 // Products up to this many multiply-adds are emitted inline (Eigen wins above ~32^3).
 constexpr int64_t kInlineMatMulWork = 32 * 32 * 32;
+// Rows up to this many elements are handled as one LLVM vector (k is unrolled: kept small too).
+constexpr int64_t kVectorRowMax = 32;
 
 const char* gemm_name(DType d) {
   switch (d) {
@@ -43,22 +45,40 @@ llvm::Function* Emitter::small_gemm(DType d, int64_t m, int64_t k, int64_t n) {
   llvm::Value* pb = f->getArg(1);
   llvm::Value* pc = f->getArg(2);
   const bool fp = is_floating(d);
-  loop(i64(m), [&](llvm::Value* r) {
-    llvm::Value* crow = b_.CreateMul(r, i64(n));
-    loop(i64(n), [&](llvm::Value* j) { store(d, pc, b_.CreateAdd(crow, j), constant(d, 0, 0)); });
-    loop(i64(k), [&](llvm::Value* kk) {
-      llvm::Value* aik = load(d, pa, b_.CreateAdd(b_.CreateMul(r, i64(k)), kk));
-      llvm::Value* brow = b_.CreateMul(kk, i64(n));
-      loop(i64(n), [&](llvm::Value* j) {
-        llvm::Value* at = b_.CreateAdd(crow, j);
-        llvm::Value* bkj = load(d, pb, b_.CreateAdd(brow, j));
-        llvm::Value* acc = load(d, pc, at);
-        llvm::Value* sum = fp ? b_.CreateIntrinsic(llvm::Intrinsic::fmuladd, {aik->getType()}, {aik, bkj, acc})
-                              : b_.CreateAdd(acc, b_.CreateMul(aik, bkj));
-        store(d, pc, at, sum);
+  llvm::Type* et = mem_type(d);
+  const llvm::Align align(dtype_size(d));
+  if (n <= kVectorRowMax) {
+    // A row of C is one LLVM vector <n x T>: C[i,:] = sum_k A[i,k] * B[k,:]. Rows of B are loaded
+    // whole; the backend splits odd widths (10 = 8 + 2) into native vectors. Left to itself, the
+    // vectorizer turned these short loops into gathers.
+    auto* vt = llvm::FixedVectorType::get(et, static_cast<unsigned>(n));
+    loop(i64(m), [&](llvm::Value* r) {
+      llvm::Value* acc = llvm::Constant::getNullValue(vt);
+      for (int64_t kk = 0; kk < k; ++kk) {
+        llvm::Value* aik = b_.CreateVectorSplat(static_cast<unsigned>(n), load(d, pa, b_.CreateAdd(b_.CreateMul(r, i64(k)), i64(kk))));
+        llvm::Value* row = b_.CreateAlignedLoad(vt, b_.CreateInBoundsGEP(et, pb, i64(kk * n)), align);
+        acc = fp ? b_.CreateIntrinsic(llvm::Intrinsic::fmuladd, {vt}, {aik, row, acc}) : b_.CreateAdd(acc, b_.CreateMul(aik, row));
+      }
+      b_.CreateAlignedStore(acc, b_.CreateInBoundsGEP(et, pc, b_.CreateMul(r, i64(n))), align);
+    });
+  } else {
+    loop(i64(m), [&](llvm::Value* r) {
+      llvm::Value* crow = b_.CreateMul(r, i64(n));
+      loop(i64(n), [&](llvm::Value* j) { store(d, pc, b_.CreateAdd(crow, j), constant(d, 0, 0)); });
+      loop(i64(k), [&](llvm::Value* kk) {
+        llvm::Value* aik = load(d, pa, b_.CreateAdd(b_.CreateMul(r, i64(k)), kk));
+        llvm::Value* brow = b_.CreateMul(kk, i64(n));
+        loop(i64(n), [&](llvm::Value* j) {
+          llvm::Value* at = b_.CreateAdd(crow, j);
+          llvm::Value* bkj = load(d, pb, b_.CreateAdd(brow, j));
+          llvm::Value* acc = load(d, pc, at);
+          llvm::Value* sum = fp ? b_.CreateIntrinsic(llvm::Intrinsic::fmuladd, {aik->getType()}, {aik, bkj, acc})
+                                : b_.CreateAdd(acc, b_.CreateMul(aik, bkj));
+          store(d, pc, at, sum);
+        });
       });
     });
-  });
+  }
   b_.CreateRetVoid();
   return f;
 }
@@ -88,7 +108,7 @@ void Emitter::lower_matmul(Scope& s, uint32_t i) {
   llvm::Value* c = reg ? stack_alloc(8) : allocate_value(s, {i, 0}, out.dims);
 
   const int64_t cm = const_value(m), ck = const_value(k), cn = const_value(nn);
-  const bool inline_loops = cm >= 0 && ck >= 0 && cn >= 0 && cm * ck * cn <= kInlineMatMulWork;
+  const bool inline_loops = cm >= 0 && ck >= 0 && cn >= 0 && cm * ck * cn <= kInlineMatMulWork && (cn > kVectorRowMax || ck <= 64);
   llvm::Value* mk = b_.CreateMul(m, k);
   llvm::Value* kn = b_.CreateMul(k, nn);
   llvm::Value* mn = b_.CreateMul(m, nn);
