@@ -123,6 +123,7 @@ class Emitter {
                                             const Shape& out, int32_t node_id);
   llvm::Value* scalar_op(const Node& n, int32_t node_id, DType in, const std::vector<llvm::Value*>& args);  // lower_scalar.cpp
   llvm::Value* math_call(OpKind op, DType d, llvm::Value* x);                      // lower_math.cpp
+  llvm::Value* tanh_f32(llvm::Value* x);
   Walk make_walk(const std::vector<llvm::Value*>& dims, const std::vector<const LVal*>& leaves, bool collapse);  // lower_fused.cpp
   void collect_leaves(Scope& s, ValueId v, std::vector<const LVal*>& out);
   llvm::Value* eval_element(Scope& s, ValueId v, const Walk& w, const std::vector<llvm::Value*>& idx);
