@@ -3,6 +3,7 @@
 // -Wl,--undefined=agc_jit_anchor). No LLVM here.
 #include <fmt/format.h>
 
+#include <chrono>
 #include <fstream>
 #include <mutex>
 
@@ -134,7 +135,10 @@ class JitBackend final : public CompilerBackend {
   std::string_view name() const override { return "jit"; }
 
   std::unique_ptr<Executable> compile(std::shared_ptr<const Graph> graph, const CompileOptions& options) override {
+    using Clock = std::chrono::steady_clock;
+    const auto t0 = Clock::now();
     std::shared_ptr<Engine> engine = this->engine();
+    const auto t_engine = Clock::now();
     const int level = jit_opt_level();
     const CacheKey key = cache_key(*graph, engine->target_id() + "|O" + std::to_string(level));
     auto exe = std::make_unique<JitExecutable>(std::move(graph), engine, options.name.empty() ? "fn" : options.name, level);
@@ -148,10 +152,20 @@ class JitBackend final : public CompilerBackend {
         }
       }
     }
+    const auto t_planned = Clock::now();
+    CompileTimes times;
+    std::string object;
     if (!exe->loaded_from_disk()) {
-      std::string object;
-      exe->set_code(engine->compile(exe->program(), options.name, level, disk ? &object : nullptr), /*from_disk=*/false);
+      exe->set_code(engine->compile(exe->program(), options.name, level, disk ? &object : nullptr, &times), /*from_disk=*/false);
       if (disk) disk->store(key, object);
+    }
+    if (detail::log_enabled(detail::LogTopic::Compile)) {
+      auto ms = [](Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+      detail::log_line(fmt::format("agc: jit: {}: engine {:.2f} ms, plan + key + disk lookup {:.2f} ms, IR {:.2f} ms, "
+                                   "optimize + codegen + link {:.2f} ms (O{}, {}){}",
+                                   options.name, ms(t0, t_engine), ms(t_engine, t_planned), times.lower_ms, times.jit_ms, level,
+                                   exe->loaded_from_disk() ? "disk cache hit" : disk ? "stored in " + disk->dir() : "disk cache off",
+                                   object.empty() ? "" : fmt::format(", object {} bytes", object.size())));
     }
     if (!options.dump_prefix.empty()) {
       write_file(options.dump_prefix + ".ll", exe->llvm_ir(false));

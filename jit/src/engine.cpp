@@ -18,6 +18,7 @@
 #include <llvm/TargetParser/Host.h>
 
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <mutex>
 
@@ -278,16 +279,24 @@ Engine::~Engine() {
 
 const std::string& Engine::target_id() const { return impl_->target_id; }
 
-std::unique_ptr<CodeHandle> Engine::compile(const Program& program, const std::string& name, int level, std::string* object) {
+std::unique_ptr<CodeHandle> Engine::compile(const Program& program, const std::string& name, int level, std::string* object,
+                                            CompileTimes* times) {
   Impl& m = *impl_;
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
   const std::string id = "agc." + std::to_string(m.counter.fetch_add(1)) + "." + name;
   auto ctx = std::make_unique<llvm::LLVMContext>();
   std::unique_ptr<llvm::Module> mod = m.build(program, *ctx, id, level);
+  const auto t1 = Clock::now();
   if (object) m.capture->want(id);
   orc::JITDylib& jd = m.new_dylib(id);
   check(m.jit->addIRModule(jd, orc::ThreadSafeModule(std::move(mod), std::move(ctx))), "add module");
   const EntryFn entry = m.lookup(jd);
   if (object) *object = m.capture->take(id);
+  if (times) {
+    times->lower_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+    times->jit_ms = std::chrono::duration<double, std::milli>(Clock::now() - t1).count();
+  }
   return std::make_unique<CodeHandle>(shared_from_this(), &jd, entry);
 }
 

@@ -14,6 +14,12 @@ namespace ag::jit {
 
 class Engine;
 
+// Where a compile spent its time (AG_LOG=compile prints it).
+struct CompileTimes {
+  double lower_ms = 0;  // LLVM IR construction and verification
+  double jit_ms = 0;    // optimization, code generation and linking
+};
+
 // AG_JIT_OPT: the IR optimization level (0 = none and a fast instruction selector, 1-3 = LLVM's
 // O1-O3 pipelines; default 3). Part of the disk-cache key.
 int jit_opt_level();
@@ -43,7 +49,8 @@ class Engine : public std::enable_shared_from_this<Engine> {
   // Triple, CPU name and features, LLVM version: part of every disk-cache key.
   const std::string& target_id() const;
   // Lowers, optimizes (level 0-3) and compiles `program`; with `object`, also returns the object.
-  std::unique_ptr<CodeHandle> compile(const Program& program, const std::string& name, int level, std::string* object);
+  std::unique_ptr<CodeHandle> compile(const Program& program, const std::string& name, int level, std::string* object,
+                                      CompileTimes* times = nullptr);
   // Links a previously compiled object file (from the disk cache). Throws InternalError when it
   // cannot be linked.
   std::unique_ptr<CodeHandle> load_object(std::string_view object, const std::string& name);
