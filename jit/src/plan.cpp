@@ -17,17 +17,8 @@ int64_t static_bytes(const TensorType& t) {
 bool is_register_type(const TensorType& t) { return t.dtype != DType::List && t.shape.num_elements() == 1; }
 
 bool is_elementwise_expr(OpKind op) {
-  switch (op_class(op)) {
-    case OpClass::Unary:
-    case OpClass::UnaryFloat:
-    case OpClass::UnaryBool:
-    case OpClass::Cast:
-    case OpClass::Binary:
-    case OpClass::Compare:
-    case OpClass::Logical:
-    case OpClass::Select: return op != OpKind::Identity;
-    default: return op == OpKind::Fill || op == OpKind::FillLike;
-  }
+  // Identity is a view here; fills broadcast a constant and fuse like elementwise ops.
+  return (is_elementwise(op) && op != OpKind::Identity) || op == OpKind::Fill || op == OpKind::FillLike;
 }
 
 bool is_view_op(OpKind op) {

@@ -21,6 +21,18 @@ Tensor tensor_from(const JitArg& a, const TensorType& t) {
   return out;
 }
 
+// base^exponent (exponent >= 0) by squaring, wrapping like the eager kernel.
+template <class T>
+T wrapping_pow(T base, T exponent) {
+  using U = std::make_unsigned_t<T>;
+  U result = 1, b = static_cast<U>(base);
+  for (T e = exponent; e > 0; e >>= 1) {
+    if (e & 1) result *= b;
+    b *= b;
+  }
+  return static_cast<T>(result);
+}
+
 void check_runtime_type(const NodeInfo& info, const Tensor& r) {
   const TensorType& t = info.node->outputs[0];
   bool ok = r.has_value() && r.dtype() == t.dtype;
@@ -120,22 +132,7 @@ void agc_rt_slot_copy(JitCallCtx* ctx, int32_t from, int32_t to, int32_t move) {
   else slots[static_cast<size_t>(to)] = slots[static_cast<size_t>(from)];
 }
 
-int32_t agc_rt_ipow_i32(int32_t base, int32_t exponent) {
-  uint32_t result = 1, b = static_cast<uint32_t>(base);
-  for (int32_t e = exponent; e > 0; e >>= 1) {
-    if (e & 1) result *= b;
-    b *= b;
-  }
-  return static_cast<int32_t>(result);
-}
-
-int64_t agc_rt_ipow_i64(int64_t base, int64_t exponent) {
-  uint64_t result = 1, b = static_cast<uint64_t>(base);
-  for (int64_t e = exponent; e > 0; e >>= 1) {
-    if (e & 1) result *= b;
-    b *= b;
-  }
-  return static_cast<int64_t>(result);
-}
+int32_t agc_rt_ipow_i32(int32_t base, int32_t exponent) { return ag::jit::wrapping_pow(base, exponent); }
+int64_t agc_rt_ipow_i64(int64_t base, int64_t exponent) { return ag::jit::wrapping_pow(base, exponent); }
 
 }  // extern "C"

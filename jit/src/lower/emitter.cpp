@@ -205,11 +205,7 @@ llvm::Value* Emitter::allocate_value(Scope& s, ValueId v, const std::vector<llvm
       switch (sink.kind) {
         case Sink::Kind::Static: return sink.ptr;
         case Sink::Kind::Owned: return owned_alloc(byte_size(d, dims));
-        case Sink::Kind::Output: {
-          llvm::Value* buf = stack_alloc(kMaxRank * 8);
-          for (size_t k = 0; k < dims.size(); ++k) store(DType::Int64, buf, i64(static_cast<int64_t>(k)), dims[k]);
-          return b_.CreateCall(runtime("agc_rt_output"), {ctx_, i32(sink.index), buf});
-        }
+        case Sink::Kind::Output: return output_buffer(sink.index, dims);
         case Sink::Kind::None: break;
       }
       break;
@@ -217,6 +213,29 @@ llvm::Value* Emitter::allocate_value(Scope& s, ValueId v, const std::vector<llvm
     default: break;
   }
   throw InternalError("jit: allocate_value for a value without a buffer of its own");
+}
+
+llvm::Value* Emitter::output_buffer(int32_t index, const std::vector<llvm::Value*>& dims) {
+  llvm::Value* buf = stack_alloc(kMaxRank * 8);
+  for (size_t k = 0; k < dims.size(); ++k) store(DType::Int64, buf, i64(static_cast<int64_t>(k)), dims[k]);
+  return b_.CreateCall(runtime("agc_rt_output"), {ctx_, i32(index), buf});
+}
+
+llvm::Value* Emitter::result_buffer(Scope& s, uint32_t i, const std::vector<llvm::Value*>& dims) {
+  if (s.plan->values[i][0].storage == Storage::Reg) return stack_alloc(8);
+  return allocate_value(s, {i, 0}, dims);
+}
+
+void Emitter::finish_result(Scope& s, uint32_t i, LVal out, llvm::Value* ptr) {
+  if (s.plan->values[i][0].storage == Storage::Reg) {
+    out.kind = LVal::Kind::Reg;
+    out.reg = load(out.dtype, ptr, i64(0));
+    out.ptr = nullptr;
+  } else {
+    out.kind = LVal::Kind::Buf;
+    out.ptr = ptr;
+  }
+  s.values[i] = {std::move(out)};
 }
 
 void Emitter::copy_value(const LVal& v, llvm::Value* dst) {

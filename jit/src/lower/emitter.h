@@ -100,6 +100,13 @@ class Emitter {
   llvm::Value* as_register(const LVal& v);
   // A fresh buffer for value `v` of node `i` in `s` following the plan (arena, owned, sink).
   llvm::Value* allocate_value(Scope& s, ValueId v, const std::vector<llvm::Value*>& dims);
+  // The buffer node i computes its result into: its planned buffer, or a stack slot when the
+  // result is a register (read back by finish_result).
+  llvm::Value* result_buffer(Scope& s, uint32_t i, const std::vector<llvm::Value*>& dims);
+  // Records node i's result computed into `ptr`: a register (loaded) or the buffer itself.
+  void finish_result(Scope& s, uint32_t i, LVal out, llvm::Value* ptr);
+  // Allocates function result `index` (a run-time shape) through agc_rt_output.
+  llvm::Value* output_buffer(int32_t index, const std::vector<llvm::Value*>& dims);
   // Writes `v` into a buffer `dst` of the same number of elements.
   void copy_value(const LVal& v, llvm::Value* dst);
 

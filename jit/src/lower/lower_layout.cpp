@@ -157,9 +157,7 @@ void Emitter::lower_concat(Scope& s, uint32_t i) {
     }
   for (size_t j = 0; j < out.dims.size(); ++j)
     if (t.shape[static_cast<int64_t>(j)] >= 0) out.dims[j] = i64(t.shape[static_cast<int64_t>(j)]);
-  const bool reg = s.plan->values[i][0].storage == Storage::Reg;
-  out.kind = LVal::Kind::Buf;
-  out.ptr = reg ? stack_alloc(8) : allocate_value(s, {i, 0}, out.dims);
+  out.ptr = result_buffer(s, i, out.dims);
   // Rows of the output are [outer] x [sum of the inputs' rows]; input k fills its own column block.
   llvm::Value* outer = numel(std::vector<llvm::Value*>(out.dims.begin(), out.dims.begin() + static_cast<std::ptrdiff_t>(axis)));
   llvm::Value* es = i64(static_cast<int64_t>(dtype_size(t.dtype)));
@@ -174,12 +172,7 @@ void Emitter::lower_concat(Scope& s, uint32_t i) {
     });
     column = b_.CreateAdd(column, row);
   }
-  if (reg) {
-    out.kind = LVal::Kind::Reg;
-    out.reg = load(t.dtype, out.ptr, i64(0));
-    out.ptr = nullptr;
-  }
-  s.values[i] = {out};
+  finish_result(s, i, out, out.ptr);
 }
 
 void Emitter::lower_slice(Scope& s, uint32_t i) {
@@ -200,20 +193,13 @@ void Emitter::lower_slice(Scope& s, uint32_t i) {
   }
   const std::vector<llvm::Value*> in_strides = contiguous_strides(in.dims);
   llvm::Value* base = linear_offset(in_strides, begin);
-  const bool reg = s.plan->values[i][0].storage == Storage::Reg;
-  out.ptr = reg ? stack_alloc(8) : allocate_value(s, {i, 0}, out.dims);
+  out.ptr = result_buffer(s, i, out.dims);
   const std::vector<llvm::Value*> dst_strides = contiguous_strides(out.dims);
   loop_nest(out.dims, [&](const std::vector<llvm::Value*>& idx) {
     llvm::Value* src = b_.CreateAdd(base, linear_offset(in_strides, idx));
     store(t.dtype, out.ptr, linear_offset(dst_strides, idx), load(t.dtype, in.ptr, src));
   });
-  out.kind = LVal::Kind::Buf;
-  if (reg) {
-    out.kind = LVal::Kind::Reg;
-    out.reg = load(t.dtype, out.ptr, i64(0));
-    out.ptr = nullptr;
-  }
-  s.values[i] = {out};
+  finish_result(s, i, out, out.ptr);
 }
 
 void Emitter::lower_gather(Scope& s, uint32_t i) {
@@ -237,8 +223,7 @@ void Emitter::lower_gather(Scope& s, uint32_t i) {
   out.dims.assign(p.dims.begin(), p.dims.begin() + static_cast<std::ptrdiff_t>(axis));
   out.dims.insert(out.dims.end(), ind.dims.begin(), ind.dims.end());
   out.dims.insert(out.dims.end(), p.dims.begin() + static_cast<std::ptrdiff_t>(axis) + 1, p.dims.end());
-  const bool reg = s.plan->values[i][0].storage == Storage::Reg;
-  out.ptr = reg ? stack_alloc(8) : allocate_value(s, {i, 0}, out.dims);
+  out.ptr = result_buffer(s, i, out.dims);
   loop(outer, [&](llvm::Value* o) {
     loop(nidx, [&](llvm::Value* j) {
       llvm::Value* idx = b_.CreateSExt(load(ind.dtype, ind.ptr, j), b_.getInt64Ty());
@@ -249,13 +234,7 @@ void Emitter::lower_gather(Scope& s, uint32_t i) {
       });
     });
   });
-  out.kind = LVal::Kind::Buf;
-  if (reg) {
-    out.kind = LVal::Kind::Reg;
-    out.reg = load(t.dtype, out.ptr, i64(0));
-    out.ptr = nullptr;
-  }
-  s.values[i] = {out};
+  finish_result(s, i, out, out.ptr);
 }
 
 }  // namespace ag::jit

@@ -104,8 +104,7 @@ void Emitter::lower_matmul(Scope& s, uint32_t i) {
   out.dims = o_batch.dims;
   out.dims.push_back(m);
   out.dims.push_back(nn);
-  const bool reg = s.plan->values[i][0].storage == Storage::Reg;
-  llvm::Value* c = reg ? stack_alloc(8) : allocate_value(s, {i, 0}, out.dims);
+  llvm::Value* c = result_buffer(s, i, out.dims);
 
   const int64_t cm = const_value(m), ck = const_value(k), cn = const_value(nn);
   const bool inline_loops = cm >= 0 && ck >= 0 && cn >= 0 && cm * ck * cn <= kInlineMatMulWork && (cn > kVectorRowMax || ck <= 64);
@@ -124,14 +123,7 @@ void Emitter::lower_matmul(Scope& s, uint32_t i) {
     }
     b_.CreateCall(small_gemm(d, cm, ck, cn), {pa, pb, pc});
   });
-  if (reg) {
-    out.kind = LVal::Kind::Reg;
-    out.reg = load(d, c, i64(0));
-  } else {
-    out.kind = LVal::Kind::Buf;
-    out.ptr = c;
-  }
-  s.values[i] = {out};
+  finish_result(s, i, out, c);
 }
 
 }  // namespace ag::jit

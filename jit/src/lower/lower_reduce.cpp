@@ -38,8 +38,7 @@ void Emitter::lower_reduce(Scope& s, uint32_t i) {
       out.dims.push_back(in.dims[k]);
     }
   }
-  const bool reg = s.plan->values[i][0].storage == Storage::Reg;
-  llvm::Value* acc = reg ? stack_alloc(8) : allocate_value(s, {i, 0}, out.dims);
+  llvm::Value* acc = result_buffer(s, i, out.dims);
   acc_view.ptr = acc;
   llvm::Value* out_n = numel(out.dims);
 
@@ -109,14 +108,7 @@ void Emitter::lower_reduce(Scope& s, uint32_t i) {
       store(d, acc, k, mean);
     });
   }
-  if (reg) {
-    out.kind = LVal::Kind::Reg;
-    out.reg = load(d, acc, i64(0));
-  } else {
-    out.kind = LVal::Kind::Buf;
-    out.ptr = acc;
-  }
-  s.values[i] = {out};
+  finish_result(s, i, out, acc);
 }
 
 void Emitter::lower_arg_reduce(Scope& s, uint32_t i) {
@@ -133,8 +125,7 @@ void Emitter::lower_arg_reduce(Scope& s, uint32_t i) {
   out.dtype = DType::Int64;
   for (size_t k = 0; k < in.dims.size(); ++k)
     if (k != axis) out.dims.push_back(in.dims[k]);
-  const bool reg = s.plan->values[i][0].storage == Storage::Reg;
-  llvm::Value* dst = reg ? stack_alloc(8) : allocate_value(s, {i, 0}, out.dims);
+  llvm::Value* dst = result_buffer(s, i, out.dims);
   const std::vector<llvm::Value*> out_strides = contiguous_strides(out.dims);
 
   std::vector<const LVal*> leaves;
@@ -160,14 +151,7 @@ void Emitter::lower_arg_reduce(Scope& s, uint32_t i) {
     });
     store(DType::Int64, dst, linear_offset(out_strides, oidx), load(DType::Int64, best_index, i64(0)));
   });
-  if (reg) {
-    out.kind = LVal::Kind::Reg;
-    out.reg = load(DType::Int64, dst, i64(0));
-  } else {
-    out.kind = LVal::Kind::Buf;
-    out.ptr = dst;
-  }
-  s.values[i] = {out};
+  finish_result(s, i, out, dst);
 }
 
 }  // namespace ag::jit

@@ -61,12 +61,7 @@ LVal Emitter::deliver_result(Scope& s, size_t k) {
   switch (sink.kind) {
     case Sink::Kind::Static: out.ptr = sink.ptr; break;
     case Sink::Kind::Owned: out.ptr = owned_alloc(byte_size(v.dtype, v.dims)); break;
-    case Sink::Kind::Output: {
-      llvm::Value* buf = stack_alloc(kMaxRank * 8);
-      for (size_t d = 0; d < v.dims.size(); ++d) store(DType::Int64, buf, i64(static_cast<int64_t>(d)), v.dims[d]);
-      out.ptr = b_.CreateCall(runtime("agc_rt_output"), {ctx_, i32(sink.index), buf});
-      break;
-    }
+    case Sink::Kind::Output: out.ptr = output_buffer(sink.index, v.dims); break;
     case Sink::Kind::None: break;
   }
   copy_value(v, out.ptr);

@@ -44,21 +44,14 @@ void Emitter::lower_source(Scope& s, uint32_t i) {
   LVal out;
   out.dtype = d;
   out.dims = {count};
-  const bool reg = s.plan->values[i][0].storage == Storage::Reg;
-  out.ptr = reg ? stack_alloc(8) : allocate_value(s, {i, 0}, out.dims);
+  out.ptr = result_buffer(s, i, out.dims);
   llvm::Type* t = reg_type(d);
   loop(count, [&](llvm::Value* k) {
     llvm::Value* v = fp ? b_.CreateFAdd(start, b_.CreateFMul(b_.CreateSIToFP(k, t), delta))
                         : b_.CreateAdd(start, b_.CreateMul(b_.CreateTrunc(k, t), delta));
     store(d, out.ptr, k, v);
   });
-  out.kind = LVal::Kind::Buf;
-  if (reg) {
-    out.kind = LVal::Kind::Reg;
-    out.reg = load(d, out.ptr, i64(0));
-    out.ptr = nullptr;
-  }
-  s.values[i] = {out};
+  finish_result(s, i, out, out.ptr);
 }
 
 }  // namespace ag::jit
