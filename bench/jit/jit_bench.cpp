@@ -151,7 +151,7 @@ double executable_only(int reps) {
   add.inputs = {x, c};
   add.outputs = {t};
   g->results = {g->add(add)};
-  auto exe = ag::compiler_backend()->compile(g, {.name = "w4_graph"});
+  auto exe = ag::compiler_backend()->compile(g, {.name = "w4_graph", .dump_prefix = {}});
   const ag::Tensor in[1] = {ag::constant({1.0f})};
   ag::Tensor out[1];
   return time_ns([&] { exe->run(in, out); keep(out[0]); }, 200000, reps);

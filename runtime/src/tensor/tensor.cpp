@@ -14,6 +14,7 @@ namespace ag::detail {
 namespace {
 constexpr size_t kHeader = 64;  // Storage header padded so inline data stays 64-byte aligned
 static_assert(sizeof(Storage) <= kHeader);
+static_assert(sizeof(TensorImpl) <= kSmallBlockMax);
 }  // namespace
 
 Storage* Storage::allocate(size_t bytes) {
@@ -57,6 +58,9 @@ void Storage::destroy() {
   if (flags & kPooled) pool_free(data, bytes);
   delete this;
 }
+
+void* TensorImpl::operator new(size_t bytes) { return small_allocate(bytes); }
+void TensorImpl::operator delete(void* p, size_t bytes) { small_free(p, bytes); }
 
 void TensorImpl::destroy() {
   if (storage) storage->release();

@@ -66,6 +66,11 @@ struct TensorImpl {
     if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) destroy();
   }
   void destroy();
+
+  // Tensor handles come and go on every call of a compiled function: they use the per-thread
+  // small-block cache (tensor/allocator.h) instead of malloc.
+  static void* operator new(size_t bytes);
+  static void operator delete(void* p, size_t bytes);
 };
 
 }  // namespace ag::detail
