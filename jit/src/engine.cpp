@@ -103,7 +103,7 @@ class TargetMachinePool {
       if (!free.empty()) {
         Lease l(this, level, std::move(free.back()));
         free.pop_back();
-        return std::move(l);
+        return llvm::Expected<Lease>(std::move(l));
       }
     }
     orc::JITTargetMachineBuilder b = jtmb_;
@@ -246,8 +246,8 @@ Engine::Engine() : impl_(std::make_unique<Impl>()) {
           if (!lease) err = lease.takeError();
           else optimize_at(mod, *lease->tm, level);
         });
-        if (err) return std::move(err);
-        return std::move(tsm);
+        if (err) return llvm::Expected<orc::ThreadSafeModule>(std::move(err));
+        return llvm::Expected<orc::ThreadSafeModule>(std::move(tsm));
       });
 
   m.runtime = &m.jit->getExecutionSession().createBareJITDylib("agc.runtime");

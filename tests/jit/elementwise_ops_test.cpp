@@ -79,19 +79,22 @@ void binary_ops(ag::DType d, uint64_t seed) {
       const ag::Shape& s2 = swap ? sa : sb;
       const std::string what = std::string(ag::dtype_name(d)) + " " + s1.str() + " " + s2.str();
       if (d == ag::bool_) {
-        agtest::expect_three_way("logical " + what, logical, {}, agtest::sample(d, s1, seed++), agtest::sample(d, s2, seed++));
+        const ag::Tensor a = agtest::sample(d, s1, seed), b = agtest::sample(d, s2, seed + 1);
+        seed += 2;
+        agtest::expect_three_way("logical " + what, logical, {}, a, b);
         continue;
       }
-      const ag::Tensor a = agtest::sample(d, s1, seed++), b = agtest::sample(d, s2, seed++);
+      const ag::Tensor a = agtest::sample(d, s1, seed), b = agtest::sample(d, s2, seed + 1);
+      seed += 2;
       agtest::expect_three_way("arithmetic " + what, arithmetic, {}, a, b);
       agtest::expect_three_way("comparisons " + what, comparisons, {}, a, b);
       const ag::Tensor divisor = agtest::sample(d, s2, seed++, ag::is_floating(d) ? Values::Any : Values::NonZero);
       agtest::expect_three_way("divisions " + what, divisions, {}, a, divisor);
-      if (ag::is_floating(d))
-        agtest::expect_three_way("pow " + what, powers, {}, agtest::sample(d, s1, seed++, Values::Positive),
-                                 agtest::sample(d, s2, seed++, Values::Moderate));
-      else
-        agtest::expect_three_way("pow " + what, powers, {}, a, agtest::sample(d, s2, seed++, Values::SmallExp));
+      const bool fp = ag::is_floating(d);
+      const ag::Tensor base = fp ? agtest::sample(d, s1, seed, Values::Positive) : a;
+      const ag::Tensor exponent = agtest::sample(d, s2, seed + 1, fp ? Values::Moderate : Values::SmallExp);
+      seed += 2;
+      agtest::expect_three_way("pow " + what, powers, {}, base, exponent);
     }
 }
 

@@ -57,8 +57,10 @@ TEST(JitMatMul, ShapesDtypesAndBatches) {
     for (const auto& [sa, sb] : shapes) {
       auto fn = [](ag::Tensor a, ag::Tensor b) { return ag::matmul(a, b); };
       const Values v = ag::is_floating(d) ? Values::Moderate : Values::NonZero;
+      const ag::Tensor a = agtest::sample(d, sa, seed, v), b = agtest::sample(d, sb, seed + 1, v);
+      seed += 2;
       agtest::expect_three_way(fmt::format("matmul {} {} {}", ag::dtype_name(d), sa.str(), sb.str()), fn,
-                               {.rtol = 1e-4, .atol = 1e-3}, agtest::sample(d, sa, seed++, v), agtest::sample(d, sb, seed++, v));
+                               {.rtol = 1e-4, .atol = 1e-3}, a, b);
     }
 }
 

@@ -128,7 +128,7 @@ std::tuple<ag::Tensor, ag::Tensor, ag::Tensor> mixed_loop(ag::Tensor x, ag::Tens
                    ag::Tensor t = a;
                    a = b;
                    b = t;
-                   ag::if_stmt(ag::reduce_sum(a) > 0.0f, [&] { a = ag::tanh(a) + x; }, [&] { a = a; }, ag::state(a), {"a"},
+                   ag::if_stmt(ag::reduce_sum(a) > 0.0f, [&] { a = ag::tanh(a) + x; }, [] {}, ag::state(a), {"a"},
                                AG_SOURCE_LOC("mixed.cpp", 2));
                    total += ag::reduce_mean(a * b);
                    k += 1;
