@@ -10,10 +10,16 @@ void ArenaLayout::add(int64_t bytes, int32_t first, int32_t last, int64_t* offse
 }
 
 int64_t ArenaLayout::solve() {
-  std::stable_sort(requests_.begin(), requests_.end(), [](const Request& a, const Request& b) { return a.first < b.first; });
+  // In order of definition; ties keep the order of the requests (deterministic layouts).
+  std::vector<size_t> order(requests_.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return requests_[a].first != requests_[b].first ? requests_[a].first < requests_[b].first : a < b;
+  });
   std::vector<const Request*> placed;
   int64_t size = 0;
-  for (Request& r : requests_) {
+  for (size_t index : order) {
+    Request& r = requests_[index];
     // Blocks of values alive at the same time as r, by offset.
     std::vector<std::pair<int64_t, int64_t>> busy;
     for (const Request* p : placed)

@@ -225,6 +225,10 @@ Engine::Engine() : impl_(std::make_unique<Impl>()) {
   std::shared_ptr<TargetMachinePool> machines = m.machines;
   orc::LLJITBuilder builder;
   builder.setJITTargetMachineBuilder(*m.jtmb);
+  // No static initializers, no platform runtime: the generic IR platform only costs setup time.
+  // Process symbols are reached through agc.runtime's generator, nothing else.
+  builder.setPlatformSetUp(orc::setUpInactivePlatform);
+  builder.setLinkProcessSymbolsByDefault(false);
   builder.setCompileFunctionCreator([capture, machines](orc::JITTargetMachineBuilder jtmb)
                                         -> llvm::Expected<std::unique_ptr<orc::IRCompileLayer::IRCompiler>> {
     return std::make_unique<PooledCompiler>(machines, jtmb.getOptions(), capture.get());

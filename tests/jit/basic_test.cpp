@@ -43,3 +43,19 @@ TEST(JitBasic, MatMulChain) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(JitInspection, IrBeforeAndAfterOptimizationAndAssembly) {
+  auto f = ag::function([](ag::Tensor x) { return ag::relu(x * 2.0f + 1.0f) - ag::exp(x); });
+  auto c = f.get_concrete_function(ag::TensorSpec({1024}, ag::float32));
+  const std::string lowered = c.llvm_ir(false), optimized = c.llvm_ir(true), assembly = c.assembly();
+  EXPECT_NE(lowered.find("define i32 @agc_entry"), std::string::npos) << lowered;
+  EXPECT_NE(lowered.find("llvm.exp.f32"), std::string::npos);          // one fused loop calling exp
+  EXPECT_NE(optimized.find("<8 x float>"), std::string::npos);         // vectorized
+  EXPECT_NE(optimized.find("_ZGVdN8v_expf"), std::string::npos);       // with libmvec
+  EXPECT_NE(assembly.find("agc_entry:"), std::string::npos);
+  EXPECT_NE(assembly.find("ymm"), std::string::npos);
+}
+
+}  // namespace

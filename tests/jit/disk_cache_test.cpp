@@ -179,4 +179,24 @@ TEST_F(DiskCache, SizeCapEvictsLeastRecentlyUsedEntries) {
   EXPECT_EQ(run_helper(dir_, 1, cap).compiles, 1);   // the oldest was evicted
 }
 
+TEST_F(DiskCache, DumpWritesLlvmIrAndAssembly) {
+  const std::string dump = dir_ + "-dump";
+  fs::create_directories(dump);
+  const HelperRun r = run_helper("off", 1, "AG_DUMP='" + dump + "'");
+  EXPECT_EQ(r.compiles, 1) << r.log;
+  int ll = 0, opt = 0, s = 0;
+  for (const auto& e : fs::directory_iterator(dump)) {
+    const std::string name = e.path().filename().string();
+    std::ifstream in(e.path());
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (name.ends_with(".opt.ll")) opt += text.find("@agc_entry(") != std::string::npos;
+    else if (name.ends_with(".ll")) ll += text.find("define i32 @agc_entry") != std::string::npos;
+    else if (name.ends_with(".s")) s += text.find("agc_entry:") != std::string::npos;
+  }
+  EXPECT_EQ(ll, 1);
+  EXPECT_EQ(opt, 1);
+  EXPECT_EQ(s, 1);
+  fs::remove_all(dump);
+}
+
 }  // namespace

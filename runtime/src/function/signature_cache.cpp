@@ -24,7 +24,7 @@ std::shared_ptr<ConcreteCore> SignatureCache::find(const uint64_t* key, size_t n
     for (size_t i = hash & t->mask;; i = (i + 1) & t->mask) {
       const Entry* entry = t->slots[i];
       if (!entry) break;
-      if (entry->hash == hash && entry->key.size() == n && std::memcmp(entry->key.data(), key, n * 8) == 0) {
+      if (entry->hash == hash && entry->key.size() == n && (n == 0 || std::memcmp(entry->key.data(), key, n * 8) == 0)) {
         // Approximate LRU clock: a racy increment is fine, it only orders evictions.
         const uint64_t tick = clock_.load(std::memory_order_relaxed);
         clock_.store(tick + 1, std::memory_order_relaxed);
