@@ -54,8 +54,10 @@ extern "C" {
 // runtime's caching allocator for large sizes). The call tracks them, so an error path leaks none.
 void* agc_rt_alloc(ag::jit::JitCallCtx* ctx, int64_t bytes);
 void agc_rt_free(ag::jit::JitCallCtx* ctx, void* p);
-// Allocates result `index` (a dynamically shaped output) as an ag::Tensor with `dims`.
-void* agc_rt_output(ag::jit::JitCallCtx* ctx, int32_t index, const int64_t* dims);
+// Allocates result `index` (a dynamically shaped output) as an ag::Tensor of `elements` elements.
+// Its final shape comes from out_dims after the call (the buffer may be written through a value
+// of another rank that the result views).
+void* agc_rt_output(ag::jit::JitCallCtx* ctx, int32_t index, int64_t elements);
 // Records a run-time error of node `node` (a global node id); the JIT code then returns 1.
 void agc_rt_fail(ag::jit::JitCallCtx* ctx, int32_t node, int32_t kind, int64_t a, int64_t b);
 // Runs a stateful or TensorArray node with the eager kernel (print, variables, lists). Tensor

@@ -76,11 +76,11 @@ void agc_rt_free(JitCallCtx* ctx, void* p) {
     }
 }
 
-void* agc_rt_output(JitCallCtx* ctx, int32_t index, const int64_t* dims) {
+void* agc_rt_output(JitCallCtx* ctx, int32_t index, int64_t elements) {
   CallState& st = ag::jit::state_of(ctx);
   const ag::jit::ResultPlan& r = st.program->results[static_cast<size_t>(index)];
   try {
-    st.outputs[static_cast<size_t>(index)] = ag::detail::make_tensor(r.type.dtype, ag::jit::shape_from(dims, r.type.shape.rank()));
+    st.outputs[static_cast<size_t>(index)] = ag::detail::make_tensor(r.type.dtype, ag::Shape{elements});
   } catch (...) {
     std::terminate();  // allocation failure (see agc_rt_alloc)
   }

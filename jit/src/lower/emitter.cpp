@@ -216,9 +216,7 @@ llvm::Value* Emitter::allocate_value(Scope& s, ValueId v, const std::vector<llvm
 }
 
 llvm::Value* Emitter::output_buffer(int32_t index, const std::vector<llvm::Value*>& dims) {
-  llvm::Value* buf = stack_alloc(kMaxRank * 8);
-  for (size_t k = 0; k < dims.size(); ++k) store(DType::Int64, buf, i64(static_cast<int64_t>(k)), dims[k]);
-  return b_.CreateCall(runtime("agc_rt_output"), {ctx_, i32(index), buf});
+  return b_.CreateCall(runtime("agc_rt_output"), {ctx_, i32(index), numel(dims)});
 }
 
 llvm::Value* Emitter::result_buffer(Scope& s, uint32_t i, const std::vector<llvm::Value*>& dims) {
@@ -256,7 +254,7 @@ llvm::FunctionCallee Emitter::runtime(const char* name) {
   bool pure = false;
   if (n == "agc_rt_alloc") type = llvm::FunctionType::get(ptr, {ptr, i64t}, false);
   else if (n == "agc_rt_free") type = llvm::FunctionType::get(voidt, {ptr, ptr}, false);
-  else if (n == "agc_rt_output") type = llvm::FunctionType::get(ptr, {ptr, i32t, ptr}, false);
+  else if (n == "agc_rt_output") type = llvm::FunctionType::get(ptr, {ptr, i32t, i64t}, false);
   else if (n == "agc_rt_fail") type = llvm::FunctionType::get(voidt, {ptr, i32t, i32t, i64t, i64t}, false);
   else if (n == "agc_rt_eval") type = llvm::FunctionType::get(i32t, {ptr, i32t, ptr, ptr}, false);
   else if (n == "agc_rt_slot_copy") type = llvm::FunctionType::get(voidt, {ptr, i32t, i32t, i32t}, false);
