@@ -190,6 +190,21 @@ LVal Emitter::as_buffer(const LVal& v) {
   return out;
 }
 
+LVal Emitter::described_value(const TensorType& t, llvm::Value* data, llvm::Value* dims_ptr) {
+  LVal v;
+  v.dtype = t.dtype;
+  for (int64_t d = 0; d < t.shape.rank(); ++d)
+    v.dims.push_back(t.shape[d] >= 0 ? i64(t.shape[d]) : static_cast<llvm::Value*>(load(DType::Int64, dims_ptr, i64(d))));
+  if (is_register_type(t)) {
+    v.kind = LVal::Kind::Reg;
+    v.reg = load(t.dtype, data, i64(0));
+  } else {
+    v.kind = LVal::Kind::Buf;
+    v.ptr = data;
+  }
+  return v;
+}
+
 llvm::Value* Emitter::as_register(const LVal& v) {
   return v.kind == LVal::Kind::Reg ? v.reg : load(v.dtype, v.ptr, i64(0));
 }
@@ -314,16 +329,7 @@ void Emitter::emit_entry() {
     llvm::Value* arg = b_.CreateInBoundsGEP(b_.getPtrTy(), args_, i64(static_cast<int64_t>(2 * p)));
     llvm::Value* data = b_.CreateLoad(b_.getPtrTy(), arg);
     llvm::Value* dims_ptr = b_.CreateLoad(b_.getPtrTy(), b_.CreateInBoundsGEP(b_.getPtrTy(), arg, i64(1)));
-    for (int64_t d = 0; d < t.shape.rank(); ++d)
-      v.dims.push_back(t.shape[d] >= 0 ? i64(t.shape[d]) : static_cast<llvm::Value*>(load(DType::Int64, dims_ptr, i64(d))));
-    v.kind = LVal::Kind::Buf;
-    v.ptr = data;
-    if (is_register_type(t)) {
-      v.kind = LVal::Kind::Reg;
-      v.reg = load(t.dtype, data, i64(0));
-      v.ptr = nullptr;
-    }
-    params.push_back(v);
+    params.push_back(described_value(t, data, dims_ptr));
   }
 
   llvm::Value* out_data = prog_.results.empty() ? nullptr : ctx_field(CtxField::OutData);

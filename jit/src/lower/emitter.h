@@ -96,6 +96,9 @@ class Emitter {
   void copy_bytes(llvm::Value* dst, llvm::Value* src, llvm::Value* bytes);
   // The value as a buffer (a register is stored to the stack).
   LVal as_buffer(const LVal& v);
+  // A value of static type `t` described by a data pointer and a pointer to its dims (a JitArg):
+  // static dims become constants, one-element values registers.
+  LVal described_value(const TensorType& t, llvm::Value* data, llvm::Value* dims_ptr);
   // Element 0 of a one-element value as a register.
   llvm::Value* as_register(const LVal& v);
   // A fresh buffer for value `v` of node `i` in `s` following the plan (arena, owned, sink).

@@ -37,16 +37,7 @@ void Emitter::lower_runtime_op(Scope& s, uint32_t i) {
   // agc_rt_eval has checked the runtime value against the static type.
   llvm::Value* data = b_.CreateLoad(b_.getPtrTy(), result);
   llvm::Value* dims = b_.CreateLoad(b_.getPtrTy(), b_.CreateInBoundsGEP(b_.getPtrTy(), result, i64(1)));
-  for (int64_t d = 0; d < t.shape.rank(); ++d)
-    out.dims.push_back(t.shape[d] >= 0 ? i64(t.shape[d]) : static_cast<llvm::Value*>(load(DType::Int64, dims, i64(d))));
-  out.kind = LVal::Kind::Buf;
-  out.ptr = data;
-  if (is_register_type(t)) {
-    out.kind = LVal::Kind::Reg;
-    out.reg = load(t.dtype, data, i64(0));
-    out.ptr = nullptr;
-  }
-  s.values[i] = {out};
+  s.values[i] = {described_value(t, data, dims)};
 }
 
 }  // namespace ag::jit
