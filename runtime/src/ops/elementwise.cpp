@@ -41,7 +41,11 @@ void unary_float(OpKind op, const T* x, T* y, int64_t n) {
   switch (op) {
     case OpKind::Exp: b = a.exp(); break;
     case OpKind::Log: b = a.log(); break;
-    case OpKind::Sqrt: b = a.sqrt(); break;
+    // Not Eigen's sqrt: with EIGEN_FAST_MATH its AVX-512 version is an rsqrt approximation that
+    // turns +inf into NaN. std::sqrt is exact and vectorizes (vsqrtps), like the JIT's llvm.sqrt.
+    case OpKind::Sqrt:
+      for (int64_t i = 0; i < n; ++i) y[i] = std::sqrt(x[i]);
+      break;
     case OpKind::Tanh: b = a.tanh(); break;
     case OpKind::Sigmoid: b = a.logistic(); break;
     case OpKind::Sin: b = a.sin(); break;

@@ -1,0 +1,70 @@
+// Baselines: the plain loops a C++ programmer would write, and Eigen expressions.
+#include "baselines.h"
+
+#include <Eigen/Core>
+#include <cmath>
+#include <cstring>
+
+namespace bench {
+
+void power_plain(const int32_t* x, int32_t* r) {
+  int32_t a[10][10], t[10][10];
+  std::memcpy(a, x, sizeof a);
+  int32_t m[10][10] = {};
+  for (int i = 0; i < 10; ++i) m[i][i] = 1;
+  for (int p = 0; p < 100; ++p) {
+    for (int i = 0; i < 10; ++i)
+      for (int j = 0; j < 10; ++j) {
+        int32_t s = 0;
+        for (int k = 0; k < 10; ++k) s += a[i][k] * m[k][j];
+        t[i][j] = s;
+      }
+    std::memcpy(m, t, sizeof m);
+  }
+  std::memcpy(r, m, sizeof m);
+}
+
+void power_eigen(const int32_t* x, int32_t* r) {
+  using M = Eigen::Matrix<int32_t, 10, 10, Eigen::RowMajor>;
+  const M a = Eigen::Map<const M>(x);
+  M m = M::Identity();
+  for (int p = 0; p < 100; ++p) m = a * m;
+  Eigen::Map<M> out(r);
+  out = m;
+}
+
+int collatz_plain(int n) {
+  int steps = 0;
+  while (n > 1) {
+    n = n % 2 == 0 ? n / 2 : 3 * n + 1;
+    ++steps;
+  }
+  return steps;
+}
+
+void tanh_chain_plain(const float* x, float* y, int64_t n, float a, float b, float c) {
+  for (int64_t i = 0; i < n; ++i) y[i] = std::max(x[i] * a + b, 0.0f) * c - std::tanh(x[i]);
+}
+
+void tanh_chain_eigen(const float* x, float* y, int64_t n, float a, float b, float c) {
+  Eigen::Map<const Eigen::ArrayXf> X(x, n);
+  Eigen::Map<Eigen::ArrayXf>(y, n) = (X * a + b).max(0.0f) * c - X.tanh();
+}
+
+void cheap_chain_plain(const float* x, float* y, int64_t n, float a, float b, float c) {
+  for (int64_t i = 0; i < n; ++i) y[i] = std::max(x[i] * a + b, 0.0f) * c + x[i];
+}
+
+void cheap_chain_eigen(const float* x, float* y, int64_t n, float a, float b, float c) {
+  Eigen::Map<const Eigen::ArrayXf> X(x, n);
+  Eigen::Map<Eigen::ArrayXf>(y, n) = (X * a + b).max(0.0f) * c + X;
+}
+
+int64_t stream_triad(float* a, const float* b, const float* c, int64_t n, float s) {
+  for (int64_t i = 0; i < n; ++i) a[i] = b[i] + s * c[i];
+  return 3 * n * static_cast<int64_t>(sizeof(float));
+}
+
+__attribute__((noinline)) float add_one(float x) { return x + 1.0f; }
+
+}  // namespace bench

@@ -1,0 +1,23 @@
+// Hand-written baselines for the JIT benchmarks (compiled with -O3 -march=native).
+#pragma once
+
+#include <cstdint>
+
+namespace bench {
+
+// W1: r = x^100 by 100 chained 10x10 int32 products, r starting at the identity.
+void power_plain(const int32_t* x, int32_t* r);  // int[10][10] triple loop
+void power_eigen(const int32_t* x, int32_t* r);  // Eigen::Matrix<int, 10, 10>
+// W2: Collatz steps.
+int collatz_plain(int n);
+// W3: y = relu(x*a+b)*c - tanh(x) and y = maximum(x*a+b, 0)*c + x.
+void tanh_chain_plain(const float* x, float* y, int64_t n, float a, float b, float c);
+void tanh_chain_eigen(const float* x, float* y, int64_t n, float a, float b, float c);
+void cheap_chain_plain(const float* x, float* y, int64_t n, float a, float b, float c);
+void cheap_chain_eigen(const float* x, float* y, int64_t n, float a, float b, float c);
+// STREAM triad a = b + s*c; returns bytes moved.
+int64_t stream_triad(float* a, const float* b, const float* c, int64_t n, float s);
+// W4: the direct C++ call a cached trivial function is compared with.
+float add_one(float x);
+
+}  // namespace bench

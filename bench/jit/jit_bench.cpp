@@ -1,0 +1,273 @@
+// Benchmarks W1-W5 of issue 4, each row next to its baselines measured in the same run:
+//   W1 power (100 chained 10x10 int32 matmuls)   JIT vs eager, interpreter, Eigen fixed-size, plain loop
+//   W2 Collatz steps from 27                     JIT vs plain C++ on ints
+//   W3 fused chains on 1M / 16M float32          JIT vs Eigen array expression vs plain loop, % of triad bandwidth
+//   W4 dispatch of a trivial cached call         ns above a direct C++ call
+//   W5 first call                                trace + optimize + codegen, and the same from the disk cache
+// Times are the minimum over repetitions (this machine is shared; the minimum is the least noisy).
+// Usage: jit_bench [--quick]          (internal: jit_bench --first-call <workload>)
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "baselines.h"
+#include "workloads.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+template <class T>
+void keep(const T& v) {
+  asm volatile("" : : "r,m"(v) : "memory");
+}
+
+// Minimum over `reps` of the mean time per call of `iters` calls, in nanoseconds.
+double time_ns(const std::function<void()>& f, int iters, int reps) {
+  f();  // warm up (first calls, caches, allocator blocks)
+  double best = 1e300;
+  for (int r = 0; r < reps; ++r) {
+    const auto t0 = Clock::now();
+    for (int i = 0; i < iters; ++i) f();
+    const double ns = std::chrono::duration<double, std::nano>(Clock::now() - t0).count() / iters;
+    best = std::min(best, ns);
+  }
+  return best;
+}
+
+std::string fmt_time(double ns) {
+  char buf[64];
+  if (ns < 1e3) std::snprintf(buf, sizeof buf, "%.1f ns", ns);
+  else if (ns < 1e6) std::snprintf(buf, sizeof buf, "%.2f us", ns / 1e3);
+  else std::snprintf(buf, sizeof buf, "%.2f ms", ns / 1e6);
+  return buf;
+}
+
+void header() {
+  std::printf("| workload | variant | time per call | ratio | target |\n|---|---|---|---|---|\n");
+}
+
+void row(const char* workload, const char* variant, double ns, const std::string& ratio = "", const std::string& target = "") {
+  std::printf("| %s | %s | %s | %s | %s |\n", workload, variant, fmt_time(ns).c_str(), ratio.c_str(), target.c_str());
+  std::fflush(stdout);
+}
+
+std::string ratio_str(double r, const char* what) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%.2fx %s", r, what);
+  return buf;
+}
+
+std::string verdict(bool met) { return met ? "met" : "NOT met"; }
+
+void w1(int reps) {
+  const ag::Tensor x = ag::random_uniform({10, 10}, ag::int32, -2, 3, 1);
+  auto jit = ag::function(bench::power);
+  auto interp = ag::function(bench::power, {.jit_compile = false});
+  int32_t r[100];
+  const double t_jit = time_ns([&] { keep(jit(x)); }, 200, reps);
+  const double t_eager = time_ns([&] { keep(bench::power(x)); }, 20, reps);
+  const double t_interp = time_ns([&] { keep(interp(x)); }, 20, reps);
+  const double t_eigen = time_ns([&] { bench::power_eigen(x.data<int32_t>(), r); keep(r[0]); }, 200, reps);
+  const double t_plain = time_ns([&] { bench::power_plain(x.data<int32_t>(), r); keep(r[0]); }, 200, reps);
+  const double best = std::min(t_eigen, t_plain);
+  const char* w = "W1 power: 100 chained 10x10 int32 matmuls";
+  row(w, "JIT (ag::function)", t_jit, ratio_str(t_jit / best, "best baseline"), "<= 1.5x: " + verdict(t_jit / best <= 1.5));
+  row(w, "eager", t_eager, ratio_str(t_eager / t_jit, "JIT"));
+  row(w, "graph interpreter", t_interp, ratio_str(t_interp / t_jit, "JIT"));
+  row(w, "Eigen Matrix<int,10,10>", t_eigen, ratio_str(t_eigen / t_jit, "JIT"));
+  row(w, "plain C++ int[10][10] loop", t_plain, ratio_str(t_plain / t_jit, "JIT"));
+}
+
+void w2(int reps) {
+  auto jit = ag::function(bench::collatz);
+  const ag::Tensor n(27);
+  volatile int start = 27;
+  const double t_jit = time_ns([&] { keep(jit(n)); }, 20000, reps);
+  const double t_plain = time_ns([&] { keep(bench::collatz_plain(start)); }, 200000, reps);
+  const char* w = "W2 Collatz steps from 27 (staged while + if)";
+  row(w, "JIT (ag::function)", t_jit, ratio_str(t_jit / t_plain, "plain C++"), "<= 3x: " + verdict(t_jit / t_plain <= 3));
+  row(w, "plain C++ on int", t_plain);
+}
+
+void w3(int reps, int64_t n) {
+  const ag::Tensor x = ag::random_uniform({n}, ag::float32, -3, 3, 2);
+  std::vector<float> y(static_cast<size_t>(n)), b(static_cast<size_t>(n), 1.0f), c(static_cast<size_t>(n), 2.0f);
+  const int iters = n >= (1 << 24) ? 3 : 30;
+  const double t_triad = time_ns([&] { bench::stream_triad(y.data(), b.data(), c.data(), n, 3.0f); keep(y[0]); }, iters, reps);
+  const double triad_gbs = 12.0 * static_cast<double>(n) / t_triad;
+  const float* px = x.data<float>();
+  struct Chain {
+    const char* name;
+    ag::Tensor (*fn)(ag::Tensor);
+    void (*plain)(const float*, float*, int64_t, float, float, float);
+    void (*eigen)(const float*, float*, int64_t, float, float, float);
+  };
+  const Chain chains[] = {{"relu(x*a+b)*c - tanh(x)", bench::tanh_chain, bench::tanh_chain_plain, bench::tanh_chain_eigen},
+                          {"maximum(x*a+b, 0)*c + x", bench::cheap_chain, bench::cheap_chain_plain, bench::cheap_chain_eigen}};
+  for (const Chain& ch : chains) {
+    auto jit = ag::function(ch.fn);
+    const double t_jit = time_ns([&] { keep(jit(x)); }, iters, reps);
+    const double t_eigen = time_ns([&] { ch.eigen(px, y.data(), n, bench::kA, bench::kB, bench::kC); keep(y[0]); }, iters, reps);
+    const double t_plain = time_ns([&] { ch.plain(px, y.data(), n, bench::kA, bench::kB, bench::kC); keep(y[0]); }, iters, reps);
+    const double best = std::min(t_eigen, t_plain);
+    const double jit_gbs = 8.0 * static_cast<double>(n) / t_jit;
+    char w[160], bw[96];
+    std::snprintf(w, sizeof w, "W3 %s, %lldM float32", ch.name, static_cast<long long>(n >> 20));
+    std::snprintf(bw, sizeof bw, "%.2fx best baseline, %.0f%% of triad bandwidth", best / t_jit, 100 * jit_gbs / triad_gbs);
+    row(w, "JIT (ag::function, allocates its output)", t_jit, bw, ">= 0.9x: " + verdict(best / t_jit >= 0.9));
+    row(w, "Eigen array expression (preallocated output)", t_eigen);
+    row(w, "plain -O3 -march=native loop (preallocated output)", t_plain);
+  }
+  char w[96];
+  std::snprintf(w, sizeof w, "W3 STREAM-like triad, %lldM float32", static_cast<long long>(n >> 20));
+  char gb[64];
+  std::snprintf(gb, sizeof gb, "%.1f GB/s", triad_gbs);
+  row(w, "a = b + s*c", t_triad, gb);
+}
+
+// The same x + 1 graph built by hand and run through the JIT's Executable directly: the compiled
+// code plus output allocation, without the runtime's signature lookup.
+double executable_only(int reps) {
+  auto g = std::make_shared<ag::Graph>();
+  const ag::TensorType t{ag::float32, ag::Shape{1}};
+  const ag::ValueId x = g->add_param(t);
+  ag::Node one;
+  one.op = ag::OpKind::Const;
+  one.attrs.value = ag::constant({1.0f});
+  one.outputs = {t};
+  const ag::ValueId c = g->add(one);
+  ag::Node add;
+  add.op = ag::OpKind::Add;
+  add.inputs = {x, c};
+  add.outputs = {t};
+  g->results = {g->add(add)};
+  auto exe = ag::compiler_backend()->compile(g, {.name = "w4_graph", .dump_prefix = {}});
+  const ag::Tensor in[1] = {ag::constant({1.0f})};
+  ag::Tensor out[1];
+  return time_ns([&] { exe->run(in, out); keep(out[0]); }, 200000, reps);
+}
+
+void w4(int reps) {
+  auto jit = ag::function(bench::trivial);
+  const ag::Tensor x = ag::constant({1.0f});
+  volatile float v = 1.0f;
+  const double t_jit = time_ns([&] { keep(jit(x)); }, 200000, reps);
+  const double t_exe = executable_only(reps);
+  const double t_direct = time_ns([&] { keep(bench::add_one(v)); }, 2000000, reps);
+  const char* w = "W4 dispatch: cached call, x + 1 on a 1-element tensor";
+  char extra[64];
+  std::snprintf(extra, sizeof extra, "%.0f ns above direct", t_jit - t_direct);
+  row(w, "JIT (ag::function)", t_jit, extra, "<= 100 ns: " + verdict(t_jit - t_direct <= 100));
+  row(w, "of which JIT Executable::run (code + output tensor)", t_exe);
+  row(w, "direct C++ call (noinline)", t_direct);
+}
+
+// ---- W5: first calls, in this process and in fresh processes with a disk cache ----
+
+ag::Tensor w5_input(const std::string& name) {
+  if (name == "power") return ag::random_uniform({10, 10}, ag::int32, -2, 3, 1);
+  if (name == "collatz") return ag::Tensor(27);
+  if (name == "trivial") return ag::constant({1.0f});
+  return ag::random_uniform({1 << 20}, ag::float32, -3, 3, 2);
+}
+
+ag::Tensor (*w5_fn(const std::string& name))(ag::Tensor) {
+  if (name == "power") return bench::power;
+  if (name == "collatz") return bench::collatz;
+  if (name == "trivial") return bench::trivial;
+  return bench::tanh_chain;
+}
+
+// Child mode: time the first call of one workload in this fresh process.
+int first_call(const std::string& name) {
+  const ag::Tensor x = w5_input(name);
+  auto f = ag::function(w5_fn(name));
+  const auto t0 = Clock::now();
+  keep(f(x));
+  const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  const auto t1 = Clock::now();
+  keep(f(x));
+  const double second = std::chrono::duration<double, std::milli>(Clock::now() - t1).count();
+  std::printf("first_ms=%.3f second_ms=%.4f compiles=%lld disk_hits=%lld\n", ms, second,
+              static_cast<long long>(f.stats().compiles), static_cast<long long>(f.stats().disk_hits));
+  return 0;
+}
+
+struct Child {
+  double first_ms = -1;
+  long long compiles = -1, disk_hits = -1;
+};
+
+Child run_child(const std::string& self, const std::string& name, const std::string& dir) {
+  const std::string cmd = "AG_CACHE_DIR='" + dir + "' '" + self + "' --first-call " + name;
+  Child c;
+  if (FILE* p = ::popen(cmd.c_str(), "r")) {
+    double second = 0;
+    if (std::fscanf(p, "first_ms=%lf second_ms=%lf compiles=%lld disk_hits=%lld", &c.first_ms, &second, &c.compiles, &c.disk_hits) != 4)
+      c.first_ms = -1;
+    ::pclose(p);
+  }
+  return c;
+}
+
+void w5(const std::string& self) {
+  namespace fs = std::filesystem;
+  const std::string dir = (fs::temp_directory_path() / ("agc-bench-cache-" + std::to_string(::getpid()))).string();
+  for (const char* name : {"power", "collatz", "tanh_chain", "trivial"}) {
+    // In this (warm) process: the engine exists; only trace + optimize + codegen.
+    ::setenv("AG_CACHE_DIR", "off", 1);
+    auto f = ag::function(w5_fn(name));
+    const ag::Tensor x = w5_input(name);
+    const auto t0 = Clock::now();
+    keep(f(x));
+    const double warm_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    // Fresh processes: the first compiles (and creates the LLJIT), the second loads from disk.
+    fs::remove_all(dir);
+    double cold = 1e300, disk = 1e300;
+    bool hit = true;
+    for (int rep = 0; rep < 3; ++rep) {
+      fs::remove_all(dir);
+      const Child a = run_child(self, name, dir);
+      const Child b = run_child(self, name, dir);
+      cold = std::min(cold, a.first_ms);
+      disk = std::min(disk, b.first_ms);
+      hit = hit && a.compiles == 1 && b.disk_hits == 1 && b.compiles == 0;
+    }
+    char w[96];
+    std::snprintf(w, sizeof w, "W5 first call: %s", name);
+    row(w, "trace + optimize + codegen (warm process)", warm_ms * 1e6, "", "<= 20 ms: " + verdict(warm_ms <= 20));
+    row(w, "same in a new process (incl. LLJIT setup)", cold * 1e6);
+    row(w, "new process, from the disk cache", disk * 1e6, hit ? "disk hit, no codegen" : "NO disk hit",
+        "<= 2 ms: " + verdict(disk <= 2 && hit));
+  }
+  fs::remove_all(dir);
+  ::setenv("AG_CACHE_DIR", "off", 1);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc >= 3 && std::strcmp(argv[1], "--first-call") == 0) return first_call(argv[2]);
+  const bool quick = argc >= 2 && std::strcmp(argv[1], "--quick") == 0;
+  const int reps = quick ? 3 : 7;
+  ::setenv("AG_CACHE_DIR", "off", 1);  // W1-W4 measure compiled code, not the cache
+  std::printf("agc JIT benchmarks (min of %d repetitions; machine shared, 2 cores)\n\n", reps);
+  header();
+  w1(reps);
+  w2(reps);
+  w3(reps, int64_t{1} << 20);
+  w3(quick ? 2 : reps, int64_t{1} << 24);
+  w4(reps);
+  w5(std::filesystem::canonical("/proc/self/exe").string());
+  return 0;
+}

@@ -1,0 +1,29 @@
+// The workloads written as a user would write them (control flow in the operator form ag-rewrite
+// emits).
+#include "workloads.h"
+
+namespace bench {
+
+ag::Tensor power(ag::Tensor x) {
+  ag::Tensor r = ag::eye(10, ag::int32);
+  for (int i = 0; i < 100; ++i) r = ag::matmul(x, r);
+  return r;
+}
+
+ag::Tensor collatz(ag::Tensor n) {
+  ag::Tensor steps = 0;
+  ag::while_stmt([&] { return n > 1; },
+                 [&] {
+                   ag::if_stmt(n % 2 == 0, [&] { n = n / 2; }, [&] { n = 3 * n + 1; }, ag::state(n), {"n"},
+                               AG_SOURCE_LOC("workloads.cpp", 19));
+                   steps += 1;
+                 },
+                 ag::state(n, steps), {"n", "steps"}, AG_SOURCE_LOC("workloads.cpp", 17));
+  return steps;
+}
+
+ag::Tensor tanh_chain(ag::Tensor x) { return ag::relu(x * kA + kB) * kC - ag::tanh(x); }
+ag::Tensor cheap_chain(ag::Tensor x) { return ag::maximum(x * kA + kB, 0.0f) * kC + x; }
+ag::Tensor trivial(ag::Tensor x) { return x + 1.0f; }
+
+}  // namespace bench

@@ -1,0 +1,15 @@
+// The traced workloads W1-W5 run through ag::function (JIT and interpreter) and eagerly.
+#pragma once
+
+#include <ag/ag.h>
+
+namespace bench {
+
+ag::Tensor power(ag::Tensor x);                 // W1: 100 chained 10x10 matmuls (the TF guide)
+ag::Tensor collatz(ag::Tensor n);               // W2: staged while with an if inside
+ag::Tensor tanh_chain(ag::Tensor x);            // W3: relu(x*a+b)*c - tanh(x)
+ag::Tensor cheap_chain(ag::Tensor x);           // W3: maximum(x*a+b, 0)*c + x
+ag::Tensor trivial(ag::Tensor x);               // W4: x + 1
+inline constexpr float kA = 1.5f, kB = -0.25f, kC = 0.75f;
+
+}  // namespace bench

@@ -1,0 +1,77 @@
+// The calling convention between JIT code and the runtime: argument descriptors, the per-call
+// context, and the C helpers JIT code calls (bound into the JIT with absoluteSymbols). No LLVM.
+#pragma once
+
+#include <cstdint>
+
+namespace ag::jit {
+
+inline constexpr int kMaxRank = 8;
+
+// One per graph parameter: the tensor's buffer and its dims (TensorImpl::shape's inline array).
+struct JitArg {
+  void* data;
+  const int64_t* dims;
+};
+
+struct CallState;  // runtime side of a call: outputs, slots, owned buffers, the pending error
+
+// The context JIT code receives. Field order is read by the emitter (CtxField): keep in sync.
+struct JitCallCtx {
+  void* const* out_data;      // per result: its preallocated buffer (static shape) or null
+  int64_t* out_dims;          // per result: kMaxRank dims the JIT code writes before returning
+  const void* const* consts;  // per global node id: a Const node's buffer (null for others)
+  CallState* state;
+};
+
+enum class CtxField : int { OutData = 0, OutDims = 1, Consts = 2, State = 3 };
+
+// The entry point of a compiled concrete function: 0 = success, 1 = an error is pending in ctx.
+using EntryFn = int32_t (*)(const JitArg* args, JitCallCtx* ctx);
+inline constexpr const char* kEntrySymbol = "agc_entry";
+
+// Run-time failures JIT code detects; agc_rt_fail formats the message for the node.
+enum class FailKind : int32_t {
+  DivisionByZero,     // a: unused
+  NegativePower,      // a: the exponent
+  GatherIndex,        // a: the index, b: the dim
+  Broadcast,          // a, b: the two dims that do not broadcast
+  Reshape,            // a: elements of the input, b: elements of the new shape
+  ConcatDims,         // a, b: the mismatching dims
+  SliceRange,         // a: begin + size, b: the dim
+  ArgEmpty,           // the arg-reduced dim is empty
+  RangeDeltaZero,     // range with delta 0
+  MatMulInner,        // a, b: the inner dims
+  RuntimeType,        // a value from the runtime does not have the type the code was compiled for
+  RangeTooLarge,      // a: the number of elements of a range too large to allocate
+  Squeeze,            // a: the size of a dim that squeeze was asked to remove
+};
+
+}  // namespace ag::jit
+
+extern "C" {
+// Buffers owned by JIT code whose size is only known at run time (64-byte aligned, from the
+// runtime's caching allocator for large sizes). The call tracks them, so an error path leaks none.
+void* agc_rt_alloc(ag::jit::JitCallCtx* ctx, int64_t bytes);
+void agc_rt_free(ag::jit::JitCallCtx* ctx, void* p);
+// Allocates result `index` (a dynamically shaped output) as an ag::Tensor of `elements` elements.
+// Its final shape comes from out_dims after the call (the buffer may be written through a value
+// of another rank that the result views).
+void* agc_rt_output(ag::jit::JitCallCtx* ctx, int32_t index, int64_t elements);
+// Records a run-time error of node `node` (a global node id); the JIT code then returns 1.
+void agc_rt_fail(ag::jit::JitCallCtx* ctx, int32_t node, int32_t kind, int64_t a, int64_t b);
+// Runs a stateful or TensorArray node with the eager kernel (print, variables, lists). Tensor
+// inputs are `ins[i]`; List inputs come from slots. The result (if any) goes to the node's slot and
+// `*out` views it. Returns 0, or 1 with the error recorded.
+int32_t agc_rt_eval(ag::jit::JitCallCtx* ctx, int32_t node, const ag::jit::JitArg* ins, ag::jit::JitArg* out);
+// Copies (or moves) the tensor in slot `from` to slot `to` (TensorArray handles through If/While).
+void agc_rt_slot_copy(ag::jit::JitCallCtx* ctx, int32_t from, int32_t to, int32_t move);
+// Integer powers with wrap-around, like the eager kernel (the exponent is checked by the caller).
+int32_t agc_rt_ipow_i32(int32_t base, int32_t exponent);
+int64_t agc_rt_ipow_i64(int64_t base, int64_t exponent);
+// Row-major GEMM C[m,n] = A[m,k] * B[k,n] with Eigen (large or dynamically shaped matmuls).
+void agc_rt_gemm_f32(const float* a, const float* b, float* c, int64_t m, int64_t k, int64_t n);
+void agc_rt_gemm_f64(const double* a, const double* b, double* c, int64_t m, int64_t k, int64_t n);
+void agc_rt_gemm_i32(const int32_t* a, const int32_t* b, int32_t* c, int64_t m, int64_t k, int64_t n);
+void agc_rt_gemm_i64(const int64_t* a, const int64_t* b, int64_t* c, int64_t m, int64_t k, int64_t n);
+}

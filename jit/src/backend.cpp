@@ -1,0 +1,221 @@
+// The runtime's CompilerBackend: plans a graph, finds its code in the disk cache or compiles it,
+// and runs it. Registers itself when this object file is linked (agc::jit forces that with
+// -Wl,--undefined=agc_jit_anchor). No LLVM here.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <fstream>
+#include <mutex>
+
+#include "ag/backend.h"
+#include "ag/detail/log.h"
+#include "call_state.h"
+#include "disk_cache.h"
+#include "engine.h"
+#include "graph_key.h"
+
+namespace ag::jit {
+namespace {
+
+// A view of `t`'s buffer with other dims (results that alias a parameter, constant or slot).
+Tensor with_dims(const Tensor& t, const int64_t* dims, int64_t rank) {
+  const Shape shape(std::span<const int64_t>(dims, static_cast<size_t>(rank)));
+  if (t.dtype() == DType::List || t.shape() == shape) return t;
+  detail::TensorImpl* impl = t.impl();
+  const size_t offset = static_cast<size_t>(static_cast<char*>(impl->data) - static_cast<char*>(impl->storage->data));
+  return detail::make_view(impl->storage, offset, t.dtype(), shape);
+}
+
+// Calls compiled code. UBSan's -fsanitize=function checks a signature word in front of an
+// indirect callee, which JIT code does not have: that check is off for this one call.
+#if defined(__clang__)
+__attribute__((no_sanitize("function")))
+#endif
+int32_t call_entry(EntryFn entry, const JitArg* args, JitCallCtx* ctx) {
+  return entry(args, ctx);
+}
+
+class JitExecutable final : public Executable {
+ public:
+  JitExecutable(std::shared_ptr<const Graph> graph, std::shared_ptr<Engine> engine, std::string name, int level)
+      : program_(plan_program(std::move(graph))), engine_(std::move(engine)), name_(std::move(name)), level_(level) {
+    consts_.assign(program_.nodes.size(), nullptr);
+    for (size_t id = 0; id < program_.nodes.size(); ++id) {
+      const Node* n = program_.nodes[id].node;
+      if (n && n->op == OpKind::Const && n->attrs.value.has_value() && n->attrs.value.dtype() != DType::List)
+        consts_[id] = n->attrs.value.impl()->data;
+    }
+    for (int32_t slot : program_.param_slots) has_param_slots_ |= slot >= 0;
+    for (const ResultPlan& r : program_.results) needs_fixup_ |= !(r.kind == ResultKind::Computed && r.static_shape);
+  }
+
+  void set_code(std::unique_ptr<CodeHandle> code, bool from_disk) {
+    code_ = std::move(code);
+    entry_ = code_->entry();
+    from_disk_ = from_disk;
+  }
+  const Program& program() const { return program_; }
+
+  void run(std::span<const Tensor> inputs, std::span<Tensor> outputs) const override {
+    constexpr size_t kInline = 16;
+    const size_t nin = inputs.size(), nout = program_.results.size();
+    JitArg inline_args[kInline];
+    void* inline_out[kInline];
+    int64_t inline_dims[kInline * kMaxRank];
+    std::vector<JitArg> heap_args;
+    std::vector<void*> heap_out;
+    std::vector<int64_t> heap_dims;
+    JitArg* args = inline_args;
+    void** out_data = inline_out;
+    int64_t* out_dims = inline_dims;
+    if (nin > kInline) args = (heap_args.resize(nin), heap_args.data());
+    if (nout > kInline) {
+      out_data = (heap_out.resize(nout), heap_out.data());
+      out_dims = (heap_dims.resize(nout * kMaxRank), heap_dims.data());
+    }
+    for (size_t p = 0; p < nin; ++p) {
+      detail::TensorImpl* impl = inputs[p].impl();
+      args[p] = {impl->data, impl->shape.data()};
+    }
+    CallState st;
+    st.program = &program_;
+    st.outputs = outputs;
+    if (program_.num_slots) st.slots.resize(static_cast<size_t>(program_.num_slots));
+    if (has_param_slots_)
+      for (size_t p = 0; p < nin; ++p)
+        if (program_.param_slots[p] >= 0) st.slots[static_cast<size_t>(program_.param_slots[p])] = inputs[p];
+    for (size_t k = 0; k < nout; ++k) {
+      const ResultPlan& r = program_.results[k];
+      out_data[k] = nullptr;
+      if (r.kind == ResultKind::Computed && r.static_shape) {
+        outputs[k] = detail::make_tensor(r.type.dtype, r.type.shape);
+        out_data[k] = outputs[k].impl()->data;
+      }
+    }
+    JitCallCtx ctx{out_data, out_dims, consts_.data(), &st};
+    if (call_entry(entry_, args, &ctx) != 0) {
+      st.release_owned();
+      for (Tensor& t : outputs) t = Tensor();
+      if (st.error) std::rethrow_exception(st.error);
+      throw InternalError("jit: compiled code failed without an error");
+    }
+    if (!st.owned.empty()) st.release_owned();  // defensive: the code frees what it allocates
+    if (!needs_fixup_) return;
+    for (size_t k = 0; k < nout; ++k) {
+      const ResultPlan& r = program_.results[k];
+      const int64_t* dims = out_dims + k * kMaxRank;
+      const int64_t rank = r.type.shape.rank();
+      switch (r.kind) {
+        case ResultKind::FromParam: outputs[k] = with_dims(inputs[static_cast<size_t>(r.index)], dims, rank); break;
+        case ResultKind::FromConst:
+          outputs[k] = with_dims(program_.nodes[static_cast<size_t>(r.index)].node->attrs.value, dims, rank);
+          break;
+        case ResultKind::FromSlot: outputs[k] = with_dims(st.slots[static_cast<size_t>(r.index)], dims, rank); break;
+        case ResultKind::Computed:
+          if (!r.static_shape) outputs[k] = with_dims(outputs[k], dims, rank);
+          break;
+      }
+    }
+  }
+
+  std::string llvm_ir(bool optimized) const override { return engine_->ir(program_, name_, level_, optimized); }
+  std::string assembly() const override { return engine_->assembly(program_, name_, level_); }
+  int level() const { return level_; }
+  bool loaded_from_disk() const override { return from_disk_; }
+  std::string_view backend_name() const override { return "jit"; }
+
+ private:
+  Program program_;
+  std::shared_ptr<Engine> engine_;
+  std::string name_;
+  int level_;
+  std::vector<const void*> consts_;
+  std::unique_ptr<CodeHandle> code_;
+  EntryFn entry_ = nullptr;
+  bool from_disk_ = false;
+  bool has_param_slots_ = false;  // TensorArray arguments go to slots
+  bool needs_fixup_ = false;      // some result is a view or has a shape known only at run time
+};
+
+void write_file(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+class JitBackend final : public CompilerBackend {
+ public:
+  std::string_view name() const override { return "jit"; }
+
+  std::unique_ptr<Executable> compile(std::shared_ptr<const Graph> graph, const CompileOptions& options) override {
+    using Clock = std::chrono::steady_clock;
+    const auto t0 = Clock::now();
+    std::shared_ptr<Engine> engine = this->engine();
+    const auto t_engine = Clock::now();
+    const int level = jit_opt_level();
+    const CacheKey key = cache_key(*graph, engine->target_id() + "|O" + std::to_string(level));
+    auto exe = std::make_unique<JitExecutable>(std::move(graph), engine, options.name.empty() ? "fn" : options.name, level);
+    DiskCache* disk = DiskCache::current();
+    if (disk) {
+      if (std::optional<std::string> object = disk->load(key)) {
+        try {
+          exe->set_code(engine->load_object(*object, options.name), /*from_disk=*/true);
+        } catch (const InternalError& e) {
+          disk->discard(key, e.what());
+        }
+      }
+    }
+    const auto t_planned = Clock::now();
+    CompileTimes times;
+    std::string object;
+    if (!exe->loaded_from_disk()) {
+      exe->set_code(engine->compile(exe->program(), options.name, level, disk ? &object : nullptr, &times), /*from_disk=*/false);
+      if (disk) disk->store(key, object);
+    }
+    if (detail::log_enabled(detail::LogTopic::Compile)) {
+      auto ms = [](Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+      detail::log_line(fmt::format("agc: jit: {}: engine {:.2f} ms, plan + key + disk lookup {:.2f} ms, IR {:.2f} ms, "
+                                   "optimize + codegen + link {:.2f} ms (O{}, {}){}",
+                                   options.name, ms(t0, t_engine), ms(t_engine, t_planned), times.lower_ms, times.jit_ms, level,
+                                   exe->loaded_from_disk() ? "disk cache hit" : disk ? "stored in " + disk->dir() : "disk cache off",
+                                   object.empty() ? "" : fmt::format(", object {} bytes", object.size())));
+    }
+    if (!options.dump_prefix.empty()) {
+      write_file(options.dump_prefix + ".ll", exe->llvm_ir(false));
+      write_file(options.dump_prefix + ".opt.ll", exe->llvm_ir(true));
+      write_file(options.dump_prefix + ".s", exe->assembly());
+    }
+    return exe;
+  }
+
+  // At exit: compiled code still alive keeps the engine; otherwise it is torn down here.
+  void release_engine() {
+    std::lock_guard lock(mu_);
+    engine_.reset();
+  }
+
+ private:
+  std::shared_ptr<Engine> engine() {
+    std::lock_guard lock(mu_);
+    if (!engine_) engine_ = Engine::get();
+    return engine_;
+  }
+  std::mutex mu_;
+  std::shared_ptr<Engine> engine_;  // kept for the process; compiled code holds it too
+};
+
+JitBackend& backend() {
+  static JitBackend* b = new JitBackend;  // never destroyed: a late caller finds it unregistered
+  return *b;
+}
+
+struct Registrar {
+  Registrar() { set_compiler_backend(&backend()); }
+  ~Registrar() {
+    set_compiler_backend(nullptr);
+    backend().release_engine();
+  }
+};
+const Registrar registrar;
+
+}  // namespace
+}  // namespace ag::jit
+
+// Referenced by agc::jit's link options so a static link keeps this object (and its registrar).
+extern "C" void agc_jit_anchor() {}

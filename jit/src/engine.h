@@ -1,0 +1,69 @@
+// The process-wide JIT engine: one LLJIT for the host CPU, an O3 IR transform layer, runtime
+// helpers bound with absoluteSymbols, and a JITDylib per compiled concrete function so that
+// dropping its CodeHandle frees its code. The header is LLVM-free (pimpl).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "abi.h"
+#include "plan.h"
+
+namespace ag::jit {
+
+class Engine;
+
+// Where a compile spent its time (AG_LOG=compile prints it).
+struct CompileTimes {
+  double lower_ms = 0;  // LLVM IR construction and verification
+  double jit_ms = 0;    // optimization, code generation and linking
+};
+
+// AG_JIT_OPT: the IR optimization level (0 = none and a fast instruction selector, 1-3 = LLVM's
+// O1-O3 pipelines; default 3). Part of the disk-cache key.
+int jit_opt_level();
+
+// The machine code of one concrete function; destroying it removes the code from the JIT.
+class CodeHandle {
+ public:
+  CodeHandle(std::shared_ptr<Engine> engine, void* dylib, EntryFn entry);
+  ~CodeHandle();
+  CodeHandle(const CodeHandle&) = delete;
+  CodeHandle& operator=(const CodeHandle&) = delete;
+  EntryFn entry() const { return entry_; }
+
+ private:
+  std::shared_ptr<Engine> engine_;
+  void* dylib_;  // llvm::orc::JITDylib*
+  EntryFn entry_;
+};
+
+class Engine : public std::enable_shared_from_this<Engine> {
+ public:
+  // The engine for this process (created on first use). Throws InternalError if LLVM cannot
+  // target the host.
+  static std::shared_ptr<Engine> get();
+  ~Engine();
+
+  // Triple, CPU name and features, LLVM version: part of every disk-cache key.
+  const std::string& target_id() const;
+  // Lowers, optimizes (level 0-3) and compiles `program`; with `object`, also returns the object.
+  std::unique_ptr<CodeHandle> compile(const Program& program, const std::string& name, int level, std::string* object,
+                                      CompileTimes* times = nullptr);
+  // Links a previously compiled object file (from the disk cache). Throws InternalError when it
+  // cannot be linked.
+  std::unique_ptr<CodeHandle> load_object(std::string_view object, const std::string& name);
+  // Inspection: the module as lowered / after optimization, and its assembly.
+  std::string ir(const Program& program, const std::string& name, int level, bool optimized);
+  std::string assembly(const Program& program, const std::string& name, int level);
+
+  void remove(void* dylib);
+  struct Impl;
+
+ private:
+  Engine();
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ag::jit

@@ -1,0 +1,21 @@
+// Builds the LLVM module of a planned concrete function (entry point `agc_entry`), verified.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "../plan.h"
+
+namespace llvm {
+class DataLayout;
+class LLVMContext;
+class Module;
+}  // namespace llvm
+
+namespace ag::jit {
+
+// Throws InternalError when the module does not verify (a lowering bug).
+std::unique_ptr<llvm::Module> build_module(const Program& program, llvm::LLVMContext& ctx, const llvm::DataLayout& layout,
+                                           const std::string& triple, const std::string& name);
+
+}  // namespace ag::jit

@@ -1,0 +1,174 @@
+// The IR emitter shared by the lowering files: one LLVM function per concrete function, values
+// as registers or (pointer, dims) buffers, loops, runtime calls and error exits. Each op family
+// is lowered in its own lower_*.cpp. Includes LLVM: only for jit/src/lower and the engine.
+#pragma once
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+
+#include <functional>
+#include <vector>
+
+#include "../abi.h"
+#include "../plan.h"
+
+namespace ag::jit {
+
+// A value during lowering.
+struct LVal {
+  enum class Kind : uint8_t { None, Reg, Buf, Fused, Slot } kind = Kind::None;
+  DType dtype = DType::Float32;
+  llvm::Value* reg = nullptr;          // Reg: the element (i1 for bool)
+  llvm::Value* ptr = nullptr;          // Buf: the row-major data
+  std::vector<llvm::Value*> dims;      // i64 per dim, constants where static (Reg, Buf, Fused)
+  int32_t slot = -1;                   // Slot: a TensorArray handle held by the runtime
+};
+
+// Where a scope delivers result k (If outputs, function outputs).
+struct Sink {
+  enum class Kind : uint8_t { None, Static, Output, Owned } kind = Kind::None;
+  llvm::Value* ptr = nullptr;  // Static: a buffer of the result's (static) size
+  int32_t index = 0;           // Output: the function result index
+};
+
+// One graph scope being lowered (the function body, a branch, a loop condition or body).
+struct Scope {
+  const ScopePlan* plan = nullptr;
+  std::vector<std::vector<LVal>> values;  // [node][output]
+  llvm::Value* arena = nullptr;           // base of this scope's static arena
+  std::vector<Sink> sinks;                // per result
+
+  const Graph& graph() const { return *plan->graph; }
+  const LVal& at(ValueId v) const { return values[v.node][v.index]; }
+  const TensorType& type(ValueId v) const { return plan->graph->type(v); }
+  int32_t node_id(uint32_t i) const { return plan->node_id(i); }
+};
+
+// An iteration space: dims (outer to inner) and, per buffer read in it, its element stride per
+// dim (0 where the buffer broadcasts). Built by Emitter::make_walk.
+struct Walk {
+  std::vector<llvm::Value*> dims;
+  std::vector<std::pair<const LVal*, std::vector<llvm::Value*>>> strides;
+  const std::vector<llvm::Value*>* find(const LVal* v) const {
+    for (const auto& [leaf, s] : strides)
+      if (leaf == v) return &s;
+    return nullptr;
+  }
+};
+
+class Emitter {
+ public:
+  Emitter(llvm::Module& module, const Program& program);
+
+  // Emits `agc_entry(const JitArg* args, JitCallCtx* ctx) -> i32`.
+  void emit_entry();
+
+  // ---- types and constants (emitter.cpp) ----
+  llvm::Type* mem_type(DType d) const;  // in memory (bool = i8)
+  llvm::Type* reg_type(DType d) const;  // in a register (bool = i1)
+  llvm::Value* i64(int64_t v) { return b_.getInt64(v); }
+  llvm::Value* i32(int32_t v) { return b_.getInt32(v); }
+  llvm::Value* constant(DType d, double f, int64_t i);  // f for floats, i otherwise
+  std::vector<llvm::Value*> static_dims(const Shape& s);
+  llvm::Value* numel(const std::vector<llvm::Value*>& dims);
+  llvm::Value* byte_size(DType d, const std::vector<llvm::Value*>& dims);
+  bool is_const(llvm::Value* v, int64_t c) const;
+  // sum of idx[j] * strides[j]
+  llvm::Value* linear_offset(const std::vector<llvm::Value*>& strides, const std::vector<llvm::Value*>& idx);
+  // Row-major strides (in elements) of a buffer with these dims.
+  std::vector<llvm::Value*> contiguous_strides(const std::vector<llvm::Value*>& dims);
+
+  // ---- control flow ----
+  void loop(llvm::Value* n, const std::function<void(llvm::Value*)>& body);
+  void loop_nest(const std::vector<llvm::Value*>& dims, const std::function<void(const std::vector<llvm::Value*>&)>& body);
+  void if_then(llvm::Value* cond, const std::function<void()>& then);
+  // Raises `kind` for node `node_id` when `cond` holds: the function returns 1.
+  void fail_if(llvm::Value* cond, int32_t node_id, FailKind kind, llvm::Value* a = nullptr, llvm::Value* b = nullptr);
+  // Returns 1 when `cond` holds (the runtime has already recorded the error).
+  void return_if(llvm::Value* cond);
+
+  // ---- memory ----
+  llvm::Value* load(DType d, llvm::Value* ptr, llvm::Value* index);  // a register value
+  void store(DType d, llvm::Value* ptr, llvm::Value* index, llvm::Value* v);
+  llvm::Value* stack_alloc(int64_t bytes);  // in the entry block, 64-byte aligned
+  llvm::Value* owned_alloc(llvm::Value* bytes);
+  void owned_free(llvm::Value* ptr);
+  void copy_bytes(llvm::Value* dst, llvm::Value* src, llvm::Value* bytes);
+  // The value as a buffer (a register is stored to the stack).
+  LVal as_buffer(const LVal& v);
+  // A value of static type `t` described by a data pointer and a pointer to its dims (a JitArg):
+  // static dims become constants, one-element values registers.
+  LVal described_value(const TensorType& t, llvm::Value* data, llvm::Value* dims_ptr);
+  // Element 0 of a one-element value as a register.
+  llvm::Value* as_register(const LVal& v);
+  // A fresh buffer for value `v` of node `i` in `s` following the plan (arena, owned, sink).
+  llvm::Value* allocate_value(Scope& s, ValueId v, const std::vector<llvm::Value*>& dims);
+  // The buffer node i computes its result into: its planned buffer, or a stack slot when the
+  // result is a register (read back by finish_result).
+  llvm::Value* result_buffer(Scope& s, uint32_t i, const std::vector<llvm::Value*>& dims);
+  // Records node i's result computed into `ptr`: a register (loaded) or the buffer itself.
+  void finish_result(Scope& s, uint32_t i, LVal out, llvm::Value* ptr);
+  // Allocates function result `index` (a run-time shape) through agc_rt_output.
+  llvm::Value* output_buffer(int32_t index, const std::vector<llvm::Value*>& dims);
+  // Writes `v` into a buffer `dst` of the same number of elements.
+  void copy_value(const LVal& v, llvm::Value* dst);
+
+  // ---- runtime ----
+  llvm::FunctionCallee runtime(const char* name);
+  llvm::Value* ctx_field(CtxField f);
+  llvm::Value* ctx() const { return ctx_; }
+
+  // ---- scopes (lower_scope.cpp) ----
+  // Binds params, lowers every node; results are then read with scope.at(results[k]).
+  void lower_nodes(Scope& s, const std::vector<LVal>& params);
+  // Delivers result k to its sink (unless it was computed in place) and returns it.
+  LVal deliver_result(Scope& s, size_t k);
+  // Frees the owned buffers alive until the results (after the caller used them).
+  void release_scope(Scope& s);
+
+  // ---- op families (one lower_*.cpp each) ----
+  void lower_node(Scope& s, uint32_t i);
+  std::vector<llvm::Value*> broadcast_dims(Scope& s, uint32_t i);                  // lower_shapes.cpp
+  std::vector<llvm::Value*> broadcast_lists(const std::vector<const std::vector<llvm::Value*>*>& inputs,
+                                            const Shape& out, int32_t node_id);
+  llvm::Value* scalar_op(const Node& n, int32_t node_id, DType in, const std::vector<llvm::Value*>& args);  // lower_scalar.cpp
+  llvm::Value* math_call(OpKind op, DType d, llvm::Value* x);                      // lower_math.cpp
+  llvm::Value* tanh_f32(llvm::Value* x);
+  Walk make_walk(const std::vector<llvm::Value*>& dims, const std::vector<const LVal*>& leaves, bool collapse);  // lower_fused.cpp
+  void collect_leaves(Scope& s, ValueId v, std::vector<const LVal*>& out);
+  llvm::Value* eval_element(Scope& s, ValueId v, const Walk& w, const std::vector<llvm::Value*>& idx);
+  void lower_elementwise(Scope& s, uint32_t i);
+  void lower_reduce(Scope& s, uint32_t i);                                         // lower_reduce.cpp
+  void lower_arg_reduce(Scope& s, uint32_t i);
+  void lower_matmul(Scope& s, uint32_t i);                                         // lower_matmul.cpp
+  llvm::Function* small_gemm(DType d, int64_t m, int64_t k, int64_t n);
+  void lower_layout(Scope& s, uint32_t i);                                         // lower_layout.cpp
+  void finish_view(Scope& s, uint32_t i, const LVal& in, std::vector<llvm::Value*> dims);
+  void lower_transpose(Scope& s, uint32_t i);
+  void lower_concat(Scope& s, uint32_t i);
+  void lower_slice(Scope& s, uint32_t i);
+  void lower_gather(Scope& s, uint32_t i);
+  void lower_source(Scope& s, uint32_t i);                                         // lower_source.cpp
+  void lower_runtime_op(Scope& s, uint32_t i);                                     // lower_state.cpp
+  void lower_if(Scope& s, uint32_t i);                                             // lower_control.cpp
+  llvm::Value* child_arena(Scope& s, uint32_t i);
+  void lower_while(Scope& s, uint32_t i);
+
+  llvm::IRBuilder<>& b() { return b_; }
+  llvm::LLVMContext& context() { return ctx_ref_; }
+  const Program& program() const { return prog_; }
+
+ private:
+  void emit_results(Scope& root);
+
+  llvm::LLVMContext& ctx_ref_;
+  llvm::Module& module_;
+  const Program& prog_;
+  llvm::IRBuilder<> b_;
+  llvm::Function* fn_ = nullptr;
+  llvm::BasicBlock* entry_ = nullptr;  // allocas go here
+  llvm::Value* args_ = nullptr;
+  llvm::Value* ctx_ = nullptr;
+};
+
+}  // namespace ag::jit

@@ -1,0 +1,152 @@
+// Fused elementwise loops. A materialized elementwise value is computed by one loop nest over
+// its dims; values fused into it are evaluated inline per element, and every buffer read is
+// indexed through its own broadcast strides (0 on broadcast dims: index arithmetic, no copies).
+// Static dims that agree across all buffers are collapsed so the inner loop is long and contiguous.
+#include "emitter.h"
+
+#include <algorithm>
+
+namespace ag::jit {
+namespace {
+
+enum class DimState : uint8_t { Full, Broadcast, Dynamic };
+
+}  // namespace
+
+Walk Emitter::make_walk(const std::vector<llvm::Value*>& dims, const std::vector<const LVal*>& leaves, bool collapse) {
+  const size_t r = dims.size();
+  struct LeafDims {
+    std::vector<llvm::Value*> stride;
+    std::vector<DimState> state;
+  };
+  std::vector<LeafDims> ld(leaves.size());
+  for (size_t l = 0; l < leaves.size(); ++l) {
+    const std::vector<llvm::Value*>& d = leaves[l]->dims;
+    if (d.size() > r) throw InternalError("jit: a fused operand has a higher rank than its loop");
+    const std::vector<llvm::Value*> contiguous = contiguous_strides(d);
+    for (size_t j = 0; j < r; ++j) {
+      const int64_t a = static_cast<int64_t>(j) - static_cast<int64_t>(r - d.size());
+      if (a < 0 || is_const(d[static_cast<size_t>(a)], 1)) {
+        ld[l].stride.push_back(i64(0));
+        ld[l].state.push_back(DimState::Broadcast);
+      } else if (llvm::isa<llvm::ConstantInt>(d[static_cast<size_t>(a)])) {
+        ld[l].stride.push_back(contiguous[static_cast<size_t>(a)]);
+        ld[l].state.push_back(DimState::Full);
+      } else {
+        llvm::Value* is_one = b_.CreateICmpEQ(d[static_cast<size_t>(a)], i64(1));
+        ld[l].stride.push_back(b_.CreateSelect(is_one, i64(0), contiguous[static_cast<size_t>(a)]));
+        ld[l].state.push_back(DimState::Dynamic);
+      }
+    }
+  }
+  std::vector<llvm::Value*> wd = dims;
+  if (collapse) {
+    // Dims of size 1 contribute nothing; then merge neighbours that every buffer walks alike.
+    for (size_t j = wd.size(); j-- > 0;) {
+      if (!is_const(wd[j], 1)) continue;
+      wd.erase(wd.begin() + static_cast<std::ptrdiff_t>(j));
+      for (auto& l : ld) {
+        l.stride.erase(l.stride.begin() + static_cast<std::ptrdiff_t>(j));
+        l.state.erase(l.state.begin() + static_cast<std::ptrdiff_t>(j));
+      }
+    }
+    for (size_t j = wd.size(); j-- > 1;) {
+      const size_t o = j - 1;
+      if (!llvm::isa<llvm::ConstantInt>(wd[o]) || !llvm::isa<llvm::ConstantInt>(wd[j])) continue;
+      const bool mergeable = std::all_of(ld.begin(), ld.end(), [&](const LeafDims& l) {
+        return l.state[o] == l.state[j] && l.state[j] != DimState::Dynamic;
+      });
+      if (!mergeable) continue;
+      wd[o] = b_.CreateMul(wd[o], wd[j]);
+      wd.erase(wd.begin() + static_cast<std::ptrdiff_t>(j));
+      for (auto& l : ld) {
+        l.stride[o] = l.stride[j];
+        l.stride.erase(l.stride.begin() + static_cast<std::ptrdiff_t>(j));
+        l.state.erase(l.state.begin() + static_cast<std::ptrdiff_t>(j));
+      }
+    }
+  }
+  Walk w;
+  w.dims = std::move(wd);
+  for (size_t l = 0; l < leaves.size(); ++l) w.strides.emplace_back(leaves[l], std::move(ld[l].stride));
+  return w;
+}
+
+void Emitter::collect_leaves(Scope& s, ValueId v, std::vector<const LVal*>& out) {
+  const LVal& lv = s.at(v);
+  if (lv.kind == LVal::Kind::Fused) {
+    const Node& n = s.graph().nodes[v.node];
+    if (n.op == OpKind::FillLike) return;  // a constant: reads nothing
+    for (ValueId in : n.inputs) collect_leaves(s, in, out);
+  } else if (lv.kind == LVal::Kind::Buf && std::find(out.begin(), out.end(), &lv) == out.end()) {
+    out.push_back(&lv);
+  }
+}
+
+llvm::Value* Emitter::linear_offset(const std::vector<llvm::Value*>& strides, const std::vector<llvm::Value*>& idx) {
+  llvm::Value* off = i64(0);
+  for (size_t j = 0; j < idx.size(); ++j) off = b_.CreateAdd(off, b_.CreateMul(idx[j], strides[j]));
+  return off;
+}
+
+llvm::Value* Emitter::eval_element(Scope& s, ValueId v, const Walk& w, const std::vector<llvm::Value*>& idx) {
+  const LVal& lv = s.at(v);
+  switch (lv.kind) {
+    case LVal::Kind::Reg: return lv.reg;
+    case LVal::Kind::Buf: {
+      const std::vector<llvm::Value*>* strides = w.find(&lv);
+      if (!strides) throw InternalError("jit: an operand missing from its loop's walk");
+      return load(lv.dtype, lv.ptr, linear_offset(*strides, idx));
+    }
+    case LVal::Kind::Fused: {
+      const Node& n = s.graph().nodes[v.node];
+      std::vector<llvm::Value*> args;
+      if (n.op != OpKind::FillLike)
+        for (ValueId in : n.inputs) args.push_back(eval_element(s, in, w, idx));
+      const DType in = n.inputs.empty() ? lv.dtype : s.type(n.inputs.back()).dtype;
+      return scalar_op(n, s.node_id(v.node), in, args);
+    }
+    default: throw InternalError("jit: a fused expression reads a value without elements");
+  }
+}
+
+void Emitter::lower_elementwise(Scope& s, uint32_t i) {
+  const Node& n = s.graph().nodes[i];
+  const TensorType& t = n.outputs[0];
+  LVal out;
+  out.dtype = t.dtype;
+  out.dims = broadcast_dims(s, i);
+  const Storage storage = s.plan->values[i][0].storage;
+  const DType in = n.inputs.empty() ? t.dtype : s.type(n.inputs.back()).dtype;
+  if (storage == Storage::Fused) {
+    out.kind = LVal::Kind::Fused;
+    s.values[i] = {out};
+    return;
+  }
+  if (storage == Storage::Reg) {
+    std::vector<llvm::Value*> args;
+    if (n.op != OpKind::FillLike)
+      for (ValueId v : n.inputs) args.push_back(as_register(s.at(v)));
+    out.kind = LVal::Kind::Reg;
+    out.reg = scalar_op(n, s.node_id(i), in, args);
+    s.values[i] = {out};
+    return;
+  }
+  out.kind = LVal::Kind::Buf;
+  out.ptr = allocate_value(s, {i, 0}, out.dims);
+  std::vector<const LVal*> leaves;
+  if (n.op != OpKind::FillLike)
+    for (ValueId v : n.inputs) collect_leaves(s, v, leaves);
+  leaves.push_back(&out);
+  const Walk w = make_walk(out.dims, leaves, /*collapse=*/true);
+  loop_nest(w.dims, [&](const std::vector<llvm::Value*>& idx) {
+    std::vector<llvm::Value*> args;
+    if (n.op != OpKind::FillLike)
+      for (ValueId v : n.inputs) args.push_back(eval_element(s, v, w, idx));
+    llvm::Value* value = scalar_op(n, s.node_id(i), in, args);
+    store(t.dtype, out.ptr, linear_offset(*w.find(&out), idx), value);
+  });
+  s.values[i] = {out};
+}
+
+}  // namespace ag::jit

@@ -1,0 +1,240 @@
+// Layout ops. Reshape, expand_dims, squeeze and identity are views (new dims, same buffer);
+// transpose, concat, slice and gather copy with index arithmetic; shape_of reads the dims.
+#include "emitter.h"
+
+#include <algorithm>
+
+namespace ag::jit {
+namespace {
+
+size_t normalized(int64_t axis, size_t rank) {
+  return static_cast<size_t>(axis < 0 ? axis + static_cast<int64_t>(rank) : axis);
+}
+
+}  // namespace
+
+// Finishes a node whose result is `v` with new dims: a view, a register, or (when the plan gave
+// it a buffer of its own) a copy.
+void Emitter::finish_view(Scope& s, uint32_t i, const LVal& in, std::vector<llvm::Value*> dims) {
+  LVal out;
+  out.dtype = s.graph().nodes[i].outputs[0].dtype;
+  out.dims = std::move(dims);
+  const Storage st = s.plan->values[i][0].storage;
+  if (st == Storage::Reg) {
+    out.kind = LVal::Kind::Reg;
+    out.reg = as_register(in);
+  } else if (st == Storage::View) {
+    out.kind = LVal::Kind::Buf;
+    out.ptr = in.ptr;
+  } else {
+    out.kind = LVal::Kind::Buf;
+    out.ptr = allocate_value(s, {i, 0}, out.dims);
+    copy_value(in, out.ptr);
+  }
+  s.values[i] = {out};
+}
+
+void Emitter::lower_layout(Scope& s, uint32_t i) {
+  const Node& n = s.graph().nodes[i];
+  const TensorType& t = n.outputs[0];
+  const int32_t id = s.node_id(i);
+  if (t.dtype == DType::List) {  // Identity of a TensorArray handle
+    const LVal& in = s.at(n.inputs[0]);
+    LVal out = in;
+    out.slot = s.plan->values[i][0].slot;
+    b_.CreateCall(runtime("agc_rt_slot_copy"),
+                  {ctx_, i32(in.slot), i32(out.slot), i32(program().nodes[id].consume & 1 ? 1 : 0)});
+    s.values[i] = {out};
+    return;
+  }
+  const LVal& in = n.inputs.empty() ? LVal{} : s.at(n.inputs[0]);
+  switch (n.op) {
+    case OpKind::Identity: return finish_view(s, i, in, in.dims);
+    case OpKind::Reshape: {
+      std::vector<llvm::Value*> dims;
+      llvm::Value* known = i64(1);
+      int64_t unknown = -1;
+      for (int64_t k = 0; k < n.attrs.shape.rank(); ++k) {
+        if (n.attrs.shape[k] == -1) {
+          unknown = k;
+          dims.push_back(nullptr);
+          continue;
+        }
+        dims.push_back(i64(n.attrs.shape[k]));
+        known = b_.CreateMul(known, dims.back());
+      }
+      llvm::Value* total = numel(in.dims);
+      if (unknown >= 0) {
+        llvm::Value* safe = b_.CreateSelect(b_.CreateICmpEQ(known, i64(0)), i64(1), known);
+        fail_if(b_.CreateOr(b_.CreateICmpEQ(known, i64(0)), b_.CreateICmpNE(b_.CreateSRem(total, safe), i64(0))), id,
+                FailKind::Reshape, total, known);
+        dims[static_cast<size_t>(unknown)] = t.shape[unknown] >= 0 ? i64(t.shape[unknown]) : b_.CreateSDiv(total, safe);
+      } else {
+        fail_if(b_.CreateICmpNE(total, known), id, FailKind::Reshape, total, known);
+      }
+      return finish_view(s, i, in, dims);
+    }
+    case OpKind::ExpandDims: {
+      std::vector<llvm::Value*> dims = in.dims;
+      dims.insert(dims.begin() + static_cast<std::ptrdiff_t>(normalized(n.attrs.axis, in.dims.size() + 1)), i64(1));
+      return finish_view(s, i, in, dims);
+    }
+    case OpKind::Squeeze: {
+      std::vector<llvm::Value*> dims;
+      const Shape& s_in = s.type(n.inputs[0]).shape;
+      for (size_t k = 0; k < in.dims.size(); ++k) {
+        const bool listed = std::find(n.attrs.ints.begin(), n.attrs.ints.end(), static_cast<int64_t>(k)) != n.attrs.ints.end();
+        if (n.attrs.ints.empty() ? s_in[k] == 1 : listed) {
+          if (listed) fail_if(b_.CreateICmpNE(in.dims[k], i64(1)), id, FailKind::Squeeze, in.dims[k]);
+          continue;
+        }
+        dims.push_back(in.dims[k]);
+      }
+      return finish_view(s, i, in, dims);
+    }
+    case OpKind::ShapeOf: {
+      LVal out;
+      out.dtype = DType::Int64;
+      out.dims = {i64(static_cast<int64_t>(in.dims.size()))};
+      if (s.plan->values[i][0].storage == Storage::Reg) {
+        out.kind = LVal::Kind::Reg;
+        out.reg = in.dims[0];
+      } else {
+        out.kind = LVal::Kind::Buf;
+        out.ptr = allocate_value(s, {i, 0}, out.dims);
+        for (size_t k = 0; k < in.dims.size(); ++k) store(DType::Int64, out.ptr, i64(static_cast<int64_t>(k)), in.dims[k]);
+      }
+      s.values[i] = {out};
+      return;
+    }
+    case OpKind::Transpose: return lower_transpose(s, i);
+    case OpKind::Concat: return lower_concat(s, i);
+    case OpKind::Slice: return lower_slice(s, i);
+    case OpKind::Gather: return lower_gather(s, i);
+    default: break;
+  }
+  throw InternalError("jit: no lowering for " + std::string(op_name(n.op)));
+}
+
+void Emitter::lower_transpose(Scope& s, uint32_t i) {
+  const Node& n = s.graph().nodes[i];
+  const LVal in = as_buffer(s.at(n.inputs[0]));
+  const std::vector<llvm::Value*> in_strides = contiguous_strides(in.dims);
+  LVal out;
+  out.dtype = in.dtype;
+  std::vector<llvm::Value*> src_strides;
+  for (int64_t p : n.attrs.ints) {
+    out.dims.push_back(in.dims[static_cast<size_t>(p)]);
+    src_strides.push_back(in_strides[static_cast<size_t>(p)]);
+  }
+  if (s.plan->values[i][0].storage == Storage::Reg) return finish_view(s, i, in, out.dims);
+  out.kind = LVal::Kind::Buf;
+  out.ptr = allocate_value(s, {i, 0}, out.dims);
+  const std::vector<llvm::Value*> dst_strides = contiguous_strides(out.dims);
+  loop_nest(out.dims, [&](const std::vector<llvm::Value*>& idx) {
+    store(out.dtype, out.ptr, linear_offset(dst_strides, idx), load(in.dtype, in.ptr, linear_offset(src_strides, idx)));
+  });
+  s.values[i] = {out};
+}
+
+void Emitter::lower_concat(Scope& s, uint32_t i) {
+  const Node& n = s.graph().nodes[i];
+  const TensorType& t = n.outputs[0];
+  const int32_t id = s.node_id(i);
+  const size_t axis = normalized(n.attrs.axis, static_cast<size_t>(t.shape.rank()));
+  std::vector<LVal> ins;
+  for (ValueId v : n.inputs) ins.push_back(as_buffer(s.at(v)));
+  LVal out;
+  out.dtype = t.dtype;
+  out.dims = ins[0].dims;
+  for (size_t k = 1; k < ins.size(); ++k)
+    for (size_t j = 0; j < out.dims.size(); ++j) {
+      if (j == axis) {
+        out.dims[j] = b_.CreateAdd(out.dims[j], ins[k].dims[j]);
+        continue;
+      }
+      fail_if(b_.CreateICmpNE(out.dims[j], ins[k].dims[j]), id, FailKind::ConcatDims, ins[k].dims[j], out.dims[j]);
+    }
+  for (size_t j = 0; j < out.dims.size(); ++j)
+    if (t.shape[static_cast<int64_t>(j)] >= 0) out.dims[j] = i64(t.shape[static_cast<int64_t>(j)]);
+  out.ptr = result_buffer(s, i, out.dims);
+  // Rows of the output are [outer] x [sum of the inputs' rows]; input k fills its own column block.
+  llvm::Value* outer = numel(std::vector<llvm::Value*>(out.dims.begin(), out.dims.begin() + static_cast<std::ptrdiff_t>(axis)));
+  llvm::Value* es = i64(static_cast<int64_t>(dtype_size(t.dtype)));
+  llvm::Value* out_row = numel(std::vector<llvm::Value*>(out.dims.begin() + static_cast<std::ptrdiff_t>(axis), out.dims.end()));
+  llvm::Value* column = i64(0);
+  for (const LVal& in : ins) {
+    llvm::Value* row = numel(std::vector<llvm::Value*>(in.dims.begin() + static_cast<std::ptrdiff_t>(axis), in.dims.end()));
+    loop(outer, [&](llvm::Value* o) {
+      llvm::Value* dst = b_.CreateInBoundsGEP(b_.getInt8Ty(), out.ptr, b_.CreateMul(b_.CreateAdd(b_.CreateMul(o, out_row), column), es));
+      llvm::Value* src = b_.CreateInBoundsGEP(b_.getInt8Ty(), in.ptr, b_.CreateMul(b_.CreateMul(o, row), es));
+      copy_bytes(dst, src, b_.CreateMul(row, es));
+    });
+    column = b_.CreateAdd(column, row);
+  }
+  finish_result(s, i, out, out.ptr);
+}
+
+void Emitter::lower_slice(Scope& s, uint32_t i) {
+  const Node& n = s.graph().nodes[i];
+  const TensorType& t = n.outputs[0];
+  const int32_t id = s.node_id(i);
+  const LVal in = as_buffer(s.at(n.inputs[0]));
+  LVal out;
+  out.dtype = t.dtype;
+  std::vector<llvm::Value*> begin;
+  for (size_t k = 0; k < in.dims.size(); ++k) {
+    const int64_t b0 = n.attrs.ints[static_cast<int64_t>(k)], sz = n.attrs.shape[static_cast<int64_t>(k)];
+    llvm::Value* size = sz >= 0 ? i64(sz) : b_.CreateSub(in.dims[k], i64(b0));
+    fail_if(b_.CreateOr(b_.CreateICmpSGT(i64(b0), in.dims[k]), b_.CreateICmpSGT(b_.CreateAdd(i64(b0), size), in.dims[k])), id,
+            FailKind::SliceRange, b_.CreateAdd(i64(b0), size), in.dims[k]);
+    begin.push_back(i64(b0));
+    out.dims.push_back(t.shape[static_cast<int64_t>(k)] >= 0 ? i64(t.shape[static_cast<int64_t>(k)]) : size);
+  }
+  const std::vector<llvm::Value*> in_strides = contiguous_strides(in.dims);
+  llvm::Value* base = linear_offset(in_strides, begin);
+  out.ptr = result_buffer(s, i, out.dims);
+  const std::vector<llvm::Value*> dst_strides = contiguous_strides(out.dims);
+  loop_nest(out.dims, [&](const std::vector<llvm::Value*>& idx) {
+    llvm::Value* src = b_.CreateAdd(base, linear_offset(in_strides, idx));
+    store(t.dtype, out.ptr, linear_offset(dst_strides, idx), load(t.dtype, in.ptr, src));
+  });
+  finish_result(s, i, out, out.ptr);
+}
+
+void Emitter::lower_gather(Scope& s, uint32_t i) {
+  const Node& n = s.graph().nodes[i];
+  const TensorType& t = n.outputs[0];
+  const int32_t id = s.node_id(i);
+  const LVal p = as_buffer(s.at(n.inputs[0]));
+  const LVal ind = as_buffer(s.at(n.inputs[1]));
+  const size_t axis = normalized(n.attrs.axis, p.dims.size());
+  llvm::Value* outer = numel(std::vector<llvm::Value*>(p.dims.begin(), p.dims.begin() + static_cast<std::ptrdiff_t>(axis)));
+  llvm::Value* inner = numel(std::vector<llvm::Value*>(p.dims.begin() + static_cast<std::ptrdiff_t>(axis) + 1, p.dims.end()));
+  llvm::Value* dim = p.dims[axis];
+  llvm::Value* nidx = numel(ind.dims);
+  // Every index is checked before anything is copied, as the eager kernel does.
+  loop(nidx, [&](llvm::Value* j) {
+    llvm::Value* idx = b_.CreateSExt(load(ind.dtype, ind.ptr, j), b_.getInt64Ty());
+    fail_if(b_.CreateOr(b_.CreateICmpSLT(idx, i64(0)), b_.CreateICmpSGE(idx, dim)), id, FailKind::GatherIndex, idx, dim);
+  });
+  LVal out;
+  out.dtype = t.dtype;
+  out.dims.assign(p.dims.begin(), p.dims.begin() + static_cast<std::ptrdiff_t>(axis));
+  out.dims.insert(out.dims.end(), ind.dims.begin(), ind.dims.end());
+  out.dims.insert(out.dims.end(), p.dims.begin() + static_cast<std::ptrdiff_t>(axis) + 1, p.dims.end());
+  out.ptr = result_buffer(s, i, out.dims);
+  loop(outer, [&](llvm::Value* o) {
+    loop(nidx, [&](llvm::Value* j) {
+      llvm::Value* idx = b_.CreateSExt(load(ind.dtype, ind.ptr, j), b_.getInt64Ty());
+      llvm::Value* src = b_.CreateMul(b_.CreateAdd(b_.CreateMul(o, dim), idx), inner);
+      llvm::Value* dst = b_.CreateMul(b_.CreateAdd(b_.CreateMul(o, nidx), j), inner);
+      loop(inner, [&](llvm::Value* e) {
+        store(t.dtype, out.ptr, b_.CreateAdd(dst, e), load(t.dtype, p.ptr, b_.CreateAdd(src, e)));
+      });
+    });
+  });
+  finish_result(s, i, out, out.ptr);
+}
+
+}  // namespace ag::jit

@@ -1,0 +1,61 @@
+// Transcendental functions. They are emitted as LLVM math intrinsics (exp, log, sin, cos, pow) or
+// calls to libm's tanh marked as not touching memory, so the loop vectorizer can replace them with
+// glibc's libmvec variants (see optimizer.cpp for the vector-library table); float32 tanh is a
+// rational approximation in IR.
+#include "emitter.h"
+
+namespace ag::jit {
+
+llvm::Value* Emitter::math_call(OpKind op, DType d, llvm::Value* x) {
+  llvm::Type* t = x->getType();
+  auto unary = [&](llvm::Intrinsic::ID id, llvm::Value* v) { return b_.CreateIntrinsic(id, {t}, {v}); };
+  switch (op) {
+    case OpKind::Exp: return unary(llvm::Intrinsic::exp, x);
+    case OpKind::Log: return unary(llvm::Intrinsic::log, x);
+    case OpKind::Sin: return unary(llvm::Intrinsic::sin, x);
+    case OpKind::Cos: return unary(llvm::Intrinsic::cos, x);
+    case OpKind::Sigmoid: {
+      // 1 / (1 + exp(-x)): exp vectorizes; exp(-x) = inf for very negative x gives exactly 0.
+      llvm::Value* one = llvm::ConstantFP::get(t, 1.0);
+      return b_.CreateFDiv(one, b_.CreateFAdd(one, unary(llvm::Intrinsic::exp, b_.CreateFNeg(x))));
+    }
+    case OpKind::Tanh: {
+      if (d == DType::Float32) return tanh_f32(x);
+      const char* name = d == DType::Float32 ? "tanhf" : "tanh";
+      llvm::FunctionCallee f = b_.GetInsertBlock()->getModule()->getOrInsertFunction(name, llvm::FunctionType::get(t, {t}, false));
+      auto* fn = llvm::cast<llvm::Function>(f.getCallee());
+      fn->setDoesNotAccessMemory();
+      fn->setDoesNotThrow();
+      fn->setWillReturn();
+      llvm::CallInst* call = b_.CreateCall(f, {x});
+      call->setDoesNotAccessMemory();
+      return call;
+    }
+    default: break;
+  }
+  throw InternalError("jit: math_call on " + std::string(op_name(op)));
+}
+
+// tanh for float32 as the 13/6 rational approximation Eigen uses (generic_fast_tanh_float, FMA
+// variant): plain arithmetic the vectorizer turns into 16-wide code, several times faster than
+// libmvec's tanhf and within a few ULPs (see docs/jit.md). NaN propagates.
+llvm::Value* Emitter::tanh_f32(llvm::Value* a) {
+  llvm::Type* t = a->getType();
+  auto c = [&](double v) { return llvm::ConstantFP::get(t, v); };
+  auto fma = [&](llvm::Value* x, llvm::Value* y, llvm::Value* z) { return b_.CreateIntrinsic(llvm::Intrinsic::fmuladd, {t}, {x, y, z}); };
+  llvm::Value* x = b_.CreateIntrinsic(llvm::Intrinsic::maxnum, {t},
+                                      {b_.CreateIntrinsic(llvm::Intrinsic::minnum, {t}, {a, c(7.99881172180175781)}), c(-7.99881172180175781)});
+  llvm::Value* x2 = b_.CreateFMul(x, x);
+  llvm::Value* p = fma(x2, c(-2.76076847742355e-16), c(2.00018790482477e-13));
+  for (double alpha : {-8.60467152213735e-11, 5.12229709037114e-08, 1.48572235717979e-05, 6.37261928875436e-04, 4.89352455891786e-03})
+    p = fma(x2, p, c(static_cast<float>(alpha)));
+  p = b_.CreateFMul(x, p);
+  llvm::Value* q = fma(x2, c(1.19825839466702e-06), c(1.18534705686654e-04));
+  q = fma(x2, q, c(2.26843463243900e-03));
+  q = fma(x2, q, c(4.89352518554385e-03));
+  llvm::Value* r = b_.CreateFDiv(p, q);
+  llvm::Value* tiny = b_.CreateFCmpOLT(b_.CreateIntrinsic(llvm::Intrinsic::fabs, {t}, {a}), c(0.0004));
+  return b_.CreateSelect(b_.CreateOr(tiny, b_.CreateFCmpUNO(a, a)), a, r);
+}
+
+}  // namespace ag::jit

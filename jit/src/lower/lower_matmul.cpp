@@ -1,0 +1,129 @@
+// Matrix multiplication, batched over broadcast leading dims (index arithmetic, no copies). Small
+// static shapes get emitted i-k-j loops that LLVM unrolls and vectorizes in place (a 10x10 product
+// costs no call and no dispatch); large or dynamic shapes call the runtime's Eigen GEMM.
+#include "emitter.h"
+
+#include <fmt/format.h>
+
+namespace ag::jit {
+namespace {
+
+// Products up to this many multiply-adds are emitted inline (Eigen wins above ~32^3).
+constexpr int64_t kInlineMatMulWork = 32 * 32 * 32;
+// Rows up to this many elements are handled as one LLVM vector (k is unrolled: kept small too).
+constexpr int64_t kVectorRowMax = 32;
+
+const char* gemm_name(DType d) {
+  switch (d) {
+    case DType::Float32: return "agc_rt_gemm_f32";
+    case DType::Float64: return "agc_rt_gemm_f64";
+    case DType::Int32: return "agc_rt_gemm_i32";
+    default: return "agc_rt_gemm_i64";
+  }
+}
+
+int64_t const_value(llvm::Value* v) {
+  auto* c = llvm::dyn_cast<llvm::ConstantInt>(v);
+  return c ? c->getSExtValue() : -1;
+}
+
+}  // namespace
+
+// C[m,n] = A[m,k] * B[k,n] for one static shape, as an internal function: LLVM unrolls and
+// vectorizes it once, and a chain of 100 products calls it 100 times (a direct call, no dispatch).
+llvm::Function* Emitter::small_gemm(DType d, int64_t m, int64_t k, int64_t n) {
+  const std::string name = fmt::format("agc.gemm.{}.{}x{}x{}", dtype_short_name(d), m, k, n);
+  if (llvm::Function* f = module_.getFunction(name)) return f;
+  auto* type = llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), b_.getPtrTy(), b_.getPtrTy()}, false);
+  llvm::Function* f = llvm::Function::Create(type, llvm::Function::InternalLinkage, name, module_);
+  for (unsigned a = 0; a < 3; ++a) f->addParamAttr(a, llvm::Attribute::NoAlias);
+  f->addFnAttr(llvm::Attribute::NoInline);
+  f->addFnAttr(llvm::Attribute::NoUnwind);
+  const llvm::IRBuilderBase::InsertPointGuard guard(b_);
+  b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_ref_, "entry", f));
+  llvm::Value* pa = f->getArg(0);
+  llvm::Value* pb = f->getArg(1);
+  llvm::Value* pc = f->getArg(2);
+  const bool fp = is_floating(d);
+  llvm::Type* et = mem_type(d);
+  const llvm::Align align(dtype_size(d));
+  if (n <= kVectorRowMax) {
+    // A row of C is one LLVM vector <n x T>: C[i,:] = sum_k A[i,k] * B[k,:]. Rows of B are loaded
+    // whole; the backend splits odd widths (10 = 8 + 2) into native vectors. Left to itself, the
+    // vectorizer turned these short loops into gathers.
+    auto* vt = llvm::FixedVectorType::get(et, static_cast<unsigned>(n));
+    loop(i64(m), [&](llvm::Value* r) {
+      llvm::Value* acc = llvm::Constant::getNullValue(vt);
+      for (int64_t kk = 0; kk < k; ++kk) {
+        llvm::Value* aik = b_.CreateVectorSplat(static_cast<unsigned>(n), load(d, pa, b_.CreateAdd(b_.CreateMul(r, i64(k)), i64(kk))));
+        llvm::Value* row = b_.CreateAlignedLoad(vt, b_.CreateInBoundsGEP(et, pb, i64(kk * n)), align);
+        acc = fp ? b_.CreateIntrinsic(llvm::Intrinsic::fmuladd, {vt}, {aik, row, acc}) : b_.CreateAdd(acc, b_.CreateMul(aik, row));
+      }
+      b_.CreateAlignedStore(acc, b_.CreateInBoundsGEP(et, pc, b_.CreateMul(r, i64(n))), align);
+    });
+  } else {
+    loop(i64(m), [&](llvm::Value* r) {
+      llvm::Value* crow = b_.CreateMul(r, i64(n));
+      loop(i64(n), [&](llvm::Value* j) { store(d, pc, b_.CreateAdd(crow, j), constant(d, 0, 0)); });
+      loop(i64(k), [&](llvm::Value* kk) {
+        llvm::Value* aik = load(d, pa, b_.CreateAdd(b_.CreateMul(r, i64(k)), kk));
+        llvm::Value* brow = b_.CreateMul(kk, i64(n));
+        loop(i64(n), [&](llvm::Value* j) {
+          llvm::Value* at = b_.CreateAdd(crow, j);
+          llvm::Value* bkj = load(d, pb, b_.CreateAdd(brow, j));
+          llvm::Value* acc = load(d, pc, at);
+          llvm::Value* sum = fp ? b_.CreateIntrinsic(llvm::Intrinsic::fmuladd, {aik->getType()}, {aik, bkj, acc})
+                                : b_.CreateAdd(acc, b_.CreateMul(aik, bkj));
+          store(d, pc, at, sum);
+        });
+      });
+    });
+  }
+  b_.CreateRetVoid();
+  return f;
+}
+
+void Emitter::lower_matmul(Scope& s, uint32_t i) {
+  const Node& n = s.graph().nodes[i];
+  const LVal a = as_buffer(s.at(n.inputs[0]));
+  const LVal bm = as_buffer(s.at(n.inputs[1]));
+  const TensorType& t = n.outputs[0];
+  const DType d = t.dtype;
+  const size_t ra = a.dims.size(), rb = bm.dims.size();
+  llvm::Value* m = a.dims[ra - 2];
+  llvm::Value* k = a.dims[ra - 1];
+  llvm::Value* nn = bm.dims[rb - 1];
+  fail_if(b_.CreateICmpNE(k, bm.dims[rb - 2]), s.node_id(i), FailKind::MatMulInner, k, bm.dims[rb - 2]);
+
+  LVal a_batch, b_batch, o_batch;
+  a_batch.dims.assign(a.dims.begin(), a.dims.end() - 2);
+  b_batch.dims.assign(bm.dims.begin(), bm.dims.end() - 2);
+  o_batch.dims = broadcast_lists({&a_batch.dims, &b_batch.dims}, Shape(t.shape.begin(), t.shape.end() - 2), s.node_id(i));
+  LVal out;
+  out.dtype = d;
+  out.dims = o_batch.dims;
+  out.dims.push_back(m);
+  out.dims.push_back(nn);
+  llvm::Value* c = result_buffer(s, i, out.dims);
+
+  const int64_t cm = const_value(m), ck = const_value(k), cn = const_value(nn);
+  const bool inline_loops = cm >= 0 && ck >= 0 && cn >= 0 && cm * ck * cn <= kInlineMatMulWork && (cn > kVectorRowMax || ck <= 64);
+  llvm::Value* mk = b_.CreateMul(m, k);
+  llvm::Value* kn = b_.CreateMul(k, nn);
+  llvm::Value* mn = b_.CreateMul(m, nn);
+  llvm::Type* et = mem_type(d);
+  const Walk w = make_walk(o_batch.dims, {&a_batch, &b_batch, &o_batch}, /*collapse=*/true);
+  loop_nest(w.dims, [&](const std::vector<llvm::Value*>& idx) {
+    llvm::Value* pa = b_.CreateInBoundsGEP(et, a.ptr, b_.CreateMul(linear_offset(*w.find(&a_batch), idx), mk));
+    llvm::Value* pb = b_.CreateInBoundsGEP(et, bm.ptr, b_.CreateMul(linear_offset(*w.find(&b_batch), idx), kn));
+    llvm::Value* pc = b_.CreateInBoundsGEP(et, c, b_.CreateMul(linear_offset(*w.find(&o_batch), idx), mn));
+    if (!inline_loops) {
+      b_.CreateCall(runtime(gemm_name(d)), {pa, pb, pc, m, k, nn});
+      return;
+    }
+    b_.CreateCall(small_gemm(d, cm, ck, cn), {pa, pb, pc});
+  });
+  finish_result(s, i, out, c);
+}
+
+}  // namespace ag::jit

@@ -1,0 +1,157 @@
+// Reductions over axes and arg-reductions. A reduction walks its operand's index space once, in
+// row-major order, accumulating into its output (which the walk reads with stride 0 on reduced
+// dims); the operand's fused producers are evaluated inside that walk. Float sums may be
+// reassociated (like Eigen's vectorized sums) so the loop vectorizer can use vector accumulators.
+#include "emitter.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace ag::jit {
+namespace {
+
+bool has_axis(const Shape& axes, int64_t d) { return std::find(axes.begin(), axes.end(), d) != axes.end(); }
+
+}  // namespace
+
+void Emitter::lower_reduce(Scope& s, uint32_t i) {
+  const Node& n = s.graph().nodes[i];
+  const ValueId x = n.inputs[0];
+  const LVal& in = s.at(x);
+  const TensorType& t = n.outputs[0];
+  const DType d = t.dtype;
+  const bool fp = is_floating(d);
+
+  LVal out;
+  out.dtype = d;
+  LVal acc_view;  // the output seen with the operand's rank (reduced dims of size 1)
+  acc_view.dtype = d;
+  acc_view.kind = LVal::Kind::Buf;
+  llvm::Value* count = i64(1);
+  for (size_t k = 0; k < in.dims.size(); ++k) {
+    if (has_axis(n.attrs.ints, static_cast<int64_t>(k))) {
+      count = b_.CreateMul(count, in.dims[k]);
+      acc_view.dims.push_back(i64(1));
+      if (n.attrs.keepdims) out.dims.push_back(i64(1));
+    } else {
+      acc_view.dims.push_back(in.dims[k]);
+      out.dims.push_back(in.dims[k]);
+    }
+  }
+  llvm::Value* acc = result_buffer(s, i, out.dims);
+  acc_view.ptr = acc;
+  llvm::Value* out_n = numel(out.dims);
+
+  llvm::Value* init = nullptr;
+  switch (n.op) {
+    case OpKind::ReduceProd: init = constant(d, 1, 1); break;
+    case OpKind::ReduceAll: init = b_.getTrue(); break;
+    case OpKind::ReduceAny: init = b_.getFalse(); break;
+    case OpKind::ReduceMax:
+      init = constant(d, -std::numeric_limits<double>::infinity(),
+                      d == DType::Int32 ? std::numeric_limits<int32_t>::lowest() : std::numeric_limits<int64_t>::lowest());
+      break;
+    case OpKind::ReduceMin:
+      init = constant(d, std::numeric_limits<double>::infinity(),
+                      d == DType::Int32 ? std::numeric_limits<int32_t>::max() : std::numeric_limits<int64_t>::max());
+      break;
+    default: init = constant(d, 0, 0); break;
+  }
+  loop(out_n, [&](llvm::Value* k) { store(d, acc, k, init); });
+
+  std::vector<const LVal*> leaves;
+  collect_leaves(s, x, leaves);
+  leaves.push_back(&acc_view);
+  const Walk w = make_walk(in.dims, leaves, /*collapse=*/true);
+  llvm::FastMathFlags reassoc;
+  reassoc.setAllowReassoc();
+  auto with_flags = [&](llvm::Value* v) {
+    if (auto* inst = llvm::dyn_cast<llvm::Instruction>(v)) inst->setFastMathFlags(reassoc);
+    return v;
+  };
+  loop_nest(w.dims, [&](const std::vector<llvm::Value*>& idx) {
+    llvm::Value* v = eval_element(s, x, w, idx);
+    llvm::Value* off = linear_offset(*w.find(&acc_view), idx);
+    llvm::Value* a = load(d, acc, off);
+    llvm::Value* r = nullptr;
+    switch (n.op) {
+      case OpKind::ReduceSum:
+      case OpKind::ReduceMean:
+        r = fp ? with_flags(b_.CreateFAdd(a, v)) : b_.CreateAdd(a, v);
+        break;
+      case OpKind::ReduceProd: r = fp ? with_flags(b_.CreateFMul(a, v)) : b_.CreateMul(a, v); break;
+      case OpKind::ReduceMax:
+        r = b_.CreateIntrinsic(fp ? llvm::Intrinsic::maximum : llvm::Intrinsic::smax, {a->getType()}, {a, v});
+        break;
+      case OpKind::ReduceMin:
+        r = b_.CreateIntrinsic(fp ? llvm::Intrinsic::minimum : llvm::Intrinsic::smin, {a->getType()}, {a, v});
+        break;
+      case OpKind::ReduceAny: r = b_.CreateOr(a, v); break;
+      default: r = b_.CreateAnd(a, v); break;
+    }
+    store(d, acc, off, r);
+  });
+
+  if (n.op == OpKind::ReduceMean) {
+    loop(out_n, [&](llvm::Value* k) {
+      llvm::Value* sum = load(d, acc, k);
+      llvm::Value* mean = nullptr;
+      if (fp) {
+        mean = b_.CreateFDiv(sum, b_.CreateSIToFP(count, sum->getType()));
+      } else {
+        // Integer mean truncates; an empty reduction gives 0.
+        llvm::Value* c = b_.CreateTrunc(count, sum->getType());
+        llvm::Value* nonzero = b_.CreateICmpNE(c, llvm::ConstantInt::get(c->getType(), 0));
+        llvm::Value* safe = b_.CreateSelect(nonzero, c, llvm::ConstantInt::get(c->getType(), 1));
+        mean = b_.CreateSelect(nonzero, b_.CreateSDiv(sum, safe), llvm::ConstantInt::get(c->getType(), 0));
+      }
+      store(d, acc, k, mean);
+    });
+  }
+  finish_result(s, i, out, acc);
+}
+
+void Emitter::lower_arg_reduce(Scope& s, uint32_t i) {
+  const Node& n = s.graph().nodes[i];
+  const ValueId x = n.inputs[0];
+  const LVal& in = s.at(x);
+  const DType d = s.type(x).dtype;
+  const bool fp = is_floating(d);
+  const int64_t rank = static_cast<int64_t>(in.dims.size());
+  const size_t axis = static_cast<size_t>(n.attrs.axis < 0 ? n.attrs.axis + rank : n.attrs.axis);
+  fail_if(b_.CreateICmpEQ(in.dims[axis], i64(0)), s.node_id(i), FailKind::ArgEmpty);
+
+  LVal out;
+  out.dtype = DType::Int64;
+  for (size_t k = 0; k < in.dims.size(); ++k)
+    if (k != axis) out.dims.push_back(in.dims[k]);
+  llvm::Value* dst = result_buffer(s, i, out.dims);
+  const std::vector<llvm::Value*> out_strides = contiguous_strides(out.dims);
+
+  std::vector<const LVal*> leaves;
+  collect_leaves(s, x, leaves);
+  const Walk w = make_walk(in.dims, leaves, /*collapse=*/false);
+  llvm::Value* best_index = stack_alloc(8);
+  llvm::Value* best_value = stack_alloc(8);
+  loop_nest(out.dims, [&](const std::vector<llvm::Value*>& oidx) {
+    std::vector<llvm::Value*> idx = oidx;
+    idx.insert(idx.begin() + static_cast<std::ptrdiff_t>(axis), i64(0));
+    store(DType::Int64, best_index, i64(0), i64(0));
+    store(d, best_value, i64(0), eval_element(s, x, w, idx));
+    // The first occurrence wins: only a strictly better element replaces the best.
+    loop(b_.CreateSub(in.dims[axis], i64(1)), [&](llvm::Value* r) {
+      llvm::Value* pos = b_.CreateAdd(r, i64(1));
+      idx[axis] = pos;
+      llvm::Value* v = eval_element(s, x, w, idx);
+      llvm::Value* bv = load(d, best_value, i64(0));
+      llvm::Value* better = n.op == OpKind::ArgMax ? (fp ? b_.CreateFCmpOGT(v, bv) : b_.CreateICmpSGT(v, bv))
+                                                   : (fp ? b_.CreateFCmpOLT(v, bv) : b_.CreateICmpSLT(v, bv));
+      store(d, best_value, i64(0), b_.CreateSelect(better, v, bv));
+      store(DType::Int64, best_index, i64(0), b_.CreateSelect(better, pos, load(DType::Int64, best_index, i64(0))));
+    });
+    store(DType::Int64, dst, linear_offset(out_strides, oidx), load(DType::Int64, best_index, i64(0)));
+  });
+  finish_result(s, i, out, dst);
+}
+
+}  // namespace ag::jit

@@ -1,0 +1,75 @@
+// Lowering a scope: binding parameters, dispatching each node to its op family, freeing owned
+// buffers after their last use, and delivering results to their sinks.
+#include "emitter.h"
+
+namespace ag::jit {
+
+void Emitter::lower_nodes(Scope& s, const std::vector<LVal>& params) {
+  const Graph& g = s.graph();
+  s.values.assign(g.nodes.size(), {});
+  for (size_t p = 0; p < g.params.size(); ++p) s.values[g.params[p]] = {params.at(p)};
+  for (uint32_t i = 0; i < g.nodes.size(); ++i) {
+    if (g.nodes[i].op == OpKind::Placeholder) continue;
+    lower_node(s, i);
+    for (ValueId v : s.plan->free_after[i]) owned_free(s.at(v).ptr);
+  }
+}
+
+void Emitter::lower_node(Scope& s, uint32_t i) {
+  const Node& n = s.graph().nodes[i];
+  // A TensorArray captured as a constant: the runtime puts its handle in the node's slot.
+  if (n.op == OpKind::Const && n.outputs[0].dtype == DType::List) return lower_runtime_op(s, i);
+  if (n.op == OpKind::Const) {
+    const TensorType& t = n.outputs[0];
+    LVal v;
+    v.dtype = t.dtype;
+    v.dims = static_dims(t.shape);
+    if (s.plan->values[i][0].storage == Storage::Reg) {
+      v.kind = LVal::Kind::Reg;
+      v.reg = constant(t.dtype, detail::element_as_double(n.attrs.value, 0), detail::element_as_int(n.attrs.value, 0));
+    } else {
+      v.kind = LVal::Kind::Buf;
+      llvm::Value* consts = ctx_field(CtxField::Consts);
+      v.ptr = b_.CreateLoad(b_.getPtrTy(), b_.CreateInBoundsGEP(b_.getPtrTy(), consts, i64(s.node_id(i))));
+    }
+    s.values[i] = {v};
+    return;
+  }
+  if (is_elementwise_expr(n.op)) return lower_elementwise(s, i);
+  switch (op_class(n.op)) {
+    case OpClass::Reduce: return lower_reduce(s, i);
+    case OpClass::ArgReduce: return lower_arg_reduce(s, i);
+    case OpClass::MatMul: return lower_matmul(s, i);
+    case OpClass::Source: return lower_source(s, i);
+    case OpClass::Stateful:
+    case OpClass::List: return lower_runtime_op(s, i);
+    case OpClass::Control: return n.op == OpKind::If ? lower_if(s, i) : lower_while(s, i);
+    default: return lower_layout(s, i);  // Identity and the layout ops
+  }
+}
+
+LVal Emitter::deliver_result(Scope& s, size_t k) {
+  const ValueId r = s.graph().results[k];
+  const LVal v = s.at(r);
+  const Sink sink = k < s.sinks.size() ? s.sinks[k] : Sink{};
+  const ValuePlan& vp = s.plan->at(r);
+  const ValuePlan& root = vp.storage == Storage::View ? s.plan->at(vp.root) : vp;
+  if (sink.kind == Sink::Kind::None || (root.storage == Storage::Dest && root.dest == static_cast<int32_t>(k))) return v;
+  LVal out = v;
+  out.kind = LVal::Kind::Buf;
+  out.reg = nullptr;
+  switch (sink.kind) {
+    case Sink::Kind::Static: out.ptr = sink.ptr; break;
+    case Sink::Kind::Owned: out.ptr = owned_alloc(byte_size(v.dtype, v.dims)); break;
+    case Sink::Kind::Output: out.ptr = output_buffer(sink.index, v.dims); break;
+    case Sink::Kind::None: break;
+  }
+  copy_value(v, out.ptr);
+  return out;
+}
+
+void Emitter::release_scope(Scope& s) {
+  for (ValueId v : s.plan->free_at_end) owned_free(s.at(v).ptr);
+}
+
+}  // namespace ag::jit

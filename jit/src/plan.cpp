@@ -1,0 +1,249 @@
+// Planning a concrete function: storage classes, slots, result destinations, liveness and the
+// global node table, scope by scope (a scope per If branch / While cond and body instance).
+#include "plan.h"
+
+#include <algorithm>
+
+#include "arena.h"
+#include "fusion.h"
+
+namespace ag::jit {
+
+int64_t static_bytes(const TensorType& t) {
+  const int64_t n = t.shape.num_elements();
+  return n < 0 ? -1 : n * static_cast<int64_t>(dtype_size(t.dtype));
+}
+
+bool is_register_type(const TensorType& t) { return t.dtype != DType::List && t.shape.num_elements() == 1; }
+
+bool is_elementwise_expr(OpKind op) {
+  // Identity is a view here; fills broadcast a constant and fuse like elementwise ops.
+  return (is_elementwise(op) && op != OpKind::Identity) || op == OpKind::Fill || op == OpKind::FillLike;
+}
+
+bool is_view_op(OpKind op) {
+  return op == OpKind::Reshape || op == OpKind::ExpandDims || op == OpKind::Squeeze || op == OpKind::Identity;
+}
+
+bool is_runtime_op(OpKind op) { return op_class(op) == OpClass::Stateful || op_class(op) == OpClass::List; }
+
+namespace {
+
+class Planner {
+ public:
+  explicit Planner(Program& p) : prog_(p) {}
+
+  std::unique_ptr<ScopePlan> plan(const Graph& g, ScopeKind kind, const std::vector<int32_t>& param_slots) {
+    auto s = std::make_unique<ScopePlan>();
+    s->graph = &g;
+    s->kind = kind;
+    s->first_node_id = static_cast<int32_t>(prog_.nodes.size());
+    prog_.nodes.resize(prog_.nodes.size() + g.nodes.size());
+    const uint32_t n = static_cast<uint32_t>(g.nodes.size());
+    s->values.resize(n);
+    s->free_after.resize(n);
+    s->children.resize(n);
+    s->scratch_offset.assign(n, 0);
+    choose_storage(g, *s, param_slots);
+    fuse_elementwise(g, s->values);
+    choose_destinations(g, *s);
+    compute_liveness(g, *s);
+    fill_node_infos(g, *s);
+    plan_children(g, *s);
+    layout_arena(g, *s);
+    return s;
+  }
+
+ private:
+  int32_t new_slot() { return prog_.num_slots++; }
+
+  void choose_storage(const Graph& g, ScopePlan& s, const std::vector<int32_t>& param_slots) {
+    for (size_t p = 0; p < g.params.size(); ++p) {
+      ValuePlan& vp = s.values[g.params[p]].emplace_back();
+      vp.storage = Storage::Param;
+      if (g.nodes[g.params[p]].outputs[0].dtype == DType::List) vp.slot = param_slots.at(p);
+    }
+    for (uint32_t i = 0; i < g.nodes.size(); ++i) {
+      const Node& node = g.nodes[i];
+      if (node.op == OpKind::Placeholder) continue;
+      auto& outs = s.values[i];
+      outs.resize(node.outputs.size());
+      for (size_t k = 0; k < node.outputs.size(); ++k) {
+        const TensorType& t = node.outputs[k];
+        ValuePlan& vp = outs[k];
+        if (t.dtype == DType::List || is_runtime_op(node.op)) {
+          vp.storage = Storage::Slot;
+          vp.slot = new_slot();
+        } else if (is_register_type(t)) {
+          vp.storage = Storage::Reg;
+        } else if (node.op == OpKind::Const) {
+          vp.storage = Storage::Const;
+        } else if (is_view_op(node.op) && s.at(node.inputs[0]).storage != Storage::Reg) {
+          const ValuePlan& in = s.at(node.inputs[0]);
+          vp.storage = Storage::View;
+          vp.root = in.storage == Storage::View ? in.root : node.inputs[0];
+        } else {
+          vp.storage = static_bytes(t) >= 0 ? Storage::Arena : Storage::Owned;
+        }
+      }
+    }
+  }
+
+  // Results of functions and If branches are written straight into their sinks when the value
+  // owning their buffer is computed here (each buffer serves one result; the others copy).
+  void choose_destinations(const Graph& g, ScopePlan& s) {
+    if (s.kind != ScopeKind::Function && s.kind != ScopeKind::IfBranch) return;
+    for (size_t k = 0; k < g.results.size(); ++k) {
+      const ValuePlan& r = s.at(g.results[k]);
+      ValuePlan& root = r.storage == Storage::View ? s.values[r.root.node][r.root.index] : s.values[g.results[k].node][g.results[k].index];
+      if (root.storage != Storage::Arena && root.storage != Storage::Owned) continue;
+      root.storage = Storage::Dest;
+      root.dest = static_cast<int32_t>(k);
+    }
+  }
+
+  void compute_liveness(const Graph& g, ScopePlan& s) {
+    const int32_t n = static_cast<int32_t>(g.nodes.size());
+    // Where a node is evaluated: its own index, or for a fused node its consumer's position.
+    std::vector<int32_t> pos(n);
+    for (int32_t i = 0; i < n; ++i) pos[i] = i;
+    std::vector<std::vector<int32_t>> consumers(n);
+    for (int32_t i = 0; i < n; ++i)
+      for (ValueId v : g.nodes[i].inputs) consumers[v.node].push_back(i);
+    for (int32_t i = n - 1; i >= 0; --i)
+      if (!s.values[i].empty() && s.values[i][0].storage == Storage::Fused)
+        for (int32_t c : consumers[i]) pos[i] = std::max(pos[i], pos[c]);
+    auto use = [&](ValueId v, int32_t at) {
+      ValuePlan& vp = s.values[v.node][v.index];
+      vp.last_use = std::max(vp.last_use, at);
+    };
+    for (int32_t i = 0; i < n; ++i)
+      for (ValueId v : g.nodes[i].inputs) use(v, pos[i]);
+    for (ValueId r : g.results) use(r, n);
+    for (auto& outs : s.values)
+      for (ValuePlan& vp : outs)
+        if (vp.storage == Storage::View) use(vp.root, vp.last_use);
+    for (int32_t i = 0; i < n; ++i)
+      for (uint32_t k = 0; k < s.values[i].size(); ++k) {
+        const ValuePlan& vp = s.values[i][k];
+        if (vp.storage != Storage::Owned) continue;
+        if (vp.last_use == n) s.free_at_end.push_back({static_cast<uint32_t>(i), k});
+        else s.free_after[std::max(vp.last_use, i)].push_back({static_cast<uint32_t>(i), k});
+      }
+  }
+
+  // A List input may be moved from when this node is its last use and nobody else can see it:
+  // a value of this scope, or a loop variable inside a While body (the body's result replaces it).
+  bool consumable(const Graph& g, const ScopePlan& s, ValueId v, uint32_t node) const {
+    const ValuePlan& vp = s.at(v);
+    if (vp.last_use != static_cast<int32_t>(node) || vp.slot < 0) return false;
+    const Node& producer = g.nodes[v.node];
+    if (producer.op != OpKind::Placeholder) return true;
+    if (s.kind != ScopeKind::WhileBody) return false;
+    const auto it = std::find(g.params.begin(), g.params.end(), v.node);
+    return static_cast<int64_t>(it - g.params.begin()) < loop_vars_;
+  }
+
+  void fill_node_infos(const Graph& g, const ScopePlan& s) {
+    for (uint32_t i = 0; i < g.nodes.size(); ++i) {
+      NodeInfo& info = prog_.nodes[s.node_id(i)];
+      const Node& node = g.nodes[i];
+      info.node = &node;
+      info.in_slots.resize(node.inputs.size(), -1);
+      for (size_t k = 0; k < node.inputs.size(); ++k) {
+        info.input_types.push_back(g.type(node.inputs[k]));
+        const ValuePlan& in = s.at(node.inputs[k]);
+        if (g.type(node.inputs[k]).dtype != DType::List) continue;
+        info.in_slots[k] = in.slot;
+        if (consumable(g, s, node.inputs[k], i)) info.consume |= 1u << std::min<size_t>(k, 31);
+      }
+      if (!s.values[i].empty() && s.values[i][0].storage == Storage::Slot) info.out_slot = s.values[i][0].slot;
+    }
+  }
+
+  void plan_children(const Graph& g, ScopePlan& s) {
+    for (uint32_t i = 0; i < g.nodes.size(); ++i) {
+      const Node& node = g.nodes[i];
+      if (node.op == OpKind::If) {
+        std::vector<int32_t> slots;
+        for (size_t k = 1; k < node.inputs.size(); ++k) slots.push_back(s.at(node.inputs[k]).slot);
+        for (const auto& branch : node.subgraphs) s.children[i].push_back(plan_sub(*branch, ScopeKind::IfBranch, slots, 0));
+      } else if (node.op == OpKind::While) {
+        const int64_t nvars = node.attrs.axis;
+        std::vector<int32_t> slots;
+        for (size_t k = 0; k < node.inputs.size(); ++k)
+          slots.push_back(static_cast<int64_t>(k) < nvars ? s.values[i][k].slot : s.at(node.inputs[k]).slot);
+        s.children[i].push_back(plan_sub(*node.subgraphs[0], ScopeKind::WhileCond, slots, nvars));
+        s.children[i].push_back(plan_sub(*node.subgraphs[1], ScopeKind::WhileBody, slots, nvars));
+      }
+    }
+  }
+
+  std::unique_ptr<ScopePlan> plan_sub(const Graph& g, ScopeKind kind, const std::vector<int32_t>& slots, int64_t nvars) {
+    const int64_t saved = loop_vars_;
+    loop_vars_ = nvars;
+    auto child = plan(g, kind, slots);
+    loop_vars_ = saved;
+    return child;
+  }
+
+  void layout_arena(const Graph& g, ScopePlan& s) {
+    ArenaLayout arena;
+    for (uint32_t i = 0; i < g.nodes.size(); ++i) {
+      for (ValuePlan& vp : s.values[i])
+        if (vp.storage == Storage::Arena)
+          arena.add(static_bytes(g.nodes[i].outputs[&vp - s.values[i].data()]), static_cast<int32_t>(i),
+                    std::max(vp.last_use, static_cast<int32_t>(i)), &vp.offset);
+      int64_t scratch = 0;
+      for (const auto& child : s.children[i]) scratch = std::max(scratch, child->arena_bytes);
+      if (scratch > 0) arena.add(scratch, static_cast<int32_t>(i), static_cast<int32_t>(i), &s.scratch_offset[i]);
+    }
+    s.arena_bytes = arena.solve();
+  }
+
+  Program& prog_;
+  int64_t loop_vars_ = 0;
+};
+
+void plan_results(Program& prog) {
+  const Graph& g = *prog.graph;
+  const ScopePlan& s = *prog.root;
+  for (ValueId r : g.results) {
+    ResultPlan rp;
+    rp.type = g.type(r);
+    rp.static_shape = rp.type.shape.is_fully_defined();
+    const ValuePlan& vp = s.at(r);
+    const ValueId root = vp.storage == Storage::View ? vp.root : r;
+    const ValuePlan& rootp = s.at(root);
+    if (vp.storage != Storage::Reg) {
+      if (rootp.storage == Storage::Param) {
+        rp.kind = ResultKind::FromParam;
+        rp.index = static_cast<int32_t>(std::find(g.params.begin(), g.params.end(), root.node) - g.params.begin());
+      } else if (rootp.storage == Storage::Const) {
+        rp.kind = ResultKind::FromConst;
+        rp.index = s.node_id(root.node);
+      } else if (rootp.storage == Storage::Slot) {
+        rp.kind = ResultKind::FromSlot;
+        rp.index = rootp.slot;
+      }
+    }
+    prog.results.push_back(rp);
+  }
+}
+
+}  // namespace
+
+Program plan_program(std::shared_ptr<const Graph> graph) {
+  Program prog;
+  prog.graph = std::move(graph);
+  Planner planner(prog);
+  std::vector<int32_t> param_slots;
+  for (uint32_t p : prog.graph->params)
+    param_slots.push_back(prog.graph->nodes[p].outputs[0].dtype == DType::List ? prog.num_slots++ : -1);
+  prog.param_slots = param_slots;
+  prog.root = planner.plan(*prog.graph, ScopeKind::Function, param_slots);
+  plan_results(prog);
+  return prog;
+}
+
+}  // namespace ag::jit

@@ -1,0 +1,93 @@
+// The plan of a concrete function, made before any IR exists: where each value lives (register,
+// fused into its consumer's loop, arena slot, owned buffer, result destination, runtime slot),
+// liveness, the static arena layout, and the global node table the runtime helpers index. No LLVM.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "ag/graph/graph.h"
+
+namespace ag::jit {
+
+enum class Storage : uint8_t {
+  Reg,    // static single element: an SSA register, never in memory
+  Fused,  // elementwise value computed inside the loop of the value that consumes it
+  Arena,  // static size: an offset in the scope's arena
+  Owned,  // size known at run time: agc_rt_alloc'd when defined, freed after its last use
+  Dest,   // written straight into the sink of result `dest` (output buffer, If output)
+  Param,  // bound by the parent: a function argument, or the operand of an If/While
+  Const,  // a constant's buffer (borrowed from the graph)
+  Slot,   // a tensor held by the runtime (TensorArray handle, variable value, list element)
+  View,   // the buffer of `root` with other dims (reshape, expand_dims, squeeze, identity)
+  None,   // no value (Print)
+};
+
+struct ValuePlan {
+  Storage storage = Storage::None;
+  int64_t offset = 0;     // Arena: byte offset in the scope's arena
+  int32_t dest = -1;      // Dest: the result index whose sink this value is written to
+  int32_t slot = -1;      // Slot: the runtime slot
+  ValueId root{};         // View: the value owning the buffer (never itself a View)
+  int32_t last_use = -1;  // index of the last node in this scope using it; num_nodes = a result
+};
+
+enum class ScopeKind : uint8_t { Function, IfBranch, WhileCond, WhileBody };
+
+struct ScopePlan {
+  const Graph* graph = nullptr;
+  ScopeKind kind = ScopeKind::Function;
+  int32_t first_node_id = 0;                        // global id of graph->nodes[0]
+  std::vector<std::vector<ValuePlan>> values;       // [node][output]
+  std::vector<std::vector<ValueId>> free_after;     // [node]: Owned values that die there
+  std::vector<ValueId> free_at_end;                 // Owned values alive until the results
+  std::vector<std::vector<std::unique_ptr<ScopePlan>>> children;  // [node][subgraph]
+  std::vector<int64_t> scratch_offset;              // [node]: arena offset of its children's arenas
+  int64_t arena_bytes = 0;
+
+  const ValuePlan& at(ValueId v) const { return values[v.node][v.index]; }
+  int32_t node_id(uint32_t node) const { return first_node_id + static_cast<int32_t>(node); }
+};
+
+// What the runtime helpers need to know about a node (indexed by global node id).
+struct NodeInfo {
+  const Node* node = nullptr;
+  std::vector<TensorType> input_types;
+  std::vector<int32_t> in_slots;  // per input: its slot, or -1 for a tensor passed as JitArg
+  int32_t out_slot = -1;
+  uint32_t consume = 0;           // bit i: input i's slot may be moved from (its last use)
+};
+
+enum class ResultKind : uint8_t { Computed, FromParam, FromConst, FromSlot };
+
+struct ResultPlan {
+  ResultKind kind = ResultKind::Computed;
+  int32_t index = 0;  // FromParam: parameter index; FromConst: global node id; FromSlot: slot
+  TensorType type;
+  bool static_shape = true;
+};
+
+struct Program {
+  std::shared_ptr<const Graph> graph;
+  std::unique_ptr<ScopePlan> root;
+  std::vector<NodeInfo> nodes;  // by global node id
+  std::vector<ResultPlan> results;
+  std::vector<int32_t> param_slots;  // per parameter: its slot (TensorArray arguments) or -1
+  int32_t num_slots = 0;
+};
+
+// Plans `graph` and its sub-graphs (recursively, one ScopePlan per If/While instance).
+Program plan_program(std::shared_ptr<const Graph> graph);
+
+// Static byte size of a value of this type, or -1 when a dim is unknown.
+int64_t static_bytes(const TensorType& t);
+// True for a value kept in a register: a numeric/bool type with one element, statically.
+bool is_register_type(const TensorType& t);
+// Ops lowered as elementwise expressions (candidates for fusion).
+bool is_elementwise_expr(OpKind op);
+// Ops whose output aliases their input's buffer.
+bool is_view_op(OpKind op);
+// Ops run by the eager kernel through agc_rt_eval (their results live in runtime slots).
+bool is_runtime_op(OpKind op);
+
+}  // namespace ag::jit

@@ -1,0 +1,138 @@
+// The runtime functions JIT code calls: buffers, outputs, errors, eager kernels for side effects
+// and TensorArrays, slot moves, integer powers. None of them lets an exception escape into JIT
+// code: errors are recorded in the call state and the code returns 1.
+#include <cstring>
+
+#include "ag/detail/ops_internal.h"
+#include "call_state.h"
+
+namespace ag::jit {
+namespace {
+
+CallState& state_of(JitCallCtx* ctx) { return *ctx->state; }
+
+Shape shape_from(const int64_t* dims, int64_t rank) { return Shape(std::span<const int64_t>(dims, static_cast<size_t>(rank))); }
+
+// A concrete tensor holding a copy of a JIT buffer.
+Tensor tensor_from(const JitArg& a, const TensorType& t) {
+  Tensor out = detail::make_tensor(t.dtype, shape_from(a.dims, t.shape.rank()));
+  const size_t bytes = static_cast<size_t>(out.num_elements()) * dtype_size(t.dtype);
+  if (bytes) std::memcpy(out.impl()->data, a.data, bytes);
+  return out;
+}
+
+// base^exponent (exponent >= 0) by squaring, wrapping like the eager kernel.
+template <class T>
+T wrapping_pow(T base, T exponent) {
+  using U = std::make_unsigned_t<T>;
+  U result = 1, b = static_cast<U>(base);
+  for (T e = exponent; e > 0; e >>= 1) {
+    if (e & 1) result *= b;
+    b *= b;
+  }
+  return static_cast<T>(result);
+}
+
+void check_runtime_type(const NodeInfo& info, const Tensor& r) {
+  const TensorType& t = info.node->outputs[0];
+  bool ok = r.has_value() && r.dtype() == t.dtype;
+  if (ok && t.dtype != DType::List) {
+    ok = r.rank() == t.shape.rank();
+    for (int64_t d = 0; ok && d < t.shape.rank(); ++d) ok = t.shape[d] < 0 || t.shape[d] == r.shape()[d];
+  }
+  if (!ok) throw_failure(info, FailKind::RuntimeType, r.has_value() ? r.rank() : -1, t.shape.rank());
+}
+
+}  // namespace
+}  // namespace ag::jit
+
+using ag::jit::CallState;
+using ag::jit::JitArg;
+using ag::jit::JitCallCtx;
+
+extern "C" {
+
+void* agc_rt_alloc(JitCallCtx* ctx, int64_t bytes) {
+  CallState& st = ag::jit::state_of(ctx);
+  try {
+    st.owned.reserve(st.owned.size() + 1);
+    ag::detail::Storage* s = ag::detail::Storage::allocate(static_cast<size_t>(bytes));
+    st.owned.push_back(s);
+    return s->data;
+  } catch (...) {
+    // Out of memory: nothing sensible can continue; the process cannot recover here either.
+    std::terminate();
+  }
+}
+
+void agc_rt_free(JitCallCtx* ctx, void* p) {
+  auto& owned = ag::jit::state_of(ctx).owned;
+  for (size_t i = owned.size(); i-- > 0;)
+    if (owned[i]->data == p) {
+      owned[i]->release();
+      owned[i] = owned.back();
+      owned.pop_back();
+      return;
+    }
+}
+
+void* agc_rt_output(JitCallCtx* ctx, int32_t index, int64_t elements) {
+  CallState& st = ag::jit::state_of(ctx);
+  const ag::jit::ResultPlan& r = st.program->results[static_cast<size_t>(index)];
+  try {
+    st.outputs[static_cast<size_t>(index)] = ag::detail::make_tensor(r.type.dtype, ag::Shape{elements});
+  } catch (...) {
+    std::terminate();  // allocation failure (see agc_rt_alloc)
+  }
+  return st.outputs[static_cast<size_t>(index)].impl()->data;
+}
+
+void agc_rt_fail(JitCallCtx* ctx, int32_t node, int32_t kind, int64_t a, int64_t b) {
+  CallState& st = ag::jit::state_of(ctx);
+  try {
+    ag::jit::throw_failure(st.program->nodes[static_cast<size_t>(node)], static_cast<ag::jit::FailKind>(kind), a, b);
+  } catch (...) {
+    st.error = std::current_exception();
+  }
+}
+
+int32_t agc_rt_eval(JitCallCtx* ctx, int32_t node, const JitArg* ins, JitArg* out) {
+  CallState& st = ag::jit::state_of(ctx);
+  try {
+    const ag::jit::NodeInfo& info = st.program->nodes[static_cast<size_t>(node)];
+    const ag::Node& n = *info.node;
+    std::vector<ag::Tensor> in(n.inputs.size());
+    for (size_t k = 0; k < in.size(); ++k) {
+      const int32_t slot = info.in_slots[k];
+      if (slot >= 0) {
+        ag::Tensor& held = st.slots[static_cast<size_t>(slot)];
+        in[k] = (info.consume >> k & 1) ? std::move(held) : held;
+      } else {
+        in[k] = ag::jit::tensor_from(ins[k], info.input_types[k]);
+      }
+    }
+    ag::Tensor r = ag::detail::eval_op(n.op, in, n.attrs, n.loc);
+    if (n.outputs.empty()) return 0;
+    ag::jit::check_runtime_type(info, r);
+    ag::Tensor& slot = st.slots[static_cast<size_t>(info.out_slot)];
+    slot = std::move(r);
+    out->data = slot.impl()->data;
+    out->dims = slot.impl()->shape.data();
+    return 0;
+  } catch (...) {
+    st.error = std::current_exception();
+    return 1;
+  }
+}
+
+void agc_rt_slot_copy(JitCallCtx* ctx, int32_t from, int32_t to, int32_t move) {
+  auto& slots = ag::jit::state_of(ctx).slots;
+  if (from == to) return;
+  if (move) slots[static_cast<size_t>(to)] = std::move(slots[static_cast<size_t>(from)]);
+  else slots[static_cast<size_t>(to)] = slots[static_cast<size_t>(from)];
+}
+
+int32_t agc_rt_ipow_i32(int32_t base, int32_t exponent) { return ag::jit::wrapping_pow(base, exponent); }
+int64_t agc_rt_ipow_i64(int64_t base, int64_t exponent) { return ag::jit::wrapping_pow(base, exponent); }
+
+}  // extern "C"

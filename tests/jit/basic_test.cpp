@@ -1,0 +1,61 @@
+// First end-to-end checks: functions run through the JIT backend and agree with eager mode.
+#include "jit_test_util.h"
+
+namespace {
+
+TEST(JitBasic, BackendIsRegisteredByLinking) {
+  ASSERT_NE(ag::compiler_backend(), nullptr);
+  EXPECT_EQ(ag::compiler_backend()->name(), "jit");
+}
+
+TEST(JitBasic, FusedChain) {
+  auto fn = [](ag::Tensor x) { return ag::relu(x * 2.0f + 1.0f) * 3.0f - ag::tanh(x); };
+  const ag::Tensor x = ag::random_uniform({1000}, ag::float32, -2, 2, 7);
+  agtest::expect_three_way("fused chain", fn, {}, x);
+}
+
+TEST(JitBasic, IntegerScalarLoop) {
+  auto collatz = [](ag::Tensor n) {
+    ag::Tensor steps = 0;
+    ag::while_stmt([&] { return n > 1; },
+                   [&] {
+                     ag::if_stmt(n % 2 == 0, [&] { n = n / 2; }, [&] { n = 3 * n + 1; }, ag::state(n), {"n"},
+                                 AG_SOURCE_LOC("collatz.cpp", 4));
+                     steps += 1;
+                   },
+                   ag::state(n, steps), {"n", "steps"}, AG_SOURCE_LOC("collatz.cpp", 3));
+    return steps;
+  };
+  agtest::expect_three_way("collatz", collatz, {}, ag::Tensor(27));
+  auto f = ag::function(collatz);
+  EXPECT_EQ(f(ag::Tensor(27)).item<int>(), 111);
+  EXPECT_EQ(f.stats().compiles + f.stats().disk_hits, 1);
+}
+
+TEST(JitBasic, MatMulChain) {
+  auto power = [](ag::Tensor x) {
+    ag::Tensor r = ag::eye(10, ag::int32);
+    for (int i = 0; i < 100; ++i) r = ag::matmul(x, r);
+    return r;
+  };
+  const ag::Tensor x = ag::random_uniform({10, 10}, ag::int32, -3, 3, 1);
+  agtest::expect_three_way("power", power, {}, x);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(JitInspection, IrBeforeAndAfterOptimizationAndAssembly) {
+  auto f = ag::function([](ag::Tensor x) { return ag::relu(x * 2.0f + 1.0f) - ag::exp(x); });
+  auto c = f.get_concrete_function(ag::TensorSpec({1024}, ag::float32));
+  const std::string lowered = c.llvm_ir(false), optimized = c.llvm_ir(true), assembly = c.assembly();
+  EXPECT_NE(lowered.find("define i32 @agc_entry"), std::string::npos) << lowered;
+  EXPECT_NE(lowered.find("llvm.exp.f32"), std::string::npos);          // one fused loop calling exp
+  EXPECT_NE(optimized.find("<8 x float>"), std::string::npos);         // vectorized
+  EXPECT_NE(optimized.find("_ZGVdN8v_expf"), std::string::npos);       // with libmvec
+  EXPECT_NE(assembly.find("agc_entry:"), std::string::npos);
+  EXPECT_NE(assembly.find("ymm"), std::string::npos);
+}
+
+}  // namespace

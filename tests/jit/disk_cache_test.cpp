@@ -1,0 +1,202 @@
+// The on-disk code cache, across processes: a second process loads the machine code instead of
+// compiling; corrupted and truncated entries are reported, deleted and recompiled; concurrent
+// writers leave one valid entry; AG_CACHE_DIR=off; untrusted directories; the size cap.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct HelperRun {
+  int compiles = -1, disk_hits = -1;
+  std::string value, log;
+};
+
+HelperRun parse(const std::string& out) {
+  HelperRun r;
+  r.log = out;
+  const size_t at = out.find("compiles=");
+  if (at == std::string::npos) return r;
+  char value[64] = {};
+  std::sscanf(out.c_str() + at, "compiles=%d disk_hits=%d value=%63s", &r.compiles, &r.disk_hits, value);
+  r.value = value;
+  return r;
+}
+
+std::string command(const std::string& dir, int variant, const std::string& env) {
+  return "AG_CACHE_DIR='" + dir + "' " + env + " '" AG_CACHE_HELPER "' " + std::to_string(variant) + " 2>&1";
+}
+
+std::string read_all(FILE* p) {
+  std::string out;
+  char buf[512];
+  while (size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  return out;
+}
+
+HelperRun run_helper(const std::string& dir, int variant = 1, const std::string& env = "") {
+  FILE* p = ::popen(command(dir, variant, env).c_str(), "r");
+  if (!p) return {};
+  const std::string out = read_all(p);
+  ::pclose(p);
+  return parse(out);
+}
+
+class DiskCache : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = (fs::temp_directory_path() / ("agc-cache-test-" + std::to_string(::getpid()) + "-" +
+                                         ::testing::UnitTest::GetInstance()->current_test_info()->name()))
+               .string();
+    fs::remove_all(dir_);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::permissions(dir_, fs::perms::owner_all, ec);
+    fs::remove_all(dir_, ec);
+  }
+  std::vector<fs::path> entries() const {
+    std::vector<fs::path> out;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir_, ec)) out.push_back(e.path());
+    return out;
+  }
+  fs::path only_entry() const {
+    const auto e = entries();
+    EXPECT_EQ(e.size(), 1u);
+    return e.empty() ? fs::path() : e[0];
+  }
+  std::string dir_;
+};
+
+TEST_F(DiskCache, SecondProcessLoadsMachineCodeInsteadOfCompiling) {
+  const HelperRun first = run_helper(dir_);
+  EXPECT_EQ(first.compiles, 1) << first.log;
+  EXPECT_EQ(first.disk_hits, 0) << first.log;
+  const HelperRun second = run_helper(dir_);
+  EXPECT_EQ(second.compiles, 0) << second.log;
+  EXPECT_EQ(second.disk_hits, 1) << second.log;
+  EXPECT_EQ(second.value, first.value);
+  EXPECT_EQ(only_entry().extension(), ".agcobj");
+  // The directory is private to the user.
+  struct stat st {};
+  ASSERT_EQ(::stat(dir_.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+  // Another signature is another entry.
+  EXPECT_EQ(run_helper(dir_, 2).compiles, 1);
+  EXPECT_EQ(entries().size(), 2u);
+}
+
+TEST_F(DiskCache, CorruptedEntryIsReportedDeletedAndRecompiled) {
+  const HelperRun first = run_helper(dir_);
+  const fs::path entry = only_entry();
+  {
+    std::fstream f(entry, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(fs::file_size(entry) / 2));
+    f.put('\x5a');
+    f.seekp(static_cast<std::streamoff>(fs::file_size(entry) / 2 + 1));
+    f.put('\xa5');
+  }
+  const HelperRun second = run_helper(dir_);
+  EXPECT_EQ(second.compiles, 1) << second.log;
+  EXPECT_EQ(second.disk_hits, 0) << second.log;
+  EXPECT_EQ(second.value, first.value);
+  EXPECT_NE(second.log.find("discarding the code cache entry"), std::string::npos) << second.log;
+  EXPECT_NE(second.log.find("checksum"), std::string::npos) << second.log;
+  // Reported once; the recompiled entry replaced it and is good.
+  const HelperRun third = run_helper(dir_);
+  EXPECT_EQ(third.disk_hits, 1) << third.log;
+  EXPECT_EQ(third.log.find("discarding"), std::string::npos) << third.log;
+}
+
+TEST_F(DiskCache, TruncatedEntriesAreNeverLoaded) {
+  const HelperRun first = run_helper(dir_);
+  for (uintmax_t size : {uintmax_t{10}, fs::file_size(only_entry()) - 7}) {
+    fs::resize_file(only_entry(), size);
+    const HelperRun r = run_helper(dir_);
+    EXPECT_EQ(r.compiles, 1) << r.log;
+    EXPECT_EQ(r.value, first.value);
+    EXPECT_NE(r.log.find("truncated"), std::string::npos) << r.log;
+  }
+  EXPECT_EQ(run_helper(dir_).disk_hits, 1);
+}
+
+TEST_F(DiskCache, ConcurrentWritersLeaveOneValidEntry) {
+  constexpr int kWriters = 4;
+  std::vector<FILE*> procs;
+  for (int i = 0; i < kWriters; ++i) procs.push_back(::popen(command(dir_, 3, "").c_str(), "r"));
+  std::vector<HelperRun> runs;
+  for (FILE* p : procs) {
+    ASSERT_NE(p, nullptr);
+    runs.push_back(parse(read_all(p)));
+    ::pclose(p);
+  }
+  for (const HelperRun& r : runs) {
+    EXPECT_EQ(r.compiles + r.disk_hits, 1) << r.log;
+    EXPECT_EQ(r.value, runs[0].value);
+    EXPECT_EQ(r.log.find("discarding"), std::string::npos) << r.log;
+  }
+  EXPECT_EQ(only_entry().extension(), ".agcobj");  // no temporary files left behind
+  EXPECT_EQ(run_helper(dir_, 3).disk_hits, 1);
+}
+
+TEST_F(DiskCache, OffDisablesIt) {
+  for (int i = 0; i < 2; ++i) {
+    const HelperRun r = run_helper("off");
+    EXPECT_EQ(r.compiles, 1) << r.log;
+    EXPECT_EQ(r.disk_hits, 0) << r.log;
+  }
+}
+
+TEST_F(DiskCache, UntrustedDirectoryIsSkippedWithOneWarning) {
+  fs::create_directories(dir_);
+  fs::permissions(dir_, fs::perms::all);  // 0777: others could plant code
+  const HelperRun r = run_helper(dir_);
+  EXPECT_EQ(r.compiles, 1) << r.log;
+  EXPECT_NE(r.log.find("not using the code cache directory"), std::string::npos) << r.log;
+  EXPECT_NE(r.log.find("other users can write"), std::string::npos) << r.log;
+  EXPECT_TRUE(entries().empty());
+}
+
+TEST_F(DiskCache, SizeCapEvictsLeastRecentlyUsedEntries) {
+  run_helper(dir_, 1);
+  const double entry_bytes = static_cast<double>(fs::file_size(only_entry()));
+  // Room for about three entries; the size varies a little with the signature.
+  const std::string cap = "AG_CACHE_MAX_MB=" + std::to_string(entry_bytes * 3.6 / 1048576.0);
+  for (int v = 2; v <= 6; ++v) ASSERT_EQ(run_helper(dir_, v, cap).compiles, 1);
+  const auto left = entries();
+  EXPECT_LE(left.size(), 3u);
+  EXPECT_GE(left.size(), 1u);
+  EXPECT_EQ(run_helper(dir_, 6, cap).disk_hits, 1);  // the newest survived
+  EXPECT_EQ(run_helper(dir_, 1, cap).compiles, 1);   // the oldest was evicted
+}
+
+TEST_F(DiskCache, DumpWritesLlvmIrAndAssembly) {
+  const std::string dump = dir_ + "-dump";
+  fs::create_directories(dump);
+  const HelperRun r = run_helper("off", 1, "AG_DUMP='" + dump + "'");
+  EXPECT_EQ(r.compiles, 1) << r.log;
+  int ll = 0, opt = 0, s = 0;
+  for (const auto& e : fs::directory_iterator(dump)) {
+    const std::string name = e.path().filename().string();
+    std::ifstream in(e.path());
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (name.ends_with(".opt.ll")) opt += text.find("@agc_entry(") != std::string::npos;
+    else if (name.ends_with(".ll")) ll += text.find("define i32 @agc_entry") != std::string::npos;
+    else if (name.ends_with(".s")) s += text.find("agc_entry:") != std::string::npos;
+  }
+  EXPECT_EQ(ll, 1);
+  EXPECT_EQ(opt, 1);
+  EXPECT_EQ(s, 1);
+  fs::remove_all(dump);
+}
+
+}  // namespace

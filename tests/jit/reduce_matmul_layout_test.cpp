@@ -1,0 +1,109 @@
+// Differential tests of reductions, arg-reductions, matmul (inline loops and the Eigen GEMM call),
+// layout ops and sources: eager == interpreter == JIT.
+#include "jit_test_util.h"
+#include "test_data.h"
+
+namespace {
+
+using agtest::Values;
+
+TEST(JitReduce, AllReductionsOverAxes) {
+  uint64_t seed = 1;
+  const std::vector<std::pair<ag::Shape, std::vector<int64_t>>> cases = {
+      {{}, {}},        {{7}, {}},         {{7}, {0}},          {{0}, {0}},        {{3, 4}, {0}},    {{3, 4}, {1}},
+      {{3, 4}, {0, 1}}, {{2, 3, 4}, {1}}, {{2, 3, 4}, {0, 2}}, {{2, 0, 4}, {1}},  {{2, 3, 4}, {2}}, {{5, 1, 3}, {0, 1}},
+      {{4, 33}, {1}},  {{33, 4}, {0}},
+  };
+  for (const auto& [shape, axes] : cases)
+    for (bool keep : {false, true}) {
+      for (ag::DType d : agtest::numeric_dtypes()) {
+        auto fn = [axes = axes, keep](ag::Tensor x) {
+          return std::tuple{ag::reduce_sum(x, axes, keep), ag::reduce_mean(x, axes, keep), ag::reduce_max(x, axes, keep),
+                            ag::reduce_min(x, axes, keep), ag::reduce_prod(x, axes, keep)};
+        };
+        const Values v = ag::is_floating(d) ? Values::Moderate : Values::Any;
+        agtest::expect_three_way(fmt::format("reduce {} {} axes {} keep {}", ag::dtype_name(d), shape.str(), axes.size(), keep),
+                                 fn, {.rtol = 1e-4, .atol = 1e-4}, agtest::sample(d, shape, seed++, v));
+      }
+      auto logical = [axes = axes, keep](ag::Tensor x) { return std::tuple{ag::reduce_any(x, axes, keep), ag::reduce_all(x, axes, keep)}; };
+      agtest::expect_three_way("reduce bool " + shape.str(), logical, {}, agtest::sample(ag::bool_, shape, seed++));
+    }
+  // NaN propagates through max/min; fused producers feed the reduction loop.
+  auto fused = [](ag::Tensor x) { return std::tuple{ag::reduce_max(x * 2.0f + 1.0f, {1}), ag::reduce_sum(ag::exp(x) - x, {0})}; };
+  agtest::expect_three_way("fused reduce", fused, {.rtol = 1e-4, .atol = 1e-4}, agtest::sample(ag::float32, {9, 13}, 99, Values::Any));
+}
+
+TEST(JitReduce, ArgMaxArgMin) {
+  uint64_t seed = 200;
+  for (ag::DType d : agtest::numeric_dtypes())
+    for (const ag::Shape& s : {ag::Shape{1}, ag::Shape{9}, ag::Shape{4, 5}, ag::Shape{2, 3, 4}})
+      for (int64_t axis = -1; axis < s.rank(); ++axis) {
+        auto fn = [axis](ag::Tensor x) { return std::tuple{ag::argmax(x, axis), ag::argmin(x, axis), ag::argmax(x * x, axis)}; };
+        // Ties: small integers repeat, so "first occurrence" is exercised.
+        const ag::Tensor x = ag::cast(ag::cast(agtest::sample(d, s, seed++, Values::Moderate), ag::int32) % 3, d);
+        agtest::expect_three_way(fmt::format("arg {} {} axis {}", ag::dtype_name(d), s.str(), axis), fn, {}, x);
+      }
+  auto nan_first = [](ag::Tensor x) { return std::tuple{ag::argmax(x), ag::argmin(x)}; };
+  agtest::expect_three_way("arg with NaN", nan_first, {}, ag::constant(std::vector<float>{NAN, 1, 5, 5, -2}, {5}));
+}
+
+TEST(JitMatMul, ShapesDtypesAndBatches) {
+  uint64_t seed = 300;
+  const std::vector<std::pair<ag::Shape, ag::Shape>> shapes = {
+      {{1, 1}, {1, 1}},     {{2, 3}, {3, 4}},       {{10, 10}, {10, 10}}, {{5, 0}, {0, 3}},     {{0, 4}, {4, 2}},
+      {{2, 3, 4}, {4, 5}},  {{2, 1, 3, 4}, {3, 4, 2}}, {{48, 40}, {40, 56}}, {{3, 64, 33}, {33, 65}}, {{1, 7}, {7, 1}},
+  };
+  for (ag::DType d : agtest::numeric_dtypes())
+    for (const auto& [sa, sb] : shapes) {
+      auto fn = [](ag::Tensor a, ag::Tensor b) { return ag::matmul(a, b); };
+      const Values v = ag::is_floating(d) ? Values::Moderate : Values::NonZero;
+      const ag::Tensor a = agtest::sample(d, sa, seed, v), b = agtest::sample(d, sb, seed + 1, v);
+      seed += 2;
+      agtest::expect_three_way(fmt::format("matmul {} {} {}", ag::dtype_name(d), sa.str(), sb.str()), fn,
+                               {.rtol = 1e-4, .atol = 1e-3}, a, b);
+    }
+}
+
+TEST(JitLayout, ViewsAndCopies) {
+  uint64_t seed = 400;
+  for (ag::DType d : {ag::bool_, ag::int32, ag::int64, ag::float32, ag::float64}) {
+    const ag::Tensor x = agtest::sample(d, {2, 3, 4}, seed++);
+    auto views = [](ag::Tensor t) {
+      return std::tuple{ag::reshape(t, {4, -1}), ag::reshape(t, {24}), ag::expand_dims(t, 1), ag::expand_dims(t, -1),
+                        ag::squeeze(ag::expand_dims(t, 0)), ag::shape_of(t), ag::identity(t)};
+    };
+    agtest::expect_three_way("views " + std::string(ag::dtype_name(d)), views, {}, x);
+    auto copies = [](ag::Tensor t) {
+      return std::tuple{ag::transpose(t), ag::transpose(t, {1, 0, 2}), ag::transpose(t, {0, 2, 1}),
+                        ag::slice(t, {0, 1, 1}, {2, 2, -1}), ag::slice(t, {1, 0, 0}, {1, -1, 2}),
+                        ag::concat({t, t}, 0), ag::concat({t, ag::slice(t, {0, 0, 0}, {-1, -1, 1})}, 2),
+                        ag::stack({t, t}, 1), t[1], ag::squeeze(ag::slice(t, {0, 1, 0}, {2, 1, 4}), {1})};
+    };
+    agtest::expect_three_way("copies " + std::string(ag::dtype_name(d)), copies, {}, x);
+  }
+  auto gathers = [](ag::Tensor p, ag::Tensor i) {
+    return std::tuple{ag::gather(p, i, 0), ag::gather(p, ag::reshape(i, {2, 2}), 1), ag::gather(p, i % 3, -1),
+                      ag::gather(p, ag::constant(std::vector<int64_t>{2, 0}, {2}), 0), p[ag::Tensor(int64_t{1})]};
+  };
+  agtest::expect_three_way("gather", gathers, {}, agtest::sample(ag::float32, {3, 4, 3}, 7), ag::constant(std::vector<int32_t>{2, 0, 1, 1}, {4}));
+  auto scalars = [](ag::Tensor x) {
+    return std::tuple{ag::reshape(x, {1, 1}), ag::expand_dims(x, 0), ag::shape_of(x), ag::concat({ag::reshape(x, {1}), ag::reshape(x, {1})}, 0)};
+  };
+  agtest::expect_three_way("scalar layout", scalars, {}, ag::Tensor(3.5f));
+}
+
+TEST(JitSource, RangeFillConstants) {
+  auto ranges = [](ag::Tensor n, ag::Tensor f) {
+    const ag::Tensor m3(int64_t{-3}), m2(int64_t{-2}), five(int64_t{5});
+    return std::tuple{ag::range(n), ag::range(n, m3, m2), ag::range(five, n), ag::range(f, f * 4.0f, ag::Tensor(0.7f)),
+                      ag::range(n * int64_t{0} + 3, n, 4), ag::range(f, f, ag::Tensor(1.0f))};
+  };
+  agtest::expect_three_way("ranges", ranges, {}, ag::Tensor(int64_t{11}), ag::Tensor(1.25f));
+  agtest::expect_three_way("ranges small", ranges, {}, ag::Tensor(int64_t{0}), ag::Tensor(-2.0f));
+  auto consts = [](ag::Tensor x) {
+    return std::tuple{x + ag::constant({{1.0f, 2.0f}, {3.0f, 4.0f}}), ag::eye(2, ag::float32) * x, ag::constant({true, false}) == (x > 2.0f)};
+  };
+  agtest::expect_three_way("constants", consts, {}, agtest::sample(ag::float32, {2}, 8, Values::Moderate));
+}
+
+}  // namespace
