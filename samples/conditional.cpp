@@ -39,6 +39,6 @@ int main() {
 // OUT-NEXT: conditional([1 -2 3]) = tf.Tensor([1. 2. 3.], shape=(3,), dtype=float32)
 // OUT-NEXT: conditional([-1 -2 3]) = tf.Tensor([1. 4. 0.25], shape=(3,), dtype=float32)
 // OUT-NEXT: tracing_count: 1
-// OUT: simple_relu(3) = tf.Tensor(3., shape=(), dtype=float32)
-// OUT-NEXT: simple_relu(-3) = tf.Tensor(0., shape=(), dtype=float32)
+// OUT: simple_relu(3) = tf.Tensor(3.0, shape=(), dtype=float32)
+// OUT-NEXT: simple_relu(-3) = tf.Tensor(0.0, shape=(), dtype=float32)
 // OUT: If(

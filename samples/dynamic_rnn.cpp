@@ -28,7 +28,8 @@ int main() {
   fmt::print("tracing_count: {}\n", f.tracing_count());
   return 0;
 }
-// OUT: tf.Tensor({{\[\[\[}}1. 1. 1. 1.]
+// OUT: tf.Tensor(
+// OUT-NEXT: {{\[\[\[}}1. 1. 1. 1.]
 // OUT-NEXT: [2. 2. 2. 2.]
 // OUT-NEXT: [3. 3. 3. 3.]]
 // OUT: shape=(2, 3, 4), dtype=float32)

@@ -2,7 +2,7 @@
 # The tour of agc: runs each sample under a heading, dumping everything it compiles
 # (graphs, DOT, LLVM IR, assembly) into ag_dump/.   tour.sh <build-dir> [sample]
 set -euo pipefail
-build=$1
+build=$(cd "$1" && pwd)
 sample=${2:-}
 root=$(cd "$(dirname "$0")/.." && pwd)
 dump="$root/ag_dump"
@@ -28,6 +28,11 @@ run_one() {
   [ -x "$exe" ] || { echo "(sample '$name' is not built)"; return 0; }
   printf '\n\033[1m=== %s — %s ===\033[0m\n' "$name" "${about[$name]:-}"
   (cd "$dump" && AG_DUMP="$dump/$name" "$exe" "$dump/$name.dot")
+  if [ "$name" = conditional ] && [ -x "$build/tools/ag-rewrite" ]; then
+    printf '\n\033[1m--- what ag-rewrite made of samples/conditional.cpp (ag-rewrite --diff) ---\033[0m\n'
+    "$build/tools/ag-rewrite" --diff --no-line-directives --no-register "$root/samples/conditional.cpp" -- \
+      -std=c++20 -I"$root/runtime/include" | sed "s|$root/||"
+  fi
 }
 
 mkdir -p "$dump"

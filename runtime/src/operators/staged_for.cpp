@@ -4,7 +4,7 @@
 
 #include <optional>
 
-#include "ag/detail/ops_internal.h"
+#include "../ops/internal_ops.h"
 
 #include "ag/operators/control_flow.h"
 #include "ag/ops.h"
@@ -40,7 +40,9 @@ void staged_for(const Tensor& iterable, int64_t start, FnRef<Tensor()>* extra_te
     // The length of an integer range without materializing it; delta == 0 is a division by
     // zero (InvalidArgumentError), as the Range op itself would report.
     const RangeParts& r = *range;
-    n = cast(maximum(floordiv(r.limit - r.start + r.delta - sign(r.delta), r.delta), 0), ag::int64);
+    const Tensor span = op(OpKind::Add, {op(OpKind::Sub, {r.limit, r.start}, loc), r.delta}, loc);
+    const Tensor count = op(OpKind::FloorDiv, {op(OpKind::Sub, {span, op(OpKind::Sign, {r.delta}, loc)}, loc), r.delta}, loc);
+    n = cast_to(op(OpKind::Maximum, {count, scalar_like(count, 0)}, loc), DType::Int64, loc);
   } else {
     n = apply_op(OpKind::Gather, {apply_op(OpKind::ShapeOf, {iterable}, Attrs::none(), loc), Tensor(int64_t{0})},
                  Attrs::none(), loc);
@@ -51,19 +53,20 @@ void staged_for(const Tensor& iterable, int64_t start, FnRef<Tensor()>* extra_te
   all.push_back(make_state_var(index, "ag__index"));
 
   auto cond = [&]() -> Tensor {
-    Tensor in_range = index < n;
+    Tensor in_range = op(OpKind::Less, {index, n}, loc);
     if (!extra_test) return in_range;
-    return logical_and(in_range, staged_condition((*extra_test)(), "for loop", loc));
+    return op(OpKind::LogicalAnd, {in_range, staged_condition((*extra_test)(), "for loop", loc)}, loc);
   };
   auto step = [&] {
     Tensor elem;
     if (range) {
-      elem = range->start + cast(index, range->start.dtype()) * range->delta;
+      elem = op(OpKind::Add, {range->start, op(OpKind::Mul, {cast_to(index, range->start.dtype(), loc), range->delta}, loc)},
+                loc);
     } else {
       Attrs axis0;
       elem = apply_op(OpKind::Gather, {iterable, index}, axis0, loc);
     }
-    index = index + int64_t{1};
+    index = op(OpKind::Add, {index, Tensor(int64_t{1})}, loc);
     body(elem);
   };
   staged_while(cond, step, all, loc);

@@ -6,6 +6,7 @@
 
 #include "ag/construct.h"
 #include "ag/detail/ops_internal.h"
+#include "ag/operators/logical.h"
 #include "state_vars.h"
 
 namespace ag::detail {
@@ -162,6 +163,10 @@ std::vector<Tensor> staged_cond(const Tensor& cond_in, FnRef<std::vector<Tensor>
                                 fmt::format("the value {}", i), loc));
   }
   return build_if(cond, then_b, else_b, then_results, else_results, types, loc);
+}
+
+Tensor not_tensor(const Tensor& t, SourceLoc loc) {
+  return apply_op(OpKind::LogicalNot, {as_bool_tensor(t, "!", loc)}, Attrs::none(), loc);
 }
 
 Tensor as_bool_tensor(const Tensor& t, const char* construct, SourceLoc loc) {

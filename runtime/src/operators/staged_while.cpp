@@ -10,7 +10,7 @@
 #include "ag/detail/log.h"
 #include "ag/detail/ops_internal.h"
 #include "ag/operators/control_flow.h"
-#include "ag/ops.h"
+#include "../ops/internal_ops.h"
 #include "state_vars.h"
 
 namespace ag::detail {
@@ -196,10 +196,11 @@ void staged_while_impl(FnRef<Tensor()> cond_fn, FnRef<void()> body_fn, std::span
       std::vector<StateVar> with_counter(vars.begin(), vars.end());
       with_counter.push_back(make_state_var(iterations, "ag__iterations"));
       auto counted_cond = [&]() -> Tensor {
-        return logical_and(iterations < limit, staged_condition(cond_fn(), "while loop", loc));
+        return op(OpKind::LogicalAnd,
+                  {op(OpKind::Less, {iterations, Tensor(limit)}, loc), staged_condition(cond_fn(), "while loop", loc)}, loc);
       };
       auto counted_body = [&] {
-        iterations = iterations + int64_t{1};
+        iterations = op(OpKind::Add, {iterations, Tensor(int64_t{1})}, loc);
         body_fn();
       };
       staged_while_impl(counted_cond, counted_body, with_counter, loc, true);

@@ -6,7 +6,7 @@
 #include <map>
 
 #include "../function/signature.h"
-#include "ag/detail/ops_internal.h"
+#include "../ops/internal_ops.h"
 #include "ag/construct.h"
 #include "ag/ops.h"
 
@@ -86,11 +86,12 @@ Tensor staged_condition(const Tensor& c, const char* construct, SourceLoc loc) {
       throw ValueError(fmt::format("the condition of a tensor-dependent {}{} must be a scalar, got shape {}; use "
                                    "ag::reduce_any or ag::reduce_all",
                                    construct, where(loc), s.str()));
-    return staged_condition(reshape(c, Shape{}, std::source_location::current()), construct, loc);
+    Attrs scalar;  // reshape to []
+    return staged_condition(op(OpKind::Reshape, {c}, loc, scalar), construct, loc);
   }
   if (c.dtype() == DType::Bool) return c;
   if (c.dtype() == DType::List) throw TypeError(fmt::format("a TensorArray is not a condition{}", where(loc)));
-  return c != 0;
+  return op(OpKind::NotEqual, {c, scalar_like(c, 0)}, loc);
 }
 
 bool truth(const Tensor& c, const char* construct, SourceLoc loc) {

@@ -6,6 +6,7 @@
 
 #include "ag/construct.h"
 #include "ag/ops.h"
+#include "../ops/internal_ops.h"
 #include "allocator.h"
 #include "tensor_list.h"
 
@@ -195,10 +196,15 @@ Tensor Tensor::operator[](int64_t i) const {
   const int64_t n = s[0];
   if (is_symbolic() || dtype() == DType::List) {
     // A negative index counts from the end, as eagerly: at trace time when dim 0 is static,
-    // else in the graph (gather itself takes no negative indices).
-    if (i < 0 && n < 0) return gather(*this, Tensor(i) + shape_of(*this)[0]);
-    if (i < 0 && i + n >= 0) return gather(*this, Tensor(i + n));
-    if (i >= 0) return gather(*this, Tensor(i));
+    // else in the graph (gather itself takes no negative indices). operator[] cannot take a
+    // location, so the gather gets its frame's (the enclosing construct's line).
+    using detail::op;
+    if (i < 0 && n < 0) {
+      const Tensor dim0 = op(OpKind::Gather, {op(OpKind::ShapeOf, {*this}, {}), Tensor(int64_t{0})}, {});
+      return op(OpKind::Gather, {*this, op(OpKind::Add, {Tensor(i), dim0}, {})}, {});
+    }
+    if (i < 0 && i + n >= 0) return op(OpKind::Gather, {*this, Tensor(i + n)}, {});
+    if (i >= 0) return op(OpKind::Gather, {*this, Tensor(i)}, {});
   }
   const int64_t j = i < 0 ? i + n : i;
   if (j < 0 || j >= n)
@@ -210,7 +216,7 @@ Tensor Tensor::operator[](int64_t i) const {
   return detail::make_view(impl_->storage, offset, dtype(), rest);
 }
 
-Tensor Tensor::operator[](const Tensor& i) const { return gather(*this, i); }
+Tensor Tensor::operator[](const Tensor& i) const { return detail::op(OpKind::Gather, {*this, i}, {}); }
 
 Tensor::iterator Tensor::begin() const {
   if (is_symbolic())

@@ -153,6 +153,7 @@ Tensor trace_op(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, S
       if (t.is_symbolic()) throw_leaked(t, loc);
     throw InternalError("trace_op without a frame");
   }
+  if (!loc.known()) loc = f->loc;  // an op without a location: the enclosing construct's line
   Node n;
   n.op = op;
   n.loc = loc;
@@ -171,6 +172,7 @@ std::vector<Tensor> trace_node(OpKind op, std::span<const Tensor> inputs, Attrs 
                                std::vector<std::shared_ptr<const Graph>> subgraphs, SourceLoc loc) {
   TraceFrame* f = current_frame();
   if (!f) throw InternalError("trace_node without a frame");
+  if (!loc.known()) loc = f->loc;
   Node n;
   n.op = op;
   n.loc = loc;

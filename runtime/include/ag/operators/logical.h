@@ -16,6 +16,8 @@ template <class T>
 inline constexpr bool is_tensor_v = std::is_same_v<std::decay_t<T>, Tensor>;
 // A condition as a bool scalar tensor (non-bool numbers compare with 0).
 Tensor as_bool_tensor(const Tensor& t, const char* construct, SourceLoc loc);
+// !t of a condition, recorded at `loc` (the rewritten construct's line).
+Tensor not_tensor(const Tensor& t, SourceLoc loc);
 inline Tensor as_bool_tensor(bool b, const char*, SourceLoc) { return Tensor(b); }
 }  // namespace detail
 
@@ -78,6 +80,6 @@ auto or_(const A& a, BFn&& b_fn, SourceLoc loc = {}) {
 
 // !a
 inline bool not_(bool a) { return !a; }
-inline Tensor not_(const Tensor& a, SourceLoc loc = {}) { return logical_not(detail::as_bool_tensor(a, "!", loc)); }
+inline Tensor not_(const Tensor& a, SourceLoc loc = {}) { return detail::not_tensor(a, loc); }
 
 }  // namespace ag
