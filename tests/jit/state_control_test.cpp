@@ -102,6 +102,29 @@ TEST(JitState, TensorArrayInALoop) {
   for (int n : {1, 5, 40}) agtest::expect_three_way("tensor array n=" + std::to_string(n), squares_with_tensor_array, {}, ag::Tensor(n));
 }
 
+// The guide's dynamic_rnn: a TensorArray with no element shape yet, written in a staged loop
+// whose trip count is read from the input's shape.
+ag::Tensor dynamic_rnn(ag::Tensor input_data, ag::Tensor initial_state) {
+  input_data = ag::transpose(input_data, {1, 0, 2});
+  ag::TensorArray states(ag::float32);
+  ag::Tensor state = initial_state;
+  ag::for_stmt(ag::range(ag::shape_of(input_data)[0]), ag::no_extra_test,
+               [&](ag::Tensor i) {
+                 state = ag::tanh(input_data[i] + state);
+                 states = states.write(i, state);
+               },
+               ag::state(state, states), {"state", "states"}, AG_SOURCE_LOC("rnn.cpp", 1));
+  return ag::transpose(states.stack(), {1, 0, 2});
+}
+
+TEST(JitState, UntypedTensorArrayInAStagedLoop) {
+  // (Not 0: eagerly an empty, never-written TensorArray stacks to shape [0], as in TensorFlow.)
+  for (int seq_len : {1, 2, 7})
+    agtest::expect_three_way("dynamic_rnn seq_len=" + std::to_string(seq_len), dynamic_rnn, {},
+                             ag::random_uniform({3, seq_len, 5}, ag::float32, -1, 1, seq_len),
+                             ag::random_uniform({3, 5}, ag::float32, -1, 1, 99));
+}
+
 // A loop whose carried tensor grows: its shape becomes [?] and lives in owned buffers.
 ag::Tensor growing(ag::Tensor n, ag::Tensor x) {
   ag::Tensor acc = ag::reshape(x, {1});

@@ -476,6 +476,83 @@ TEST(StagedFor, TensorArrayAccumulation) {
     }
 }
 
+// A TensorArray with no element shape yet is a loop variable: the first traced write types it
+// (list<f32[*]> -> list<f32[2,4]>), and one trace serves every sequence length.
+TEST(StagedFor, UntypedTensorArrayInAStagedLoop) {
+  auto running_sums = ag::function(
+      [](Tensor input_data) {
+        input_data = ag::transpose(input_data, {1, 0, 2});
+        ag::TensorArray states(ag::float32);
+        Tensor state = ag::zeros({2, 4});
+        ag::for_stmt(ag::range(ag::shape_of(input_data)[0]), ag::no_extra_test,
+                     [&](Tensor i) {
+                       state = input_data[i] + state;
+                       states = states.write(i, state);
+                     },
+                     ag::state(state, states), {"state", "states"}, LOC(231));
+        return ag::transpose(states.stack(), {1, 0, 2});
+      },
+      {.input_signature = {ag::TensorSpec({2, -1, 4}, ag::float32)}, .jit_compile = false});
+  for (int seq_len : {1, 3, 6}) {
+    Tensor in = ag::random_uniform({2, seq_len, 4}, ag::float32, 0, 1, seq_len);
+    Tensor out = running_sums(in);
+    ASSERT_EQ(out.shape(), ag::Shape({2, seq_len, 4}));
+    const auto x = in.to_vector<float>(), y = out.to_vector<float>();
+    for (int b = 0; b < 2; ++b)
+      for (int f = 0; f < 4; ++f) {
+        float acc = 0;
+        for (int t = 0; t < seq_len; ++t) {
+          acc += x[(b * seq_len + t) * 4 + f];
+          EXPECT_FLOAT_EQ(y[(b * seq_len + t) * 4 + f], acc);
+        }
+      }
+  }
+  EXPECT_EQ(running_sums.tracing_count(), 1);
+  const std::string text = running_sums.get_concrete_function().graph_text();
+  EXPECT_NE(text.find("list<f32[*]>"), std::string::npos) << text;
+  EXPECT_NE(text.find("While"), std::string::npos) << text;
+  EXPECT_NE(text.find("ListStack(%12#1) : f32[?,2,4]"), std::string::npos) << text;
+}
+
+// Written in one branch only: the If result takes the written element shape.
+TEST(StagedIf, TensorArrayWrittenInOneBranch) {
+  auto f = ag::function(
+      [](Tensor x) {
+        ag::TensorArray ta(ag::int32);
+        ag::if_stmt(ag::reduce_sum(x) > 0, [&] { ta = ta.write(0, x); }, [&] {}, ag::state(ta), {"ta"}, LOC(240));
+        return ta.stack();
+      },
+      interpreted());
+  EXPECT_EQ(f(ag::constant({1, 2})).to_vector<int>(), (std::vector<int>{1, 2}));
+  EXPECT_NE(f.concrete_functions()[0].graph_text().find("list<i32[2]>"), std::string::npos)
+      << f.concrete_functions()[0].graph_text();
+  EXPECT_EQ(f(ag::constant({-1, -2})).shape(), ag::Shape({0, 2})) << f.concrete_functions()[0].graph_text();
+}
+
+TEST(StagedFor, ReadingAnUntypedTensorArrayWhileTracingIsAnError) {
+  auto f = ag::function(
+      [](Tensor n) {
+        ag::TensorArray ta(ag::float32);
+        Tensor last = 0.0f;
+        ag::for_stmt(ag::range(n), ag::no_extra_test, [&](Tensor i) { last = ta.read(i); }, ag::state(last),
+                     {"last"}, LOC(250));
+        return last;
+      },
+      interpreted());
+  AG_EXPECT_ERROR(ag::ValueError, f(Tensor(3)), "TensorArray", "no element shape yet", "written");
+  // Writing an element of another rank than the first write is a shape error while tracing.
+  auto g = ag::function(
+      [](Tensor n) {
+        ag::TensorArray ta(ag::float32);
+        ta = ta.write(0, ag::zeros({2}));
+        ag::for_stmt(ag::range(n), ag::no_extra_test, [&](Tensor i) { ta = ta.write(i, ag::zeros({2, 2})); },
+                     ag::state(ta), {"ta"}, LOC(260));
+        return ta.stack();
+      },
+      interpreted());
+  AG_EXPECT_ERROR(ag::ValueError, g(Tensor(3)), "TensorArray::write", "[2]", "[2,2]");
+}
+
 TEST(StagedControlFlow, CompositeStateMembersAndElements) {
   struct Cell {
     Tensor h, c;

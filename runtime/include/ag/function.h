@@ -203,16 +203,13 @@ class Function<R(Args...)> {
 
   // Traces (if needed) without running. Each argument is a TensorSpec or an example Tensor for
   // a tensor parameter, the Variable for a Variable parameter, or the value of a plain one.
+  // Without arguments, the input_signature gives every parameter (as tf.function allows).
   template <class... Specs>
   ConcreteFunction<R(Args...)> get_concrete_function(Specs&&... specs) const {
-    static_assert(sizeof...(Specs) == sizeof...(Args), "get_concrete_function: one spec or value per parameter");
-    std::tuple<typename detail::spec_holder<Args, Specs>::type...> held{
-        detail::spec_holder<Args, Specs>::make(std::forward<Specs>(specs))...};
-    return [&]<size_t... I>(std::index_sequence<I...>) {
-      const detail::ArgView views[sizeof...(Args) + 1] = {detail::spec_holder<Args, Specs>::view(std::get<I>(held))..., {}};
-      return ConcreteFunction<R(Args...)>(
-          detail::get_concrete(*core_, std::span<const detail::ArgView>(views, sizeof...(Args))));
-    }(std::index_sequence_for<Args...>{});
+    if constexpr (sizeof...(Specs) == 0 && sizeof...(Args) > 0)
+      return ConcreteFunction<R(Args...)>(detail::get_concrete_from_input_signature(*core_));
+    else
+      return get_concrete_function_from(std::forward<Specs>(specs)...);
   }
 
   int64_t tracing_count() const { return detail::tracing_count(*core_); }
@@ -228,6 +225,18 @@ class Function<R(Args...)> {
   const std::string& name() const { return detail::function_name(*core_); }
 
  private:
+  template <class... Specs>
+  ConcreteFunction<R(Args...)> get_concrete_function_from(Specs&&... specs) const {
+    static_assert(sizeof...(Specs) == sizeof...(Args), "get_concrete_function: one spec or value per parameter");
+    std::tuple<typename detail::spec_holder<Args, Specs>::type...> held{
+        detail::spec_holder<Args, Specs>::make(std::forward<Specs>(specs))...};
+    return [&]<size_t... I>(std::index_sequence<I...>) {
+      const detail::ArgView views[sizeof...(Args) + 1] = {detail::spec_holder<Args, Specs>::view(std::get<I>(held))..., {}};
+      return ConcreteFunction<R(Args...)>(
+          detail::get_concrete(*core_, std::span<const detail::ArgView>(views, sizeof...(Args))));
+    }(std::index_sequence_for<Args...>{});
+  }
+
   std::shared_ptr<void> fn_;
   std::function<R(Args...)> eager_;
   std::shared_ptr<detail::FunctionCore> core_;

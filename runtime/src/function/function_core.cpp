@@ -92,6 +92,23 @@ std::shared_ptr<ConcreteCore> FunctionCore::get_concrete(std::span<const ArgView
   return lookup_or_trace(args, key, /*exact=*/true);
 }
 
+std::shared_ptr<ConcreteCore> FunctionCore::get_concrete_from_input_signature() {
+  if (options_.input_signature.empty())
+    throw ValueError(fmt::format("get_concrete_function() of Function '{}' without arguments needs an input_signature; "
+                                 "pass a TensorSpec or an example value for each parameter",
+                                 info_.name));
+  if (options_.input_signature.size() != num_params_)
+    throw ValueError(fmt::format("get_concrete_function() of Function '{}' without arguments: the function has "
+                                 "parameters that are not tensors; pass a value for each parameter",
+                                 info_.name));
+  std::vector<ArgView> views(num_params_);
+  for (size_t i = 0; i < num_params_; ++i) {
+    views[i].kind = ArgKind::TensorSpec;
+    views[i].ptr = &options_.input_signature[i];
+  }
+  return get_concrete(views);
+}
+
 std::shared_ptr<ConcreteCore> FunctionCore::find_exact(const KeyBuf& key) const {
   std::lock_guard lock(mu_);
   const uint64_t h = key.hash();
@@ -365,6 +382,9 @@ std::shared_ptr<FunctionCore> make_function_core(FunctionOptions options, Functi
 
 void call_function(FunctionCore& f, std::span<const ArgView> args, std::span<Tensor> outputs) { f.call(args, outputs); }
 std::shared_ptr<ConcreteCore> get_concrete(FunctionCore& f, std::span<const ArgView> args) { return f.get_concrete(args); }
+std::shared_ptr<ConcreteCore> get_concrete_from_input_signature(FunctionCore& f) {
+  return f.get_concrete_from_input_signature();
+}
 int64_t tracing_count(const FunctionCore& f) { return f.tracing_count(); }
 std::vector<std::shared_ptr<ConcreteCore>> concrete_functions(const FunctionCore& f) { return f.concrete_functions(); }
 std::string pretty_printed_concrete_signatures(const FunctionCore& f) {

@@ -18,6 +18,8 @@ class FunctionCore {
 
   void call(std::span<const ArgView> args, std::span<Tensor> outputs);
   std::shared_ptr<ConcreteCore> get_concrete(std::span<const ArgView> args);
+  // get_concrete_function() without arguments: the input_signature describes every parameter.
+  std::shared_ptr<ConcreteCore> get_concrete_from_input_signature();
   // The concrete function for a call from inside another trace, and its inlining.
   void call_while_tracing(std::span<const ArgView> args, std::span<Tensor> outputs);
 

@@ -11,7 +11,6 @@
 
 namespace ag::detail {
 
-TensorType join_types(const TensorType& a, const TensorType& b);
 
 namespace {
 
@@ -68,7 +67,7 @@ TensorType joined_type(const TensorType& t, const TensorType& e, const std::stri
         "{} is {} in the then branch and {} in the else branch of the tensor-dependent if{}; both branches must give "
         "it the same dtype (use ag::cast)",
         what, t.str(), e.str(), where(loc)));
-  if (t.shape.rank() != e.shape.rank())
+  if (t.shape.rank() != e.shape.rank() && !t.is_untyped_list() && !e.is_untyped_list())
     throw ConversionError(fmt::format(
         "{} has rank {} in the then branch and rank {} in the else branch of the tensor-dependent if{}; both "
         "branches must give it the same rank",

@@ -15,7 +15,6 @@
 
 namespace ag::detail {
 
-TensorType join_types(const TensorType& a, const TensorType& b);
 
 namespace {
 
@@ -109,7 +108,7 @@ LoopTrace trace_loop(FnRef<Tensor()> cond_fn, FnRef<void()> body_fn, std::span<S
               "{} is {} before the tensor-dependent while loop{} but {} after an iteration; a loop variable must "
               "keep its dtype (use ag::cast)",
               describe_var(v), types[k].str(), where(loc), t.str()));
-        if (t.shape.rank() != types[k].shape.rank())
+        if (t.shape.rank() != types[k].shape.rank() && !t.is_untyped_list() && !types[k].is_untyped_list())
           throw ConversionError(fmt::format(
               "{} has rank {} before the tensor-dependent while loop{} but rank {} after an iteration; a loop "
               "variable must keep its rank",

@@ -116,6 +116,7 @@ ValueId materialize(TraceFrame& frame, const Tensor& t, SourceLoc loc) {
     dst->kind = src->kind;
     dst->dtype = src->dtype;
     dst->elem_dtype = src->elem_dtype;
+    dst->elem_rank_unknown = src->elem_rank_unknown;
     dst->shape = src->shape;
     dst->node = src->node;
     dst->output = src->output;

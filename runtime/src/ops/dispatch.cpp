@@ -12,10 +12,12 @@ TensorType type_of(const Tensor& t) {
   if (t.dtype() == DType::List) {
     if (t.is_symbolic()) {
       type.elem_dtype = t.impl()->elem_dtype;
+      type.elem_rank_unknown = t.impl()->elem_rank_unknown;
     } else {
       const TensorList& l = list_of(t);
       type.elem_dtype = l.elem_dtype;
       type.shape = l.elem_shape;
+      type.elem_rank_unknown = !l.elem_shape_known;
     }
   }
   return type;

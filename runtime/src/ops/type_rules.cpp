@@ -338,8 +338,11 @@ TensorType infer_type(OpKind op, std::span<const TensorType> in, const Attrs& at
         type_error(op, loc, fmt::format("the TensorArray holds {} but the value is {}", dtype_name(in[0].elem_dtype),
                                         describe(in[2])));
       TensorType out = in[0];
-      // Element shapes must agree; a first write fixes them (an all-unknown rank-0 marker means "not yet").
-      if (out.shape.rank() == in[2].shape.rank()) {
+      // Element shapes must agree; the first write types an untyped list.
+      if (out.elem_rank_unknown) {
+        out.shape = in[2].shape;
+        out.elem_rank_unknown = false;
+      } else if (out.shape.rank() == in[2].shape.rank()) {
         for (int64_t i = 0; i < out.shape.rank(); ++i) {
           if (out.shape[i] >= 0 && in[2].shape[i] >= 0 && out.shape[i] != in[2].shape[i])
             value_error(op, loc, fmt::format("the TensorArray holds elements of shape {} but the value has shape {}",
@@ -347,7 +350,8 @@ TensorType infer_type(OpKind op, std::span<const TensorType> in, const Attrs& at
           if (out.shape[i] < 0) out.shape[i] = in[2].shape[i];
         }
       } else {
-        out.shape = in[2].shape;
+        value_error(op, loc, fmt::format("the TensorArray holds elements of shape {} but the value has shape {}",
+                                         out.shape.str(), in[2].shape.str()));
       }
       return out;
     }
@@ -355,10 +359,13 @@ TensorType infer_type(OpKind op, std::span<const TensorType> in, const Attrs& at
       require_arity(op, in, 2, loc);
       if (!is_integer(in[1].dtype) || in[1].shape.rank() != 0)
         type_error(op, loc, "the index must be an integer scalar, got " + describe(in[1]));
+      if (in[0].elem_rank_unknown)
+        value_error(op, loc, "the TensorArray has no element shape yet: nothing has been written to it before this "
+                             "read (write an element first)");
       return {in[0].elem_dtype, in[0].shape};
     case OpKind::ListStack: {
       require_arity(op, in, 1, loc);
-      Shape out = in[0].shape;
+      Shape out = in[0].elem_rank_unknown ? attrs.shape : in[0].shape;
       out.insert(0, Shape::kUnknown);
       return {in[0].elem_dtype, out};
     }
@@ -368,9 +375,9 @@ TensorType infer_type(OpKind op, std::span<const TensorType> in, const Attrs& at
   throw InternalError(fmt::format("no type rule for {}", op_name(op)));
 }
 
-// The most specific type that both a and b fit (dims that differ become unknown).
-TensorType join_types(const TensorType& a, const TensorType& b);
 TensorType join_types(const TensorType& a, const TensorType& b) {
+  if (a.is_untyped_list()) return b;  // an untyped list fits any element shape
+  if (b.is_untyped_list()) return a;
   TensorType out = a;
   if (a.shape.rank() != b.shape.rank()) throw InternalError("join_types: ranks differ");
   for (int64_t i = 0; i < a.shape.rank(); ++i) out.shape[i] = join_dim(a.shape[i], b.shape[i]);

@@ -71,7 +71,11 @@ Tensor TensorArray::read(Operand index) const {
 
 Tensor TensorArray::stack() const {
   detail::check_readable(handle_, OpKind::ListStack, {});
-  if (handle_.is_symbolic()) return detail::trace_op(OpKind::ListStack, {&handle_, 1}, Attrs::none(), {});
+  if (handle_.is_symbolic()) {
+    Attrs attrs;
+    attrs.shape = handle_.shape();  // the element shape (a List handle's shape is its element shape)
+    return detail::trace_op(OpKind::ListStack, {&handle_, 1}, attrs, {});
+  }
   return detail::list_stack(detail::list_of(handle_), Shape{});
 }
 

@@ -113,7 +113,8 @@ std::string Tensor::str() const {
 }
 
 std::string TensorType::str() const {
-  if (dtype == DType::List) return fmt::format("list<{}{}>", dtype_short_name(elem_dtype), shape.str());
+  if (dtype == DType::List)
+    return fmt::format("list<{}{}>", dtype_short_name(elem_dtype), elem_rank_unknown ? "[*]" : shape.str());
   return fmt::format("{}{}", dtype_short_name(dtype), shape.str());
 }
 

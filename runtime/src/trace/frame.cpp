@@ -67,6 +67,7 @@ Tensor TraceFrame::symbolic(ValueId v) {
   impl->kind = ImplKind::Symbolic;
   impl->dtype = type.dtype;
   impl->elem_dtype = type.elem_dtype;
+  impl->elem_rank_unknown = type.elem_rank_unknown;
   impl->shape = type.shape;
   retain_token(token_);
   impl->frame = token_;

@@ -34,6 +34,7 @@ std::shared_ptr<FunctionCore> make_function_core(FunctionOptions options, Functi
 // The hot path: finds (or traces) the concrete function for `args` and runs it.
 void call_function(FunctionCore& f, std::span<const ArgView> args, std::span<Tensor> outputs);
 std::shared_ptr<ConcreteCore> get_concrete(FunctionCore& f, std::span<const ArgView> args);
+std::shared_ptr<ConcreteCore> get_concrete_from_input_signature(FunctionCore& f);
 int64_t tracing_count(const FunctionCore& f);
 std::vector<std::shared_ptr<ConcreteCore>> concrete_functions(const FunctionCore& f);
 std::string pretty_printed_concrete_signatures(const FunctionCore& f);

@@ -13,6 +13,10 @@ namespace ag::detail {
 // Throws TypeError / ValueError naming the op, the operands and their types.
 TensorType infer_type(OpKind op, std::span<const TensorType> inputs, const Attrs& attrs, SourceLoc loc);
 
+// The most specific type both a and b fit: dims that differ become unknown, an untyped List
+// takes the other side's element shape. a and b have the same dtype and (unless untyped) rank.
+TensorType join_types(const TensorType& a, const TensorType& b);
+
 // Runs a non-control op on concrete inputs (the eager path and the graph interpreter).
 Tensor eval_op(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, SourceLoc loc);
 

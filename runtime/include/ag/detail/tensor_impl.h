@@ -49,6 +49,7 @@ struct TensorImpl {
   // before a staged loop"): using one in an op raises; control-flow state may carry it.
   bool maybe_undefined = false;
   DType elem_dtype = DType::Float32;  // symbolic List values: the element dtype
+  bool elem_rank_unknown = false;     // symbolic List values: no write has typed the elements yet
   Shape shape;
   // Concrete.
   void* data = nullptr;

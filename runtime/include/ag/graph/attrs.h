@@ -21,6 +21,8 @@ struct Attrs {
   // Cast: target dtype. Fill/FillLike/Range: result dtype. ListWrite etc.: element dtype.
   DType dtype = DType::Float32;
   // Reshape: target shape (one dim may be -1). Fill: result shape. Slice: sizes (-1 = to end).
+  // ListStack: the element shape known while tracing, for a list that turns out empty and
+  // untyped at run time (a loop that ran no iteration).
   Shape shape;
   // Transpose: perm. Reduce: axes (normalized, sorted). Slice: begin. Squeeze: axes.
   Shape ints;

@@ -14,15 +14,21 @@
 namespace ag {
 
 // The static type of a value: dtype and shape (dims may be -1 = unknown). For List values
-// (TensorArray handles) `shape` is the element shape and `elem_dtype` the element dtype.
+// (TensorArray handles) `shape` is the element shape and `elem_dtype` the element dtype;
+// `elem_rank_unknown` marks a list no write has typed yet (tf.TensorArray without an
+// element_shape): any element shape fits it, and the first write fixes it.
 struct TensorType {
   DType dtype = DType::Float32;
   Shape shape;
   DType elem_dtype = DType::Float32;
+  bool elem_rank_unknown = false;
 
-  std::string str() const;  // "f32[2,?]", "list<f32[?]>"
+  std::string str() const;  // "f32[2,?]", "list<f32[?]>", "list<f32[*]>"
+  // A List whose element shape is not known yet.
+  bool is_untyped_list() const { return dtype == DType::List && elem_rank_unknown; }
   friend bool operator==(const TensorType& a, const TensorType& b) {
-    return a.dtype == b.dtype && a.shape == b.shape && (a.dtype != DType::List || a.elem_dtype == b.elem_dtype);
+    return a.dtype == b.dtype && a.shape == b.shape &&
+           (a.dtype != DType::List || (a.elem_dtype == b.elem_dtype && a.elem_rank_unknown == b.elem_rank_unknown));
   }
 };
 
