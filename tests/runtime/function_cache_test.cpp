@@ -144,6 +144,24 @@ TEST(FunctionCache, GetConcreteFunctionTracesWithoutRunning) {
   EXPECT_EQ(cf2.signature(), cf.signature());
 }
 
+TEST(FunctionCache, GetConcreteFunctionWithoutArgumentsUsesTheInputSignature) {
+  auto opts = interpreted();
+  opts.input_signature = {ag::TensorSpec({-1}, ag::float32), ag::TensorSpec({}, ag::float32)};
+  auto f = ag::function([](Tensor x, Tensor y) { return x * y; }, opts);
+  auto cf = f.get_concrete_function();
+  EXPECT_EQ(f.tracing_count(), 1);
+  EXPECT_EQ(cf(ag::constant({1.f, 2.f}), Tensor(3.f)).to_vector<float>(), (std::vector<float>{3, 6}));
+  EXPECT_EQ(f.get_concrete_function().signature(), cf.signature());
+  EXPECT_EQ(f.tracing_count(), 1);
+
+  auto no_signature = ag::function([](Tensor x) { return x; }, interpreted());
+  AG_EXPECT_ERROR(ag::ValueError, no_signature.get_concrete_function(), "get_concrete_function()", "input_signature");
+  auto plain_param = interpreted();
+  plain_param.input_signature = {ag::TensorSpec({}, ag::float32)};
+  auto with_int = ag::function([](Tensor x, int k) { return x * float(k); }, plain_param);
+  AG_EXPECT_ERROR(ag::ValueError, with_int.get_concrete_function(), "not tensors", "pass a value");
+}
+
 TEST(FunctionCache, ConcreteFunctionRejectsIncompatibleArguments) {
   auto pow_fn = ag::function([](Tensor a, int b) { return ag::pow(a, Tensor(static_cast<float>(b))); }, interpreted());
   auto square = pow_fn.get_concrete_function(ag::TensorSpec({-1}, ag::float32), 2);
