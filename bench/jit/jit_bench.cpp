@@ -258,16 +258,25 @@ void w5(const std::string& self) {
 
 int main(int argc, char** argv) {
   if (argc >= 3 && std::strcmp(argv[1], "--first-call") == 0) return first_call(argv[2]);
-  const bool quick = argc >= 2 && std::strcmp(argv[1], "--quick") == 0;
+  // jit_bench [--quick] [W1 W2 ...]: all workloads unless some are named.
+  bool quick = false;
+  std::vector<std::string> only;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--quick") == 0) quick = true;
+    else only.emplace_back(argv[i]);
+  }
+  auto wanted = [&](const char* w) { return only.empty() || std::find(only.begin(), only.end(), w) != only.end(); };
   const int reps = quick ? 3 : 7;
   ::setenv("AG_CACHE_DIR", "off", 1);  // W1-W4 measure compiled code, not the cache
   std::printf("agc JIT benchmarks (min of %d repetitions; machine shared, 2 cores)\n\n", reps);
   header();
-  w1(reps);
-  w2(reps);
-  w3(reps, int64_t{1} << 20);
-  w3(quick ? 2 : reps, int64_t{1} << 24);
-  w4(reps);
-  w5(std::filesystem::canonical("/proc/self/exe").string());
+  if (wanted("W1")) w1(reps);
+  if (wanted("W2")) w2(reps);
+  if (wanted("W3")) {
+    w3(reps, int64_t{1} << 20);
+    w3(quick ? 2 : reps, int64_t{1} << 24);
+  }
+  if (wanted("W4")) w4(reps);
+  if (wanted("W5")) w5(std::filesystem::canonical("/proc/self/exe").string());
   return 0;
 }

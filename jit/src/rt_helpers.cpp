@@ -2,6 +2,9 @@
 // and TensorArrays, slot moves, integer powers. None of them lets an exception escape into JIT
 // code: errors are recorded in the call state and the code returns 1.
 #include <cstring>
+#include <exception>
+
+#include <fmt/format.h>
 
 #include "ag/detail/ops_internal.h"
 #include "call_state.h"
@@ -43,9 +46,16 @@ void check_runtime_type(const NodeInfo& info, const Tensor& r) {
   if (!ok) throw_failure(info, FailKind::RuntimeType, r.has_value() ? r.rank() : -1, t.shape.rank());
 }
 
+// A buffer whose size comes from run-time data could not be allocated.
+std::exception_ptr allocation_failure(int64_t bytes) {
+  return std::make_exception_ptr(InvalidArgumentError(fmt::format(
+      "compiled function: out of memory allocating {} bytes for a value whose shape comes from run-time data", bytes)));
+}
+
 }  // namespace
 }  // namespace ag::jit
 
+using ag::jit::allocation_failure;
 using ag::jit::CallState;
 using ag::jit::JitArg;
 using ag::jit::JitCallCtx;
@@ -60,8 +70,9 @@ void* agc_rt_alloc(JitCallCtx* ctx, int64_t bytes) {
     st.owned.push_back(s);
     return s->data;
   } catch (...) {
-    // Out of memory: nothing sensible can continue; the process cannot recover here either.
-    std::terminate();
+    // Out of memory for a buffer sized by run-time data: the code returns with this error.
+    st.error = allocation_failure(bytes);
+    return nullptr;
   }
 }
 
@@ -82,7 +93,8 @@ void* agc_rt_output(JitCallCtx* ctx, int32_t index, int64_t elements) {
   try {
     st.outputs[static_cast<size_t>(index)] = ag::detail::make_tensor(r.type.dtype, ag::Shape{elements});
   } catch (...) {
-    std::terminate();  // allocation failure (see agc_rt_alloc)
+    st.error = allocation_failure(elements * static_cast<int64_t>(ag::dtype_size(r.type.dtype)));
+    return nullptr;
   }
   return st.outputs[static_cast<size_t>(index)].impl()->data;
 }

@@ -171,7 +171,12 @@ llvm::Value* Emitter::stack_alloc(int64_t bytes) {
   return a;
 }
 
-llvm::Value* Emitter::owned_alloc(llvm::Value* bytes) { return b_.CreateCall(runtime("agc_rt_alloc"), {ctx_, bytes}); }
+// A null buffer means the allocation failed; the runtime holds the error and the call returns.
+llvm::Value* Emitter::owned_alloc(llvm::Value* bytes) {
+  llvm::Value* p = b_.CreateCall(runtime("agc_rt_alloc"), {ctx_, bytes});
+  return_if(b_.CreateIsNull(p));
+  return p;
+}
 
 void Emitter::owned_free(llvm::Value* ptr) { b_.CreateCall(runtime("agc_rt_free"), {ctx_, ptr}); }
 
@@ -231,7 +236,9 @@ llvm::Value* Emitter::allocate_value(Scope& s, ValueId v, const std::vector<llvm
 }
 
 llvm::Value* Emitter::output_buffer(int32_t index, const std::vector<llvm::Value*>& dims) {
-  return b_.CreateCall(runtime("agc_rt_output"), {ctx_, i32(index), numel(dims)});
+  llvm::Value* p = b_.CreateCall(runtime("agc_rt_output"), {ctx_, i32(index), numel(dims)});
+  return_if(b_.CreateIsNull(p));
+  return p;
 }
 
 llvm::Value* Emitter::result_buffer(Scope& s, uint32_t i, const std::vector<llvm::Value*>& dims) {

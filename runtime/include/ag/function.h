@@ -151,7 +151,7 @@ class ConcreteFunction<R(Args...)> {
 
   // A tensor of another dtype: TypeError; an incompatible shape: ValueError; a plain value
   // other than the one traced: TypeError.
-  R operator()(Args... args) const {
+  R operator()(detail::call_param_t<Args>... args) const {
     const detail::ArgView views[sizeof...(Args) + 1] = {detail::view_of<Args>(args)..., {}};
     std::array<Tensor, detail::outputs_of<R>::count> out;
     detail::call_concrete(*core_, std::span<const detail::ArgView>(views, sizeof...(Args)), out);
@@ -192,9 +192,9 @@ class Function<R(Args...)> {
     eager_ = [held](Args... args) -> R { return (*held)(std::forward<Args>(args)...); };
   }
 
-  R operator()(Args... args) const {
+  R operator()(detail::call_param_t<Args>... args) const {
     if (functions_run_eagerly()) [[unlikely]]
-      return eager_(std::forward<Args>(args)...);
+      return eager_(static_cast<detail::call_param_t<Args>>(args)...);
     const detail::ArgView views[sizeof...(Args) + 1] = {detail::view_of<Args>(args)..., {}};
     std::array<Tensor, detail::outputs_of<R>::count> out;
     detail::call_function(*core_, std::span<const detail::ArgView>(views, sizeof...(Args)), out);

@@ -59,11 +59,10 @@ const Executable& ConcreteCore::compile() {
 
 void ConcreteCore::run(std::span<const ArgView> args, std::span<Tensor> outputs) {
   const Executable& exe = executable();
-  TensorBuffer<16> inputs(graph_->params.size());
-  size_t n = 0;
+  BorrowedTensors<16> inputs(graph_->params.size());
   for (const ArgView& a : args)
-    if (a.kind == ArgKind::Tensor) inputs[n++] = a.tensor();
-  exe.run(std::span<const Tensor>(inputs.data(), n), outputs);
+    if (a.kind == ArgKind::Tensor) inputs.push_back(a.tensor());
+  exe.run(std::span<const Tensor>(inputs.data(), inputs.size()), outputs);
 }
 
 void ConcreteCore::check_call(std::span<const ArgView> args) const {

@@ -36,6 +36,13 @@ inline constexpr bool is_tensor_param = std::is_same_v<std::remove_cvref_t<P>, T
 template <class P>
 inline constexpr bool is_variable_param = std::is_same_v<std::remove_cvref_t<P>, Variable>;
 
+// How a Function's call operator takes a parameter: a Tensor declared by value or by const
+// reference is taken by const reference (copying it would be two atomic operations per call,
+// and the traced function never sees the caller's object anyway); anything else as declared.
+template <class P>
+using call_param_t = std::conditional_t<is_tensor_param<P> && (!std::is_reference_v<P> || std::is_const_v<std::remove_reference_t<P>>),
+                                        const Tensor&, P>;
+
 template <class P>
 ArgView view_of(const std::remove_cvref_t<P>& a) {
   using T = std::remove_cvref_t<P>;
