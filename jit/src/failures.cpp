@@ -23,14 +23,14 @@ void throw_failure(const NodeInfo& info, FailKind kind, int64_t a, int64_t b) {
                                              shape_of_input(0), at));
     }
     case FailKind::Broadcast:
-      throw ValueError(fmt::format("{}: shapes are not broadcast-compatible at run time (a dim is {} vs {}){}", op, a, b, at));
+      throw InvalidArgumentError(fmt::format("{}: shapes are not broadcast-compatible at run time (a dim is {} vs {}){}", op, a, b, at));
     case FailKind::Reshape:
-      throw ValueError(fmt::format("{}: cannot reshape a tensor of {} elements to {} ({} elements known){}", op, a,
+      throw InvalidArgumentError(fmt::format("{}: cannot reshape a tensor of {} elements to {} ({} elements known){}", op, a,
                                    n.attrs.shape.str(), b, at));
     case FailKind::ConcatDims:
-      throw ValueError(fmt::format("{}: dims other than the axis must match, got {} and {}{}", op, a, b, at));
+      throw InvalidArgumentError(fmt::format("{}: dims other than the axis must match, got {} and {}{}", op, a, b, at));
     case FailKind::SliceRange:
-      throw ValueError(fmt::format("{}: slice end {} is out of range for a dim of size {}{}", op, a, b, at));
+      throw InvalidArgumentError(fmt::format("{}: slice end {} is out of range for a dim of size {}{}", op, a, b, at));
     case FailKind::ArgEmpty:
       throw InvalidArgumentError(fmt::format("{}: cannot take the arg-{} of an empty dimension (shape {}){}", op,
                                              n.op == OpKind::ArgMax ? "max" : "min", shape_of_input(0), at));
@@ -38,9 +38,9 @@ void throw_failure(const NodeInfo& info, FailKind kind, int64_t a, int64_t b) {
     case FailKind::RangeTooLarge:
       throw InvalidArgumentError(fmt::format("{}: a range of {} elements is too large{}", op, a, at));
     case FailKind::MatMulInner:
-      throw ValueError(fmt::format("{}: inner dimensions differ at run time ({} vs {}){}", op, a, b, at));
+      throw InvalidArgumentError(fmt::format("{}: inner dimensions differ at run time ({} vs {}){}", op, a, b, at));
     case FailKind::Squeeze:
-      throw ValueError(fmt::format("{}: cannot squeeze a dim of size {}{}", op, a, at));
+      throw InvalidArgumentError(fmt::format("{}: cannot squeeze a dim of size {}{}", op, a, at));
     case FailKind::RuntimeType:
       throw InternalError(fmt::format("jit: {} returned a value of rank {} where rank {} was compiled{}", op, a, b, at));
   }

@@ -92,6 +92,29 @@ TEST(JitLayout, ViewsAndCopies) {
   agtest::expect_three_way("scalar layout", scalars, {}, ag::Tensor(3.5f));
 }
 
+// squeeze() without axes resolves its axes while tracing: a dim unknown in the input_signature
+// stays, in the interpreter and in compiled code alike; listed, it is checked at run time.
+TEST(JitLayout, SqueezeWithUnknownDims) {
+  auto squeeze_all = [](ag::Tensor x) { return ag::squeeze(x) * 2.0f; };
+  auto squeeze_listed = [](ag::Tensor x) { return ag::squeeze(x, {0}) * 2.0f; };
+  const ag::FunctionOptions sig{.input_signature = {ag::TensorSpec({-1, 1, 3}, ag::float32)}};
+  ag::FunctionOptions interp_sig = sig;
+  interp_sig.jit_compile = false;
+  auto all_jit = ag::function(squeeze_all, sig), all_interp = ag::function(squeeze_all, interp_sig);
+  auto listed_jit = ag::function(squeeze_listed, sig), listed_interp = ag::function(squeeze_listed, interp_sig);
+  for (int64_t n : {1, 4}) {
+    const ag::Tensor x = ag::random_uniform({n, 1, 3}, ag::float32, -1, 1, static_cast<uint64_t>(n));
+    const ag::Tensor a = all_jit(x);
+    EXPECT_EQ(a.shape(), ag::Shape({n, 3}));
+    agtest::expect_same(all_interp(x), a, {}, "squeeze() n=" + std::to_string(n));
+  }
+  const ag::Tensor one = ag::ones({1, 1, 3});
+  EXPECT_EQ(listed_jit(one).shape(), ag::Shape({1, 3}));
+  agtest::expect_same(listed_interp(one), listed_jit(one), {}, "squeeze({0})");
+  EXPECT_THROW(listed_jit(ag::ones({2, 1, 3})), ag::InvalidArgumentError);
+  EXPECT_THROW(listed_interp(ag::ones({2, 1, 3})), ag::InvalidArgumentError);
+}
+
 TEST(JitSource, RangeFillConstants) {
   auto ranges = [](ag::Tensor n, ag::Tensor f) {
     const ag::Tensor m3(int64_t{-3}), m2(int64_t{-2}), five(int64_t{5});

@@ -80,12 +80,10 @@ void Emitter::lower_layout(Scope& s, uint32_t i) {
       return finish_view(s, i, in, dims);
     }
     case OpKind::Squeeze: {
-      std::vector<llvm::Value*> dims;
-      const Shape& s_in = s.type(n.inputs[0]).shape;
+      std::vector<llvm::Value*> dims;  // attrs.ints lists exactly the dims to remove
       for (size_t k = 0; k < in.dims.size(); ++k) {
-        const bool listed = std::find(n.attrs.ints.begin(), n.attrs.ints.end(), static_cast<int64_t>(k)) != n.attrs.ints.end();
-        if (n.attrs.ints.empty() ? s_in[k] == 1 : listed) {
-          if (listed) fail_if(b_.CreateICmpNE(in.dims[k], i64(1)), id, FailKind::Squeeze, in.dims[k]);
+        if (std::find(n.attrs.ints.begin(), n.attrs.ints.end(), static_cast<int64_t>(k)) != n.attrs.ints.end()) {
+          fail_if(b_.CreateICmpNE(in.dims[k], i64(1)), id, FailKind::Squeeze, in.dims[k]);
           continue;
         }
         dims.push_back(in.dims[k]);

@@ -364,7 +364,14 @@ Tensor squeeze(const Tensor& x, std::vector<int64_t> axes, Loc loc) {
   Attrs a;
   std::vector<int64_t> v;
   for (int64_t ax : axes) v.push_back(detail::normalize_axis(ax, x.rank(), OpKind::Squeeze, loc));
+  // Without axes: the dims that are 1 now (while tracing: statically 1; an unknown dim stays,
+  // as in the static type). The node always carries the exact list, so the eager kernel, the
+  // interpreter and the JIT remove the same dims whatever the run-time sizes.
+  if (axes.empty())
+    for (int64_t i = 0; i < x.rank(); ++i)
+      if (x.shape()[i] == 1) v.push_back(i);
   std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
   a.ints = Shape(v);
   return detail::apply_op(OpKind::Squeeze, {x}, a, loc);
 }

@@ -295,11 +295,11 @@ TensorType infer_type(OpKind op, std::span<const TensorType> in, const Attrs& at
       const Shape& s = in[0].shape;
       Shape out;
       for (int64_t i = 0; i < s.rank(); ++i) {
-        const bool listed = std::find(attrs.ints.begin(), attrs.ints.end(), i) != attrs.ints.end();
-        if (attrs.ints.empty() ? s[i] == 1 : listed) {
+        // attrs.ints is the exact list (ag::squeeze resolves "all dims of size 1").
+        if (std::find(attrs.ints.begin(), attrs.ints.end(), i) != attrs.ints.end()) {
           // A listed dim must be 1 (or unknown while tracing). A 0 dim is no 1: removing it
           // would turn an empty tensor into one with elements.
-          if (listed && s[i] != 1 && s[i] != Shape::kUnknown)
+          if (s[i] != 1 && s[i] != Shape::kUnknown)
             value_error(op, loc, fmt::format("cannot squeeze dim {} of size {} (shape {})", i, s[i], s.str()));
           continue;
         }
