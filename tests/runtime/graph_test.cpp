@@ -245,3 +245,17 @@ TEST(Dump, WritesGraphsAfterEachPass) {
 }
 
 }  // namespace
+
+// Integer (a + c) - c and floordiv(a, 1) are a (the trip count of a staged for over ag::range
+// computes both); for floats (a + c) - c rounds, and stays.
+TEST(Passes, SimplifyCancelsIntegerAddSubAndFloorDivByOne) {
+  auto int_fn = ag::function([](Tensor x) { return ag::floordiv((x + 3) - 3, 1) * 2; }, agtest::interpreted());
+  EXPECT_EQ(int_fn(ag::constant({5, -7})).to_vector<int>(), (std::vector<int>{10, -14}));
+  const std::string text = int_fn.concrete_functions()[0].graph_text();
+  EXPECT_EQ(text.find("Sub("), std::string::npos) << text;
+  EXPECT_EQ(text.find("FloorDiv("), std::string::npos) << text;
+  EXPECT_EQ(text.find("Add("), std::string::npos) << text;
+  auto float_fn = ag::function([](Tensor x) { return (x + 3.0f) - 3.0f; }, agtest::interpreted());
+  EXPECT_EQ(float_fn(ag::constant({1e-8f})).to_vector<float>(), (std::vector<float>{(1e-8f + 3.0f) - 3.0f}));
+  EXPECT_NE(float_fn.concrete_functions()[0].graph_text().find("Sub("), std::string::npos);
+}

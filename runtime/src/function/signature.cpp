@@ -80,6 +80,32 @@ void KeyBuf::spill(uint64_t w) {
   heap_.push_back(w);
 }
 
+namespace {
+
+// The key words of a Variable argument (its identity) and of a plain value (kind and value);
+// shared by call keys (build_key) and signature keys (key_of), which must agree.
+void push_variable(KeyBuf& key, const VariableState* v) {
+  key.push(kTagVariable);
+  key.push(reinterpret_cast<uint64_t>(v));
+}
+void push_plain(KeyBuf& key, ArgKind kind, int64_t i, double f, std::string_view s) {
+  switch (kind) {
+    case ArgKind::Bool: key.push(kTagBool | static_cast<uint64_t>(i)); break;
+    case ArgKind::Int:
+      key.push(kTagInt);
+      key.push(static_cast<uint64_t>(i));
+      break;
+    case ArgKind::Float:
+      key.push(kTagFloat);
+      key.push(double_bits(f));
+      break;
+    case ArgKind::String: push_string(key, s); break;
+    default: throw InternalError("push_plain: not a plain value");
+  }
+}
+
+}  // namespace
+
 void build_key(std::span<const ArgView> args, const SignatureRules& rules, KeyBuf& key) {
   size_t tensor_index = 0;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -117,20 +143,8 @@ void build_key(std::span<const ArgView> args, const SignatureRules& rules, KeyBu
         ++tensor_index;
         break;
       }
-      case ArgKind::Variable:
-        key.push(kTagVariable);
-        key.push(reinterpret_cast<uint64_t>(static_cast<const Variable*>(a.ptr)->state().get()));
-        break;
-      case ArgKind::Bool: key.push(kTagBool | static_cast<uint64_t>(a.i)); break;
-      case ArgKind::Int:
-        key.push(kTagInt);
-        key.push(static_cast<uint64_t>(a.i));
-        break;
-      case ArgKind::Float:
-        key.push(kTagFloat);
-        key.push(double_bits(a.f));
-        break;
-      case ArgKind::String: push_string(key, a.s); break;
+      case ArgKind::Variable: push_variable(key, static_cast<const Variable*>(a.ptr)->state().get()); break;
+      default: push_plain(key, a.kind, a.i, a.f, a.s); break;
     }
   }
 }
@@ -148,20 +162,8 @@ void key_of(const Signature& sig, const SignatureRules& rules, KeyBuf& key) {
         }
         ++tensor_index;
         break;
-      case ArgKind::Variable:
-        key.push(kTagVariable);
-        key.push(reinterpret_cast<uint64_t>(a.variable.get()));
-        break;
-      case ArgKind::Bool: key.push(kTagBool | static_cast<uint64_t>(a.i)); break;
-      case ArgKind::Int:
-        key.push(kTagInt);
-        key.push(static_cast<uint64_t>(a.i));
-        break;
-      case ArgKind::Float:
-        key.push(kTagFloat);
-        key.push(double_bits(a.f));
-        break;
-      case ArgKind::String: push_string(key, a.s); break;
+      case ArgKind::Variable: push_variable(key, a.variable.get()); break;
+      default: push_plain(key, a.kind, a.i, a.f, a.s); break;
     }
   }
 }

@@ -44,7 +44,19 @@ std::optional<ValueId> identity_of(const Graph& g, const Node& n) {
         if (auto v = operand_if(1, 0, 0)) return v;
       }
       break;
-    case OpKind::Sub: return operand_if(0, 1, 0);
+    case OpKind::Sub:
+      if (auto v = operand_if(0, 1, 0)) return v;
+      // (a + c) - c == a exactly for integers (wrapping arithmetic); not for floats (rounding).
+      if (is_integer(n.outputs[0].dtype)) {
+        const Node& lhs = g.producer(n.inputs[0]);
+        if (lhs.op == OpKind::Add && g.type(lhs.inputs[0]) == n.outputs[0]) {
+          if (lhs.inputs[1] == n.inputs[1]) return lhs.inputs[0];  // CSE has merged equal constants
+        }
+      }
+      break;
+    case OpKind::FloorDiv:
+      if (is_integer(n.outputs[0].dtype)) return operand_if(0, 1, 1);
+      break;
     case OpKind::Mul:
       if (auto v = operand_if(0, 1, 1)) return v;
       return operand_if(1, 0, 1);
