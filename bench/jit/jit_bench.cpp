@@ -204,7 +204,7 @@ int first_call(const std::string& name) {
 }
 
 struct Child {
-  double first_ms = -1;
+  double first_ms = -1, second_ms = -1;
   long long compiles = -1, disk_hits = -1;
 };
 
@@ -212,8 +212,8 @@ Child run_child(const std::string& self, const std::string& name, const std::str
   const std::string cmd = "AG_CACHE_DIR='" + dir + "' '" + self + "' --first-call " + name;
   Child c;
   if (FILE* p = ::popen(cmd.c_str(), "r")) {
-    double second = 0;
-    if (std::fscanf(p, "first_ms=%lf second_ms=%lf compiles=%lld disk_hits=%lld", &c.first_ms, &second, &c.compiles, &c.disk_hits) != 4)
+    if (std::fscanf(p, "first_ms=%lf second_ms=%lf compiles=%lld disk_hits=%lld", &c.first_ms, &c.second_ms, &c.compiles,
+                    &c.disk_hits) != 4)
       c.first_ms = -1;
     ::pclose(p);
   }
@@ -224,31 +224,39 @@ void w5(const std::string& self) {
   namespace fs = std::filesystem;
   const std::string dir = (fs::temp_directory_path() / ("agc-bench-cache-" + std::to_string(::getpid()))).string();
   for (const char* name : {"power", "collatz", "tanh_chain", "trivial"}) {
-    // In this (warm) process: the engine exists; only trace + optimize + codegen.
+    // In this (warm) process: the engine exists; only trace + optimize + codegen. Each new
+    // Function traces and compiles again (the disk cache is off): the best of 3.
     ::setenv("AG_CACHE_DIR", "off", 1);
-    auto f = ag::function(w5_fn(name));
     const ag::Tensor x = w5_input(name);
-    const auto t0 = Clock::now();
-    keep(f(x));
-    const double warm_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    double warm_ms = 1e300;
+    for (int rep = 0; rep < 3; ++rep) {
+      auto f = ag::function(w5_fn(name));
+      const auto t0 = Clock::now();
+      keep(f(x));
+      warm_ms = std::min(warm_ms, std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    }
     // Fresh processes: the first compiles (and creates the LLJIT), the second loads from disk.
     fs::remove_all(dir);
-    double cold = 1e300, disk = 1e300;
+    double cold = 1e300, disk = 1e300, disk_second = 0;
     bool hit = true;
     for (int rep = 0; rep < 3; ++rep) {
       fs::remove_all(dir);
       const Child a = run_child(self, name, dir);
       const Child b = run_child(self, name, dir);
       cold = std::min(cold, a.first_ms);
-      disk = std::min(disk, b.first_ms);
+      if (b.first_ms < disk) disk = b.first_ms, disk_second = b.second_ms;
       hit = hit && a.compiles == 1 && b.disk_hits == 1 && b.compiles == 0;
     }
     char w[96];
     std::snprintf(w, sizeof w, "W5 first call: %s", name);
     row(w, "trace + optimize + codegen (warm process)", warm_ms * 1e6, "", "<= 20 ms: " + verdict(warm_ms <= 20));
     row(w, "same in a new process (incl. LLJIT setup)", cold * 1e6);
-    row(w, "new process, from the disk cache", disk * 1e6, hit ? "disk hit, no codegen" : "NO disk hit",
-        "<= 2 ms: " + verdict(disk <= 2 && hit));
+    // The first call also runs the function once (the tanh chain: 1M elements into a fresh
+    // output); first minus second call is the load itself.
+    char extra[96];
+    std::snprintf(extra, sizeof extra, "%s; load = first - second call: %.2f ms", hit ? "disk hit, no codegen" : "NO disk hit",
+                  disk - disk_second);
+    row(w, "new process, from the disk cache", disk * 1e6, extra, "<= 2 ms: " + verdict(disk <= 2 && hit));
   }
   fs::remove_all(dir);
   ::setenv("AG_CACHE_DIR", "off", 1);
