@@ -359,9 +359,8 @@ TensorType infer_type(OpKind op, std::span<const TensorType> in, const Attrs& at
       require_arity(op, in, 2, loc);
       if (!is_integer(in[1].dtype) || in[1].shape.rank() != 0)
         type_error(op, loc, "the index must be an integer scalar, got " + describe(in[1]));
-      if (in[0].elem_rank_unknown)
-        value_error(op, loc, "the TensorArray has no element shape yet: nothing has been written to it before this "
-                             "read (write an element first)");
+      // (An untyped list: TensorArray::read refuses it while tracing; at run time the kernel
+      // reports the element as never written.)
       return {in[0].elem_dtype, in[0].shape};
     case OpKind::ListStack: {
       require_arity(op, in, 1, loc);
