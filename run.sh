@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# The main job: builds agc and runs the tour of the samples.   ./run.sh [sample]
+# The main job: builds the samples and ag-rewrite, then runs the tour of the samples.
+#   ./run.sh            the whole tour
+#   ./run.sh <sample>   one sample (./run.sh --list names them)
 set -euo pipefail
 source "$(dirname "$0")/scripts/setup.sh"
 
-ag_install_packages "${AG_PACKAGES[@]}"
-ag_build "$AG_ROOT/build"
-exec "$AG_ROOT/scripts/tour.sh" "$AG_ROOT/build" "$@"
+# Graphviz renders the tour's graphs as PNG/SVG; the tests do not need it.
+ag_install_packages "${AG_PACKAGES[@]}" graphviz
+ag_configure "$AG_BUILD_DIR"
+ag_build "$AG_BUILD_DIR" samples ag-rewrite
+exec "$AG_ROOT/scripts/tour.sh" "$AG_BUILD_DIR" "$@"

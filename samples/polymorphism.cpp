@@ -1,4 +1,6 @@
 // Polymorphism (the guide's my_relu): one Function, a concrete function per input signature.
+// TensorFlow's third trace comes from a Python list argument (traced by value); C++ arguments
+// are tensors or plain scalars, so here the third signature is a matrix.
 #include <ag/ag.h>
 
 ag::Tensor my_relu(ag::Tensor x) { return ag::maximum(0.f, x); }
@@ -7,7 +9,7 @@ int main() {
   auto f = ag::function(my_relu, {.name = "my_relu"});
   fmt::print("{}\n", f(ag::constant(5.5f)));
   fmt::print("{}\n", f(ag::constant({1.f, -1.f})));
-  fmt::print("{}\n", f(ag::constant({3.f, -3.f})));  // a "list" of the same shape: same trace
+  fmt::print("{}\n", f(ag::constant({3.f, -3.f})));  // same dtype and shape: reuses the second trace
   fmt::print("{}\n", f(ag::constant({{1.f, -2.f}, {-3.f, 4.f}})));
   fmt::print("\nThe three concrete functions of my_relu:\n{}", f.pretty_printed_concrete_signatures());
   return 0;

@@ -1,7 +1,9 @@
 // A simple computation traced into a graph: matmul + add + relu (the guide's "simple_function").
-// Prints the concrete function's signature and graph, and writes the graph as Graphviz DOT.
+// Prints the concrete function's signature and graph, and writes the graph as Graphviz DOT
+// (rendered to PNG when Graphviz's `dot` is installed).
 #include <ag/ag.h>
 
+#include <cstdlib>
 #include <fstream>
 
 ag::Tensor simple_function(ag::Tensor x, ag::Tensor w, ag::Tensor b) {
@@ -21,8 +23,17 @@ int main(int argc, char** argv) {
   fmt::print("Graph (placeholders, MatMul, Add, Relu, return):\n{}\n", concrete.graph_text());
 
   const std::string dot_path = argc > 1 ? argv[1] : "simple_function.dot";
-  std::ofstream(dot_path) << concrete.graph_dot();
+  if (!(std::ofstream(dot_path) << concrete.graph_dot())) {
+    fmt::print(stderr, "cannot write {}\n", dot_path);
+    return 1;
+  }
   fmt::print("Wrote the graph as Graphviz DOT to {}\n", dot_path);
+  const std::string png_path = dot_path.substr(0, dot_path.rfind('.')) + ".png";
+  if (std::system("command -v dot >/dev/null 2>&1") == 0 &&
+      std::system(fmt::format("dot -Tpng '{}' -o '{}'", dot_path, png_path).c_str()) == 0)
+    fmt::print("and rendered it with Graphviz to {}\n", png_path);
+  else
+    fmt::print("(install Graphviz to render it: dot -Tpng {} -o {})\n", dot_path, png_path);
   return 0;
 }
 // OUT: simple_function(x, w, b) = tf.Tensor({{\[\[}}8. 0.{{\]\]}}, shape=(1, 2), dtype=float32)

@@ -1,5 +1,6 @@
-// The rules of tracing (the guides' `double` and `dynamic_resize`): a trace per new input
-// signature; plain C++ side effects run only while tracing; ag::print runs on every call.
+// The rules of tracing (the guides' `double`, `dynamic_resize` and `train`): a trace per new
+// input signature; plain C++ side effects run only while tracing; ag::print runs on every call.
+// A plain C++ argument is part of the signature by value; a tensor by dtype and shape only.
 #include <ag/ag.h>
 
 #include <chrono>
@@ -18,6 +19,20 @@ Tensor dynamic_resize(Tensor x, int new_height) {
   // A stand-in for tf.image.resize: keep the first new_height rows.
   Tensor resized = ag::slice(x, {0, 0, 0, 0}, {-1, new_height, -1, -1});
   return ag::reduce_sum(resized);
+}
+
+void train_one_step() {}
+
+// The guide's `train(num_steps)`, once with a plain int and once with a tensor: the loop over
+// ag::range is staged when num_steps is a tensor, and unrolled while tracing when it is an int.
+template <class Steps>
+AG_FUNCTION void train(Steps num_steps) {
+  fmt::print("Tracing with num_steps = {}\n", num_steps);
+  ag::print("Executing with num_steps =", num_steps);
+  for (auto step : ag::range(num_steps)) {
+    (void)step;
+    train_one_step();
+  }
 }
 
 template <class F>
@@ -47,6 +62,23 @@ int main() {
   fmt::print("Fourth call time (re-trace, new dtype): {:.4f}s\n", seconds([&] { resize(img4, 50); }));
   fmt::print("Fifth call time (re-trace, new height): {:.4f}s\n", seconds([&] { resize(img1, 60); }));
   fmt::print("tracing_count: {}\n", resize.tracing_count());
+
+  fmt::print("\nRetracing occurs for different C++ values.\n");
+  auto train_int = ag::function(train<int>, {.name = "train"});
+  train_int(10);
+  train_int(20);
+  fmt::print("\nTraces are reused for tensor arguments.\n");
+  auto train_tensor = ag::function(train<Tensor>, {.name = "train"});
+  train_tensor(Tensor(10));
+  train_tensor(Tensor(20));
+
+  fmt::print("\nSeparate Functions never share traces:\n");
+  auto g = [] {
+    std::printf("Tracing!\n");
+    ag::print("Executing");
+  };
+  ag::function(g)();
+  ag::function(g)();
   return 0;
 }
 // OUT: Tracing with Tensor("{{.*}}", shape=(), dtype=int32)
@@ -70,3 +102,17 @@ int main() {
 // OUT: Tracing dynamic_resize with x shape: (1, 100, 100, 3), new_height: 50
 // OUT: Tracing dynamic_resize with x shape: (1, 100, 100, 3), new_height: 60
 // OUT: tracing_count: 4
+// OUT: Retracing occurs for different C++ values.
+// OUT-NEXT: Tracing with num_steps = 10
+// OUT-NEXT: Executing with num_steps = 10
+// OUT-NEXT: Tracing with num_steps = 20
+// OUT-NEXT: Executing with num_steps = 20
+// OUT: Traces are reused for tensor arguments.
+// OUT-NEXT: Tracing with num_steps = Tensor(
+// OUT-NEXT: Executing with num_steps = 10
+// OUT-NEXT: Executing with num_steps = 20
+// OUT: Separate Functions never share traces:
+// OUT-NEXT: Tracing!
+// OUT-NEXT: Executing
+// OUT-NEXT: Tracing!
+// OUT-NEXT: Executing

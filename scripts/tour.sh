@@ -1,39 +1,61 @@
 #!/usr/bin/env bash
 # The tour of agc: runs each sample under a heading, dumping everything it compiles
-# (graphs, DOT, LLVM IR, assembly) into ag_dump/.   tour.sh <build-dir> [sample]
+# (graphs, DOT, LLVM IR, assembly) into ag_dump/.   tour.sh <build-dir> [sample | --list]
 set -euo pipefail
 build=$(cd "$1" && pwd)
 sample=${2:-}
 root=$(cd "$(dirname "$0")/.." && pwd)
 dump="$root/ag_dump"
+if [ -t 1 ] && [ "${CI:-}" != true ]; then bold=$'\033[1m' plain=$'\033[0m'; else bold='' plain=''; fi
 
-tour=(simple_computation tracing_rules polymorphism input_signature state get_mse power
-      conditional fizzbuzz collatz dynamic_rnn)
+# In the order of TensorFlow's guides: graphs and tracing, retracing, state and debugging,
+# AutoGraph's control flow, then the limitations.
+tour=(simple_computation basics tracing_rules polymorphism input_signature concrete_functions
+      state get_mse power conditional loops fizzbuzz collatz dynamic_rnn
+      side_effects objects limitations)
 declare -A about=(
   [simple_computation]="a function traced into a graph: matmul + add + relu"
+  [basics]="Functions are like ops: they nest, and plain C++ helpers are traced into them"
   [tracing_rules]="a trace per new input signature; side effects only while tracing"
   [polymorphism]="one Function, one concrete function per signature"
   [input_signature]="one trace for many shapes; wrong dtype/rank errors; reduce_retracing"
+  [concrete_functions]="obtaining, printing and calling concrete functions"
   [state]="plain C++ values are frozen at trace time, Variables are live"
   [get_mse]="debugging with run_functions_eagerly; non-strict execution"
   [power]="seeing the speed-up: 100 chained 10x10 matmuls, eager vs compiled"
   [conditional]="a tensor if, staged into the graph by ag-rewrite"
+  [loops]="a tensor while loop is staged; a loop over C++ data is unrolled"
   [fizzbuzz]="a tensor for loop with if/else if/else and ag::print"
   [collatz]="a tensor while loop"
   [dynamic_rnn]="TensorArray accumulation in a staged loop"
+  [side_effects]="C++ side effects run while tracing; globals, counters and iterators"
+  [objects]="methods, objects and Variables as state"
+  [limitations]="leaked tensors, recursion, creating Variables"
 )
+# Samples whose rewritten source the tour shows (what AutoGraph's to_code shows).
+declare -A show_rewrite=([conditional]=1 [loops]=1)
 
 run_one() {
   local name=$1 exe="$build/samples/$1"
-  [ -x "$exe" ] || { echo "(sample '$name' is not built)"; return 0; }
-  printf '\n\033[1m=== %s — %s ===\033[0m\n' "$name" "${about[$name]:-}"
+  [ -x "$exe" ] || { echo "agc: sample '$name' is not built in $build" >&2; return 1; }
+  printf '\n%s=== %s — %s ===%s\n' "$bold" "$name" "${about[$name]}" "$plain"
   (cd "$dump" && AG_DUMP="$dump/$name" "$exe" "$dump/$name.dot")
-  if [ "$name" = conditional ] && [ -x "$build/tools/ag-rewrite" ]; then
-    printf '\n\033[1m--- what ag-rewrite made of samples/conditional.cpp (ag-rewrite --diff) ---\033[0m\n'
-    "$build/tools/ag-rewrite" --diff --no-line-directives --no-register "$root/samples/conditional.cpp" -- \
+  if [ -n "${show_rewrite[$name]:-}" ] && [ -x "$build/tools/ag-rewrite" ]; then
+    printf '\n%s--- what ag-rewrite made of samples/%s.cpp (ag-rewrite --diff) ---%s\n' "$bold" "$name" "$plain"
+    "$build/tools/ag-rewrite" --diff --no-line-directives --no-register "$root/samples/$name.cpp" -- \
       -std=c++20 -I"$root/runtime/include" | sed "s|$root/||"
   fi
 }
+
+if [ "$sample" = --list ]; then
+  for s in "${tour[@]}"; do printf '  %-20s %s\n' "$s" "${about[$s]}"; done
+  exit 0
+fi
+if [ -n "$sample" ] && [ -z "${about[$sample]+x}" ]; then
+  echo "agc: no sample named '$sample'; the samples are:" >&2
+  for s in "${tour[@]}"; do printf '  %-20s %s\n' "$s" "${about[$s]}" >&2; done
+  exit 2
+fi
 
 mkdir -p "$dump"
 if [ -n "$sample" ]; then
@@ -42,11 +64,7 @@ else
   for s in "${tour[@]}"; do run_one "$s"; done
 fi
 
-if command -v dot >/dev/null && [ -f "$dump/simple_computation.dot" ]; then
-  dot -Tpng "$dump/simple_computation.dot" -o "$dump/simple_computation.png"
-  dot -Tsvg "$dump/simple_computation.dot" -o "$dump/simple_computation.svg"
-fi
-printf '\n\033[1mEverything the samples compiled is in %s:\033[0m\n' "$dump"
+printf '\n%sEverything the samples compiled is in %s:%s\n' "$bold" "$dump" "$plain"
 echo "  <sample>/<function>.<signature>.graph.txt   the optimized graph (and .NN-<pass>.graph.txt after each pass)"
 echo "  <sample>/<function>.<signature>.dot         Graphviz (simple_computation.png is rendered when dot is installed)"
 echo "  <sample>/<function>.<signature>.ll / .opt.ll / .s   LLVM IR before/after optimization, and assembly (JIT)"
