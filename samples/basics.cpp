@@ -52,8 +52,9 @@ int main() {
   fmt::print("{}\n", outer.get_concrete_function(ag::constant({{1.f, 2.f}})).graph_text());
 
   auto g_fn = ag::function(g, {.name = "g"});
-  fmt::print("g([1 2]) = {}, g([-1 -2]) = {}, traced {} time(s)\n", g_fn(ag::constant({1, 2})),
-             g_fn(ag::constant({-1, -2})), g_fn.tracing_count());
+  Tensor positive = g_fn(ag::constant({1, 2}));
+  Tensor negative = g_fn(ag::constant({-1, -2}));
+  fmt::print("g([1 2]) = {}, g([-1 -2]) = {}, traced {} time(s)\n", positive, negative, g_fn.tracing_count());
 
   // Variables are captured by reference: the graph reads and updates the live value.
   ag::Variable c(0, "c");

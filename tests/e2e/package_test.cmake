@@ -26,7 +26,9 @@ message(STATUS "${out}")
 if(MODE STREQUAL "installed")
   # The installed tool runs from the prefix, not from agc's build tree.
   file(READ ${WORK_DIR}/build/build.ninja ninja)
-  if(NOT ninja MATCHES "${WORK_DIR}/prefix/bin/ag-rewrite")
+  # A substring search, not a regex: the path may hold regex characters (build-g++).
+  string(FIND "${ninja}" "${WORK_DIR}/prefix/bin/ag-rewrite" used_installed_tool)
+  if(used_installed_tool EQUAL -1)
     message(FATAL_ERROR "the consumer did not use the installed ag-rewrite")
   endif()
 endif()
