@@ -24,6 +24,10 @@ DiagInfo infoOf(Diag kind) {
                         "staged %1 and is rebound by it; use the variable directly"};
     case Diag::InsideMacro:
       return {L::Error, "%0 needs rewriting but is inside a macro expansion; write it outside the macro"};
+    case Diag::PartOfMacro:
+      return {L::Error, "this statement comes from a macro expansion that does not spell whole statements, so it "
+                        "cannot be kept as written in the converted function; make the macro expand to one whole "
+                        "statement (do { ... } while (0))"};
     case Diag::ConditionVariable:
       return {L::Error, "a variable declared in the condition of a tensor-dependent %0 cannot be converted; declare "
                         "it before the %0"};
@@ -56,7 +60,10 @@ DiagInfo infoOf(Diag kind) {
 void Diagnostics::report(Diag kind, clang::SourceLocation loc, const std::vector<std::string>& args,
                          std::optional<clang::FixItHint> fixit, clang::SourceRange range) {
   const DiagInfo info = infoOf(kind);
-  if (info.level == clang::DiagnosticsEngine::Error) ++errors_;
+  if (info.level == clang::DiagnosticsEngine::Error) {
+    if (!errors_reported_.insert({kind, loc.getRawEncoding()}).second) return;
+    ++errors_;
+  }
   const unsigned id = engine_.getDiagnosticIDs()->getCustomDiagID(
       static_cast<clang::DiagnosticIDs::Level>(info.level), info.format);
   clang::DiagnosticBuilder builder = engine_.Report(loc, id);

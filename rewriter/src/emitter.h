@@ -52,6 +52,8 @@ class Emitter {
 
  private:
   void comments(const std::string& text, unsigned line, int indent);
+  // A statement's text as written (a macro use spelling several statements: that use).
+  std::string originalText(const Node* n);
   void originalStatement(const Node* n, const std::string& text, int indent);
   void block(const Node* n, int indent);
   void plainIf(const Node* n, int indent, const std::string& prefix);

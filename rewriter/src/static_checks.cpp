@@ -131,7 +131,9 @@ void StaticChecks::checkNonTensor(const std::vector<StateVar>& state, const char
     std::optional<clang::FixItHint> fixit;
     const auto* var = llvm::dyn_cast<clang::VarDecl>(v.root);
     if (var && !llvm::isa<clang::ParmVarDecl>(var) && v.expr == var->getName() && var->getType()->isArithmeticType() &&
-        var->getTypeSourceInfo() && !cx_.src.inMacro(var->getSourceRange()))
+        var->getTypeSourceInfo() &&
+        SourceText::editable(var->getTypeSourceInfo()->getTypeLoc().getBeginLoc()) &&
+        SourceText::editable(var->getTypeSourceInfo()->getTypeLoc().getEndLoc()))
       fixit = clang::FixItHint::CreateReplacement(var->getTypeSourceInfo()->getTypeLoc().getSourceRange(), "ag::Tensor");
     cx_.diags.report(Diag::NonTensorModified, v.where, {v.name, type, what}, fixit);
   }
