@@ -111,12 +111,13 @@ void Emitter::block(const Node* n, int indent) {
   out.line(indent, "}", compound ? cx.src.line(compound->getRBracLoc()) : 0);
 }
 
-void Emitter::lambda(const Node* body, int indent, const std::string& param, const std::vector<std::string>& prelude) {
+void Emitter::lambda(const Node* body, int indent, const std::string& param, const std::vector<std::string>& prelude,
+                     unsigned param_line) {
   const std::string open = param.empty() ? fmt::format(tmpl::kLambdaOpen) : fmt::format(tmpl::kParamLambdaOpen, fmt::arg("param", param));
   const Node* only = body;
   if (body && body->kind == NodeKind::Block) {
     if (body->children.empty() && body->inner_comment.empty() && prelude.empty())
-      return out.line(indent, param.empty() ? fmt::format(tmpl::kEmptyLambda) : open + "},", body->line);
+      return out.line(indent, param.empty() ? fmt::format(tmpl::kEmptyLambda) : open + "},", param.empty() ? 0 : param_line);
     only = body->children.size() == 1 && body->inner_comment.empty() ? body->children[0].get() : nullptr;
   }
   if (!body && prelude.empty()) return out.line(indent, fmt::format(tmpl::kEmptyLambda));
@@ -124,10 +125,12 @@ void Emitter::lambda(const Node* body, int indent, const std::string& param, con
                          ((only->stmt && !changed(only)) || only->kind == NodeKind::Generated);
   if (inlinable) {
     const std::string text = only->kind == NodeKind::Generated ? only->text : originalText(only);
+    // The statement keeps its original line (a #line goes before it when the lambda's line
+    // is not that line): what it calls records std::source_location::current().
     if (text.find('\n') == std::string::npos && text.size() <= kInlineLambdaLimit)
-      return out.line(indent, open + " " + text + " },");
+      return out.line(indent, open + " " + text + " },", only->line);
   }
-  out.line(indent, open);
+  out.line(indent, open, param.empty() ? 0 : param_line);
   for (const std::string& p : prelude) out.line(indent + 2, p);
   statements(body, indent + 2);
   out.line(indent, fmt::format(tmpl::kLambdaClose));

@@ -29,8 +29,10 @@ class Emitter {
   bool changed(const Node* n);
 
   // `[&] { ... },` (or `[&](param) { ... },`): a branch or loop body as a lambda argument.
-  // `prelude`: generated lines that open the body (a continue flag).
-  void lambda(const Node* body, int indent, const std::string& param = {}, const std::vector<std::string>& prelude = {});
+  // `prelude`: generated lines that open the body (a continue flag). `param_line`: the
+  // original line of `param` (a range-for's loop variable).
+  void lambda(const Node* body, int indent, const std::string& param = {}, const std::vector<std::string>& prelude = {},
+              unsigned param_line = 0);
   // The state of a staged construct made of `parts`, with the staging-rule checks.
   std::vector<StateVar> state(const Node& construct, const std::vector<const Node*>& parts,
                               const std::vector<const clang::Expr*>& exprs, const char* what,
