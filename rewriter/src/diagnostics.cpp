@@ -14,6 +14,9 @@ DiagInfo infoOf(Diag kind) {
   switch (kind) {
     case Diag::GotoInStaged:
       return {L::Error, "goto cannot be converted: it crosses the body of a tensor-dependent %0; use break, continue or return"};
+    case Diag::GotoAcrossGuard:
+      return {L::Error, "goto cannot be converted: the statements after a lowered break, continue or return run in "
+                        "a staged guard (a lambda), and this jump would cross it; use break, continue or return"};
     case Diag::SwitchOnTensor:
       return {L::Error, "switch on a tensor cannot be converted; use if / else if on the tensor's value"};
     case Diag::TryInStaged:

@@ -15,6 +15,7 @@ namespace ag::rewriter {
 enum class Diag {
   // Errors: constructs that cannot be converted.
   GotoInStaged,
+  GotoAcrossGuard,
   SwitchOnTensor,
   TryInStaged,
   AddressOfCarried,

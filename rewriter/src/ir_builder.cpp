@@ -1,5 +1,5 @@
 // Clang statements -> the converters' statement tree, with the build-time errors for what
-// cannot be converted (goto across a staged body, switch on a tensor, try inside a staged
+// cannot be converted (computed goto in a staged body, switch on a tensor, try inside a staged
 // construct, construct inside a macro expansion).
 #include "ir_builder.h"
 
@@ -22,7 +22,6 @@ class Builder {
 
   FunctionIr run(const clang::CompoundStmt* body) {
     ir_.body = build(body);
-    checkGotos();
     return std::move(ir_);
   }
 
@@ -74,14 +73,11 @@ class Builder {
     if (const auto* st = llvm::dyn_cast<clang::SwitchStmt>(s)) return buildSwitch(st);
     if (const auto* st = llvm::dyn_cast<clang::CXXTryStmt>(s)) return buildTry(st);
     if (const auto* st = llvm::dyn_cast<clang::SwitchCase>(s)) return buildLabeled(s, st->getSubStmt());
-    if (const auto* st = llvm::dyn_cast<clang::LabelStmt>(s)) {
-      labels_.push_back({st->getDecl(), innermostStaged() ? innermostStaged()->node : nullptr});
-      return buildLabeled(s, st->getSubStmt());
-    }
+    if (const auto* st = llvm::dyn_cast<clang::LabelStmt>(s)) return buildLabeled(s, st->getSubStmt());
     if (const auto* st = llvm::dyn_cast<clang::AttributedStmt>(s)) return buildLabeled(s, st->getSubStmt());
-    if (const auto* st = llvm::dyn_cast<clang::GotoStmt>(s)) {
-      gotos_.push_back({st, innermostStaged() ? innermostStaged()->node : nullptr});
-    } else if (llvm::isa<clang::IndirectGotoStmt>(s) && innermostStaged()) {
+    // A goto is checked once the lowering is done (checkGotoStatements); a computed goto's
+    // target is unknown, so none is accepted inside a staged body.
+    if (llvm::isa<clang::IndirectGotoStmt>(s) && innermostStaged()) {
       cx_.diags.report(Diag::GotoInStaged, s->getBeginLoc(), {innermostStaged()->node->kind == NodeKind::If ? "if" : "loop"});
     }
     return std::make_unique<Node>(NodeKind::Original, s, line(s));
@@ -273,23 +269,9 @@ class Builder {
     return node;
   }
 
-  // A goto and its label must be in the same staged body (or both outside any).
-  void checkGotos() {
-    for (const auto& [go, inside] : gotos_) {
-      const Node* label_inside = nullptr;
-      for (const auto& [label, where] : labels_)
-        if (label == go->getLabel()) label_inside = where;
-      if (inside != label_inside)
-        cx_.diags.report(Diag::GotoInStaged, go->getBeginLoc(),
-                         {(inside ? inside : label_inside)->kind == NodeKind::If ? "if" : "loop"});
-    }
-  }
-
   Context& cx_;
   FunctionIr ir_;
   std::vector<Enclosing> stack_;
-  std::vector<std::pair<const clang::GotoStmt*, const Node*>> gotos_;
-  std::vector<std::pair<const clang::LabelDecl*, const Node*>> labels_;
 };
 
 }  // namespace
