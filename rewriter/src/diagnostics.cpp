@@ -52,7 +52,12 @@ DiagInfo infoOf(Diag kind) {
     case Diag::MarkedInHeader:
       return {L::Warning, "'%0' is marked AG_FUNCTION but is defined in a header, which ag-rewrite does not rewrite; "
                           "its control flow on tensors stays unconverted: define it in a source file that is rewritten"};
-    case Diag::NoteDeclaredHere: return {L::Note, "'%0' is declared here"};
+    case Diag::NoteValueForIf:
+      return {L::Note, "'%0' is declared here without a value: write '%1 %0 = <value>;' with the value '%0' must have "
+                       "when the %2 branch runs, or assign '%0' in the %2 branch too"};
+    case Diag::NoteValueForLoop:
+      return {L::Note, "'%0' is declared here without a value: write '%1 %0 = <value>;' with the value '%0' must have "
+                       "when the loop runs zero times"};
     case Diag::NoteCalleeHere: return {L::Note, "mark '%0' AG_FUNCTION"};
   }
   return {L::Error, "internal: unknown diagnostic"};

@@ -30,7 +30,8 @@ enum class Diag {
   UnmarkedCallee,
   MarkedInHeader,
   // Notes.
-  NoteDeclaredHere,
+  NoteValueForIf,
+  NoteValueForLoop,
   NoteCalleeHere,
 };
 
