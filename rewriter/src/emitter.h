@@ -58,6 +58,10 @@ class Emitter {
   std::string originalText(const Node* n);
   void originalStatement(const Node* n, const std::string& text, int indent);
   void block(const Node* n, int indent);
+  // A plain if/loop/switch whose keyword comes from a macro (`REPEAT(3) { ... }`): its header as
+  // written, through the start of `body`; an error when the header itself must change.
+  // nullopt when the keyword is spelled in the file.
+  std::optional<std::string> macroHeader(const Node* n, const clang::Stmt* body, bool header_changes);
   void plainIf(const Node* n, int indent, const std::string& prefix);
   void plainLoop(const Node* n, int indent);
   void switchStatement(const Node* n, int indent);

@@ -46,3 +46,10 @@ AG_FUNCTION Tensor several_statements_in_one_macro(Tensor x) {
   return x * 100 + count;
 }
 AG_E2E(several_statements_in_one_macro, std::tuple{1}, std::tuple{7}, std::tuple{60});
+
+#define REPEAT(n) for (int i_ = 0; i_ < (n); ++i_)
+AG_FUNCTION Tensor staged_code_in_a_macro_loop(Tensor y) {
+  REPEAT(4) { if (y > 2) y = y - 3; else y = y * SCALE; }
+  return y;
+}
+AG_E2E(staged_code_in_a_macro_loop, std::tuple{1}, std::tuple{10});

@@ -29,6 +29,13 @@ AG_FUNCTION ag::Tensor g(ag::Tensor y) {
   while (y < 30) { CLOSE_LOOP(y)
   return y;
 }
+
+#define WHILE_BELOW(v, n) while ((v) < (n))
+AG_FUNCTION ag::Tensor h(ag::Tensor y, int k) {
+  WHILE_BELOW(k, 9) { k = k + 1; if (y > 0) break; }
+  return y;
+}
+// CHECK-DAG: macro_expansion.cpp:35:3: error: the header of this statement needs rewriting but is inside a macro expansion; write it outside the macro
 // CHECK-DAG: macro_expansion.cpp:29:31: error: this statement comes from a macro expansion that does not spell whole statements, so it cannot be kept as written in the converted function; make the macro expand to one whole statement (do { ... } while (0))
 // CHECK-DAG: macro_expansion.cpp:18:3: error: this tensor-dependent if needs rewriting but is inside a macro expansion; write it outside the macro
 // CHECK-DAG: macro_expansion.cpp:21:3: error: this tensor-dependent while needs rewriting but is inside a macro expansion; write it outside the macro

@@ -81,3 +81,21 @@ AG_FUNCTION ag::Tensor operands(ag::Tensor x, ag::Tensor y) {
 // CHECK-NEXT:       ag::state(x, y), {"x", "y"}, AG_SOURCE_LOC("macros.cpp", 69));
 // CHECK-NEXT:   return both;
 // CHECK-NEXT: }
+
+// A plain (C++) if or loop spelled by a macro keeps the macro use as its header.
+#define REPEAT(n) for (int i_ = 0; i_ < (n); ++i_)
+#define IF_SMALL(v) if ((v) < 3)
+AG_FUNCTION ag::Tensor plain_headers_from_macros(ag::Tensor y, int k) {
+  REPEAT(3) { if (y > 0) y = y - 1; }
+  IF_SMALL(k) { if (y > 0) y = y - 1; }
+  return y;
+}
+// CHECK-LABEL: AG_FUNCTION ag::Tensor plain_headers_from_macros(ag::Tensor y, int k) {
+// CHECK-NEXT:   REPEAT(3) {
+// CHECK-NEXT:     ag::if_stmt(y > 0,
+// CHECK-NEXT:         [&] { y = y - 1; },
+// CHECK-NEXT:         [&] {},
+// CHECK-NEXT:         ag::state(y), {"y"}, AG_SOURCE_LOC("macros.cpp", 89));
+// CHECK-NEXT:   }
+// CHECK-NEXT:   IF_SMALL(k) {
+// CHECK-NEXT:     ag::if_stmt(y > 0,
