@@ -68,15 +68,17 @@ void attachBranchComments(const SourceText& src, const clang::IfStmt* s, Node& n
   unsigned line = 0;
   if (const clang::Stmt* then = s->getThen()) {
     const clang::SourceLocation after_paren = clang::Lexer::getLocForEndOfToken(s->getRParenLoc(), 0, sm, lang);
-    std::string c = commentsIn(src, after_paren, then->getBeginLoc(), line);
+    const auto then_range = src.statementRange(then);
+    if (!then_range) return;
+    std::string c = commentsIn(src, after_paren, then_range->getBegin(), line);
     prependTo(node.then_branch.get(), c, line);
     if (const clang::Stmt* els = s->getElse()) {
-      if (auto then_range = src.statementRange(then)) {
-        c = commentsIn(src, then_range->getEnd(), s->getElseLoc(), line);
-        appendTo(node.then_branch.get(), c, line);
-      }
+      c = commentsIn(src, then_range->getEnd(), s->getElseLoc(), line);
+      appendTo(node.then_branch.get(), c, line);
       const clang::SourceLocation after_else = clang::Lexer::getLocForEndOfToken(s->getElseLoc(), 0, sm, lang);
-      if (!llvm::isa<clang::IfStmt>(els)) prependTo(node.else_branch.get(), commentsIn(src, after_else, els->getBeginLoc(), line), line);
+      const auto else_range = src.statementRange(els);
+      if (!llvm::isa<clang::IfStmt>(els) && else_range)
+        prependTo(node.else_branch.get(), commentsIn(src, after_else, else_range->getBegin(), line), line);
     }
   }
 }

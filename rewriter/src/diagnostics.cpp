@@ -14,6 +14,9 @@ DiagInfo infoOf(Diag kind) {
   switch (kind) {
     case Diag::GotoInStaged:
       return {L::Error, "goto cannot be converted: it crosses the body of a tensor-dependent %0; use break, continue or return"};
+    case Diag::GotoAcrossGuard:
+      return {L::Error, "goto cannot be converted: the statements after a lowered break, continue or return run in "
+                        "a staged guard (a lambda), and this jump would cross it; use break, continue or return"};
     case Diag::SwitchOnTensor:
       return {L::Error, "switch on a tensor cannot be converted; use if / else if on the tensor's value"};
     case Diag::TryInStaged:
@@ -24,6 +27,10 @@ DiagInfo infoOf(Diag kind) {
                         "staged %1 and is rebound by it; use the variable directly"};
     case Diag::InsideMacro:
       return {L::Error, "%0 needs rewriting but is inside a macro expansion; write it outside the macro"};
+    case Diag::PartOfMacro:
+      return {L::Error, "this statement comes from a macro expansion that does not spell whole statements, so it "
+                        "cannot be kept as written in the converted function; make the macro expand to one whole "
+                        "statement (do { ... } while (0))"};
     case Diag::ConditionVariable:
       return {L::Error, "a variable declared in the condition of a tensor-dependent %0 cannot be converted; declare "
                         "it before the %0"};
@@ -45,7 +52,12 @@ DiagInfo infoOf(Diag kind) {
     case Diag::MarkedInHeader:
       return {L::Warning, "'%0' is marked AG_FUNCTION but is defined in a header, which ag-rewrite does not rewrite; "
                           "its control flow on tensors stays unconverted: define it in a source file that is rewritten"};
-    case Diag::NoteDeclaredHere: return {L::Note, "'%0' is declared here"};
+    case Diag::NoteValueForIf:
+      return {L::Note, "'%0' is declared here without a value: write '%1 %0 = <value>;' with the value '%0' must have "
+                       "when the %2 branch runs, or assign '%0' in the %2 branch too"};
+    case Diag::NoteValueForLoop:
+      return {L::Note, "'%0' is declared here without a value: write '%1 %0 = <value>;' with the value '%0' must have "
+                       "when the loop runs zero times"};
     case Diag::NoteCalleeHere: return {L::Note, "mark '%0' AG_FUNCTION"};
   }
   return {L::Error, "internal: unknown diagnostic"};
@@ -56,7 +68,10 @@ DiagInfo infoOf(Diag kind) {
 void Diagnostics::report(Diag kind, clang::SourceLocation loc, const std::vector<std::string>& args,
                          std::optional<clang::FixItHint> fixit, clang::SourceRange range) {
   const DiagInfo info = infoOf(kind);
-  if (info.level == clang::DiagnosticsEngine::Error) ++errors_;
+  if (info.level == clang::DiagnosticsEngine::Error) {
+    if (!errors_reported_.insert({kind, loc.getRawEncoding()}).second) return;
+    ++errors_;
+  }
   const unsigned id = engine_.getDiagnosticIDs()->getCustomDiagID(
       static_cast<clang::DiagnosticIDs::Level>(info.level), info.format);
   clang::DiagnosticBuilder builder = engine_.Report(loc, id);

@@ -5,7 +5,9 @@
 #include <clang/Basic/Diagnostic.h>
 
 #include <optional>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ag::rewriter {
@@ -13,10 +15,12 @@ namespace ag::rewriter {
 enum class Diag {
   // Errors: constructs that cannot be converted.
   GotoInStaged,
+  GotoAcrossGuard,
   SwitchOnTensor,
   TryInStaged,
   AddressOfCarried,
   InsideMacro,
+  PartOfMacro,
   ConditionVariable,
   JumpOutOfSwitch,
   // Warnings: staging-rule violations visible statically (the runtime raises them when tracing).
@@ -26,7 +30,8 @@ enum class Diag {
   UnmarkedCallee,
   MarkedInHeader,
   // Notes.
-  NoteDeclaredHere,
+  NoteValueForIf,
+  NoteValueForLoop,
   NoteCalleeHere,
 };
 
@@ -34,7 +39,8 @@ class Diagnostics {
  public:
   explicit Diagnostics(clang::DiagnosticsEngine& engine) : engine_(engine) {}
 
-  // Reports `kind` at `loc`; `args` fill %0, %1, ... of its message.
+  // Reports `kind` at `loc`; `args` fill %0, %1, ... of its message. An error already reported
+  // at `loc` is not repeated (the same code may be printed, and checked, more than once).
   void report(Diag kind, clang::SourceLocation loc, const std::vector<std::string>& args = {},
               std::optional<clang::FixItHint> fixit = std::nullopt, clang::SourceRange range = {});
   bool hasErrors() const { return errors_ > 0; }
@@ -42,6 +48,7 @@ class Diagnostics {
  private:
   clang::DiagnosticsEngine& engine_;
   unsigned errors_ = 0;
+  std::set<std::pair<Diag, clang::SourceLocation::UIntTy>> errors_reported_;
 };
 
 }  // namespace ag::rewriter

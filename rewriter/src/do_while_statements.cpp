@@ -16,7 +16,7 @@ void emitDoWhileStatement(Emitter& e, const Node& n, int indent) {
   e.lambda(n.body.get(), indent + 4, {}, e.iterationPrelude(n));
   const auto* s = llvm::cast<clang::DoStmt>(n.stmt);
   e.out.line(indent + 4, fmt::format(tmpl::kCondLambda, fmt::arg("cond", e.loopCondition(n))),
-             e.cx.src.line(s->getWhileLoc()));
+             e.cx.src.line(s->getCond()->getBeginLoc()));
   e.stateTail(vars, n.line, indent + 4);
 }
 

@@ -5,6 +5,8 @@
 #include <clang/AST/StmtCXX.h>
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "lowering.h"
 #include "templates.h"
 
@@ -28,6 +30,13 @@ bool Emitter::changed(const Node* n) {
   bool c = false;
   switch (n->kind) {
     case NodeKind::Original:
+      if (!n->children.empty()) {  // a macro use spelling several statements: printed as written
+        for (const auto& child : n->children)
+          if (changed(child.get())) cx.diags.report(Diag::InsideMacro, child->stmt->getBeginLoc(), {"this statement"});
+        break;
+      }
+      c = printer.changes(n->stmt);
+      break;
     case NodeKind::Jump: c = printer.changes(n->stmt); break;  // a native jump: `return a && b;`
     case NodeKind::Generated: c = true; break;
     default:
@@ -47,10 +56,20 @@ void Emitter::comments(const std::string& text, unsigned line, int indent) {
   out.lines(indent, text, line);
 }
 
-void Emitter::originalStatement(const Node* n, const std::string& text, int indent) {
+std::string Emitter::originalText(const Node* n) {
+  if (n->kind == NodeKind::Original && !n->children.empty()) return n->text;
   auto range = cx.src.statementRange(n->stmt);
-  if (!range) return out.lines(indent, text, n->line);
-  const unsigned end_line = cx.src.line(range->getEnd());
+  if (!range) {
+    cx.diags.report(Diag::PartOfMacro, n->stmt->getBeginLoc());
+    return {};
+  }
+  return cx.src.text(*range);
+}
+
+void Emitter::originalStatement(const Node* n, const std::string& text, int indent) {
+  unsigned end_line = n->line + static_cast<unsigned>(std::count(text.begin(), text.end(), '\n'));
+  if (n->kind != NodeKind::Original || n->children.empty())  // spliced text may have other line breaks
+    if (auto range = cx.src.statementRange(n->stmt)) end_line = cx.src.line(range->getEnd());
   out.original(indent, text, n->line, end_line, static_cast<int>(cx.src.indentOf(n->stmt->getBeginLoc()).size()));
 }
 
@@ -58,8 +77,7 @@ void Emitter::node(const Node* n, int indent) {
   if (!n) return;
   if (!n->comment_before.empty()) comments(n->comment_before, n->comment_line, indent);
   if (n->stmt && !changed(n)) {
-    auto range = cx.src.statementRange(n->stmt);
-    originalStatement(n, range ? cx.src.text(*range) : std::string(), indent);
+    originalStatement(n, originalText(n), indent);
   } else {
     switch (n->kind) {
       case NodeKind::Block: block(n, indent); break;
@@ -93,24 +111,26 @@ void Emitter::block(const Node* n, int indent) {
   out.line(indent, "}", compound ? cx.src.line(compound->getRBracLoc()) : 0);
 }
 
-void Emitter::lambda(const Node* body, int indent, const std::string& param, const std::vector<std::string>& prelude) {
+void Emitter::lambda(const Node* body, int indent, const std::string& param, const std::vector<std::string>& prelude,
+                     unsigned param_line) {
   const std::string open = param.empty() ? fmt::format(tmpl::kLambdaOpen) : fmt::format(tmpl::kParamLambdaOpen, fmt::arg("param", param));
   const Node* only = body;
   if (body && body->kind == NodeKind::Block) {
     if (body->children.empty() && body->inner_comment.empty() && prelude.empty())
-      return out.line(indent, param.empty() ? fmt::format(tmpl::kEmptyLambda) : open + "},", body->line);
+      return out.line(indent, param.empty() ? fmt::format(tmpl::kEmptyLambda) : open + "},", param.empty() ? 0 : param_line);
     only = body->children.size() == 1 && body->inner_comment.empty() ? body->children[0].get() : nullptr;
   }
   if (!body && prelude.empty()) return out.line(indent, fmt::format(tmpl::kEmptyLambda));
   const bool inlinable = only && prelude.empty() && only->comment_before.empty() && only->comment_after.empty() &&
                          ((only->stmt && !changed(only)) || only->kind == NodeKind::Generated);
   if (inlinable) {
-    auto range = only->kind == NodeKind::Generated ? std::nullopt : cx.src.statementRange(only->stmt);
-    const std::string text = only->kind == NodeKind::Generated ? only->text : range ? cx.src.text(*range) : std::string();
+    const std::string text = only->kind == NodeKind::Generated ? only->text : originalText(only);
+    // The statement keeps its original line (a #line goes before it when the lambda's line
+    // is not that line): what it calls records std::source_location::current().
     if (text.find('\n') == std::string::npos && text.size() <= kInlineLambdaLimit)
-      return out.line(indent, open + " " + text + " },");
+      return out.line(indent, open + " " + text + " },", only->line);
   }
-  out.line(indent, open);
+  out.line(indent, open, param.empty() ? 0 : param_line);
   for (const std::string& p : prelude) out.line(indent + 2, p);
   statements(body, indent + 2);
   out.line(indent, fmt::format(tmpl::kLambdaClose));

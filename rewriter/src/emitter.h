@@ -29,8 +29,10 @@ class Emitter {
   bool changed(const Node* n);
 
   // `[&] { ... },` (or `[&](param) { ... },`): a branch or loop body as a lambda argument.
-  // `prelude`: generated lines that open the body (a continue flag).
-  void lambda(const Node* body, int indent, const std::string& param = {}, const std::vector<std::string>& prelude = {});
+  // `prelude`: generated lines that open the body (a continue flag). `param_line`: the
+  // original line of `param` (a range-for's loop variable).
+  void lambda(const Node* body, int indent, const std::string& param = {}, const std::vector<std::string>& prelude = {},
+              unsigned param_line = 0);
   // The state of a staged construct made of `parts`, with the staging-rule checks.
   std::vector<StateVar> state(const Node& construct, const std::vector<const Node*>& parts,
                               const std::vector<const clang::Expr*>& exprs, const char* what,
@@ -52,8 +54,14 @@ class Emitter {
 
  private:
   void comments(const std::string& text, unsigned line, int indent);
+  // A statement's text as written (a macro use spelling several statements: that use).
+  std::string originalText(const Node* n);
   void originalStatement(const Node* n, const std::string& text, int indent);
   void block(const Node* n, int indent);
+  // A plain if/loop/switch whose keyword comes from a macro (`REPEAT(3) { ... }`): its header as
+  // written, through the start of `body`; an error when the header itself must change.
+  // nullopt when the keyword is spelled in the file.
+  std::optional<std::string> macroHeader(const Node* n, const clang::Stmt* body, bool header_changes);
   void plainIf(const Node* n, int indent, const std::string& prefix);
   void plainLoop(const Node* n, int indent);
   void switchStatement(const Node* n, int indent);

@@ -28,24 +28,65 @@ bool usedAsTensor(const std::vector<const clang::Stmt*>& parents) {
   return false;
 }
 
+// The logical or conditional expression on tensors that `e` is (through parentheses), which
+// its converter rewrites; null when `e` is none.
+const clang::Expr* convertedConstruct(const clang::Expr* e) {
+  e = e->IgnoreUnlessSpelledInSource();
+  while (const auto* paren = llvm::dyn_cast<clang::ParenExpr>(e)) e = paren->getSubExpr()->IgnoreUnlessSpelledInSource();
+  if (const auto* bin = llvm::dyn_cast<clang::BinaryOperator>(e); bin && bin->isLogicalOp())
+    return isTensorCondition(bin) ? e : nullptr;
+  if (const auto* un = llvm::dyn_cast<clang::UnaryOperator>(e); un && un->getOpcode() == clang::UO_LNot)
+    return isTensorCondition(un->getSubExpr()) ? e : nullptr;
+  if (const auto* cond = llvm::dyn_cast<clang::ConditionalOperator>(e))
+    return isTensorCondition(cond->getCond()) ? e : nullptr;
+  return nullptr;
+}
+
+// The tokens a conversion of `e` replaces: its operators (its operands are kept as written).
+std::vector<clang::SourceLocation> operatorTokens(const clang::Expr* e) {
+  if (const auto* bin = llvm::dyn_cast<clang::BinaryOperator>(e)) return {bin->getOperatorLoc()};
+  if (const auto* un = llvm::dyn_cast<clang::UnaryOperator>(e)) return {un->getOperatorLoc()};
+  if (const auto* cond = llvm::dyn_cast<clang::ConditionalOperator>(e)) return {cond->getQuestionLoc(), cond->getColonLoc()};
+  return {};
+}
+
 }  // namespace
 
 std::string ExprPrinter::statement(const clang::Stmt* s) {
   auto range = cx_.src.statementRange(s);
-  if (!range) return {};
+  if (!range) {
+    cx_.diags.report(Diag::PartOfMacro, s->getBeginLoc());
+    return {};
+  }
   return spliced(*range, s);
 }
 
 std::string ExprPrinter::expression(const clang::Expr* e) {
-  auto range = cx_.src.fileRange(e->getSourceRange(), /*allow_macro_use=*/true);
-  if (!range) return {};
+  auto range = cx_.src.fileRange(e->getSourceRange());
+  if (!range) {
+    cx_.diags.report(Diag::InsideMacro, e->getBeginLoc(), {"this expression"});
+    return {};
+  }
   return spliced(*range, e);
+}
+
+bool ExprPrinter::convertible(const clang::Expr* e) {
+  const clang::Expr* construct = convertedConstruct(e);
+  if (!construct) return true;
+  // Parentheses from a macro (`#define P(a) (a)`) would have to be taken apart too.
+  bool ok = construct == e->IgnoreUnlessSpelledInSource();
+  for (clang::SourceLocation t : operatorTokens(construct)) ok = ok && SourceText::editable(t);
+  ok = ok && cx_.src.fileRange(construct->getSourceRange()).has_value();
+  if (!ok) cx_.diags.report(Diag::InsideMacro, construct->getBeginLoc(), {"this expression on tensors"});
+  return ok;
 }
 
 std::string ExprPrinter::operand(const clang::Expr* e) {
   const clang::Expr* spelled = e->IgnoreUnlessSpelledInSource();
-  if (const auto* paren = llvm::dyn_cast<clang::ParenExpr>(spelled)) return "(" + operand(paren->getSubExpr()) + ")";
-  if (!cx_.src.inMacro(spelled->getSourceRange())) {
+  if (const auto* paren = llvm::dyn_cast<clang::ParenExpr>(spelled);
+      paren && SourceText::editable(paren->getLParen()) && SourceText::editable(paren->getRParen()))
+    return "(" + operand(paren->getSubExpr()) + ")";
+  if (convertible(spelled)) {
     if (auto converted = convertLogicalExpression(*this, spelled)) return *converted;
     if (auto converted = convertConditionalExpression(*this, spelled)) return *converted;
   }
@@ -53,8 +94,12 @@ std::string ExprPrinter::operand(const clang::Expr* e) {
 }
 
 bool ExprPrinter::changes(const clang::Stmt* s) {
-  auto range = cx_.src.statementRange(s);
-  return range && spliced(*range, s) != cx_.src.text(*range);
+  if (auto range = cx_.src.statementRange(s)) return spliced(*range, s) != cx_.src.text(*range);
+  // A statement that is part of a macro use (Emitter prints the use): whether it would need any.
+  std::vector<Splice> splices;
+  std::vector<const clang::Stmt*> parents;
+  collect(s, parents, splices);
+  return !splices.empty();
 }
 
 std::string ExprPrinter::spliced(clang::CharSourceRange range, const clang::Stmt* root) {
@@ -80,7 +125,7 @@ bool ExprPrinter::addSplice(const clang::Stmt* node, clang::SourceRange range, s
                             std::vector<Splice>& out) {
   auto file_range = cx_.src.fileRange(range);
   if (!file_range) {
-    cx_.diags.report(Diag::InsideMacro, node->getBeginLoc(), {"this expression on tensors"});
+    cx_.diags.report(Diag::InsideMacro, node->getBeginLoc(), {"this code"});
     return false;
   }
   out.push_back({cx_.src.offset(file_range->getBegin()), cx_.src.offset(file_range->getEnd()), std::move(text)});
@@ -90,7 +135,13 @@ bool ExprPrinter::addSplice(const clang::Stmt* node, clang::SourceRange range, s
 void ExprPrinter::collect(const clang::Stmt* s, std::vector<const clang::Stmt*>& parents, std::vector<Splice>& out) {
   if (!s) return;
   if (const auto* lambda = llvm::dyn_cast<clang::LambdaExpr>(s)) {
-    if (auto body = cx_.convert_lambda(lambda)) addSplice(lambda->getBody(), lambda->getBody()->getSourceRange(), *body, out);
+    if (auto body = cx_.convert_lambda(lambda)) {
+      const clang::SourceRange braces = lambda->getBody()->getSourceRange();
+      if (SourceText::editable(braces.getBegin()) && SourceText::editable(braces.getEnd()))
+        addSplice(lambda->getBody(), braces, *body, out);
+      else
+        cx_.diags.report(Diag::InsideMacro, lambda->getBeginLoc(), {"this lambda's body"});
+    }
     return;
   }
   if (const auto* e = llvm::dyn_cast<clang::Expr>(s)) {
@@ -100,10 +151,7 @@ void ExprPrinter::collect(const clang::Stmt* s, std::vector<const clang::Stmt*>&
     const bool is_conditional = llvm::isa<clang::ConditionalOperator>(e);
     if ((is_logical || is_conditional) && isTensorCondition(e) &&
         (usedAsTensor(parents) || (is_conditional && isTensorType(e->getType())))) {
-      if (cx_.src.inMacro(e->getSourceRange())) {
-        cx_.diags.report(Diag::InsideMacro, e->getBeginLoc(), {"this expression on tensors"});
-        return;
-      }
+      if (!convertible(e)) return;
       std::optional<std::string> converted =
           is_logical ? convertLogicalExpression(*this, e) : convertConditionalExpression(*this, e);
       if (converted) {

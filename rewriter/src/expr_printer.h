@@ -24,8 +24,12 @@ class ExprPrinter {
   // An expression that a converted construct or operator receives (a condition, an operand of
   // ag::and_): a logical or conditional expression on tensors at its top is converted too.
   std::string operand(const clang::Expr* e);
-  // Whether statement(s) differs from the original text.
+  // Whether statement(s) differs from the original text (for a statement that is part of a
+  // macro use: whether it would need to).
   bool changes(const clang::Stmt* s);
+  // Whether a logical or conditional expression on tensors that `e` is can be converted: its
+  // operators are spelled in the file (reported as an error otherwise). True for anything else.
+  bool convertible(const clang::Expr* e);
 
   Context& context() { return cx_; }
 

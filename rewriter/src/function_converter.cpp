@@ -54,6 +54,7 @@ std::optional<std::string> convertFunctionBody(Context& cx, const clang::Functio
   lowerContinueStatements(cx, ir, flags);
   guardStatementsAfterJumps(cx, ir, flags);
   appendFinalReturn(cx, ir, returnInfoOf(fn, cx.src), flags);
+  checkGotoStatements(cx, ir);
 
   // Then the statements are printed: staged if/loops through their converters, logical and
   // conditional expressions on tensors as they are met, lambdas inside through this function.

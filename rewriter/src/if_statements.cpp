@@ -15,7 +15,7 @@ void emitIfCall(Emitter& e, const Node& n, int indent) {
   if (n.stmt)
     e.checks.checkIf(n.stmt, vars, e.analysis.ofNode(n.then_branch.get()), e.analysis.ofNode(n.else_branch.get()));
   const std::string cond = n.cond ? e.printer.operand(n.cond) : n.cond_text;
-  e.out.line(indent, fmt::format(tmpl::kIfHead, fmt::arg("cond", cond)), n.line);
+  e.out.line(indent, fmt::format(tmpl::kIfHead, fmt::arg("cond", cond)), n.cond ? e.cx.src.line(n.cond->getBeginLoc()) : n.line);
   e.lambda(n.then_branch.get(), indent + 4);
   e.lambda(n.else_branch.get(), indent + 4);
   e.stateTail(vars, n.line, indent + 4);

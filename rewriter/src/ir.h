@@ -39,7 +39,9 @@ struct Node {
   unsigned line;            // its original line (generated: the line of what it was made for)
   bool staged = false;      // If and loops: converted into an ag:: operator call
 
-  // Block: statements. Try: the try block, then one block per handler.
+  // Block: statements. Try: the try block, then one block per handler. Original: when one
+  // macro use spells several statements (`#define STEP a(); b()`), those statements (the
+  // node prints `text`, the use as written).
   std::vector<NodePtr> children;
   std::vector<std::string> handler_headers;  // Try: "catch (const std::exception& e)"
   // Comments around a statement of a block, kept in the output.
@@ -71,7 +73,7 @@ struct Node {
   bool crosses_staged = false;  // a staged construct lies between the jump and its target
   std::vector<Node*> enclosing_loops;  // return: the loops it leaves, innermost first
 
-  // Generated statements (and Labeled: the label text).
+  // Generated statements (and Labeled: the label text; Original: a macro use's text).
   std::string text;
   std::string declares;  // the name a generated statement declares
   std::vector<std::string> assigns;  // the names it assigns

@@ -1,5 +1,5 @@
 // Clang statements -> the converters' statement tree, with the build-time errors for what
-// cannot be converted (goto across a staged body, switch on a tensor, try inside a staged
+// cannot be converted (computed goto in a staged body, switch on a tensor, try inside a staged
 // construct, construct inside a macro expansion).
 #include "ir_builder.h"
 
@@ -7,6 +7,7 @@
 #include <clang/AST/StmtCXX.h>
 
 #include <algorithm>
+#include <tuple>
 
 #include "ast_queries.h"
 #include "comments.h"
@@ -21,7 +22,6 @@ class Builder {
 
   FunctionIr run(const clang::CompoundStmt* body) {
     ir_.body = build(body);
-    checkGotos();
     return std::move(ir_);
   }
 
@@ -43,9 +43,14 @@ class Builder {
     return nullptr;
   }
 
-  // A staged construct must be spelled in the file, not produced by a macro.
-  bool stageable(const clang::Stmt* s, const char* what) {
-    if (!cx_.src.inMacro(s->getSourceRange())) return true;
+  // A staged construct is replaced by an operator call: its keywords and parentheses (the
+  // tokens the rewrite removes) must be spelled in the file, not come from a macro's
+  // expansion. Its condition and body may use macros (`while (y < LIMIT) y = y * SCALE;`):
+  // they are kept as written, whole macro uses included.
+  bool stageable(const clang::Stmt* s, const char* what, std::initializer_list<clang::SourceLocation> tokens) {
+    bool ok = cx_.src.statementRange(s).has_value();
+    for (clang::SourceLocation t : tokens) ok = ok && (t.isInvalid() || SourceText::editable(t));
+    if (ok) return true;
     cx_.diags.report(Diag::InsideMacro, s->getBeginLoc(), {std::string("this tensor-dependent ") + what});
     return false;
   }
@@ -54,8 +59,12 @@ class Builder {
     if (!s) return nullptr;
     if (const auto* block = llvm::dyn_cast<clang::CompoundStmt>(s)) return buildBlock(block);
     if (const auto* st = llvm::dyn_cast<clang::IfStmt>(s)) return buildIf(st);
-    if (const auto* st = llvm::dyn_cast<clang::WhileStmt>(s)) return buildLoop(NodeKind::While, st, st->getCond(), st->getBody(), "while", st->getConditionVariable());
-    if (const auto* st = llvm::dyn_cast<clang::DoStmt>(s)) return buildLoop(NodeKind::DoWhile, st, st->getCond(), st->getBody(), "do-while", nullptr);
+    if (const auto* st = llvm::dyn_cast<clang::WhileStmt>(s))
+      return buildLoop(NodeKind::While, st, st->getCond(), st->getBody(), "while", st->getConditionVariable(),
+                       {st->getWhileLoc(), st->getLParenLoc(), st->getRParenLoc()});
+    if (const auto* st = llvm::dyn_cast<clang::DoStmt>(s))
+      return buildLoop(NodeKind::DoWhile, st, st->getCond(), st->getBody(), "do-while", nullptr,
+                       {st->getDoLoc(), st->getWhileLoc(), st->getRParenLoc()});
     if (const auto* st = llvm::dyn_cast<clang::ForStmt>(s)) return buildFor(st);
     if (const auto* st = llvm::dyn_cast<clang::CXXForRangeStmt>(s)) return buildRangeFor(st);
     if (llvm::isa<clang::BreakStmt>(s)) return buildJump(s, JumpKind::Break);
@@ -64,14 +73,11 @@ class Builder {
     if (const auto* st = llvm::dyn_cast<clang::SwitchStmt>(s)) return buildSwitch(st);
     if (const auto* st = llvm::dyn_cast<clang::CXXTryStmt>(s)) return buildTry(st);
     if (const auto* st = llvm::dyn_cast<clang::SwitchCase>(s)) return buildLabeled(s, st->getSubStmt());
-    if (const auto* st = llvm::dyn_cast<clang::LabelStmt>(s)) {
-      labels_.push_back({st->getDecl(), innermostStaged() ? innermostStaged()->node : nullptr});
-      return buildLabeled(s, st->getSubStmt());
-    }
+    if (const auto* st = llvm::dyn_cast<clang::LabelStmt>(s)) return buildLabeled(s, st->getSubStmt());
     if (const auto* st = llvm::dyn_cast<clang::AttributedStmt>(s)) return buildLabeled(s, st->getSubStmt());
-    if (const auto* st = llvm::dyn_cast<clang::GotoStmt>(s)) {
-      gotos_.push_back({st, innermostStaged() ? innermostStaged()->node : nullptr});
-    } else if (llvm::isa<clang::IndirectGotoStmt>(s) && innermostStaged()) {
+    // A goto is checked once the lowering is done (checkGotoStatements); a computed goto's
+    // target is unknown, so none is accepted inside a staged body.
+    if (llvm::isa<clang::IndirectGotoStmt>(s) && innermostStaged()) {
       cx_.diags.report(Diag::GotoInStaged, s->getBeginLoc(), {innermostStaged()->node->kind == NodeKind::If ? "if" : "loop"});
     }
     return std::make_unique<Node>(NodeKind::Original, s, line(s));
@@ -85,16 +91,22 @@ class Builder {
     auto line_at = [&](size_t pos) {
       return base_line + static_cast<unsigned>(std::count(text.begin(), text.begin() + pos, '\n'));
     };
+    // The gaps between statements hold what belongs to no statement: comments, preprocessor
+    // lines, skipped #if branches, macros that expand to nothing. Each statement's file range
+    // (whole macro uses included) ends the gap before it and starts the next, so no text is
+    // ever emitted both as a statement and as a gap.
     size_t prev_end = 1;  // just after '{'
     Node* prev = nullptr;
-    for (const clang::Stmt* child : block->body()) {
-      NodePtr built = build(child);
-      auto range = cx_.src.statementRange(child);
-      if (range && !cx_.src.inMacro(child->getSourceRange())) {
+    const std::vector<const clang::Stmt*> stmts(block->body_begin(), block->body_end());
+    for (size_t i = 0; i < stmts.size(); ++i) {
+      NodePtr built = build(stmts[i]);
+      std::optional<clang::CharSourceRange> range = cx_.src.statementRange(stmts[i]);
+      if (!range) std::tie(built, range, i) = buildMacroGroup(stmts, i, std::move(built));
+      if (range) {
         const size_t begin = cx_.src.offset(range->getBegin()) - base;
         if (begin >= prev_end && begin <= text.size())
           attachGapComments(text.substr(prev_end, begin - prev_end), line_at(prev_end), prev, *built);
-        prev_end = cx_.src.offset(range->getEnd()) - base;
+        prev_end = std::max(prev_end, static_cast<size_t>(cx_.src.offset(range->getEnd()) - base));
       }
       prev = built.get();
       node->children.push_back(std::move(built));
@@ -108,10 +120,34 @@ class Builder {
     return node;
   }
 
+  // A macro that expands to several statements (`#define STEP a(); b()`): no file text spells
+  // one of them alone, so statements first..last (as few as spell a whole macro use) become one
+  // node printed as that use. Nothing inside it can be converted (Emitter reports what needs
+  // to be). Returns the node, its range (nullopt: no such use, reported) and the index of last.
+  std::tuple<NodePtr, std::optional<clang::CharSourceRange>, size_t> buildMacroGroup(
+      const std::vector<const clang::Stmt*>& stmts, size_t first, NodePtr first_node) {
+    std::optional<clang::CharSourceRange> range;
+    size_t last = first + 1;
+    for (; last < stmts.size(); ++last) {
+      const clang::SourceRange both(stmts[first]->getBeginLoc(), stmts[last]->getEndLoc());
+      if ((range = cx_.src.statementRange(both))) break;
+    }
+    if (!range) {
+      cx_.diags.report(Diag::PartOfMacro, stmts[first]->getBeginLoc());
+      return {std::move(first_node), std::nullopt, first};
+    }
+    auto group = std::make_unique<Node>(NodeKind::Original, stmts[first], first_node->line);
+    group->text = cx_.src.text(*range);
+    group->children.push_back(std::move(first_node));
+    for (size_t k = first + 1; k <= last; ++k) group->children.push_back(build(stmts[k]));
+    return {std::move(group), range, last};
+  }
+
   NodePtr buildIf(const clang::IfStmt* s) {
     auto node = std::make_unique<Node>(NodeKind::If, s, line(s));
     node->cond = s->getCond();
-    node->staged = !s->isConstexpr() && !s->isConsteval() && isTensorCondition(s->getCond()) && stageable(s, "if");
+    node->staged = !s->isConstexpr() && !s->isConsteval() && isTensorCondition(s->getCond()) &&
+                   stageable(s, "if", {s->getIfLoc(), s->getLParenLoc(), s->getRParenLoc(), s->getElseLoc()});
     if (node->staged && s->getConditionVariable()) {
       cx_.diags.report(Diag::ConditionVariable, s->getConditionVariable()->getLocation(), {"if"});
       node->staged = false;
@@ -126,10 +162,11 @@ class Builder {
   }
 
   NodePtr buildLoop(NodeKind kind, const clang::Stmt* s, const clang::Expr* cond, const clang::Stmt* body,
-                    const char* what, const clang::VarDecl* cond_var) {
+                    const char* what, const clang::VarDecl* cond_var,
+                    std::initializer_list<clang::SourceLocation> tokens) {
     auto node = std::make_unique<Node>(kind, s, line(s));
     node->cond = cond;
-    node->staged = cond && isTensorCondition(cond) && stageable(s, what);
+    node->staged = cond && isTensorCondition(cond) && stageable(s, what, tokens);
     if (node->staged && cond_var) {
       cx_.diags.report(Diag::ConditionVariable, cond_var->getLocation(), {what});
       node->staged = false;
@@ -142,7 +179,8 @@ class Builder {
 
   NodePtr buildFor(const clang::ForStmt* s) {
     NodePtr init = s->getInit() ? build(s->getInit()) : nullptr;
-    NodePtr node = buildLoop(NodeKind::For, s, s->getCond(), s->getBody(), "for", s->getConditionVariable());
+    NodePtr node = buildLoop(NodeKind::For, s, s->getCond(), s->getBody(), "for", s->getConditionVariable(),
+                             {s->getForLoc(), s->getLParenLoc(), s->getRParenLoc()});
     node->init = std::move(init);
     node->inc = s->getInc();
     if (node->staged && node->inc) {
@@ -162,7 +200,8 @@ class Builder {
     auto node = std::make_unique<Node>(NodeKind::RangeFor, s, line(s));
     node->range = s->getRangeInit();
     node->loop_var = s->getLoopVariable();
-    node->staged = node->range && isTensorValued(node->range) && stageable(s, "for");
+    node->staged = node->range && isTensorValued(node->range) &&
+                   stageable(s, "for", {s->getForLoc(), s->getColonLoc(), s->getRParenLoc()});
     if (s->getInit()) node->init = build(s->getInit());
     stack_.push_back({node.get(), node->staged, true, true, "for"});
     node->body = build(s->getBody());
@@ -230,23 +269,9 @@ class Builder {
     return node;
   }
 
-  // A goto and its label must be in the same staged body (or both outside any).
-  void checkGotos() {
-    for (const auto& [go, inside] : gotos_) {
-      const Node* label_inside = nullptr;
-      for (const auto& [label, where] : labels_)
-        if (label == go->getLabel()) label_inside = where;
-      if (inside != label_inside)
-        cx_.diags.report(Diag::GotoInStaged, go->getBeginLoc(),
-                         {(inside ? inside : label_inside)->kind == NodeKind::If ? "if" : "loop"});
-    }
-  }
-
   Context& cx_;
   FunctionIr ir_;
   std::vector<Enclosing> stack_;
-  std::vector<std::pair<const clang::GotoStmt*, const Node*>> gotos_;
-  std::vector<std::pair<const clang::LabelDecl*, const Node*>> labels_;
 };
 
 }  // namespace

@@ -50,6 +50,10 @@ void appendFinalReturn(Context& cx, FunctionIr& ir, const ReturnInfo& info, cons
 // first use creates) the loop's flag.
 void lowerJumpsToFlag(FunctionIr& ir, JumpKind kind, Flags& flags, const std::function<std::string(Node& loop)>& flag_of);
 
+// A goto must stay inside one lambda of the rewritten code (goto_statements.cpp); run after the
+// guards, which add lambdas of their own.
+void checkGotoStatements(Context& cx, const FunctionIr& ir);
+
 // `ag::not_(a)` / `ag::not_(a | b)`.
 std::string notFlags(const std::vector<std::string>& flags);
 

@@ -15,12 +15,36 @@ std::string header(const SourceText& src, clang::SourceLocation begin, clang::So
   return src.text(clang::CharSourceRange::getTokenRange(begin, rparen));
 }
 
+const clang::Stmt* loopBody(const clang::Stmt* s) {
+  if (const auto* w = llvm::dyn_cast<clang::WhileStmt>(s)) return w->getBody();
+  if (const auto* f = llvm::dyn_cast<clang::ForStmt>(s)) return f->getBody();
+  if (const auto* r = llvm::dyn_cast<clang::CXXForRangeStmt>(s)) return r->getBody();
+  return nullptr;
+}
+
 }  // namespace
+
+std::optional<std::string> Emitter::macroHeader(const Node* n, const clang::Stmt* body, bool header_changes) {
+  if (SourceText::editable(n->stmt->getBeginLoc()) || !body) return std::nullopt;
+  auto whole = cx.src.statementRange(n->stmt);
+  auto body_range = cx.src.statementRange(body);
+  if (header_changes || !whole || !body_range || !SourceText::editable(body->getBeginLoc())) {
+    cx.diags.report(Diag::InsideMacro, n->stmt->getBeginLoc(), {"the header of this statement"});
+    return "";
+  }
+  std::string text = cx.src.text(clang::CharSourceRange::getCharRange(whole->getBegin(), body_range->getBegin()));
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\n')) text.pop_back();
+  return text;
+}
 
 void Emitter::plainIf(const Node* n, int indent, const std::string& prefix) {
   const auto* s = llvm::cast<clang::IfStmt>(n->stmt);
   std::string head;
-  if (s->getInit() || s->getConditionVariable() || s->isConstexpr() || s->isConsteval())
+  if (auto from_macro = macroHeader(n, s->getThen(), n->cond && printer.changes(n->cond))) {
+    // `IF_DEBUG { ... }`: the macro use is kept (an `else` from the macro is the error above).
+    if (s->getElse()) cx.diags.report(Diag::InsideMacro, n->stmt->getBeginLoc(), {"the header of this statement"});
+    head = *from_macro;
+  } else if (s->getInit() || s->getConditionVariable() || s->isConstexpr() || s->isConsteval())
     head = header(cx.src, s->getBeginLoc(), s->getRParenLoc());
   else
     head = "if (" + printer.expression(n->cond) + ")";
@@ -52,7 +76,12 @@ void Emitter::plainLoop(const Node* n, int indent) {
     prelude.insert(prelude.begin(), fmt::format(tmpl::kPlainRangeForCheck, fmt::arg("not_flags", not_flags), fmt::arg("loc", loc)));
 
   std::string head;
-  switch (n->kind) {
+  const bool header_changes = !not_flags.empty() || (n->cond && printer.changes(n->cond)) ||
+                              (n->inc && printer.changes(n->inc)) || (n->init && changed(n->init.get()));
+  const std::optional<std::string> from_macro =
+      n->kind == NodeKind::DoWhile ? std::nullopt : macroHeader(n, loopBody(n->stmt), header_changes);
+  if (from_macro) head = *from_macro;
+  else switch (n->kind) {
     case NodeKind::While: {
       const auto* s = llvm::cast<clang::WhileStmt>(n->stmt);
       head = s->getConditionVariable() ? header(cx.src, s->getBeginLoc(), s->getRParenLoc())
@@ -89,7 +118,8 @@ void Emitter::plainLoop(const Node* n, int indent) {
 
 void Emitter::switchStatement(const Node* n, int indent) {
   const auto* s = llvm::cast<clang::SwitchStmt>(n->stmt);
-  out.line(indent, header(cx.src, s->getBeginLoc(), s->getRParenLoc()) + " {", n->line);
+  auto from_macro = macroHeader(n, s->getBody(), false);
+  out.line(indent, (from_macro ? *from_macro : header(cx.src, s->getBeginLoc(), s->getRParenLoc())) + " {", n->line);
   statements(n->body.get(), indent + 2);
   out.line(indent, "}");
 }

@@ -26,7 +26,7 @@ void emitRangeForStatement(Emitter& e, const Node& n, int indent) {
                                 : fmt::format(tmpl::kExtraTest, fmt::arg("test", notFlags(n.stop_flags)));
   e.out.line(inner, fmt::format(tmpl::kForHead, fmt::arg("iterable", e.printer.expression(n.range)), fmt::arg("extra_test", extra)),
              n.line);
-  e.lambda(n.body.get(), inner + 4, param, e.iterationPrelude(n));
+  e.lambda(n.body.get(), inner + 4, param, e.iterationPrelude(n), e.cx.src.line(var->getBeginLoc()));
   e.stateTail(vars, n.line, inner + 4);
   if (scoped) e.out.line(indent, "}");
 }

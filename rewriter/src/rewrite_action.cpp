@@ -92,7 +92,7 @@ class RewriteConsumer : public clang::ASTConsumer {
     finder.TraverseDecl(ctx.getTranslationUnitDecl());
 
     for (const clang::FunctionDecl* fn : finder.marked) convert(fn, src, diags, result);
-    warnUnmarkedCallees(finder.marked, finder.unmarked, src, diags);
+    warnUnmarkedCallees(finder.marked, finder.unmarked, diags);
     warnMarkedFunctionsInHeaders(ctx, diags);
 
     result.ok = !diags.hasErrors() && !engine.hasErrorOccurred();
@@ -104,7 +104,7 @@ class RewriteConsumer : public clang::ASTConsumer {
   void convert(const clang::FunctionDecl* fn, SourceText& src, Diagnostics& diags, FileResult& result) {
     const auto* body = llvm::dyn_cast<clang::CompoundStmt>(fn->getBody());
     if (!body) return;
-    if (src.inMacro(body->getSourceRange())) {
+    if (!SourceText::editable(body->getLBracLoc()) || !SourceText::editable(body->getRBracLoc())) {
       if (hasTensorControlFlow(body)) diags.report(Diag::InsideMacro, fn->getLocation(), {"this function"});
       return;
     }

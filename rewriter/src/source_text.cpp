@@ -7,21 +7,21 @@
 
 namespace ag::rewriter {
 
-std::optional<clang::CharSourceRange> SourceText::fileRange(clang::SourceRange range, bool allow_macro_use) const {
+std::optional<clang::CharSourceRange> SourceText::fileRange(clang::SourceRange range) const {
   if (range.isInvalid()) return std::nullopt;
-  if (!allow_macro_use && inMacro(range)) return std::nullopt;
   return clang::tooling::getFileRange(clang::CharSourceRange::getTokenRange(range), sm_, ctx_.getLangOpts(),
-                                      allow_macro_use);
+                                      /*IncludeMacroExpansion=*/true);
 }
 
-std::optional<clang::CharSourceRange> SourceText::statementRange(const clang::Stmt* s, bool allow_macro_use) const {
+std::optional<clang::CharSourceRange> SourceText::statementRange(const clang::Stmt* s) const {
   clang::CharSourceRange extended = clang::tooling::getExtendedRange(*s, clang::tok::semi, ctx_);
-  if (!allow_macro_use && inMacro(s->getSourceRange())) return std::nullopt;
-  return clang::tooling::getFileRange(extended, sm_, ctx_.getLangOpts(), allow_macro_use);
+  return clang::tooling::getFileRange(extended, sm_, ctx_.getLangOpts(), /*IncludeMacroExpansion=*/true);
 }
 
-bool SourceText::inMacro(clang::SourceRange range) const {
-  return range.getBegin().isMacroID() || range.getEnd().isMacroID();
+std::optional<clang::CharSourceRange> SourceText::statementRange(clang::SourceRange range) const {
+  clang::CharSourceRange extended =
+      clang::tooling::maybeExtendRange(clang::CharSourceRange::getTokenRange(range), clang::tok::semi, ctx_);
+  return clang::tooling::getFileRange(extended, sm_, ctx_.getLangOpts(), /*IncludeMacroExpansion=*/true);
 }
 
 std::string SourceText::text(clang::CharSourceRange range) const {
@@ -29,7 +29,7 @@ std::string SourceText::text(clang::CharSourceRange range) const {
 }
 
 std::string SourceText::textOf(const clang::Stmt* s) const {
-  auto range = fileRange(s->getSourceRange(), /*allow_macro_use=*/true);
+  auto range = fileRange(s->getSourceRange());
   return range ? text(*range) : std::string();
 }
 

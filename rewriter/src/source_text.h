@@ -1,4 +1,5 @@
-// The original text of AST nodes: file ranges (refusing macro expansions), lines, offsets.
+// The original text of AST nodes: file ranges (a whole macro use counts as its text), lines,
+// offsets, and whether a token the rewrite must edit is spelled in the file.
 #pragma once
 
 #include <clang/AST/ASTContext.h>
@@ -16,13 +17,18 @@ class SourceText {
   clang::ASTContext& context() const { return ctx_; }
   const clang::SourceManager& manager() const { return sm_; }
 
-  // The range in the main file that spells `range`. A range that starts or ends inside a
-  // macro expansion gives nullopt unless `allow_macro_use` (then a whole macro use counts).
-  std::optional<clang::CharSourceRange> fileRange(clang::SourceRange range, bool allow_macro_use = false) const;
-  // A statement's range, extended over its trailing ';'.
-  std::optional<clang::CharSourceRange> statementRange(const clang::Stmt* s, bool allow_macro_use = true) const;
-  // Whether a node is spelled inside a macro expansion.
-  bool inMacro(clang::SourceRange range) const;
+  // The characters of the main file that spell the tokens of `range`. An end that is an
+  // object-like macro (`y * SCALE`) or an argument of a function-like one extends over the
+  // whole macro use; nullopt when the range starts or ends in the middle of a macro's
+  // expansion, where no file text spells exactly these tokens (Lexer::makeFileCharRange).
+  std::optional<clang::CharSourceRange> fileRange(clang::SourceRange range) const;
+  // A statement's file range, extended over its trailing ';'.
+  std::optional<clang::CharSourceRange> statementRange(const clang::Stmt* s) const;
+  // The file range of statements from range's begin to its end, extended over a trailing ';'.
+  std::optional<clang::CharSourceRange> statementRange(clang::SourceRange range) const;
+  // Whether the token at `loc` is spelled in the file, so that the rewrite can replace it (a
+  // keyword, parenthesis or operator that comes from a macro's expansion cannot be edited).
+  static bool editable(clang::SourceLocation loc) { return loc.isValid() && loc.isFileID(); }
 
   std::string text(clang::CharSourceRange range) const;
   // The text of an expression or statement exactly as spelled (macro uses kept whole).

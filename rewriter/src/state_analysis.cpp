@@ -177,6 +177,7 @@ Effects StateAnalysis::ofNode(const Node* n) {
     case NodeKind::Original:
     case NodeKind::Jump:
       if (n->stmt) e.merge(ofStmt(n->stmt));
+      for (const auto& c : n->children) e.merge(ofNode(c.get()));  // a macro use spelling several statements
       return e;
     case NodeKind::Generated: {
       if (n->stmt) e.merge(ofStmt(n->stmt));

@@ -3,6 +3,7 @@
 #include "static_checks.h"
 
 #include <clang/AST/ExprCXX.h>
+#include <clang/Lex/Lexer.h>
 
 #include <algorithm>
 #include <functional>
@@ -102,7 +103,7 @@ void StaticChecks::checkIf(const clang::Stmt* s, const std::vector<StateVar>& st
     if (in_then == in_else || hasValueBefore(var, begin) || !usedAfter(var, end)) continue;
     if (!reported_.insert({var, begin}).second) continue;
     cx_.diags.report(Diag::NoValueAfterIf, s->getBeginLoc(), {v.name, in_then ? "then" : "else"});
-    cx_.diags.report(Diag::NoteDeclaredHere, var->getLocation(), {v.name});
+    noteWhatToWrite(var, Diag::NoteValueForIf, in_then ? "else" : "then");
   }
 }
 
@@ -115,8 +116,21 @@ void StaticChecks::checkLoop(const clang::Stmt* s, const std::vector<StateVar>& 
     if (!var || hasValueBefore(var, begin) || !usedAfter(var, end)) continue;
     if (!reported_.insert({var, begin}).second) continue;
     cx_.diags.report(Diag::NoValueAfterLoop, s->getBeginLoc(), {v.name});
-    cx_.diags.report(Diag::NoteDeclaredHere, var->getLocation(), {v.name});
+    noteWhatToWrite(var, Diag::NoteValueForLoop, "");
   }
+}
+
+// No fix-it: the value a variable must have when a branch or the loop does not run is the
+// user's to choose (its dtype and shape are not static), so the note says what to write and
+// its caret points where: just after the declared name.
+void StaticChecks::noteWhatToWrite(const clang::VarDecl* var, Diag note, const char* branch) {
+  std::string type = "ag::Tensor";
+  if (const clang::TypeSourceInfo* info = var->getTypeSourceInfo())
+    if (auto range = cx_.src.fileRange(info->getTypeLoc().getSourceRange())) type = cx_.src.text(*range);
+  clang::SourceLocation at = var->getLocation();
+  if (SourceText::editable(at))
+    at = clang::Lexer::getLocForEndOfToken(at, 0, cx_.src.manager(), cx_.src.context().getLangOpts());
+  cx_.diags.report(note, at, {var->getNameAsString(), type, branch}, std::nullopt, var->getSourceRange());
 }
 
 void StaticChecks::checkNonTensor(const std::vector<StateVar>& state, const char* what) {
@@ -131,7 +145,9 @@ void StaticChecks::checkNonTensor(const std::vector<StateVar>& state, const char
     std::optional<clang::FixItHint> fixit;
     const auto* var = llvm::dyn_cast<clang::VarDecl>(v.root);
     if (var && !llvm::isa<clang::ParmVarDecl>(var) && v.expr == var->getName() && var->getType()->isArithmeticType() &&
-        var->getTypeSourceInfo() && !cx_.src.inMacro(var->getSourceRange()))
+        var->getTypeSourceInfo() &&
+        SourceText::editable(var->getTypeSourceInfo()->getTypeLoc().getBeginLoc()) &&
+        SourceText::editable(var->getTypeSourceInfo()->getTypeLoc().getEndLoc()))
       fixit = clang::FixItHint::CreateReplacement(var->getTypeSourceInfo()->getTypeLoc().getSourceRange(), "ag::Tensor");
     cx_.diags.report(Diag::NonTensorModified, v.where, {v.name, type, what}, fixit);
   }

@@ -35,6 +35,8 @@ class StaticChecks {
   bool hasValueBefore(const clang::VarDecl* v, unsigned offset) const;
   bool usedAfter(const clang::VarDecl* v, unsigned offset) const;
   static const clang::VarDecl* localTensor(const StateVar& v);
+  // The note after a no-value warning: what to write at `var`'s declaration.
+  void noteWhatToWrite(const clang::VarDecl* var, Diag note, const char* branch);
 
   Context& cx_;
   std::map<const clang::VarDecl*, std::vector<Ref>> refs_;

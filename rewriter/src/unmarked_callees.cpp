@@ -11,8 +11,7 @@
 namespace ag::rewriter {
 
 void warnUnmarkedCallees(const std::vector<const clang::FunctionDecl*>& converted,
-                         const std::vector<const clang::FunctionDecl*>& unmarked, const SourceText& src,
-                         Diagnostics& diags) {
+                         const std::vector<const clang::FunctionDecl*>& unmarked, Diagnostics& diags) {
   std::set<const clang::FunctionDecl*> suspects;
   for (const clang::FunctionDecl* fn : unmarked)
     if (hasTensorControlFlow(fn->getBody())) suspects.insert(fn->getCanonicalDecl());
@@ -33,7 +32,7 @@ void warnUnmarkedCallees(const std::vector<const clang::FunctionDecl*>& converte
             for (const clang::FunctionDecl* redecl : canonical->redecls())
               if (redecl->doesThisDeclarationHaveABody()) def = redecl;
             std::optional<clang::FixItHint> fixit;
-            if (!src.inMacro(def->getSourceRange()))
+            if (SourceText::editable(def->getBeginLoc()))
               fixit = clang::FixItHint::CreateInsertion(def->getBeginLoc(), "AG_FUNCTION ");
             diags.report(Diag::NoteCalleeHere, def->getLocation(), {name}, fixit);
           }

@@ -12,7 +12,6 @@
 namespace ag::rewriter {
 
 void warnUnmarkedCallees(const std::vector<const clang::FunctionDecl*>& converted,
-                         const std::vector<const clang::FunctionDecl*>& unmarked, const SourceText& src,
-                         Diagnostics& diags);
+                         const std::vector<const clang::FunctionDecl*>& unmarked, Diagnostics& diags);
 
 }  // namespace ag::rewriter

@@ -15,7 +15,8 @@ void emitWhileStatement(Emitter& e, const Node& n, int indent) {
   if (n.stmt) e.checks.checkLoop(n.stmt, vars);
   e.breakFlagDeclaration(n, indent);
   e.out.line(indent, fmt::format(tmpl::kWhileHead), n.line);
-  e.out.line(indent + 4, fmt::format(tmpl::kCondLambda, fmt::arg("cond", e.loopCondition(n))));
+  e.out.line(indent + 4, fmt::format(tmpl::kCondLambda, fmt::arg("cond", e.loopCondition(n))),
+             n.cond ? e.cx.src.line(n.cond->getBeginLoc()) : 0);
   e.lambda(n.body.get(), indent + 4, {}, e.iterationPrelude(n));
   e.stateTail(vars, n.line, indent + 4);
 }

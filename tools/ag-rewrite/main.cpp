@@ -3,12 +3,14 @@
 #include <clang/Driver/Driver.h>
 #include <clang/Tooling/ArgumentsAdjusters.h>
 #include <clang/Tooling/CommonOptionsParser.h>
+#include <clang/Tooling/CompilationDatabase.h>
 #include <clang/Tooling/Tooling.h>
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/InitLLVM.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <optional>
 #include <string_view>
 
 #include "ag/rewriter/rewriter.h"
@@ -50,6 +52,20 @@ bool hasCompilationFlags(int argc, const char** argv) {
   return false;
 }
 
+// The build directory of `-p <dir>` (`-p=<dir>`), unless flags follow `--` (which win, as in
+// every Clang tool).
+std::optional<std::string> buildDirectory(int argc, const char** argv) {
+  std::optional<std::string> dir;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a == "--") return std::nullopt;
+    if ((a == "-p" || a == "--p") && i + 1 < argc) dir = argv[++i];
+    else if (a.starts_with("-p=")) dir = std::string(a.substr(3));
+    else if (a.starts_with("--p=")) dir = std::string(a.substr(4));
+  }
+  return dir;
+}
+
 // Flags only GCC knows, which a Clang tool would reject.
 clang::tooling::ArgumentsAdjuster stripGccOnlyFlags() {
   return [](const clang::tooling::CommandLineArguments& args, llvm::StringRef) {
@@ -71,6 +87,16 @@ int main(int argc, const char** argv) {
                     "-I...) or give a build directory with compile_commands.json (-p build)\n";
     return kExitUsageError;
   }
+  // Without a database Clang's option parser would go on "without flags" and report compile
+  // errors for the user's includes: a wrong -p is a usage error.
+  if (std::optional<std::string> dir = buildDirectory(argc, argv)) {
+    std::string error;
+    if (!clang::tooling::CompilationDatabase::autoDetectFromDirectory(*dir, error)) {
+      llvm::errs() << "ag-rewrite: error: -p " << *dir << ": no compilation database (compile_commands.json) in '"
+                   << *dir << "' or a directory above it\n";
+      return kExitUsageError;
+    }
+  }
   auto parser = clang::tooling::CommonOptionsParser::create(argc, argv, category, cl::OneOrMore,
                                                             "Converts tensor control flow in AG_FUNCTION functions.\n");
   if (!parser) {
@@ -80,6 +106,15 @@ int main(int argc, const char** argv) {
   const std::vector<std::string>& files = parser->getSourcePathList();
   if (!output_path.empty() && files.size() != 1) {
     llvm::errs() << "ag-rewrite: error: -o needs exactly one input file\n";
+    return kExitUsageError;
+  }
+  for (const std::string& file : files)
+    if (!llvm::sys::fs::exists(file)) {
+      llvm::errs() << "ag-rewrite: error: no such file: '" << file << "'\n";
+      return kExitUsageError;
+    }
+  if (diff && !output_path.empty()) {  // like clang-format: --dry-run / -i, one output at a time
+    llvm::errs() << "ag-rewrite: error: --diff prints to stdout and cannot be combined with -o\n";
     return kExitUsageError;
   }
   if (!depfile_path.empty() && output_path.empty()) {

@@ -158,3 +158,20 @@ AG_FUNCTION Tensor for_with_break_and_continue(Tensor n) {
   return s * 100 + last;
 }
 AG_E2E(for_with_break_and_continue, std::tuple{4}, std::tuple{20});
+
+// A goto whose label is in the same staged body is plain C++ that runs while tracing (a
+// backward one repeats code, a forward one skips it), as it runs on concrete tensors.
+AG_FUNCTION Tensor goto_inside_staged_body(Tensor x, bool skip) {
+  while (x < 100) {
+    int repeats = 0;
+  again:
+    x = x + 1;
+    if (++repeats < 3) goto again;
+    if (skip) goto doubled;
+    x = x + 10;
+  doubled:
+    x = x * 2;
+  }
+  return x;
+}
+AG_E2E(goto_inside_staged_body, std::tuple{1, false}, std::tuple{1, true}, std::tuple{150, true});

@@ -11,13 +11,14 @@ AG_FUNCTION ag::Tensor relu(ag::Tensor x) {
 // CHECK-NEXT: +++ {{.*}}diff_output.cpp (rewritten)
 // CHECK-NEXT: @@ -0,0 +1 @@
 // CHECK-NEXT: +#line 1 "{{.*}}diff_output.cpp"
-// CHECK-NEXT: @@ -5,4 +6,9 @@
+// CHECK-NEXT: @@ -5,4 +6,10 @@
 // CHECK-NEXT: -AG_FUNCTION ag::Tensor relu(ag::Tensor x) {
 // CHECK-NEXT: -  if (x < 0) x = x * 0;
 // CHECK-NEXT: -  return x;
 // CHECK-NEXT: -}
 // CHECK-NEXT: +AG_FUNCTION ag::Tensor relu(ag::Tensor x) {
 // CHECK-NEXT: +  ag::if_stmt(x < 0,
+// CHECK-NEXT: +#line 6
 // CHECK-NEXT: +      [&] { x = x * 0; },
 // CHECK-NEXT: +      [&] {},
 // CHECK-NEXT: +      ag::state(x), {"x"}, AG_SOURCE_LOC("diff_output.cpp", 6));
