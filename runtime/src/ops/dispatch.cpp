@@ -1,6 +1,8 @@
 // The eager/traced dispatch of every op, and the resolution of weak C++ scalar operands.
 #include <fmt/format.h>
 
+#include <atomic>
+
 #include "../tensor/tensor_list.h"
 #include "../trace/frame.h"
 #include "kernels.h"
@@ -80,6 +82,8 @@ Tensor apply_op(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, S
     symbolic |= t.impl()->kind == ImplKind::Symbolic;
   }
   if (symbolic) return trace_op(op, inputs, attrs, loc);
+  if (g_eager_via_graph.load(std::memory_order_relaxed)) [[unlikely]]
+    return eval_via_graph(op, inputs, attrs, loc);
   return eval_op(op, inputs, attrs, loc);
 }
 

@@ -1,6 +1,7 @@
 // The op machinery shared by eager execution, tracing, graph passes, the interpreter and the JIT.
 #pragma once
 
+#include <atomic>
 #include <span>
 #include <string>
 
@@ -26,6 +27,12 @@ Tensor apply_op(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, S
 inline Tensor apply_op(OpKind op, std::initializer_list<Tensor> inputs, const Attrs& attrs, SourceLoc loc) {
   return apply_op(op, std::span<const Tensor>(inputs.begin(), inputs.size()), attrs, loc);
 }
+
+// Test mode (tests/runtime/via_graph_env.cpp): eager ops run as one-node graphs through
+// optimize() and the interpreter, which must agree with the kernels they share.
+extern std::atomic<bool> g_eager_via_graph;
+void set_eager_via_graph(bool on);
+Tensor eval_via_graph(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, SourceLoc loc);
 
 // The static type of a tensor (concrete or symbolic).
 TensorType type_of(const Tensor& t);
