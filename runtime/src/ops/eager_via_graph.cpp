@@ -10,10 +10,15 @@
 namespace ag::detail {
 
 std::atomic<bool> g_eager_via_graph{false};
+namespace {
+std::atomic<int64_t> g_ops_via_graph{0};
+}
 
 void set_eager_via_graph(bool on) { g_eager_via_graph.store(on, std::memory_order_relaxed); }
+int64_t ops_run_via_graph() { return g_ops_via_graph.load(std::memory_order_relaxed); }
 
 Tensor eval_via_graph(OpKind op, std::span<const Tensor> in, const Attrs& attrs, SourceLoc loc) {
+  g_ops_via_graph.fetch_add(1, std::memory_order_relaxed);
   switch (op_class(op)) {
     case OpClass::Stateful:  // side effects and mutable handles are not values of a graph
     case OpClass::List:
