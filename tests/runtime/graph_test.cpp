@@ -2,6 +2,7 @@
 #include <fstream>
 #include <filesystem>
 
+#include <ag/detail/memory_stats.h>
 #include <ag/detail/ops_internal.h>
 #include <ag/graph/passes.h>
 #include <ag/graph/verifier.h>
@@ -206,6 +207,100 @@ TEST(Passes, FoldingLeavesFailingNodesForRunTime) {
   EXPECT_EQ(count_op(g, ag::OpKind::Div), 1u);
   agtest::expect_error<ag::InvalidArgumentError>([&] { ag::interpret(g, std::vector<Tensor>{Tensor(1)}); },
                                                  {"division by zero"});
+}
+
+// A node of `op` on `inputs` with the given output type, appended to `g`.
+ag::ValueId add_node(ag::Graph& g, ag::OpKind op, std::vector<ag::ValueId> inputs, ag::TensorType type) {
+  ag::Node n;
+  n.op = op;
+  n.inputs = std::move(inputs);
+  n.outputs = {std::move(type)};
+  return g.add(n);
+}
+
+ag::ValueId add_const(ag::Graph& g, Tensor v) {
+  ag::Node c;
+  c.op = ag::OpKind::Const;
+  c.outputs = {ag::detail::type_of(v)};
+  c.attrs.value = v;
+  return g.add(c);
+}
+
+TEST(Passes, ShapeInferenceRefinesTypes) {
+  // Types as tracing may leave them: a result joined to an unknown dim whose producer is known.
+  ag::Graph h;
+  const ag::ValueId p = h.add_param({ag::float32, {3}});
+  const ag::ValueId e = add_node(h, ag::OpKind::Exp, {p}, {ag::float32, {-1}});
+  const ag::ValueId m = add_node(h, ag::OpKind::Mul, {e, add_const(h, Tensor(2.f))}, {ag::float32, {-1}});
+  h.results = {m};
+  ag::verify_graph(h);
+  const ag::Graph g = ag::infer_shapes(h);
+  EXPECT_EQ(g.type(g.results[0]).str(), "f32[3]") << ag::graph_to_text(g);
+  EXPECT_EQ(g.nodes[1].outputs[0].str(), "f32[3]");
+  // A dim the inputs cannot tell stays as it was.
+  ag::Graph u;
+  const ag::ValueId q = u.add_param({ag::float32, {-1}});
+  u.results = {add_node(u, ag::OpKind::Exp, {q}, {ag::float32, {-1}})};
+  EXPECT_EQ(ag::infer_shapes(u).type(u.results[0]).str(), "f32[?]");
+
+  // Through the pipeline: ag::cond with a constant predicate joins [3] and [6] into [?]; once the
+  // If is inlined, shape inference makes the rest of the graph [3] again.
+  auto f = ag::function(
+      [](Tensor x) {
+        Tensor y = ag::cond(Tensor(true), [&] { return x; }, [&] { return ag::concat({x, x}, 0); });
+        return ag::exp(y) * 2.f;
+      },
+      {.jit_compile = false});
+  const ag::Graph opt = traced_graph(f, ag::TensorSpec({3}, ag::float32));
+  EXPECT_EQ(count_op(opt, ag::OpKind::If), 0u);
+  EXPECT_EQ(opt.type(opt.results[0]).str(), "f32[3]") << ag::graph_to_text(opt);
+  EXPECT_EQ(ag::graph_to_text(opt).find('?'), std::string::npos) << ag::graph_to_text(opt);
+}
+
+TEST(Passes, ConstantFoldingReplacesConstantOpsByTheirValue) {
+  ag::Graph h;
+  const ag::ValueId p = h.add_param({ag::int32, {2}});
+  const ag::ValueId two = add_const(h, ag::constant({2, 3}));
+  const ag::ValueId three = add_const(h, Tensor(3));
+  const ag::ValueId sum = add_node(h, ag::OpKind::Mul, {two, three}, {ag::int32, {2}});
+  h.results = {add_node(h, ag::OpKind::Add, {p, sum}, {ag::int32, {2}})};
+  const ag::Graph g = ag::fold_constants(h);
+  const std::string text = ag::graph_to_text(g);
+  EXPECT_EQ(count_op(g, ag::OpKind::Mul), 0u) << text;
+  EXPECT_EQ(count_op(g, ag::OpKind::Add), 1u) << text;
+  EXPECT_NE(text.find("Const() {value=[6 9]} : i32[2]"), std::string::npos) << text;
+  EXPECT_EQ(ag::interpret(g, std::vector<Tensor>{ag::constant({1, 1})})[0].to_vector<int>(), (std::vector<int>{7, 10}));
+
+  // Traced: an op on an If result that becomes constant once the If on a constant predicate is
+  // inlined (Mul(If, 5) -> Mul(3, 5) -> 15).
+  auto f = ag::function(
+      [](Tensor x) { return x + ag::cond(Tensor(true), [] { return Tensor(3); }, [] { return Tensor(4); }) * 5; },
+      {.jit_compile = false});
+  const ag::Graph t = traced_graph(f, ag::TensorSpec({}, ag::int32));
+  EXPECT_EQ(count_op(t, ag::OpKind::Mul), 0u) << ag::graph_to_text(t);
+  EXPECT_NE(ag::graph_to_text(t).find("{value=15}"), std::string::npos) << ag::graph_to_text(t);
+  EXPECT_EQ(f(Tensor(1)).item<int>(), 16);
+}
+
+TEST(Interpreter, ReleasesValuesAfterTheirLastUse) {
+  constexpr int64_t n = 1 << 20;  // 4 MB of float32: the pooled allocator, which counts bytes
+  constexpr size_t buffer = size_t{4} << 20;
+  auto chain = [](Tensor x) {
+    Tensor y = x;
+    for (int k = 0; k < 12; ++k) y = ag::sin(y) + static_cast<float>(k + 1);  // 24 nodes, 4 MB each
+    return y;
+  };
+  auto f = ag::function(chain, {.jit_compile = false});
+  const Tensor x = ag::random_uniform({n}, ag::float32, -1, 1, 7);
+  (void)f(x);  // traces
+  const size_t before = ag::detail::pool_stats().live_bytes;
+  ag::detail::reset_pool_peak();
+  const Tensor out = f(x);
+  const size_t peak = ag::detail::pool_stats().peak_live_bytes - before;
+  // A node's input lives until the node has run, so two buffers at once; never all 24.
+  EXPECT_LE(peak, 2 * buffer) << "peak " << peak / buffer << " buffers";
+  EXPECT_GE(peak, buffer);  // the measurement sees the result's buffer
+  EXPECT_EQ(out.to_vector<float>(), chain(x).to_vector<float>());
 }
 
 TEST(Verifier, RejectsMalformedGraphs) {

@@ -41,6 +41,10 @@ struct FunctionStats {
   int64_t memory_hits = 0;  // calls served by an in-memory concrete function
   int64_t disk_hits = 0;    // machine code loaded from the on-disk cache without code generation
   int64_t evictions = 0;    // concrete functions evicted (LRU or evict())
+  // Not a counter: call signatures now mapped to a more general concrete function (an
+  // input_signature with unknown dims, reduce_retracing, TracePolicy::generalize); at most
+  // 4 * max_cached, least recently used dropped first.
+  int64_t aliases = 0;
 };
 
 // Debugging: every Function runs its (rewritten) C++ body eagerly instead of tracing.

@@ -69,41 +69,42 @@ void ConcreteCore::check_call(std::span<const ArgView> args) const {
   for (size_t i = 0; i < args.size(); ++i) {
     const ArgSig& s = signature_.args[i];
     const ArgView& a = args[i];
-    const std::string label = s.name.empty() ? fmt::format("argument {}", i) : fmt::format("argument {} '{}'", i, s.name);
+    // Built only on the error paths: a successful check builds no strings (DESIGN "hot path").
+    auto label = [&] { return s.name.empty() ? fmt::format("argument {}", i) : fmt::format("argument {} '{}'", i, s.name); };
     switch (a.kind) {
       case ArgKind::Tensor: {
         const Tensor& t = a.tensor();
-        if (!t.has_value()) throw ValueError(fmt::format("{}: {} has no value", signature_str(), label));
+        if (!t.has_value()) throw ValueError(fmt::format("{}: {} has no value", signature_str(), label()));
         if (t.dtype() != s.dtype)
-          throw TypeError(fmt::format("concrete function {}: {} has dtype {}, expected {}", signature_str(), label,
+          throw TypeError(fmt::format("concrete function {}: {} has dtype {}, expected {}", signature_str(), label(),
                                       dtype_name(t.dtype()), dtype_name(s.dtype)));
         if (!s.shape.is_compatible_with(t.shape()))
-          throw ValueError(fmt::format("concrete function {}: {} has shape {}, expected {}", signature_str(), label,
+          throw ValueError(fmt::format("concrete function {}: {} has shape {}, expected {}", signature_str(), label(),
                                        t.shape().tf_str(), s.shape.tf_str()));
         break;
       }
       case ArgKind::Variable:
         if (static_cast<const Variable*>(a.ptr)->state() != s.variable)
           throw ValueError(fmt::format("concrete function {}: {} is another Variable than the traced {}", signature_str(),
-                                       label, s.variable->describe()));
+                                       label(), s.variable->describe()));
         break;
       case ArgKind::Bool:
       case ArgKind::Int:
         if (a.i != s.i)
           throw TypeError(fmt::format("concrete function {}: {} was traced with the value {}, got {}; plain C++ "
                                       "arguments are part of the signature (call the Function to trace another value)",
-                                      signature_str(), label, s.i, a.i));
+                                      signature_str(), label(), s.i, a.i));
         break;
       case ArgKind::Float:
         if (a.f != s.f)
           throw TypeError(fmt::format("concrete function {}: {} was traced with the value {}, got {}; plain C++ "
                                       "arguments are part of the signature (call the Function to trace another value)",
-                                      signature_str(), label, s.f, a.f));
+                                      signature_str(), label(), s.f, a.f));
         break;
       case ArgKind::String:
         if (a.s != s.s)
           throw TypeError(fmt::format("concrete function {}: {} was traced with \"{}\", got \"{}\"", signature_str(),
-                                      label, s.s, a.s));
+                                      label(), s.s, a.s));
         break;
       case ArgKind::TensorSpec: throw InternalError("check_call with a TensorSpec");
     }

@@ -151,7 +151,9 @@ Signature FunctionCore::signature_to_trace(std::span<const ArgView> args, std::s
 
   if (options_.reduce_retracing && near && same_family(*near, sig)) sig = generalize(sig, *near);
 
-  if (options_.max_traces >= 0 && stats_->traces.load() >= options_.max_traces) {
+  // Traces still running on other threads count: they will complete (or fail) on their own, and
+  // counting only finished ones would let concurrent misses all pass the cap.
+  if (options_.max_traces >= 0 && stats_->traces.load() + traces_in_flight_ >= options_.max_traces) {
     switch (options_.on_max_traces) {
       case TracePolicy::error:
         throw ValueError(fmt::format(
@@ -193,7 +195,7 @@ std::shared_ptr<ConcreteCore> FunctionCore::lookup_or_trace(std::span<const ArgV
   }
   // A more general concrete function may fit (input_signature, reduce_retracing, generalize).
   if (auto fn = exact ? nullptr : find_compatible(args)) {
-    insert(key, fn, /*alias=*/true);
+    insert_alias(key, fn);
     stats_->memory_hits.fetch_add(1, std::memory_order_relaxed);
     note_hit();
     return fn;
@@ -203,11 +205,12 @@ std::shared_ptr<ConcreteCore> FunctionCore::lookup_or_trace(std::span<const ArgV
   KeyBuf sig_key;
   key_of(sig, rules_, sig_key);
   if (auto fn = exact ? nullptr : cache_.find(sig_key.data(), sig_key.size(), sig_key.hash())) {
-    insert(key, fn, true);
+    insert_alias(key, fn);
     return fn;
   }
   auto pending = std::make_shared<Pending>();
   pending_.emplace(key_words, pending);
+  ++traces_in_flight_;
   lock.unlock();
 
   std::shared_ptr<ConcreteCore> fn;
@@ -215,17 +218,19 @@ std::shared_ptr<ConcreteCore> FunctionCore::lookup_or_trace(std::span<const ArgV
     fn = trace(sig, args, reason);
   } catch (...) {
     lock.lock();
+    --traces_in_flight_;
     pending_.erase(key_words);
     pending->done = true;
     pending_done_.notify_all();
     throw;
   }
   lock.lock();
+  --traces_in_flight_;
   // A new concrete function may be a better match for calls that aliases resolved before.
-  cache_.remove_if([](const SignatureCache::Entry& e) { return e.alias; });
-  cache_.remove_if([&](const SignatureCache::Entry& e) { return !e.alias && e.key == sig_key.to_vector(); });
+  const std::vector<uint64_t> sig_words = sig_key.to_vector();
+  cache_.remove_if([&](const SignatureCache::Entry& e) { return e.alias || e.key == sig_words; });
   insert(sig_key, fn, false);
-  if (sig_key.to_vector() != key_words && !exact) insert(key, fn, true);
+  if (sig_words != key_words && !exact) insert_alias(key, fn);
   evict_over_capacity();
   pending_.erase(key_words);
   pending->done = true;
@@ -302,6 +307,27 @@ void FunctionCore::insert(const KeyBuf& key, std::shared_ptr<ConcreteCore> fn, b
   cache_.insert(std::move(e));
 }
 
+void FunctionCore::insert_alias(const KeyBuf& key, std::shared_ptr<ConcreteCore> fn) {
+  // Aliases are bounded like concrete functions: with reduce_retracing, a generalize policy or an
+  // unknown-rank input_signature every new call shape adds one, forever otherwise. At the bound
+  // the least recently used alias makes room, in the same table update (one rebuild per insert,
+  // of a table whose size is bounded).
+  const SignatureCache::Entry* lru_alias = nullptr;
+  size_t aliases = 0;
+  for (const auto& e : cache_.entries())
+    if (e->alias) {
+      ++aliases;
+      if (!lru_alias || e->last_used.load(std::memory_order_relaxed) < lru_alias->last_used.load(std::memory_order_relaxed))
+        lru_alias = e.get();
+    }
+  auto e = std::make_shared<SignatureCache::Entry>();
+  e->key = key.to_vector();
+  e->hash = key.hash();
+  e->fn = std::move(fn);
+  e->alias = true;
+  cache_.insert(std::move(e), aliases >= max_aliases() ? lru_alias : nullptr);
+}
+
 void FunctionCore::evict_over_capacity() {
   for (;;) {
     size_t concrete = 0, aliases = 0;
@@ -321,7 +347,7 @@ void FunctionCore::evict_over_capacity() {
       const ConcreteCore* victim = lru->fn.get();
       cache_.remove_if([&](const SignatureCache::Entry& e) { return e.fn.get() == victim; });
       stats_->evictions.fetch_add(1);
-    } else if (aliases > 4 * options_.max_cached) {
+    } else if (aliases > max_aliases()) {
       cache_.remove_if([&](const SignatureCache::Entry& e) { return &e == lru_alias; });
     } else {
       return;
@@ -332,16 +358,20 @@ void FunctionCore::evict_over_capacity() {
 void FunctionCore::note_trace(const std::string& reason) {
   uint32_t h = ((history_.load(std::memory_order_relaxed) << 1) | 1) & 0x3ff;
   history_.store(h, std::memory_order_relaxed);
-  calls_seen_ = std::min(calls_seen_ + 1, 10);
+  ++traces_noted_;
   const int traced = std::popcount(h);
   if (traced < 5 || warnings_ >= 2) return;
+  // The calls so far: the traced ones plus the cache hits the call path already counts (so the
+  // hot path does no extra work for this message).
+  const int64_t calls = traces_noted_ + stats_->memory_hits.load(std::memory_order_relaxed);
+  const int64_t window = std::max<int64_t>(traced, std::min<int64_t>(10, calls));
   ++warnings_;
   log_line(fmt::format(
       "agc: WARNING: {} of the last {} calls of Function '{}' traced a new graph (the latest because {}). Tracing is "
       "expensive. Common causes: (1) tensors of many different shapes: give FunctionOptions::input_signature unknown "
       "dims (-1) or set reduce_retracing; (2) plain C++ numbers that change between calls: pass ag::Tensor instead; "
       "(3) calling ag::function repeatedly in a loop: create the Function once.",
-      traced, std::max(traced, std::min<int>(10, std::max(calls_seen_, traced))), info_.name, reason));
+      traced, window, info_.name, reason));
 }
 
 std::vector<std::shared_ptr<ConcreteCore>> FunctionCore::concrete_functions() const {
@@ -366,6 +396,8 @@ FunctionStats FunctionCore::stats() const {
   s.memory_hits = stats_->memory_hits.load();
   s.disk_hits = stats_->disk_hits.load();
   s.evictions = stats_->evictions.load();
+  std::lock_guard lock(mu_);
+  for (const auto& e : cache_.entries()) s.aliases += e->alias;
   return s;
 }
 

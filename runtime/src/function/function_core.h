@@ -43,6 +43,9 @@ class FunctionCore {
   std::shared_ptr<ConcreteCore> find_compatible(std::span<const ArgView> args) const;
   Signature signature_to_trace(std::span<const ArgView> args, std::string& reason);
   void insert(const KeyBuf& key, std::shared_ptr<ConcreteCore> fn, bool alias);
+  // Under mu_: maps a call key to a more general concrete function, within max_aliases().
+  void insert_alias(const KeyBuf& key, std::shared_ptr<ConcreteCore> fn);
+  size_t max_aliases() const { return 4 * options_.max_cached; }
   void evict_over_capacity();
   void note_trace(const std::string& reason);
   void note_hit() {
@@ -65,7 +68,8 @@ class FunctionCore {
   std::map<std::vector<uint64_t>, std::shared_ptr<Pending>> pending_;
   std::atomic<int64_t> traces_started_{0};
   std::atomic<uint32_t> history_{0};  // 1 bit per recent call: traced or not
-  int calls_seen_ = 0;
+  int64_t traces_noted_ = 0;     // under mu_: calls that traced (the retracing warning's window)
+  int64_t traces_in_flight_ = 0;  // under mu_: traces started and not finished (max_traces)
   int warnings_ = 0;
   bool max_traces_warned_ = false;
 };

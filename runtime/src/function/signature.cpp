@@ -57,6 +57,22 @@ void check_against_spec(const Tensor& t, const TensorSpec& spec, size_t index, c
                                  arg_label(index, rules, &spec), fn_label(rules), t.shape().tf_str(), spec.str()));
 }
 
+// get_concrete_function(TensorSpec) on a Function with an input_signature: the requested spec
+// must describe tensors the signature accepts (each signature dim unknown or equal), since the
+// concrete function returned is the signature's own.
+void check_spec_against_spec(const TensorSpec& s, const TensorSpec& spec, size_t index, const SignatureRules& rules) {
+  if (s.dtype() != spec.dtype())
+    throw TypeError(fmt::format("get_concrete_function: {} of {} is {} but the input_signature expects {}",
+                                arg_label(index, rules, &spec), fn_label(rules), s.str(), spec.str()));
+  if (spec.has_unknown_rank()) return;
+  bool fits = s.shape().rank() == spec.shape().rank();
+  for (int64_t d = 0; fits && d < spec.shape().rank(); ++d)
+    fits = spec.shape()[d] == Shape::kUnknown || spec.shape()[d] == s.shape()[d];
+  if (!fits)
+    throw ValueError(fmt::format("get_concrete_function: {} of {} is {} which does not match the input_signature {}",
+                                 arg_label(index, rules, &spec), fn_label(rules), s.str(), spec.str()));
+}
+
 const TensorSpec* spec_for(size_t tensor_index, const SignatureRules& rules) {
   if (!rules.input_signature) return nullptr;
   return &(*rules.input_signature)[tensor_index];
@@ -133,9 +149,7 @@ void build_key(std::span<const ArgView> args, const SignatureRules& rules, KeyBu
               "with an unknown-rank input_signature trace once per rank)",
               arg_label(i, rules)));
         if (const TensorSpec* spec = spec_for(tensor_index, rules)) {
-          if (s.dtype() != spec->dtype())
-            throw TypeError(fmt::format("{}: {} does not match the input_signature {}", arg_label(i, rules), s.str(),
-                                        spec->str()));
+          check_spec_against_spec(s, *spec, i, rules);
           if (spec->has_unknown_rank()) key.push(kTagRank | static_cast<uint64_t>(s.shape().rank()));
         } else {
           push_tensor(key, s.dtype(), s.shape());

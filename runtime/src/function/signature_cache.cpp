@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 #include <thread>
+#include <utility>
 
 namespace ag::detail {
 
@@ -40,9 +41,16 @@ std::shared_ptr<ConcreteCore> SignatureCache::find(const uint64_t* key, size_t n
   }
 }
 
-void SignatureCache::insert(std::shared_ptr<Entry> e) {
+void SignatureCache::insert(std::shared_ptr<Entry> e, const Entry* replaced) {
   e->last_used.store(clock_.fetch_add(1, std::memory_order_relaxed), std::memory_order_relaxed);
-  entries_.push_back(std::move(e));
+  std::shared_ptr<Entry> dropped;  // freed after publish(): readers of the old table may hold it
+  if (replaced)
+    for (auto& slot : entries_)
+      if (slot.get() == replaced) {
+        dropped = std::exchange(slot, std::move(e));
+        break;
+      }
+  if (e) entries_.push_back(std::move(e));
   publish();
 }
 

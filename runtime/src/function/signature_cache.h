@@ -35,7 +35,8 @@ class SignatureCache {
 
   // Writers (hold the owner's mutex). The entry list is the source of truth.
   const std::vector<std::shared_ptr<Entry>>& entries() const { return entries_; }
-  void insert(std::shared_ptr<Entry> e);
+  // Adds `e`; when `replaced` is given, that entry is dropped in the same table update.
+  void insert(std::shared_ptr<Entry> e, const Entry* replaced = nullptr);
   // Removes entries for which `drop` is true; returns them.
   template <class Pred>
   std::vector<std::shared_ptr<Entry>> remove_if(Pred drop) {

@@ -114,7 +114,8 @@ void run_graph(const Graph& g, const Plans& plans, std::span<const Tensor> input
         for (size_t k = 0; k < nvars; ++k) out[k] = std::move(state[k]);
         break;
       }
-      case OpKind::Print: run_op(n, args); break;
+      case OpKind::Print:
+      case OpKind::Assert: run_op(n, args); break;  // no outputs
       default: out[0] = run_op(n, args);
     }
   }

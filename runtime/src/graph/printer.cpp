@@ -113,6 +113,7 @@ std::string attrs_to_text(const Node& n) {
     case OpKind::AssignVariable:
     case OpKind::AssignAddVariable:
     case OpKind::AssignSubVariable: parts.push_back("var=" + a.variable->describe()); break;
+    case OpKind::Assert: parts.push_back(fmt::format("message=\"{}\"", a.strings.at(0))); break;
     case OpKind::Print: {
       std::string f = "format=[";
       size_t s = 0;

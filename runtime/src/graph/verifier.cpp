@@ -81,7 +81,10 @@ void verify_graph(const Graph& g) {
         break;
       }
       case OpKind::Print:
-        if (!n.outputs.empty()) fail(g, id, "Print has outputs");
+      case OpKind::Assert:
+        if (!n.outputs.empty()) fail(g, id, fmt::format("{} has outputs", op_name(n.op)));
+        if (n.op == OpKind::Assert && (in.empty() || in[0].dtype != DType::Bool || n.attrs.strings.size() != 2))
+          fail(g, id, "Assert needs a bool condition and its two strings (message, what)");
         break;
       default: {
         if (n.outputs.size() != 1) fail(g, id, "expected one output");

@@ -1,7 +1,11 @@
 // Small helpers of the operators: plain-loop flags and trace statistics.
 #include <fmt/format.h>
 
+#include <string>
+#include <vector>
+
 #include "ag/operators/control_flow.h"
+#include "ag/operators/functional.h"
 #include "state_vars.h"
 
 namespace ag {
@@ -18,6 +22,15 @@ bool loop_flag(const Tensor& keep_going, SourceLoc loc) {
 
 namespace detail {
 bool tracing() { return is_tracing(); }
+
+const char* loop_var_name(size_t i) {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (int k = 0; k < 64; ++k) v.push_back(fmt::format("loop_vars[{}]", k));
+    return v;
+  }();
+  return i < names.size() ? names[i].c_str() : "loop_vars[...]";
+}
 void note_unrolled_iteration() {
   if (TraceFrame* f = current_frame()) ++f->root->unrolled_iterations;
 }

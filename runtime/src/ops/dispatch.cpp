@@ -1,4 +1,4 @@
-// The eager/traced dispatch of every op, and the resolution of weak C++ scalar operands.
+// Running ops on concrete tensors (eval_op), static types of tensors, readability checks.
 #include <fmt/format.h>
 
 #include "../tensor/tensor_list.h"
@@ -71,16 +71,6 @@ Tensor eval_op(OpKind op, std::span<const Tensor> in, const Attrs& attrs, Source
       return run_kernel(op, in, attrs, infer_type(op, types, attrs, loc), loc);
     }
   }
-}
-
-Tensor apply_op(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, SourceLoc loc) {
-  bool symbolic = false;
-  for (const Tensor& t : inputs) {
-    check_readable(t, op, loc);
-    symbolic |= t.impl()->kind == ImplKind::Symbolic;
-  }
-  if (symbolic) return trace_op(op, inputs, attrs, loc);
-  return eval_op(op, inputs, attrs, loc);
 }
 
 }  // namespace ag::detail

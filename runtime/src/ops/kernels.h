@@ -14,6 +14,8 @@ Tensor matmul_kernel(std::span<const Tensor> in, const TensorType& out, SourceLo
 Tensor layout_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);
 Tensor source_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);
 Tensor list_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);
+// Assert: throws InvalidArgumentError when an element of in[0] is false (in[1..]: data shown).
+void check_assertion(std::span<const Tensor> in, const Attrs& attrs, SourceLoc loc);
 Tensor stateful_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);
 
 }  // namespace ag::detail

@@ -98,6 +98,7 @@ const char* user_op_name(OpKind op) {
     case OpKind::Squeeze: return "ag::squeeze";
     case OpKind::ShapeOf: return "ag::shape_of";
     case OpKind::Print: return "ag::print";
+    case OpKind::Assert: return "ag::assert_true";
     case OpKind::ReadVariable: return "Variable::value";
     case OpKind::AssignVariable: return "Variable::assign";
     case OpKind::AssignAddVariable: return "Variable::assign_add";

@@ -60,6 +60,7 @@ Tensor stateful_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs
   (void)type;
   switch (op) {
     case OpKind::Print: print_line(format_print(attrs, in)); return {};
+    case OpKind::Assert: check_assertion(in, attrs, loc); return {};
     case OpKind::ReadVariable: return attrs.variable->read();
     case OpKind::AssignVariable:
     case OpKind::AssignAddVariable:

@@ -310,6 +310,10 @@ TensorType infer_type(OpKind op, std::span<const TensorType> in, const Attrs& at
     case OpKind::ShapeOf: require_arity(op, in, 1, loc); return {DType::Int64, Shape{in[0].shape.rank()}};
 
     case OpKind::Print: return {DType::Bool, Shape{}};  // no outputs; the type is unused
+    case OpKind::Assert:
+      if (in.empty() || in[0].dtype != DType::Bool)
+        type_error(op, loc, fmt::format("the condition must be a bool tensor, got {}", in.empty() ? "nothing" : describe(in[0])));
+      return {DType::Bool, Shape{}};  // no outputs
     case OpKind::ReadVariable: return {attrs.variable->dtype, attrs.variable->shape};
     case OpKind::AssignVariable:
     case OpKind::AssignAddVariable:

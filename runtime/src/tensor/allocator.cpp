@@ -1,8 +1,11 @@
 // Caching allocator: size-rounded free lists of mmap'ed blocks, capped in total cached bytes.
 #include "allocator.h"
 
+#include "ag/detail/memory_stats.h"
+
 #include <sys/mman.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -35,6 +38,17 @@ struct Pool {
   size_t cached = 0;
 };
 
+// Live and peak bytes: one relaxed atomic add per buffer of at least 256 KB, noise next to
+// filling it.
+std::atomic<size_t> g_live{0}, g_peak{0};
+
+void count_allocated(size_t size) {
+  const size_t live = g_live.fetch_add(size, std::memory_order_relaxed) + size;
+  size_t peak = g_peak.load(std::memory_order_relaxed);
+  while (live > peak && !g_peak.compare_exchange_weak(peak, live, std::memory_order_relaxed)) {
+  }
+}
+
 Pool& pool() {
   static Pool* p = new Pool;  // never destroyed: tensors may be freed during static destruction
   return *p;
@@ -53,6 +67,7 @@ void* map_block(size_t size) {
 
 void* pool_allocate(size_t bytes) {
   const size_t size = round_size(bytes);
+  count_allocated(size);
   Pool& pl = pool();
   {
     std::lock_guard lock(pl.mu);
@@ -64,11 +79,17 @@ void* pool_allocate(size_t bytes) {
       return p;
     }
   }
-  return map_block(size);
+  try {
+    return map_block(size);
+  } catch (...) {
+    g_live.fetch_sub(size, std::memory_order_relaxed);
+    throw;
+  }
 }
 
 void pool_free(void* p, size_t bytes) {
   const size_t size = round_size(bytes);
+  g_live.fetch_sub(size, std::memory_order_relaxed);
   Pool& pl = pool();
   {
     std::lock_guard lock(pl.mu);
@@ -94,5 +115,19 @@ void pool_trim() {
   pl.free_blocks.clear();
   pl.cached = 0;
 }
+
+}  // namespace ag::detail
+
+namespace ag::detail {
+
+PoolStats pool_stats() {
+  PoolStats s;
+  s.live_bytes = g_live.load(std::memory_order_relaxed);
+  s.peak_live_bytes = g_peak.load(std::memory_order_relaxed);
+  s.cached_bytes = pool_cached_bytes();
+  return s;
+}
+
+void reset_pool_peak() { g_peak.store(g_live.load(std::memory_order_relaxed), std::memory_order_relaxed); }
 
 }  // namespace ag::detail

@@ -1,6 +1,7 @@
 // The op machinery shared by eager execution, tracing, graph passes, the interpreter and the JIT.
 #pragma once
 
+#include <atomic>
 #include <span>
 #include <string>
 
@@ -26,6 +27,15 @@ Tensor apply_op(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, S
 inline Tensor apply_op(OpKind op, std::initializer_list<Tensor> inputs, const Attrs& attrs, SourceLoc loc) {
   return apply_op(op, std::span<const Tensor>(inputs.begin(), inputs.size()), attrs, loc);
 }
+
+// Test mode (tests/runtime/via_graph_env.cpp): eager ops run as one-node graphs through
+// optimize() and the interpreter, which must agree with the kernels they share. Only an
+// apply_op compiled with AG_EAGER_VIA_GRAPH_HOOK (runtime_tests' own copy) reads the flag.
+extern std::atomic<bool> g_eager_via_graph;
+void set_eager_via_graph(bool on);
+Tensor eval_via_graph(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, SourceLoc loc);
+// How many ops eval_via_graph has run (whether the test mode is really on).
+int64_t ops_run_via_graph();
 
 // The static type of a tensor (concrete or symbolic).
 TensorType type_of(const Tensor& t);

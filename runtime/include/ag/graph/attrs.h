@@ -38,6 +38,7 @@ struct Attrs {
   // ReadVariable / Assign*Variable: the variable, captured by reference.
   std::shared_ptr<detail::VariableState> variable;
   // Print: the text pieces; `ints` marks which argument positions are tensors (1) or text (0).
+  // Assert: {message, what was asserted ("ag::assert_equal(x, y)")}.
   std::vector<std::string> strings;
 
   static const Attrs& none();

@@ -21,7 +21,7 @@ enum class OpClass : uint8_t {
   ArgReduce,   // argmax / argmin over one axis
   MatMul,
   Layout,      // transpose, reshape, concat, slice, gather, expand_dims, squeeze, shape_of
-  Stateful,    // side effects and state: print, variables
+  Stateful,    // side effects and state: print, assert, variables
   List,        // TensorArray ops
   Control,     // If / While
 };
@@ -90,6 +90,7 @@ enum class OpClass : uint8_t {
   X(Squeeze, Layout, false)              \
   X(ShapeOf, Layout, false)              \
   X(Print, Stateful, true)               \
+  X(Assert, Stateful, true)              \
   X(ReadVariable, Stateful, true)        \
   X(AssignVariable, Stateful, true)      \
   X(AssignAddVariable, Stateful, true)   \

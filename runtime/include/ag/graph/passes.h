@@ -14,6 +14,11 @@ Graph simplify_algebra(const Graph& g);
 // Evaluates nodes whose inputs are all constants (results up to 64K elements). A node whose
 // evaluation fails is left alone: non-strict execution raises only if it runs.
 Graph fold_constants(const Graph& g);
+// Untangles the If chains of lowered early returns (`if (c) return a; return b;` traces into two
+// Ifs joined by a do_return flag): flag outputs that are Const true/false in the branches become
+// the predicate, Ifs on LogicalNot(p) swap their branches, consecutive Ifs on one predicate merge,
+// and unused If outputs are dropped. Side effects keep their order.
+Graph simplify_conditionals(const Graph& g);
 // Merges nodes with the same op, inputs and attributes (never stateful ones).
 Graph eliminate_common_subexpressions(const Graph& g);
 // Removes nodes whose results are unused; side effects (print, variable assignment) and their
@@ -22,7 +27,8 @@ Graph prune(const Graph& g);
 // Re-runs the type rules to make static types as specific as the inputs allow.
 Graph infer_shapes(const Graph& g);
 
-// simplify -> fold -> CSE -> simplify -> prune -> infer shapes, verifying in between.
+// simplify -> fold -> CSE -> conditionals -> simplify -> prune -> infer shapes, verifying in
+// between.
 // With a non-empty dump_prefix, writes "<prefix>.<NN>-<pass>.graph.txt" after each pass.
 Graph optimize(const Graph& g, const std::string& dump_prefix = {});
 

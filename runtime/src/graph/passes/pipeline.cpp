@@ -38,6 +38,8 @@ Graph optimize(const Graph& input, const std::string& dump_prefix) {
   after("fold", g);
   g = eliminate_common_subexpressions(g);
   after("cse", g);
+  g = simplify_conditionals(g);
+  after("conditionals", g);
   g = simplify_algebra(g);
   after("simplify", g);
   g = prune(g);

@@ -82,6 +82,9 @@ Graph simplify_algebra(const Graph& g) {
       rb.alias(id, rb.inline_graph(*n.subgraphs[taken ? 0 : 1], args));
       return;
     }
+    // An assert whose condition folded to all-true can never fail (with no elements it is kept:
+    // const_all_equal is false for those, and they cannot fail either way).
+    if (n.op == OpKind::Assert && const_all_equal(out, n.inputs[0], 1)) return;
     if (!n.subgraphs.empty()) {
       rb.emit(id, detail::with_transformed_subgraphs(std::move(n), &simplify_algebra));
       return;
