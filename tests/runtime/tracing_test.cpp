@@ -246,3 +246,33 @@ TEST(Tracing, RuntimeShapeErrorsAreInvalidArgument) {
 }
 
 }  // namespace
+
+// Every traced node records the line its op was written on; unary operators too (they take an
+// Operand for that, like the binary ones).
+TEST(Tracing, UnaryOperatorsRecordTheirLine) {
+  int neg_line = 0, not_line = 0;
+  auto f = ag::function(
+      [&](Tensor x, Tensor b) {
+        neg_line = __LINE__ + 1;
+        Tensor n = -x;
+        not_line = __LINE__ + 1;
+        Tensor m = ~b;
+        return std::tuple<Tensor, Tensor>{n, m};
+      },
+      interpreted());
+  auto [n, m] = f(ag::constant({1, -2}), ag::constant({true, false}));
+  EXPECT_EQ(n.to_vector<int>(), (std::vector<int>{-1, 2}));
+  EXPECT_EQ(m.to_vector<bool>(), (std::vector<bool>{false, true}));
+  const std::string g = f.concrete_functions()[0].graph_text();
+  for (auto [op, line] : {std::pair{"Neg(", neg_line}, std::pair{"LogicalNot(", not_line}}) {
+    const size_t at = g.find(op);
+    ASSERT_NE(at, std::string::npos) << g;
+    const std::string node_line = g.substr(at, g.find('\n', at) - at);
+    EXPECT_NE(node_line.find("tracing_test.cpp:" + std::to_string(line)), std::string::npos) << node_line;
+  }
+}
+
+TEST(Tracing, UnaryMinusOfAVariableReadsIt) {
+  ag::Variable v(ag::constant({3, -4}));
+  EXPECT_EQ((-v).to_vector<int>(), (std::vector<int>{-3, 4}));
+}

@@ -103,8 +103,11 @@ AG_DECLARE_BINARY_OPERATOR(|)
 AG_DECLARE_BINARY_OPERATOR(^)
 #undef AG_DECLARE_BINARY_OPERATOR
 
-Tensor operator-(const Tensor& x);
-Tensor operator~(const Tensor& x);  // logical not of a bool tensor
+// Unary operators take an Operand so that, like the binary ones, they record the line they are
+// written on (operators cannot have a defaulted source_location of their own). Built-in types
+// keep the built-in operators: those are exact matches.
+Tensor operator-(Operand x);
+Tensor operator~(Operand x);  // logical not of a bool tensor
 
 Tensor& operator+=(Tensor& a, Operand b);
 Tensor& operator-=(Tensor& a, Operand b);

@@ -182,8 +182,13 @@ AG_DEFINE_BINARY_OPERATOR(|, LogicalOr)
 AG_DEFINE_BINARY_OPERATOR(^, LogicalXor)
 #undef AG_DEFINE_BINARY_OPERATOR
 
-Tensor operator-(const Tensor& x) { return unary(OpKind::Neg, x, {}); }
-Tensor operator~(const Tensor& x) { return unary(OpKind::LogicalNot, x, {}); }
+// Built-in scalars never get here: the built-in operators are exact matches for them.
+static const Tensor& unary_operand(const Operand& x, const char* op) {
+  if (!x.is_tensor()) throw TypeError(fmt::format("unary {} on an ag::Operand that holds a C++ scalar: negate the scalar itself", op));
+  return x.tensor();
+}
+Tensor operator-(Operand x) { return unary(OpKind::Neg, unary_operand(x, "-"), x.loc()); }
+Tensor operator~(Operand x) { return unary(OpKind::LogicalNot, unary_operand(x, "~"), x.loc()); }
 
 #define AG_DEFINE_COMPOUND(sym, kind)                                \
   Tensor& operator sym##=(Tensor& a, Operand b) {                    \
