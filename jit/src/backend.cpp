@@ -13,6 +13,7 @@
 #include "disk_cache.h"
 #include "engine.h"
 #include "graph_key.h"
+#include "plan_dump.h"
 
 namespace ag::jit {
 namespace {
@@ -219,6 +220,8 @@ class JitBackend final : public CompilerBackend {
       write_file(options.dump_prefix + ".ll", exe->llvm_ir(false));
       write_file(options.dump_prefix + ".opt.ll", exe->llvm_ir(true));
       write_file(options.dump_prefix + ".s", exe->assembly());
+      write_file(options.dump_prefix + ".fused.graph.txt", plan_graph_text(exe->program()));
+      write_file(options.dump_prefix + ".fused.dot", plan_graph_dot(exe->program()));
     }
     return exe;
   }
