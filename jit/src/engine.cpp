@@ -169,20 +169,25 @@ struct Engine::Impl {
   std::shared_ptr<ObjectCapture> capture = std::make_shared<ObjectCapture>();
   std::string target_id;
   std::atomic<uint64_t> counter{0};
-
+  std::atomic<int64_t> live{0};  // per-function JITDylibs not removed yet
 
   orc::JITDylib& new_dylib(const std::string& id) {
     llvm::Expected<orc::JITDylib&> jd = jit->createJITDylib(id);
     if (!jd) throw InternalError("jit: create JITDylib: " + message_of(jd.takeError()));
     jd->addToLinkOrder(*runtime);
+    live.fetch_add(1);
     return *jd;
+  }
+  void remove(orc::JITDylib& jd) {
+    llvm::consumeError(jit->getExecutionSession().removeJITDylib(jd));
+    live.fetch_sub(1);
   }
 
   EntryFn lookup(orc::JITDylib& jd) {
     auto sym = jit->lookup(jd, kEntrySymbol);
     if (!sym) {
       const std::string why = message_of(sym.takeError());
-      llvm::consumeError(jit->getExecutionSession().removeJITDylib(jd));
+      remove(jd);
       throw InternalError("jit: cannot link compiled code: " + why);
     }
     return sym->toPtr<EntryFn>();
@@ -294,7 +299,10 @@ std::unique_ptr<CodeHandle> Engine::compile(const Program& program, const std::s
   const auto t1 = Clock::now();
   if (object) m.capture->want(id);
   orc::JITDylib& jd = m.new_dylib(id);
-  check(m.jit->addIRModule(jd, orc::ThreadSafeModule(std::move(mod), std::move(ctx))), "add module");
+  if (llvm::Error e = m.jit->addIRModule(jd, orc::ThreadSafeModule(std::move(mod), std::move(ctx)))) {
+    m.remove(jd);
+    throw InternalError("jit: add module: " + message_of(std::move(e)));
+  }
   const EntryFn entry = m.lookup(jd);
   if (object) *object = m.capture->take(id);
   if (times) {
@@ -310,7 +318,7 @@ std::unique_ptr<CodeHandle> Engine::load_object(std::string_view object, const s
   orc::JITDylib& jd = m.new_dylib(id);
   auto buffer = llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(object.data(), object.size()), id);
   if (llvm::Error e = m.jit->addObjectFile(jd, std::move(buffer))) {
-    llvm::consumeError(m.jit->getExecutionSession().removeJITDylib(jd));
+    m.remove(jd);
     throw InternalError("jit: cannot load cached object: " + message_of(std::move(e)));
   }
   const EntryFn entry = m.lookup(jd);
@@ -335,9 +343,9 @@ std::string Engine::assembly(const Program& program, const std::string& name, in
   return emit_assembly(*mod, *lease.tm);
 }
 
-void Engine::remove(void* dylib) {
-  llvm::consumeError(impl_->jit->getExecutionSession().removeJITDylib(*static_cast<orc::JITDylib*>(dylib)));
-}
+void Engine::remove(void* dylib) { impl_->remove(*static_cast<orc::JITDylib*>(dylib)); }
+
+int64_t Engine::live_functions() const { return impl_->live.load(); }
 
 CodeHandle::CodeHandle(std::shared_ptr<Engine> engine, void* dylib, EntryFn entry)
     : engine_(std::move(engine)), dylib_(dylib), entry_(entry) {}

@@ -59,6 +59,9 @@ class Engine : public std::enable_shared_from_this<Engine> {
   std::string assembly(const Program& program, const std::string& name, int level);
 
   void remove(void* dylib);
+  // JITDylibs holding a concrete function's code right now (tests: evicting a concrete function
+  // or destroying its Function removes its code).
+  int64_t live_functions() const;
   struct Impl;
 
  private:
