@@ -211,8 +211,9 @@ class JitBackend final : public CompilerBackend {
     if (detail::log_enabled(detail::LogTopic::Compile)) {
       auto ms = [](Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
       detail::log_line(fmt::format("agc: jit: {}: engine {:.2f} ms, plan + key + disk lookup {:.2f} ms, IR {:.2f} ms, "
-                                   "optimize + codegen + link {:.2f} ms (O{}, {}){}",
-                                   options.name, ms(t0, t_engine), ms(t_engine, t_planned), times.lower_ms, times.jit_ms, level,
+                                   "optimize {:.2f} ms, codegen {:.2f} ms, link {:.2f} ms (O{}, {}){}",
+                                   options.name, ms(t0, t_engine), ms(t_engine, t_planned), times.lower_ms, times.optimize_ms,
+                                   times.codegen_ms, times.jit_ms - times.optimize_ms - times.codegen_ms, level,
                                    exe->loaded_from_disk() ? "disk cache hit" : disk ? "stored in " + disk->dir() : "disk cache off",
                                    object.empty() ? "" : fmt::format(", object {} bytes", object.size())));
     }
