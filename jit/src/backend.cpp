@@ -163,7 +163,6 @@ class JitExecutable final : public Executable {
     }
   }
 
-
   Program program_;
   std::shared_ptr<Engine> engine_;
   std::string name_;

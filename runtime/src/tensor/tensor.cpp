@@ -101,8 +101,14 @@ Tensor make_tensor(DType dtype, const Shape& shape) {
     st->data = block + kImplHeader + kHeader;
     impl->storage = st;
   } else {
-    impl = new TensorImpl;
-    impl->storage = Storage::allocate(bytes);
+    Storage* st = Storage::allocate(bytes);  // first: a buffer too large to allocate leaks nothing
+    try {
+      impl = new TensorImpl;
+    } catch (...) {
+      st->release();
+      throw;
+    }
+    impl->storage = st;
   }
   impl->dtype = dtype;
   impl->shape = shape;
