@@ -13,6 +13,7 @@
 #include "disk_cache.h"
 #include "engine.h"
 #include "graph_key.h"
+#include "plan_dump.h"
 
 namespace ag::jit {
 namespace {
@@ -47,6 +48,8 @@ class JitExecutable final : public Executable {
     }
     for (int32_t slot : program_.param_slots) has_param_slots_ |= slot >= 0;
     for (const ResultPlan& r : program_.results) needs_fixup_ |= !(r.kind == ResultKind::Computed && r.static_shape);
+    simple_ = !needs_fixup_ && !has_param_slots_ && program_.num_slots == 0 &&
+              program_.graph->params.size() <= kInline && program_.results.size() <= kInline;
   }
 
   void set_code(std::unique_ptr<CodeHandle> code, bool from_disk) {
@@ -57,7 +60,54 @@ class JitExecutable final : public Executable {
   const Program& program() const { return program_; }
 
   void run(std::span<const Tensor> inputs, std::span<Tensor> outputs) const override {
-    constexpr size_t kInline = 16;
+    if (simple_) [[likely]]
+      run_simple(inputs, outputs);
+    else
+      run_general(inputs, outputs);
+  }
+
+  std::string llvm_ir(bool optimized) const override { return engine_->ir(program_, name_, level_, optimized); }
+  std::string assembly() const override { return engine_->assembly(program_, name_, level_); }
+  int level() const { return level_; }
+  bool loaded_from_disk() const override { return from_disk_; }
+  std::string_view backend_name() const override { return "jit"; }
+
+ private:
+  static constexpr size_t kInline = 16;
+
+  // The common case, kept lean for the cached-call path: few inputs and results, no slots,
+  // every result computed into a buffer allocated here (no heap but the outputs).
+  void run_simple(std::span<const Tensor> inputs, std::span<Tensor> outputs) const {
+    JitArg args[kInline];
+    void* out_data[kInline];
+    int64_t out_dims[kInline * kMaxRank];
+    const size_t nin = inputs.size(), nout = program_.results.size();
+    for (size_t p = 0; p < nin; ++p) {
+      const detail::TensorImpl* impl = inputs[p].impl();
+      args[p] = {impl->data, impl->shape.data()};
+    }
+    for (size_t k = 0; k < nout; ++k) {
+      const ResultPlan& r = program_.results[k];
+      outputs[k] = detail::make_tensor(r.type.dtype, r.type.shape);
+      out_data[k] = outputs[k].impl()->data;
+    }
+    CallState st;
+    st.program = &program_;
+    st.outputs = outputs;
+    JitCallCtx ctx{out_data, out_dims, consts_.data(), &st};
+    if (call_entry(entry_, args, &ctx) != 0) [[unlikely]]
+      fail(st, outputs);
+    if (!st.owned.empty()) st.release_owned();  // defensive: the code frees what it allocates
+  }
+
+  [[noreturn]] static void fail(CallState& st, std::span<Tensor> outputs) {
+    st.release_owned();
+    for (Tensor& t : outputs) t = Tensor();
+    if (st.error) std::rethrow_exception(st.error);
+    throw InternalError("jit: compiled code failed without an error");
+  }
+
+  void run_general(std::span<const Tensor> inputs, std::span<Tensor> outputs) const {
     const size_t nin = inputs.size(), nout = program_.results.size();
     JitArg inline_args[kInline];
     void* inline_out[kInline];
@@ -93,12 +143,7 @@ class JitExecutable final : public Executable {
       }
     }
     JitCallCtx ctx{out_data, out_dims, consts_.data(), &st};
-    if (call_entry(entry_, args, &ctx) != 0) {
-      st.release_owned();
-      for (Tensor& t : outputs) t = Tensor();
-      if (st.error) std::rethrow_exception(st.error);
-      throw InternalError("jit: compiled code failed without an error");
-    }
+    if (call_entry(entry_, args, &ctx) != 0) fail(st, outputs);
     if (!st.owned.empty()) st.release_owned();  // defensive: the code frees what it allocates
     if (!needs_fixup_) return;
     for (size_t k = 0; k < nout; ++k) {
@@ -118,13 +163,6 @@ class JitExecutable final : public Executable {
     }
   }
 
-  std::string llvm_ir(bool optimized) const override { return engine_->ir(program_, name_, level_, optimized); }
-  std::string assembly() const override { return engine_->assembly(program_, name_, level_); }
-  int level() const { return level_; }
-  bool loaded_from_disk() const override { return from_disk_; }
-  std::string_view backend_name() const override { return "jit"; }
-
- private:
   Program program_;
   std::shared_ptr<Engine> engine_;
   std::string name_;
@@ -135,6 +173,7 @@ class JitExecutable final : public Executable {
   bool from_disk_ = false;
   bool has_param_slots_ = false;  // TensorArray arguments go to slots
   bool needs_fixup_ = false;      // some result is a view or has a shape known only at run time
+  bool simple_ = false;           // run_simple() applies
 };
 
 void write_file(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
@@ -171,8 +210,9 @@ class JitBackend final : public CompilerBackend {
     if (detail::log_enabled(detail::LogTopic::Compile)) {
       auto ms = [](Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
       detail::log_line(fmt::format("agc: jit: {}: engine {:.2f} ms, plan + key + disk lookup {:.2f} ms, IR {:.2f} ms, "
-                                   "optimize + codegen + link {:.2f} ms (O{}, {}){}",
-                                   options.name, ms(t0, t_engine), ms(t_engine, t_planned), times.lower_ms, times.jit_ms, level,
+                                   "optimize {:.2f} ms, codegen {:.2f} ms, link {:.2f} ms (O{}, {}){}",
+                                   options.name, ms(t0, t_engine), ms(t_engine, t_planned), times.lower_ms, times.optimize_ms,
+                                   times.codegen_ms, times.jit_ms - times.optimize_ms - times.codegen_ms, level,
                                    exe->loaded_from_disk() ? "disk cache hit" : disk ? "stored in " + disk->dir() : "disk cache off",
                                    object.empty() ? "" : fmt::format(", object {} bytes", object.size())));
     }
@@ -180,6 +220,8 @@ class JitBackend final : public CompilerBackend {
       write_file(options.dump_prefix + ".ll", exe->llvm_ir(false));
       write_file(options.dump_prefix + ".opt.ll", exe->llvm_ir(true));
       write_file(options.dump_prefix + ".s", exe->assembly());
+      write_file(options.dump_prefix + ".fused.graph.txt", plan_graph_text(exe->program()));
+      write_file(options.dump_prefix + ".fused.dot", plan_graph_dot(exe->program()));
     }
     return exe;
   }

@@ -6,11 +6,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -26,6 +29,7 @@ namespace fs = std::filesystem;
 
 constexpr char kMagic[8] = {'A', 'G', 'C', 'O', 'B', 'J', '1', '\n'};
 constexpr const char* kSuffix = ".agcobj";
+constexpr auto kStaleTemporary = std::chrono::minutes(10);
 
 struct Header {
   char magic[8];
@@ -66,25 +70,22 @@ std::string trust_problem(const std::string& dir) {
 }  // namespace
 
 DiskCache* DiskCache::current() {
+  // One instance per directory, never freed: a compile on another thread may still use the
+  // pointer it got before AG_CACHE_DIR changed. Their number is bounded by the directories used.
   static std::mutex mu;
-  static std::string last_config;
-  static std::unique_ptr<DiskCache> cache;
-  static std::set<std::string> warned;
+  static auto* caches = new std::map<std::string, std::unique_ptr<DiskCache>>;
+  static auto* warned = new std::set<std::string>;
   const std::string dir = configured_dir();
-  std::lock_guard lock(mu);
-  if (cache && dir == last_config) return cache.get();
-  if (!cache && dir == last_config && !last_config.empty()) return nullptr;
-  last_config = dir;
-  cache.reset();
   if (dir == "off") return nullptr;
+  std::lock_guard lock(mu);
+  auto it = caches->find(dir);
+  if (it != caches->end()) return it->second.get();  // null: not trusted (warned once)
+  std::unique_ptr<DiskCache> cache;
   const std::string problem = trust_problem(dir);
-  if (!problem.empty()) {
-    if (warned.insert(dir).second)
-      detail::log_line(fmt::format("agc: warning: not using the code cache directory '{}': {}", dir, problem));
-    return nullptr;
-  }
-  cache.reset(new DiskCache(dir, configured_max_bytes()));
-  return cache.get();
+  if (problem.empty()) cache.reset(new DiskCache(dir, configured_max_bytes()));
+  else if (warned->insert(dir).second)
+    detail::log_line(fmt::format("agc: warning: not using the code cache directory '{}': {}", dir, problem));
+  return caches->emplace(dir, std::move(cache)).first->second.get();
 }
 
 std::string DiskCache::path_of(const CacheKey& key) const { return dir_ + "/" + key.hex() + kSuffix; }
@@ -155,7 +156,13 @@ void DiskCache::store(const CacheKey& key, std::string_view object) {
     ::unlink(tmp.c_str());
     return;
   }
-  trim();
+  // The directory is scanned at this process's first store (which also sweeps temporary files
+  // that crashed writers left), then only when the running estimate goes over the cap: a
+  // store costs no directory scan in the common case. Other processes' stores are counted at
+  // the next scan (the cap is kept per process, approximately across processes).
+  std::lock_guard lock(mu_);
+  estimated_bytes_ += sizeof h + object.size();
+  if (!scanned_ || estimated_bytes_ > max_bytes_) trim();
 }
 
 void DiskCache::trim() {
@@ -166,24 +173,41 @@ void DiskCache::trim() {
   };
   std::vector<Entry> entries;
   uint64_t total = 0;
+  int stale = 0, removed = 0;
   std::error_code ec;
+  const auto now = fs::file_time_type::clock::now();
   for (const auto& de : fs::directory_iterator(dir_, ec)) {
-    if (de.path().extension() != kSuffix) continue;
     std::error_code e1, e2;
-    const uint64_t size = de.file_size(e1);
     const auto when = de.last_write_time(e2);
-    if (e1 || e2) continue;
+    if (e2) continue;
+    if (de.path().extension() == ".tmp") {
+      // A writer renames its temporary file within milliseconds; one this old was left by a
+      // process that died while writing.
+      if (now - when > kStaleTemporary && fs::remove(de.path(), e1)) ++stale;
+      continue;
+    }
+    if (de.path().extension() != kSuffix) continue;
+    const uint64_t size = de.file_size(e1);
+    if (e1) continue;
     entries.push_back({de.path(), size, when});
     total += size;
   }
-  if (total <= max_bytes_) return;
-  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.used < b.used; });
-  const uint64_t target = max_bytes_ / 10 * 8;
-  for (const Entry& e : entries) {
-    if (total <= target) break;
-    fs::remove(e.path, ec);
-    total -= e.bytes;
+  if (total > max_bytes_) {
+    std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.used < b.used; });
+    const uint64_t target = max_bytes_ / 10 * 8;
+    for (const Entry& e : entries) {
+      if (total <= target) break;
+      fs::remove(e.path, ec);
+      total -= e.bytes;
+      ++removed;
+    }
   }
+  scanned_ = true;
+  estimated_bytes_ = total;
+  if (detail::log_enabled(detail::LogTopic::Compile))
+    detail::log_line(fmt::format("agc: jit: disk cache: scanned {}: {} bytes in {} entries after removing {} least "
+                                 "recently used and {} stale temporary files",
+                                 dir_, total, entries.size() - static_cast<size_t>(removed), removed, stale));
 }
 
 }  // namespace ag::jit

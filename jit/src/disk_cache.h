@@ -2,7 +2,8 @@
 // disables it). Entries are written atomically (temp file + rename) with a checksum; a truncated
 // or corrupted entry is reported once, deleted and never loaded. The directory is created 0700
 // and used only if it belongs to the user and others cannot write it. A size cap
-// (AG_CACHE_MAX_MB, default 512, fractions allowed) is kept by deleting the least recently used entries. No LLVM.
+// (AG_CACHE_MAX_MB, default 512, fractions allowed) is kept by deleting the least recently used entries;
+// temporary files of crashed writers are swept. No LLVM.
 #pragma once
 
 #include <mutex>
@@ -18,6 +19,7 @@ namespace ag::jit {
 class DiskCache {
  public:
   // The cache for the current AG_CACHE_DIR, or null when it is off or not trusted (warned once).
+  // Never freed: valid for the life of the process, even after AG_CACHE_DIR changes.
   static DiskCache* current();
 
   // The object stored under `key`, verified; nullopt on a miss or a bad entry.
@@ -32,12 +34,16 @@ class DiskCache {
   DiskCache(std::string dir, uint64_t max_bytes) : dir_(std::move(dir)), max_bytes_(max_bytes) {}
   std::string path_of(const CacheKey& key) const;
   void report_once(const std::string& path, const std::string& why);
+  // Under mu_: scans the directory, deletes least recently used entries down to 80% of the
+  // cap when over it and temporary files of crashed writers; resets the estimate.
   void trim();
 
-  std::string dir_;
-  uint64_t max_bytes_;
+  const std::string dir_;
+  const uint64_t max_bytes_;
   std::mutex mu_;
   std::set<std::string> reported_;
+  bool scanned_ = false;         // under mu_
+  uint64_t estimated_bytes_ = 0;  // under mu_: the last scan's total plus what was stored since
 };
 
 }  // namespace ag::jit

@@ -132,15 +132,26 @@ int opt_level_of(const llvm::Module& m) {
   return 3;
 }
 
+// The IR pipeline's and code generator's times for the last module compiled on this thread
+// (ORC materializes a module on the thread that looks it up, so Engine::compile reads its own).
+thread_local double t_optimize_ms = 0, t_codegen_ms = 0;
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
 // Compiles with a pooled TargetMachine of the module's level; reports objects to `capture`.
 class PooledCompiler final : public orc::IRCompileLayer::IRCompiler {
  public:
   PooledCompiler(std::shared_ptr<TargetMachinePool> pool, const llvm::TargetOptions& options, llvm::ObjectCache* capture)
       : IRCompiler(orc::irManglingOptionsFromTargetOptions(options)), pool_(std::move(pool)), capture_(capture) {}
   llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> operator()(llvm::Module& m) override {
+    const auto t0 = std::chrono::steady_clock::now();
     auto lease = pool_->take(opt_level_of(m));
     if (!lease) return lease.takeError();
-    return orc::SimpleCompiler(*lease->tm, capture_)(m);
+    auto object = orc::SimpleCompiler(*lease->tm, capture_)(m);
+    t_codegen_ms = ms_since(t0);
+    return object;
   }
 
  private:
@@ -158,7 +169,9 @@ int jit_opt_level() {
 }
 
 void optimize_at(llvm::Module& m, llvm::TargetMachine& tm, int level) {
+  const auto t0 = std::chrono::steady_clock::now();
   if (level > 0) optimize_module(m, tm, level);
+  t_optimize_ms = ms_since(t0);
 }
 
 struct Engine::Impl {
@@ -169,20 +182,25 @@ struct Engine::Impl {
   std::shared_ptr<ObjectCapture> capture = std::make_shared<ObjectCapture>();
   std::string target_id;
   std::atomic<uint64_t> counter{0};
-
+  std::atomic<int64_t> live{0};  // per-function JITDylibs not removed yet
 
   orc::JITDylib& new_dylib(const std::string& id) {
     llvm::Expected<orc::JITDylib&> jd = jit->createJITDylib(id);
     if (!jd) throw InternalError("jit: create JITDylib: " + message_of(jd.takeError()));
     jd->addToLinkOrder(*runtime);
+    live.fetch_add(1);
     return *jd;
+  }
+  void remove(orc::JITDylib& jd) {
+    llvm::consumeError(jit->getExecutionSession().removeJITDylib(jd));
+    live.fetch_sub(1);
   }
 
   EntryFn lookup(orc::JITDylib& jd) {
     auto sym = jit->lookup(jd, kEntrySymbol);
     if (!sym) {
       const std::string why = message_of(sym.takeError());
-      llvm::consumeError(jit->getExecutionSession().removeJITDylib(jd));
+      remove(jd);
       throw InternalError("jit: cannot link compiled code: " + why);
     }
     return sym->toPtr<EntryFn>();
@@ -294,12 +312,17 @@ std::unique_ptr<CodeHandle> Engine::compile(const Program& program, const std::s
   const auto t1 = Clock::now();
   if (object) m.capture->want(id);
   orc::JITDylib& jd = m.new_dylib(id);
-  check(m.jit->addIRModule(jd, orc::ThreadSafeModule(std::move(mod), std::move(ctx))), "add module");
+  if (llvm::Error e = m.jit->addIRModule(jd, orc::ThreadSafeModule(std::move(mod), std::move(ctx)))) {
+    m.remove(jd);
+    throw InternalError("jit: add module: " + message_of(std::move(e)));
+  }
   const EntryFn entry = m.lookup(jd);
   if (object) *object = m.capture->take(id);
   if (times) {
     times->lower_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
     times->jit_ms = std::chrono::duration<double, std::milli>(Clock::now() - t1).count();
+    times->optimize_ms = t_optimize_ms;
+    times->codegen_ms = t_codegen_ms;
   }
   return std::make_unique<CodeHandle>(shared_from_this(), &jd, entry);
 }
@@ -310,7 +333,7 @@ std::unique_ptr<CodeHandle> Engine::load_object(std::string_view object, const s
   orc::JITDylib& jd = m.new_dylib(id);
   auto buffer = llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(object.data(), object.size()), id);
   if (llvm::Error e = m.jit->addObjectFile(jd, std::move(buffer))) {
-    llvm::consumeError(m.jit->getExecutionSession().removeJITDylib(jd));
+    m.remove(jd);
     throw InternalError("jit: cannot load cached object: " + message_of(std::move(e)));
   }
   const EntryFn entry = m.lookup(jd);
@@ -335,9 +358,9 @@ std::string Engine::assembly(const Program& program, const std::string& name, in
   return emit_assembly(*mod, *lease.tm);
 }
 
-void Engine::remove(void* dylib) {
-  llvm::consumeError(impl_->jit->getExecutionSession().removeJITDylib(*static_cast<orc::JITDylib*>(dylib)));
-}
+void Engine::remove(void* dylib) { impl_->remove(*static_cast<orc::JITDylib*>(dylib)); }
+
+int64_t Engine::live_functions() const { return impl_->live.load(); }
 
 CodeHandle::CodeHandle(std::shared_ptr<Engine> engine, void* dylib, EntryFn entry)
     : engine_(std::move(engine)), dylib_(dylib), entry_(entry) {}

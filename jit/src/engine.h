@@ -16,8 +16,10 @@ class Engine;
 
 // Where a compile spent its time (AG_LOG=compile prints it).
 struct CompileTimes {
-  double lower_ms = 0;  // LLVM IR construction and verification
-  double jit_ms = 0;    // optimization, code generation and linking
+  double lower_ms = 0;     // LLVM IR construction and verification
+  double optimize_ms = 0;  // the IR pipeline
+  double codegen_ms = 0;   // instruction selection to object file
+  double jit_ms = 0;       // optimization, code generation and linking (all three)
 };
 
 // AG_JIT_OPT: the IR optimization level (0 = none and a fast instruction selector, 1-3 = LLVM's
@@ -59,6 +61,9 @@ class Engine : public std::enable_shared_from_this<Engine> {
   std::string assembly(const Program& program, const std::string& name, int level);
 
   void remove(void* dylib);
+  // JITDylibs holding a concrete function's code right now (tests: evicting a concrete function
+  // or destroying its Function removes its code).
+  int64_t live_functions() const;
   struct Impl;
 
  private:

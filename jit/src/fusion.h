@@ -1,16 +1,26 @@
-// The graph-level fusion pass: marks elementwise values that are computed inside the loop of
-// the value consuming them, so a chain of elementwise/broadcast/cast ops (and the producers of a
-// reduction) becomes one loop nest.
+// The graph-level fusion pass: forms fused groups — loop nests that compute one materialized
+// value (the group's root: an elementwise value or a reduction) with the elementwise values that
+// feed it evaluated inline per element — so a chain of elementwise/broadcast/cast ops (and the
+// producers of a reduction) becomes one loop. Lowering emits each group as one loop nest.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "plan.h"
 
 namespace ag::jit {
 
+// Ops cheap enough to recompute per element of a loop larger than their own value (a broadcast
+// operand): one or two vector instructions each. Transcendentals, sqrt and divisions are not.
+bool is_cheap_to_recompute(OpKind op);
+// At most this many recomputed (broadcast) ops per group.
+inline constexpr int kMaxRecomputedPerGroup = 4;
+
 // `values` holds the storage chosen so far for every value of `g`; values that fuse into their
-// consumer become Storage::Fused. Results and register values never fuse.
-void fuse_elementwise(const Graph& g, std::vector<std::vector<ValuePlan>>& values);
+// consumer become Storage::Fused. Results and register values never fuse. Returns, per node, the
+// roots of the groups that evaluate it: for a fused value the group(s) it is computed in (a fill
+// with several consumers is in each of theirs), for a root with fused members itself, else none.
+std::vector<std::vector<uint32_t>> fuse_elementwise(const Graph& g, std::vector<std::vector<ValuePlan>>& values);
 
 }  // namespace ag::jit

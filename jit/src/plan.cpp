@@ -45,7 +45,7 @@ class Planner {
     s->children.resize(n);
     s->scratch_offset.assign(n, 0);
     choose_storage(g, *s, param_slots);
-    fuse_elementwise(g, s->values);
+    s->groups = fuse_elementwise(g, s->values);
     choose_destinations(g, *s);
     compute_liveness(g, *s);
     fill_node_infos(g, *s);

@@ -43,6 +43,7 @@ struct ScopePlan {
   std::vector<ValueId> free_at_end;                 // Owned values alive until the results
   std::vector<std::vector<std::unique_ptr<ScopePlan>>> children;  // [node][subgraph]
   std::vector<int64_t> scratch_offset;              // [node]: arena offset of its children's arenas
+  std::vector<std::vector<uint32_t>> groups;        // [node]: the fused groups (by root) it is in
   int64_t arena_bytes = 0;
 
   const ValuePlan& at(ValueId v) const { return values[v.node][v.index]; }

@@ -1,10 +1,12 @@
 // The on-disk code cache, across processes: a second process loads the machine code instead of
 // compiling; corrupted and truncated entries are reported, deleted and recompiled; concurrent
-// writers leave one valid entry; AG_CACHE_DIR=off; untrusted directories; the size cap.
+// writers leave one valid entry; AG_CACHE_DIR=off; untrusted directories; the size cap; directory
+// scans only when needed; temporary files of crashed writers are swept.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -31,8 +33,9 @@ HelperRun parse(const std::string& out) {
   return r;
 }
 
-std::string command(const std::string& dir, int variant, const std::string& env) {
-  return "AG_CACHE_DIR='" + dir + "' " + env + " '" AG_CACHE_HELPER "' " + std::to_string(variant) + " 2>&1";
+std::string command(const std::string& dir, int variant, const std::string& env, int signatures) {
+  return "AG_CACHE_DIR='" + dir + "' " + env + " '" AG_CACHE_HELPER "' " + std::to_string(variant) + " " +
+         std::to_string(signatures) + " 2>&1";
 }
 
 std::string read_all(FILE* p) {
@@ -42,8 +45,8 @@ std::string read_all(FILE* p) {
   return out;
 }
 
-HelperRun run_helper(const std::string& dir, int variant = 1, const std::string& env = "") {
-  FILE* p = ::popen(command(dir, variant, env).c_str(), "r");
+HelperRun run_helper(const std::string& dir, int variant = 1, const std::string& env = "", int signatures = 1) {
+  FILE* p = ::popen(command(dir, variant, env, signatures).c_str(), "r");
   if (!p) return {};
   const std::string out = read_all(p);
   ::pclose(p);
@@ -132,7 +135,7 @@ TEST_F(DiskCache, TruncatedEntriesAreNeverLoaded) {
 TEST_F(DiskCache, ConcurrentWritersLeaveOneValidEntry) {
   constexpr int kWriters = 4;
   std::vector<FILE*> procs;
-  for (int i = 0; i < kWriters; ++i) procs.push_back(::popen(command(dir_, 3, "").c_str(), "r"));
+  for (int i = 0; i < kWriters; ++i) procs.push_back(::popen(command(dir_, 3, "", 1).c_str(), "r"));
   std::vector<HelperRun> runs;
   for (FILE* p : procs) {
     ASSERT_NE(p, nullptr);
@@ -177,6 +180,41 @@ TEST_F(DiskCache, SizeCapEvictsLeastRecentlyUsedEntries) {
   EXPECT_GE(left.size(), 1u);
   EXPECT_EQ(run_helper(dir_, 6, cap).disk_hits, 1);  // the newest survived
   EXPECT_EQ(run_helper(dir_, 1, cap).compiles, 1);   // the oldest was evicted
+}
+
+// A process scans the cache directory at its first store, then only when its stores push the
+// estimated total over the cap: not once per store.
+TEST_F(DiskCache, StoresScanTheDirectoryOnlyWhenTheEstimateGoesOverTheCap) {
+  const HelperRun r = run_helper(dir_, 1, "AG_LOG=compile", 5);
+  EXPECT_EQ(r.compiles, 5) << r.log;
+  EXPECT_EQ(entries().size(), 5u);
+  size_t scans = 0;
+  for (size_t at = r.log.find("disk cache: scanned"); at != std::string::npos; at = r.log.find("disk cache: scanned", at + 1))
+    ++scans;
+  EXPECT_EQ(scans, 1u) << r.log;
+
+  // With room for about two entries, the scans that trim come back.
+  const double entry_bytes = static_cast<double>(fs::file_size(entries()[0]));
+  const std::string cap = "AG_CACHE_MAX_MB=" + std::to_string(entry_bytes * 2.6 / 1048576.0);
+  const HelperRun capped = run_helper(dir_, 10, "AG_LOG=compile " + cap, 4);
+  EXPECT_EQ(capped.compiles, 4) << capped.log;
+  EXPECT_LE(entries().size(), 3u);
+  EXPECT_GE(entries().size(), 1u);
+}
+
+// Temporary files of writers that died before renaming are deleted once they are old; a fresh
+// one (a writer at work) is left alone.
+TEST_F(DiskCache, StaleTemporaryFilesOfCrashedWritersAreSwept) {
+  fs::create_directories(dir_);
+  fs::permissions(dir_, fs::perms::owner_all, fs::perm_options::replace);
+  const fs::path stale = fs::path(dir_) / ".0123abcd.99999.1.0.tmp";
+  const fs::path fresh = fs::path(dir_) / ".4567ef01.99999.1.1.tmp";
+  std::ofstream(stale) << "half an object";
+  std::ofstream(fresh) << "being written";
+  fs::last_write_time(stale, fs::file_time_type::clock::now() - std::chrono::hours(1));
+  EXPECT_EQ(run_helper(dir_).compiles, 1);
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_TRUE(fs::exists(fresh));
 }
 
 TEST_F(DiskCache, DumpWritesLlvmIrAndAssembly) {

@@ -5,9 +5,15 @@
 #include <ag/ag.h>
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <tuple>
+
+#include "ag/detail/log.h"
 
 namespace agtest {
 
@@ -71,6 +77,53 @@ ag::FunctionStats expect_three_way(const std::string& what, F fn, Tol tol, const
   expect_same(eager, via_interp, tol, what + " [interpreter]");
   expect_same(eager, via_jit, tol, what + " [jit]");
   return jit.stats();
+}
+
+// The same with FunctionOptions (an input_signature with unknown dims) for both Functions.
+template <class F, class... Args>
+ag::FunctionStats expect_three_way_with(const std::string& what, F fn, ag::FunctionOptions options, Tol tol,
+                                        const Args&... args) {
+  const auto eager = fn(args...);
+  ag::FunctionOptions interp_options = options;
+  interp_options.jit_compile = false;
+  auto interp = ag::function(fn, interp_options);
+  auto jit = ag::function(fn, options);
+  expect_same(eager, interp(args...), tol, what + " [interpreter]");
+  expect_same(eager, jit(args...), tol, what + " [jit]");
+  return jit.stats();
+}
+
+// The JIT's plan of `fn` for `args`, as AG_DUMP writes it (<name>.<sig>.fused.graph.txt): each
+// node with its storage and fused group. Empty when the file is missing.
+template <class F, class... Args>
+std::string fused_plan(F fn, ag::FunctionOptions options, const Args&... args) {
+  namespace fs = std::filesystem;
+  static int counter = 0;
+  const fs::path dir = fs::temp_directory_path() / ("agc-fused-plan-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  options.name = "planned" + std::to_string(counter++);
+  ag::detail::set_dump_dir(dir.string());
+  {
+    auto f = ag::function(fn, options);
+    f(args...);
+  }
+  ag::detail::set_dump_dir("");
+  std::string text;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().starts_with(options.name + ".") && e.path().string().ends_with(".fused.graph.txt")) {
+      std::ifstream in(e.path());
+      text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+  fs::remove_all(dir);
+  return text;
+}
+
+// The line of `plan` defining the first node whose op is `op` ("Exp" finds "%4 = Exp(...").
+inline std::string plan_line(const std::string& plan, const std::string& op) {
+  const size_t at = plan.find(" = " + op + "(");
+  if (at == std::string::npos) return {};
+  const size_t begin = plan.rfind('\n', at) + 1, end = plan.find('\n', at);
+  return plan.substr(begin, end - begin);
 }
 
 }  // namespace agtest

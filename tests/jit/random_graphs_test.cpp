@@ -1,6 +1,9 @@
 // A seeded random-graph generator: elementwise chains with broadcasting, casts, reductions,
-// matmuls, If and While with carried values. Each graph runs eagerly, through the interpreter and
-// through the JIT (one function in 16 at AG_JIT_OPT=3, the rest at 0); the results must agree.
+// matmuls, transposes, concats of slices (some empty), gathers with data-dependent indices, If
+// and While with carried values; float32 or float64 values and int32 or int64 integers; some
+// functions with an input_signature of unknown dims (and a run-time size-1 operand). Each graph
+// runs eagerly, through the interpreter and through the JIT (one function in 8 at AG_JIT_OPT=3,
+// the rest at 0); the results must agree.
 // AG_RANDOM_GRAPHS=<n> runs n graphs instead of the default 1024 (the long mode: e.g. 20000).
 #include <cstdlib>
 #include <random>
@@ -12,10 +15,11 @@ namespace {
 
 using Rng = std::mt19937_64;
 
-// One random program over three inputs: a float32 [3,4], a float32 [4] and an int32 [3,4].
-// Every value keeps a shape from {[], [4], [3,1], [1,4], [3,4]} so any two broadcast. Branch
-// conditions and trip counts come from integers only: they are exact on every path, so a float
-// rounding difference can never flip control flow.
+// One random program over three inputs: a float [3,4], a float [4] (or [1]) and an integer [3,4].
+// Every value keeps a shape from {[], [1], [4], [3,1], [1,4], [3,4]} so any two broadcast (layout
+// ops leave the set and come back). Branch conditions, trip counts and gather indices come from
+// integers only: they are exact on every path, so a float rounding difference can never flip
+// control flow or pick another element.
 class Program {
  public:
   explicit Program(uint64_t seed) : seed_(seed) {}
@@ -26,8 +30,7 @@ class Program {
     std::vector<ag::Tensor> ints = {n, n % 5};
     const int steps = 6 + static_cast<int>(rng() % 10);
     for (int s = 0; s < steps; ++s) step(rng, f, ints, 0);
-    return ag::stack({f.back() + ag::zeros({3, 4}), f[f.size() / 2] + ag::zeros({3, 4}),
-                      ag::cast(ints.back(), ag::float32) + ag::zeros({3, 4})});
+    return ag::stack({full(f.back()), full(f[f.size() / 2]), full(ag::cast(ints.back(), a.dtype()))});
   }
 
  private:
@@ -72,16 +75,39 @@ class Program {
 
   static ag::Tensor full(const ag::Tensor& x) { return x + ag::zeros({3, 4}, x.dtype()); }
 
+  // Layout ops: each leaves the broadcast shape set and comes back to it.
+  static ag::Tensor layout(Rng& rng, const std::vector<ag::Tensor>& f, const std::vector<ag::Tensor>& ints) {
+    const ag::Tensor x = full(pick(rng, f)), y = full(pick(rng, f));
+    switch (rng() % 5) {
+      case 0: return ag::transpose(unary(rng, ag::transpose(x)) * 0.5f + ag::transpose(y));  // via [4,3]
+      case 1: return ag::transpose(ag::reduce_max(ag::transpose(x), {1}, true));             // [4,1] -> [1,4]
+      case 2: {  // columns of x then of y
+        const int64_t k = 1 + static_cast<int64_t>(rng() % 3);
+        return ag::concat({ag::slice(x, {0, 0}, {3, k}), ag::slice(y, {0, k}, {3, 4 - k})}, 1);
+      }
+      case 3: {  // rows of x then of y; r = 0 or 3 concatenates an empty slice
+        const int64_t r = static_cast<int64_t>(rng() % 4);
+        return ag::concat({ag::slice(x, {0, 0}, {r, 4}), ag::slice(y, {r, 0}, {3 - r, 4})}, 0);
+      }
+      default: {  // gather with indices computed from the integers (always in range)
+        const ag::Tensor i = full(pick(rng, ints));
+        if (rng() % 2) return ag::gather(x, ag::floormod(ag::reduce_sum(i, {0}), 4), 1);
+        return ag::gather(x, ag::floormod(ag::reduce_sum(i, {1}), 3), 0);
+      }
+    }
+  }
+
   void step(Rng& rng, std::vector<ag::Tensor>& f, std::vector<ag::Tensor>& ints, int depth) const {
-    switch (rng() % (depth < 2 ? 10 : 8)) {
+    switch (rng() % (depth < 2 ? 12 : 10)) {
       case 0:
       case 1: f.push_back(unary(rng, pick(rng, f))); break;
       case 2:
       case 3: f.push_back(binary(rng, pick(rng, f), pick(rng, f))); break;
       case 4: f.push_back(reduce(rng, pick(rng, f))); break;
       case 5: {  // matmul [3,4] x [4,4] with a constant matrix
-        const ag::Tensor w = agtest::sample(ag::float32, {4, 4}, rng() % 1000, agtest::Values::Moderate) * 0.1f;
-        f.push_back(ag::tanh(ag::matmul(full(pick(rng, f)), w)));
+        const ag::Tensor x = full(pick(rng, f));
+        const ag::Tensor w = agtest::sample(x.dtype(), {4, 4}, rng() % 1000, agtest::Values::Moderate) * 0.1f;
+        f.push_back(ag::tanh(ag::matmul(x, w)));
         break;
       }
       case 6: {  // integer arithmetic, exact everywhere
@@ -95,8 +121,14 @@ class Program {
         }
         break;
       }
-      case 7: f.push_back(ag::cast(pick(rng, ints), ag::float32) * 0.1f + pick(rng, f)); break;
-      case 8: {  // If on an integer condition; both branches run random steps on copies of the state
+      case 7: {
+        const ag::Tensor& x = pick(rng, f);
+        f.push_back(ag::cast(pick(rng, ints), x.dtype()) * 0.1f + x);
+        break;
+      }
+      case 8:
+      case 9: f.push_back(layout(rng, f, ints)); break;
+      case 10: {  // If on an integer condition; both branches run random steps on copies of the state
         const ag::Tensor c = ag::reduce_sum(pick(rng, ints)) % 2 == 0;
         const uint64_t then_seed = rng(), else_seed = rng();
         const ag::Tensor x = full(pick(rng, f));
@@ -125,7 +157,7 @@ class Program {
               for (int s = 0; s < 3; ++s) step(r, bf, bi, depth + 1);
               return std::tuple<ag::Tensor, ag::Tensor, ag::Tensor>{it + 1, full(ag::tanh(bf.back())), full(bi.back() % 13)};
             },
-            std::tuple<ag::Tensor, ag::Tensor, ag::Tensor>{ag::Tensor(0), full(pick(rng, f)), full(pick(rng, ints))});
+            std::tuple<ag::Tensor, ag::Tensor, ag::Tensor>{ag::zeros({}, ints.front().dtype()), full(pick(rng, f)), full(pick(rng, ints))});
         f.push_back(x);
         ints.push_back(k + i);
         break;
@@ -155,15 +187,24 @@ void run_graphs(int first, int count) {
       for (const Program& p : programs) outs.push_back(p.run(a, b, n));
       return ag::concat(outs, 0);
     };
+    // Per function: the dtypes, and for one in four an input_signature of unknown dims (half of
+    // those get a size-1 b, broadcast at run time).
+    const int k = base / kPerFunction;
+    const ag::DType fdt = k % 3 == 1 ? ag::float64 : ag::float32, idt = k % 2 ? ag::int64 : ag::int32;
+    const bool unknown = k % 4 == 2, b_of_one = unknown && k % 8 == 2;
     const uint64_t s = static_cast<uint64_t>(base);
-    const ag::Tensor a = agtest::sample(ag::float32, {3, 4}, s, agtest::Values::Moderate);
-    const ag::Tensor b = agtest::sample(ag::float32, {4}, s + 1, agtest::Values::Moderate);
-    const ag::Tensor n = agtest::sample(ag::int32, {3, 4}, s + 2, agtest::Values::Moderate);
-    // Every 16th function goes through the full O3 pipeline (its compile dominates the cost),
+    const ag::Tensor a = agtest::sample(fdt, {3, 4}, s, agtest::Values::Moderate);
+    const ag::Tensor b = agtest::sample(fdt, {b_of_one ? 1 : 4}, s + 1, agtest::Values::Moderate);
+    const ag::Tensor n = agtest::sample(idt, {3, 4}, s + 2, agtest::Values::Moderate);
+    ag::FunctionOptions options;
+    if (unknown)
+      options.input_signature = {ag::TensorSpec({-1, -1}, fdt), ag::TensorSpec({-1}, fdt), ag::TensorSpec({-1, 4}, idt)};
+    // Every 8th function goes through the full O3 pipeline (its compile dominates the cost),
     // the others through the fast path: both code generators are checked, the suite stays quick.
-    setenv("AG_JIT_OPT", (base / kPerFunction) % 16 ? "0" : "3", 1);
-    agtest::expect_three_way("random graphs " + std::to_string(base) + ".." + std::to_string(base + kPerFunction - 1), fn,
-                             {.rtol = 1e-4, .atol = 1e-4}, a, b, n);
+    setenv("AG_JIT_OPT", k % 8 ? "0" : "3", 1);
+    agtest::expect_three_way_with(fmt::format("random graphs {}..{} ({}, {}{})", base, base + kPerFunction - 1,
+                                              ag::dtype_name(fdt), ag::dtype_name(idt), unknown ? ", unknown dims" : ""),
+                                  fn, options, {.rtol = 1e-4, .atol = 1e-4}, a, b, n);
     checked += kPerFunction;
     if (::testing::Test::HasFailure()) break;
   }

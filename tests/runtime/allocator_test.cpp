@@ -1,6 +1,9 @@
 // Tensor memory: 64-byte alignment at every size class, blocks reused after free without
 // corrupting live tensors, and tensors created on one thread and freed on another (also after
-// the creating thread has exited and given back its cached blocks).
+// the creating thread has exited and given back its cached blocks). Large blocks: reused on
+// the thread that freed them (the per-thread front cache), handed to other threads when it
+// exits, 2 MB aligned for transparent huge pages.
+#include <atomic>
 #include <thread>
 
 #include "test_util.h"
@@ -64,6 +67,52 @@ TEST(Allocator, LargeBuffersAreReusedWithoutStaleValues) {
   const ag::Tensor c = ag::fill({n}, 2.f);
   EXPECT_EQ(ag::reduce_max(c).item<float>(), 2.f);
   EXPECT_EQ(ag::reduce_min(c).item<float>(), 2.f);
+}
+
+const void* data_of(const ag::Tensor& t) { return t.data<float>(); }
+
+TEST(Allocator, LargeBlocksAreReusedOnEachThreadAcrossCalls) {
+  // Each thread frees and allocates the same large size, as a loop or repeated Function calls
+  // do: it gets its own block back every time (no other thread's, no new mapping).
+  constexpr int kThreads = 4, kRounds = 20;
+  constexpr int64_t n = 1 << 20;  // 4 MB
+  std::atomic<int> not_reused{0}, wrong{0};
+  auto f = ag::function([](ag::Tensor x) { return x * 2.f; }, {.jit_compile = false});
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      const ag::Tensor x = ag::fill({n}, static_cast<float>(t));
+      const void* first = nullptr;
+      for (int r = 0; r < kRounds; ++r) {
+        const ag::Tensor y = f(x);  // the previous round's output was freed on this thread
+        if (r == 0) first = data_of(y);
+        else if (data_of(y) != first) ++not_reused;
+        if (y.to_vector<float>()[static_cast<size_t>(n - 1)] != 2.f * t) ++wrong;
+      }
+    });
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(not_reused, 0);
+  EXPECT_EQ(wrong, 0);
+}
+
+TEST(Allocator, LargeBlocksOfAnExitedThreadAreReusedByOthers) {
+  constexpr int64_t n = 2900000;  // 11.6 MB: a size class no other allocation here uses
+  const void* freed = nullptr;
+  std::thread([&] {
+    const ag::Tensor t = ag::zeros({n});
+    freed = data_of(t);
+  }).join();  // the block went to the thread's front cache, then to the shared pool at exit
+  const ag::Tensor mine = ag::zeros({n});
+  EXPECT_EQ(data_of(mine), freed);
+  EXPECT_EQ(ag::reduce_max(mine).item<float>(), 0.f);
+}
+
+TEST(Allocator, BlocksOfTwoMegabytesOrMoreAreHugePageAligned) {
+  for (int64_t n : {int64_t{1} << 19, int64_t{3} << 19, int64_t{1} << 22}) {  // 2, 6, 16 MB
+    const ag::Tensor t = ag::ones({n});
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(data_of(t)) % (uintptr_t{2} << 20), 0u) << n;
+    EXPECT_EQ(ag::reduce_min(t).item<float>(), 1.f);
+  }
 }
 
 }  // namespace

@@ -36,6 +36,29 @@ TEST(Concurrency, EightThreadsMixedSignaturesTraceEachOnce) {
   EXPECT_EQ(f.stats().memory_hits, kThreads * kCalls - kSignatures);
 }
 
+// Hits are counted per thread without locked instructions (StripedCounter): more threads than
+// stripes fall back to a shared counter, and stripes of exited threads pass to new ones. Every
+// hit must still be counted exactly once.
+TEST(Concurrency, HitCountIsExactWithMoreThreadsThanStripesAndThreadTurnover) {
+  auto f = ag::function([](Tensor x) { return x * 3; }, agtest::interpreted());
+  const Tensor x = ag::ones({2});
+  f(x);  // the trace; every later call is a hit
+  constexpr int kWaves = 3, kThreadsPerWave = 40, kCalls = 50;
+  std::atomic<int> wrong{0};
+  for (int wave = 0; wave < kWaves; ++wave) {
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreadsPerWave; ++t)
+      threads.emplace_back([&] {
+        for (int i = 0; i < kCalls; ++i)
+          if (f(x).to_vector<float>() != std::vector<float>{3.f, 3.f}) ++wrong;
+      });
+    for (auto& th : threads) th.join();
+  }
+  EXPECT_EQ(wrong, 0);
+  EXPECT_EQ(f.tracing_count(), 1);
+  EXPECT_EQ(f.stats().memory_hits, kWaves * kThreadsPerWave * kCalls);
+}
+
 TEST(Concurrency, EvictionWhileOtherThreadsCall) {
   auto f = ag::function([](Tensor x) { return x + 1; }, {.jit_compile = false, .max_cached = 2});
   std::atomic<bool> stop{false};

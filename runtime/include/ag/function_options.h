@@ -1,6 +1,7 @@
 // Options and statistics of ag::function.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -47,8 +48,13 @@ struct FunctionStats {
   int64_t aliases = 0;
 };
 
+namespace detail {
+// Read inline by every Function call (an out-of-line getter costs as much as the check).
+inline constinit std::atomic<bool> g_run_functions_eagerly{false};
+}  // namespace detail
+
 // Debugging: every Function runs its (rewritten) C++ body eagerly instead of tracing.
 void run_functions_eagerly(bool enable);
-bool functions_run_eagerly();
+inline bool functions_run_eagerly() { return detail::g_run_functions_eagerly.load(std::memory_order_relaxed); }
 
 }  // namespace ag

@@ -9,12 +9,14 @@
 
 #include "ag/backend.h"
 #include "signature.h"
+#include "striped_counter.h"
 
 namespace ag::detail {
 
 // Counters shared by a Function and its concrete functions.
 struct StatCounters {
-  std::atomic<int64_t> traces{0}, compiles{0}, memory_hits{0}, disk_hits{0}, evictions{0};
+  std::atomic<int64_t> traces{0}, compiles{0}, disk_hits{0}, evictions{0};
+  StripedCounter memory_hits;  // counted on every cached call: no locked instruction
 };
 
 class ConcreteCore {

@@ -12,7 +12,6 @@
 
 namespace ag {
 namespace {
-std::atomic<bool> g_run_eagerly{false};
 
 struct Registry {
   std::mutex mu;
@@ -24,8 +23,7 @@ Registry& registry() {
 }
 }  // namespace
 
-void run_functions_eagerly(bool enable) { g_run_eagerly.store(enable); }
-bool functions_run_eagerly() { return g_run_eagerly.load(std::memory_order_relaxed); }
+void run_functions_eagerly(bool enable) { detail::g_run_functions_eagerly.store(enable); }
 
 namespace detail {
 

@@ -2,11 +2,22 @@
 #include "signature_cache.h"
 
 #include <algorithm>
-#include <cstring>
 #include <thread>
 #include <utility>
 
 namespace ag::detail {
+namespace {
+
+// Keys are a few words: an inline compare beats a call to memcmp.
+bool same_key(const std::vector<uint64_t>& a, const uint64_t* b, size_t n) {
+  if (a.size() != n) return false;
+  const uint64_t* w = a.data();
+  for (size_t i = 0; i < n; ++i)
+    if (w[i] != b[i]) return false;
+  return true;
+}
+
+}  // namespace
 
 SignatureCache::SignatureCache() : table_(new Table{std::vector<const Entry*>(1, nullptr), 0}) {}
 
@@ -25,13 +36,15 @@ std::shared_ptr<ConcreteCore> SignatureCache::find(const uint64_t* key, size_t n
     for (size_t i = hash & t->mask;; i = (i + 1) & t->mask) {
       const Entry* entry = t->slots[i];
       if (!entry) break;
-      // n == 0: an empty key may be a null pointer, which memcmp must not get (UBSan).
-      if (entry->hash == hash && entry->key.size() == n &&
-          (n == 0 || std::memcmp(entry->key.data(), key, n * 8) == 0)) {
-        // Approximate LRU clock: a racy increment is fine, it only orders evictions.
+      if (entry->hash == hash && same_key(entry->key, key, n)) {
+        // Approximate LRU clock: a racy increment is fine, it only orders evictions. A hit on
+        // the entry used last changes nothing, so a loop calling one signature writes no
+        // shared cache line (which other threads calling the Function would have to re-read).
         const uint64_t tick = clock_.load(std::memory_order_relaxed);
-        clock_.store(tick + 1, std::memory_order_relaxed);
-        entry->last_used.store(tick, std::memory_order_relaxed);
+        if (entry->last_used.load(std::memory_order_relaxed) + 1 != tick) {
+          clock_.store(tick + 1, std::memory_order_relaxed);
+          entry->last_used.store(tick, std::memory_order_relaxed);
+        }
         found = entry->fn;
         break;
       }

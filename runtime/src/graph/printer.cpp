@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <map>
+
 #include "ag/detail/variable_state.h"
 #include "ag/print.h"
 
@@ -43,9 +45,9 @@ std::string results_text(const Graph& g) {
   return s;
 }
 
-void print_graph(const Graph& g, int indent, std::string& out);
+void print_graph(const Graph& g, int indent, const GraphNotes* notes, std::string& out);
 
-void print_node(const Graph& g, uint32_t id, int indent, std::string& out) {
+void print_node(const Graph& g, uint32_t id, int indent, const GraphNotes* notes, std::string& out) {
   const Node& n = g.nodes[id];
   if (n.op == OpKind::Placeholder) return;
   const std::string pad(indent, ' ');
@@ -58,6 +60,8 @@ void print_node(const Graph& g, uint32_t id, int indent, std::string& out) {
   const std::string attrs = attrs_to_text(n);
   if (!attrs.empty()) line += " " + attrs;
   if (!n.outputs.empty()) line += " : " + types_text(n);
+  if (notes && notes->text)
+    if (const std::string note = notes->text(g, id); !note.empty()) line += "  [" + note + "]";
   if (n.loc.known()) line = fmt::format("{:<56}  # {}", line, n.loc.str());
   out += line + "\n";
   static const char* const if_names[] = {"then", "else"};
@@ -66,13 +70,13 @@ void print_node(const Graph& g, uint32_t id, int indent, std::string& out) {
     const Graph& sub = *n.subgraphs[i];
     out += fmt::format("{}  {} ({}) -> ({}) {{\n", pad, n.op == OpKind::If ? if_names[i] : while_names[i],
                        params_text(sub), results_text(sub));
-    print_graph(sub, indent + 4, out);
+    print_graph(sub, indent + 4, notes, out);
     out += pad + "  }\n";
   }
 }
 
-void print_graph(const Graph& g, int indent, std::string& out) {
-  for (uint32_t i = 0; i < g.nodes.size(); ++i) print_node(g, i, indent, out);
+void print_graph(const Graph& g, int indent, const GraphNotes* notes, std::string& out) {
+  for (uint32_t i = 0; i < g.nodes.size(); ++i) print_node(g, i, indent, notes, out);
   std::string ret = std::string(indent, ' ') + "return";
   for (size_t i = 0; i < g.results.size(); ++i) ret += (i ? ", " : " ") + value_name(g, g.results[i]);
   out += ret + "\n";
@@ -134,11 +138,18 @@ std::string attrs_to_text(const Node& n) {
   return s + "}";
 }
 
-std::string graph_to_text(const Graph& g) {
+namespace {
+
+std::string text_of(const Graph& g, const GraphNotes* notes) {
   std::string out = fmt::format("graph {}({}) -> ({}) {{\n", g.name.empty() ? "main" : g.name, params_text(g), results_text(g));
-  print_graph(g, 2, out);
+  print_graph(g, 2, notes, out);
   return out + "}\n";
 }
+
+}  // namespace
+
+std::string graph_to_text(const Graph& g) { return text_of(g, nullptr); }
+std::string graph_to_text(const Graph& g, const GraphNotes& notes) { return text_of(g, &notes); }
 
 namespace {
 
@@ -151,8 +162,9 @@ std::string dot_escape(std::string s) {
   return out;
 }
 
-void dot_graph(const Graph& g, const std::string& prefix, std::string& out, int depth) {
+void dot_graph(const Graph& g, const std::string& prefix, const GraphNotes* notes, std::string& out, int depth) {
   const std::string pad(depth * 2 + 2, ' ');
+  std::map<std::string, std::vector<uint32_t>> clusters;
   for (uint32_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     std::string label = std::string(op_name(n.op));
@@ -162,26 +174,38 @@ void dot_graph(const Graph& g, const std::string& prefix, std::string& out, int 
     if (!n.outputs.empty()) label += "\\n" + dot_escape(n.outputs.size() == 1 ? n.outputs[0].str() : "multi");
     const char* shape = n.op == OpKind::Placeholder ? "invhouse" : n.op == OpKind::Const ? "note" : "box";
     out += fmt::format("{}{}n{} [label=\"{}\", shape={}];\n", pad, prefix, i, label, shape);
+    if (notes && notes->cluster)
+      if (std::string c = notes->cluster(g, i); !c.empty()) clusters[std::move(c)].push_back(i);
     for (ValueId in : n.inputs) out += fmt::format("{}{}n{} -> {}n{};\n", pad, prefix, in.node, prefix, i);
     for (size_t s = 0; s < n.subgraphs.size(); ++s) {
       const std::string sub = fmt::format("{}n{}s{}_", prefix, i, s);
       out += fmt::format("{}subgraph cluster_{} {{\n{}  label=\"{} {}\"; style=dashed;\n", pad, sub, pad, op_name(n.op),
                          n.op == OpKind::If ? (s ? "else" : "then") : (s ? "body" : "cond"));
-      dot_graph(*n.subgraphs[s], sub, out, depth + 1);
+      dot_graph(*n.subgraphs[s], sub, notes, out, depth + 1);
       out += pad + "}\n";
       out += fmt::format("{}{}n{} -> {}ret [style=dotted];\n", pad, prefix, i, sub);
     }
+  }
+  size_t k = 0;
+  for (const auto& [name, members] : clusters) {
+    out += fmt::format("{}subgraph cluster_{}note{} {{\n{}  label=\"{}\"; style=filled; color=lightblue;\n", pad, prefix,
+                       k++, pad, dot_escape(name));
+    for (uint32_t m : members) out += fmt::format("{}  {}n{};\n", pad, prefix, m);
+    out += pad + "}\n";
   }
   out += fmt::format("{}{}ret [label=\"return\", shape=house];\n", pad, prefix);
   for (ValueId r : g.results) out += fmt::format("{}{}n{} -> {}ret;\n", pad, prefix, r.node, prefix);
 }
 
-}  // namespace
-
-std::string graph_to_dot(const Graph& g) {
+std::string dot_of(const Graph& g, const GraphNotes* notes) {
   std::string out = fmt::format("digraph \"{}\" {{\n  node [fontname=\"monospace\"];\n", dot_escape(g.name));
-  dot_graph(g, "", out, 0);
+  dot_graph(g, "", notes, out, 0);
   return out + "}\n";
 }
+
+}  // namespace
+
+std::string graph_to_dot(const Graph& g) { return dot_of(g, nullptr); }
+std::string graph_to_dot(const Graph& g, const GraphNotes& notes) { return dot_of(g, &notes); }
 
 }  // namespace ag

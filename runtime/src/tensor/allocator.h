@@ -12,9 +12,9 @@ inline constexpr size_t kPoolThreshold = 256 * 1024;
 // 64-byte-aligned block of at least `bytes`. `bytes` >= kPoolThreshold.
 void* pool_allocate(size_t bytes);
 void pool_free(void* p, size_t bytes);
-// Bytes currently cached (free, ready for reuse).
+// Bytes currently cached (free, ready for reuse) in the shared pool and this thread's front cache.
 size_t pool_cached_bytes();
-// Frees every cached block.
+// Frees every block cached in the shared pool and this thread's front cache.
 void pool_trim();
 
 // Small blocks (tensor headers, and buffers with their Storage header up to kSmallMax bytes):

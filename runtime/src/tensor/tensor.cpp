@@ -15,13 +15,23 @@ namespace ag::detail {
 namespace {
 constexpr size_t kHeader = 64;  // Storage header padded so inline data stays 64-byte aligned
 static_assert(sizeof(Storage) <= kHeader);
+// A tensor header padded the same way, for tensors allocated in one block with their storage.
+constexpr size_t kImplHeader = (sizeof(TensorImpl) + 63) / 64 * 64;
+
+size_t inline_block_bytes(size_t bytes) { return kHeader + (bytes ? bytes : 1); }
+
+// The block of a storage allocated together with its first tensor: [TensorImpl][Storage][data].
+char* block_of(Storage* s) { return reinterpret_cast<char*>(s) - kImplHeader; }
+bool shares_block(const TensorImpl* impl, const Storage* s) {
+  return (s->flags & Storage::kWithImpl) && reinterpret_cast<const char*>(s) == reinterpret_cast<const char*>(impl) + kImplHeader;
+}
 }  // namespace
 
 // Buffers below kPoolThreshold live inline after their header: one block, from the small-block
 // cache when it is small enough (the common case of eager ops on small tensors).
 Storage* Storage::allocate(size_t bytes) {
   if (bytes < kPoolThreshold) {
-    const size_t block_bytes = kHeader + (bytes ? bytes : 1);
+    const size_t block_bytes = inline_block_bytes(bytes);
     void* block = block_bytes <= kSmallMax ? small_allocate(block_bytes)
                                            : ::operator new(block_bytes, std::align_val_t(64));
     auto* s = new (block) Storage;
@@ -40,8 +50,15 @@ Storage* Storage::allocate(size_t bytes) {
 
 void Storage::destroy() {
   if (flags & kHoldsList) (*static_cast<TensorList**>(data))->release();
+  if (flags & kWithImpl) {  // its tensor header is dead too (it held a reference)
+    const size_t block_bytes = kImplHeader + inline_block_bytes(bytes);
+    char* block = block_of(this);
+    this->~Storage();
+    small_free(block, block_bytes);
+    return;
+  }
   if (flags & kInline) {
-    const size_t block_bytes = kHeader + (bytes ? bytes : 1);
+    const size_t block_bytes = inline_block_bytes(bytes);
     this->~Storage();
     if (block_bytes <= kSmallMax) small_free(this, block_bytes);
     else ::operator delete(static_cast<void*>(this), std::align_val_t(64));
@@ -55,19 +72,46 @@ void* TensorImpl::operator new(size_t bytes) { return small_allocate(bytes); }
 void TensorImpl::operator delete(void* p, size_t bytes) { small_free(p, bytes); }
 
 void TensorImpl::destroy() {
-  if (storage) storage->release();
+  Storage* s = storage;
   if (frame) release_token(frame);
   delete note;
+  if (s && shares_block(this, s)) {
+    // The block goes when its storage does (now, unless a view still holds the storage).
+    this->~TensorImpl();
+    s->release();
+    return;
+  }
+  if (s) s->release();
   delete this;
 }
 
 Tensor make_tensor(DType dtype, const Shape& shape) {
   for (int64_t d : shape)
     if (d < 0) throw InternalError("make_tensor: concrete shape with unknown dim " + shape.str());
-  auto* impl = new TensorImpl;
+  const size_t bytes = static_cast<size_t>(shape.num_elements()) * dtype_size(dtype);
+  TensorImpl* impl;
+  if (kImplHeader + inline_block_bytes(bytes) <= kSmallMax) {
+    // Small: the tensor header, the storage and the data in one block (one allocation and one
+    // free instead of two: every eager op result and cached-call output is such a tensor).
+    char* block = static_cast<char*>(small_allocate(kImplHeader + inline_block_bytes(bytes)));
+    impl = ::new (block) TensorImpl;
+    auto* st = ::new (block + kImplHeader) Storage;
+    st->flags = Storage::kInline | Storage::kWithImpl;
+    st->bytes = bytes;
+    st->data = block + kImplHeader + kHeader;
+    impl->storage = st;
+  } else {
+    Storage* st = Storage::allocate(bytes);  // first: a buffer too large to allocate leaks nothing
+    try {
+      impl = new TensorImpl;
+    } catch (...) {
+      st->release();
+      throw;
+    }
+    impl->storage = st;
+  }
   impl->dtype = dtype;
   impl->shape = shape;
-  impl->storage = Storage::allocate(static_cast<size_t>(shape.num_elements()) * dtype_size(dtype));
   impl->data = impl->storage->data;
   return Tensor::adopt(impl);
 }

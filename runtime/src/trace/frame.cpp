@@ -8,20 +8,13 @@
 
 namespace ag::detail {
 
-namespace {
-thread_local TraceFrame* t_current = nullptr;
-}  // namespace
-
 void retain_token(FrameToken* t) { t->refs.fetch_add(1, std::memory_order_relaxed); }
 void release_token(FrameToken* t) {
   if (t->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete t;
 }
 
-TraceFrame* current_frame() { return t_current; }
-bool is_tracing() { return t_current != nullptr; }
-
-FrameScope::FrameScope(TraceFrame* frame) : saved_(t_current) { t_current = frame; }
-FrameScope::~FrameScope() { t_current = saved_; }
+FrameScope::FrameScope(TraceFrame* frame) : saved_(t_current_frame) { t_current_frame = frame; }
+FrameScope::~FrameScope() { t_current_frame = saved_; }
 
 TraceFrame::TraceFrame(TraceFrame* parent_frame, std::shared_ptr<TraceRoot> trace_root, std::string name, SourceLoc l)
     : parent(parent_frame), root(std::move(trace_root)), loc(l), token_(new FrameToken) {

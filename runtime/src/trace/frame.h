@@ -84,8 +84,11 @@ class TraceFrame {
   std::vector<Tensor> const_keepalive_;  // keeps impl addresses in consts_ from being reused
 };
 
-TraceFrame* current_frame();
-bool is_tracing();
+// The frame being traced on this thread (null: not tracing). Inline and constant-initialized so
+// that the cached-call path reads it without a call or a TLS wrapper.
+inline constinit thread_local TraceFrame* t_current_frame = nullptr;
+inline TraceFrame* current_frame() { return t_current_frame; }
+inline bool is_tracing() { return t_current_frame != nullptr; }
 
 // Makes `frame` current for the lifetime of the scope.
 class FrameScope {

@@ -5,6 +5,7 @@
 //   }
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "ag/graph/graph.h"
@@ -13,6 +14,18 @@ namespace ag {
 
 std::string graph_to_text(const Graph& g);
 std::string graph_to_dot(const Graph& g);
+
+// What a backend decided about each node (the JIT's fused groups and storage), printed with the
+// graph. Each callback gets the graph or sub-graph being printed and a node index.
+struct GraphNotes {
+  // Appended to the node's text line as "[<note>]" when not empty.
+  std::function<std::string(const Graph&, uint32_t)> text;
+  // DOT: the nodes of one (sub-)graph with the same non-empty cluster name are drawn in one box
+  // labelled with it.
+  std::function<std::string(const Graph&, uint32_t)> cluster;
+};
+std::string graph_to_text(const Graph& g, const GraphNotes& notes);
+std::string graph_to_dot(const Graph& g, const GraphNotes& notes);
 // "{axis=1, keepdims}" for a node's attributes ("" when it has none).
 std::string attrs_to_text(const Node& n);
 

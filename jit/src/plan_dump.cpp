@@ -1,0 +1,90 @@
+// Printing a Program's storage and fused groups through the runtime's graph printers.
+#include "plan_dump.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "ag/graph/printer.h"
+
+namespace ag::jit {
+namespace {
+
+const char* storage_name(Storage s) {
+  switch (s) {
+    case Storage::Reg: return "reg";
+    case Storage::Fused: return "fused";
+    case Storage::Arena: return "arena";
+    case Storage::Owned: return "owned";
+    case Storage::Dest: return "dest";
+    case Storage::Param: return "param";
+    case Storage::Const: return "const";
+    case Storage::Slot: return "slot";
+    case Storage::View: return "view";
+    case Storage::None: return "none";
+  }
+  return "?";
+}
+
+// Each (sub-)graph's plan. A sub-graph planned more than once (one plan per If/While instance)
+// shows its first instance's plan; fusion decides the same way for each.
+void index_scopes(const ScopePlan& s, std::map<const Graph*, const ScopePlan*>& out) {
+  out.emplace(s.graph, &s);
+  for (const auto& per_node : s.children)
+    for (const auto& child : per_node) index_scopes(*child, out);
+}
+
+struct PlanNotes {
+  std::map<const Graph*, const ScopePlan*> scopes;
+
+  const ScopePlan* scope(const Graph& g) const {
+    const auto it = scopes.find(&g);
+    return it == scopes.end() ? nullptr : it->second;
+  }
+  std::string text(const Graph& g, uint32_t node) const {
+    const ScopePlan* s = scope(g);
+    if (!s || node >= s->values.size()) return {};
+    std::string note;
+    for (const ValuePlan& vp : s->values[node]) {
+      note += note.empty() ? "" : ", ";
+      note += storage_name(vp.storage);
+      if (vp.storage == Storage::Dest) note += fmt::format(" {}", vp.dest);
+      if (vp.storage == Storage::View) note += fmt::format(" of %{}", vp.root.node);
+    }
+    if (!s->groups[node].empty()) {
+      note += ", group=";
+      for (size_t k = 0; k < s->groups[node].size(); ++k) note += fmt::format("{}%{}", k ? "," : "", s->groups[node][k]);
+    }
+    return note;
+  }
+  std::string cluster(const Graph& g, uint32_t node) const {
+    const ScopePlan* s = scope(g);
+    if (!s || node >= s->groups.size() || s->groups[node].empty()) return {};
+    return fmt::format("fused group %{}", s->groups[node][0]);
+  }
+};
+
+GraphNotes notes_of(const PlanNotes& p) {
+  GraphNotes n;
+  n.text = [&p](const Graph& g, uint32_t node) { return p.text(g, node); };
+  n.cluster = [&p](const Graph& g, uint32_t node) { return p.cluster(g, node); };
+  return n;
+}
+
+}  // namespace
+
+std::string plan_graph_text(const Program& program) {
+  PlanNotes p;
+  index_scopes(*program.root, p.scopes);
+  return "// storage of each value and its fused group as planned by the JIT (group=%N: computed in the loop "
+         "nest that materializes %N)\n" +
+         graph_to_text(*program.graph, notes_of(p));
+}
+
+std::string plan_graph_dot(const Program& program) {
+  PlanNotes p;
+  index_scopes(*program.root, p.scopes);
+  return graph_to_dot(*program.graph, notes_of(p));
+}
+
+}  // namespace ag::jit

@@ -1,0 +1,55 @@
+// StripedCounter: an exact event counter whose increment is a plain load and store (no lock
+// prefix), for the cached-call path's hit count.
+//
+// Each thread owns one stripe (a slot of every counter) while it lives: it is the stripe's only
+// writer, so a relaxed load + store counts exactly and costs ~1 ns where a shared fetch_add
+// costs ~6 ns. Threads beyond kStripes, and threads past their exit handler, add to a shared
+// atomic instead. A stripe freed by an exiting thread goes to the next new thread; the
+// free list's mutex orders the two threads' writes. load() sums every stripe.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+namespace ag::detail {
+
+struct StripeRelease;
+
+class StripedCounter {
+ public:
+  static constexpr uint32_t kStripes = 32;
+
+  // The signature of std::atomic's, so the counter can replace one; always relaxed.
+  void fetch_add(int64_t n, std::memory_order = std::memory_order_relaxed) {
+    const uint32_t s = current_stripe();
+    if (s < kStripes) [[likely]] {
+      std::atomic<int64_t>& c = stripes_[s];
+      c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+    } else {
+      shared_.fetch_add(n, std::memory_order_relaxed);
+    }
+  }
+  int64_t load() const {
+    int64_t sum = shared_.load(std::memory_order_relaxed);
+    for (const auto& c : stripes_) sum += c.load(std::memory_order_relaxed);
+    return sum;
+  }
+
+ private:
+  // The calling thread's stripe, claimed on its first count; kStripes or more: none.
+  static uint32_t current_stripe() {
+    const uint32_t s = t_stripe;
+    return s != kUnclaimed ? s : claim_stripe();
+  }
+  static uint32_t claim_stripe();
+  friend struct StripeRelease;
+  static void release_thread_stripe(uint32_t stripe);
+
+  static constexpr uint32_t kUnclaimed = ~0u;
+  static inline constinit thread_local uint32_t t_stripe = kUnclaimed;
+
+  std::atomic<int64_t> stripes_[kStripes] = {};
+  std::atomic<int64_t> shared_{0};
+};
+
+}  // namespace ag::detail
