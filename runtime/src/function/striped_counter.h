@@ -23,13 +23,13 @@ class StripedCounter {
   void fetch_add(int64_t n, std::memory_order = std::memory_order_relaxed) {
     const uint32_t s = current_stripe();
     if (s < kStripes) [[likely]] {
-      std::atomic<int64_t>& c = stripes_[s];
+      std::atomic<int64_t>& c = stripes_[s];  // NOLINT: a Stripe is its atomic
       c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
     } else {
       shared_.fetch_add(n, std::memory_order_relaxed);
     }
   }
-  int64_t load() const {
+  int64_t load(std::memory_order = std::memory_order_relaxed) const {
     int64_t sum = shared_.load(std::memory_order_relaxed);
     for (const auto& c : stripes_) sum += c.load(std::memory_order_relaxed);
     return sum;
@@ -48,7 +48,9 @@ class StripedCounter {
   static constexpr uint32_t kUnclaimed = ~0u;
   static inline constinit thread_local uint32_t t_stripe = kUnclaimed;
 
-  std::atomic<int64_t> stripes_[kStripes] = {};
+  // A cache line per stripe: threads on different stripes never write the same line.
+  struct alignas(64) Stripe : std::atomic<int64_t> {};
+  Stripe stripes_[kStripes] = {};
   std::atomic<int64_t> shared_{0};
 };
 
