@@ -5,7 +5,7 @@ set -euo pipefail
 build=$(cd "$1" && pwd)
 sample=${2:-}
 root=$(cd "$(dirname "$0")/.." && pwd)
-dump="$root/ag_dump"
+dump=${AG_TOUR_DUMP:-$root/ag_dump}
 if [ -t 1 ] && [ "${CI:-}" != true ]; then bold=$'\033[1m' plain=$'\033[0m'; else bold='' plain=''; fi
 
 # In the order of TensorFlow's guides: graphs and tracing, retracing, state and debugging,
@@ -39,6 +39,7 @@ run_one() {
   local name=$1 exe="$build/samples/$1"
   [ -x "$exe" ] || { echo "agc: sample '$name' is not built in $build" >&2; return 1; }
   printf '\n%s=== %s — %s ===%s\n' "$bold" "$name" "${about[$name]}" "$plain"
+  rm -rf "${dump:?}/$name"  # no stale files from an earlier run
   (cd "$dump" && AG_DUMP="$dump/$name" "$exe" "$dump/$name.dot")
   if [ -n "${show_rewrite[$name]:-}" ] && [ -x "$build/tools/ag-rewrite" ]; then
     printf '\n%s--- what ag-rewrite made of samples/%s.cpp (ag-rewrite --diff) ---%s\n' "$bold" "$name" "$plain"
