@@ -68,7 +68,7 @@ TEST(StagedRules, NonTensorLocalsAndGlobalsInStagedWhile) {
       },
       interpreted());
   expect_error<ag::ConversionError>([&] { local(Tensor(3)); },
-                                    {"'steps' (a int) is modified inside a tensor-dependent while loop at rules.cpp:320",
+                                    {"'steps' (an int) is modified inside a tensor-dependent while loop at rules.cpp:320",
                                      "Make it an ag::Tensor"});
   auto global = ag::function(
       [](Tensor n) {
@@ -104,7 +104,7 @@ TEST(StagedRules, NonTensorLocalsAndGlobalsInStagedFor) {
   EXPECT_EQ(body(ag::constant({1.f, 2.f})).item<float>(), 3.f);  // eagerly plain C++
   auto f = ag::function(body, {.input_signature = {ag::TensorSpec({-1}, ag::float32)}, .jit_compile = false});
   expect_error<ag::ConversionError>([&] { f(ag::constant({1.f, 2.f})); },
-                                    {"'seen' (a std::vector<ag::Tensor", "modified inside a tensor-dependent",
+                                    {"'seen' (a std::vector<ag::Tensor", "modified inside a tensor-dependent for loop",
                                      "rules.cpp:330"});
   auto global = ag::function(
       [](Tensor xs) {
@@ -114,7 +114,8 @@ TEST(StagedRules, NonTensorLocalsAndGlobalsInStagedFor) {
       },
       {.input_signature = {ag::TensorSpec({-1}, ag::float32)}, .jit_compile = false});
   expect_error<ag::ConversionError>([&] { global(ag::constant({1.f})); },
-                                    {"the global variable 'g_global_acc'", "rules.cpp:331"});
+                                    {"the global variable 'g_global_acc' is modified inside a tensor-dependent for loop",
+                                     "rules.cpp:331"});
 }
 
 // A loop whose carried shape grows: its body is traced again with the generalized shape.

@@ -2,6 +2,8 @@
 // range-for over dim 0, and the default-constructed (valueless) tensor.
 #include <cmath>
 #include <cstring>
+#include <type_traits>
+#include <utility>
 
 #include "test_util.h"
 
@@ -103,7 +105,11 @@ TEST(Tensor, ExplicitBoolOnConcreteScalars) {
   const ag::Tensor x = ag::constant({1, 2, 3});
   if (ag::reduce_sum(x) > 5) SUCCEED();
   else ADD_FAILURE() << "if on a tensor condition";
-  // && || ! are the built-in operators on the contextual bool.
+  // && || ! are the built-in operators on the contextual bool (never overloaded: an overload
+  // would evaluate both operands and return a tensor).
+  static_assert(std::is_same_v<decltype(std::declval<ag::Tensor>() && std::declval<ag::Tensor>()), bool>);
+  static_assert(std::is_same_v<decltype(std::declval<ag::Tensor>() || std::declval<ag::Tensor>()), bool>);
+  static_assert(std::is_same_v<decltype(!std::declval<ag::Tensor>()), bool>);
   EXPECT_TRUE(ag::Tensor(true) && !ag::Tensor(false));
   EXPECT_TRUE(ag::Tensor(0) || ag::Tensor(2));
   AG_EXPECT_ERROR(ag::ValueError, static_cast<bool>(x), "[3]", "ambiguous", "reduce_any");

@@ -69,7 +69,7 @@ void staged_for(const Tensor& iterable, int64_t start, FnRef<Tensor()>* extra_te
     index = op(OpKind::Add, {index, Tensor(int64_t{1})}, loc);
     body(elem);
   };
-  staged_while(cond, step, all, loc);
+  staged_while(cond, step, all, loc, "for loop");
 }
 
 }  // namespace ag::detail

@@ -66,7 +66,7 @@ struct LoopTrace {
 
 LoopTrace trace_loop(FnRef<Tensor()> cond_fn, FnRef<void()> body_fn, std::span<StateVar> vars,
                      const std::vector<size_t>& carried, const std::vector<TensorType>& types,
-                     const std::vector<Tensor>& initial, SourceLoc loc) {
+                     const std::vector<Tensor>& initial, SourceLoc loc, const char* what) {
   TraceFrame* outer = current_frame();
   LoopTrace lt;
   auto bind_params = [&](TraceFrame& f) {
@@ -84,7 +84,7 @@ LoopTrace trace_loop(FnRef<Tensor()> cond_fn, FnRef<void()> body_fn, std::span<S
     {
       FrameScope scope(lt.cond.get());
       bind_params(*lt.cond);
-      const Tensor c = staged_condition(cond_fn(), "while loop", loc);
+      const Tensor c = staged_condition(cond_fn(), what, loc);
       lt.cond->graph.results = {lt.cond->value_of(c, OpKind::While, loc)};
     }
     lt.body = std::make_unique<TraceFrame>(outer, outer->root, "body", loc);
@@ -98,21 +98,21 @@ LoopTrace trace_loop(FnRef<Tensor()> cond_fn, FnRef<void()> body_fn, std::span<S
         const StateVar& v = vars[carried[k]];
         const Tensor out = read_var(v);
         if (!out.has_value())
-          throw ConversionError(fmt::format("{} has no value at the end of the body of the tensor-dependent while "
-                                            "loop{} (it is assigned in only one branch of an if inside the loop?)",
-                                            describe_var(v), where(loc)));
+          throw ConversionError(fmt::format("{} has no value at the end of the body of the tensor-dependent "
+                                            "{}{} (it is assigned in only one branch of an if inside the loop?)",
+                                            describe_var(v), what, where(loc)));
         const ValueId id = materialize(*lt.body, out, loc);
         const TensorType& t = lt.body->graph.type(id);
         if (t.dtype != types[k].dtype || (t.dtype == DType::List && t.elem_dtype != types[k].elem_dtype))
           throw ConversionError(fmt::format(
-              "{} is {} before the tensor-dependent while loop{} but {} after an iteration; a loop variable must "
+              "{} is {} before the tensor-dependent {}{} but {} after an iteration; a loop variable must "
               "keep its dtype (use ag::cast)",
-              describe_var(v), types[k].str(), where(loc), t.str()));
+              describe_var(v), types[k].str(), what, where(loc), t.str()));
         if (t.shape.rank() != types[k].shape.rank() && !t.is_untyped_list() && !types[k].is_untyped_list())
           throw ConversionError(fmt::format(
-              "{} has rank {} before the tensor-dependent while loop{} but rank {} after an iteration; a loop "
+              "{} has rank {} before the tensor-dependent {}{} but rank {} after an iteration; a loop "
               "variable must keep its rank",
-              describe_var(v), types[k].shape.rank(), where(loc), t.shape.rank()));
+              describe_var(v), types[k].shape.rank(), what, where(loc), t.shape.rank()));
         lt.body->graph.results.push_back(id);
         lt.body_types.push_back(t);
       }
@@ -133,18 +133,19 @@ void set_loop_options_impl(LoopOptions options) {
 
 namespace {
 void staged_while_impl(FnRef<Tensor()> cond_fn, FnRef<void()> body_fn, std::span<StateVar> vars, SourceLoc loc,
-                       bool counted);
+                       const char* what, bool counted);
 }
 
-void staged_while(FnRef<Tensor()> cond_fn, FnRef<void()> body_fn, std::span<StateVar> vars, SourceLoc loc) {
-  staged_while_impl(cond_fn, body_fn, vars, loc, false);
+void staged_while(FnRef<Tensor()> cond_fn, FnRef<void()> body_fn, std::span<StateVar> vars, SourceLoc loc,
+                  const char* what) {
+  staged_while_impl(cond_fn, body_fn, vars, loc, what, false);
 }
 
 namespace {
 // counted: the loop already carries the hidden iteration counter of maximum_iterations.
 void staged_while_impl(FnRef<Tensor()> cond_fn, FnRef<void()> body_fn, std::span<StateVar> vars, SourceLoc loc,
-                       bool counted) {
-  forbid_untraceable(vars, "while loop", loc);
+                       const char* what, bool counted) {
+  forbid_untraceable(vars, what, loc);
   std::vector<Tensor> initial = read_vars(vars);
   TraceFrame* outer = current_frame();
 
@@ -173,7 +174,7 @@ void staged_while_impl(FnRef<Tensor()> cond_fn, FnRef<void()> body_fn, std::span
   LoopOptions options;
   LoopTrace lt;
   for (int attempt = 0;; ++attempt) {
-    lt = trace_loop(cond_fn, body_fn, vars, carried, types, initial, loc);
+    lt = trace_loop(cond_fn, body_fn, vars, carried, types, initial, loc, what);
     if (!lt.options.shape_invariants.empty() || lt.options.maximum_iterations >= 0) options = lt.options;
     std::vector<TensorType> next = types;
     for (size_t k = 0; k < carried.size(); ++k) {
@@ -182,9 +183,9 @@ void staged_while_impl(FnRef<Tensor()> cond_fn, FnRef<void()> body_fn, std::span
         if (var == vars[carried[k]].ptr) {
           if (shape.rank() != lt.body_types[k].shape.rank() || !shape.is_compatible_with(lt.body_types[k].shape))
             throw ConversionError(fmt::format("the shape invariant {} of {} does not fit its shape {} after an "
-                                              "iteration of the while loop{}",
+                                              "iteration of the {}{}",
                                               shape.str(), describe_var(vars[carried[k]]),
-                                              lt.body_types[k].shape.str(), where(loc)));
+                                              lt.body_types[k].shape.str(), what, where(loc)));
           next[k].shape = shape;
         }
     }
@@ -196,19 +197,19 @@ void staged_while_impl(FnRef<Tensor()> cond_fn, FnRef<void()> body_fn, std::span
       with_counter.push_back(make_state_var(iterations, "ag__iterations"));
       auto counted_cond = [&]() -> Tensor {
         return op(OpKind::LogicalAnd,
-                  {op(OpKind::Less, {iterations, Tensor(limit)}, loc), staged_condition(cond_fn(), "while loop", loc)}, loc);
+                  {op(OpKind::Less, {iterations, Tensor(limit)}, loc), staged_condition(cond_fn(), what, loc)}, loc);
       };
       auto counted_body = [&] {
         iterations = op(OpKind::Add, {iterations, Tensor(int64_t{1})}, loc);
         body_fn();
       };
-      staged_while_impl(counted_cond, counted_body, with_counter, loc, true);
+      staged_while_impl(counted_cond, counted_body, with_counter, loc, what, true);
       return;
     }
     if (next == types) break;
     if (attempt >= 8) throw InternalError("loop shape inference did not converge");
     if (log_enabled(LogTopic::Trace))
-      log_line(fmt::format("agc: trace: retracing the while loop{} with generalized loop-variable shapes", where(loc)));
+      log_line(fmt::format("agc: trace: retracing the {}{} with generalized loop-variable shapes", what, where(loc)));
     types = std::move(next);
   }
 
@@ -241,9 +242,9 @@ void staged_while_impl(FnRef<Tensor()> cond_fn, FnRef<void()> body_fn, std::span
       outs[k].impl()->note = new std::string(
           initial[i].impl()->maybe_undefined
               ? *initial[i].impl()->note
-              : fmt::format("{} has no value before the tensor-dependent while loop{} and the loop may run zero "
+              : fmt::format("{} has no value before the tensor-dependent {}{} and the loop may run zero "
                             "times, so it may have no value here; give it a value before the loop",
-                            describe_var(vars[i]), where(loc)));
+                            describe_var(vars[i]), what, where(loc)));
     }
     after[i] = outs[k];
   }

@@ -53,6 +53,13 @@ std::string describe_var(const StateVar& v) {
   return fmt::format("'{}'", n);
 }
 
+namespace {
+// "a float", "an int": the article for a type's name in a message.
+const char* article_for(std::string_view type_name) {
+  return !type_name.empty() && std::string_view("aeiou").find(type_name[0]) != std::string_view::npos ? "an" : "a";
+}
+}  // namespace
+
 void forbid_untraceable(std::span<const StateVar> vars, const char* construct, SourceLoc loc) {
   for (const StateVar& v : vars) {
     const std::string_view name = v.name;
@@ -61,11 +68,13 @@ void forbid_untraceable(std::span<const StateVar> vars, const char* construct, S
           "the global variable '{}' is modified inside a tensor-dependent {}{}; a staged construct runs in the graph "
           "and cannot change C++ globals. Keep state in an ag::Variable, or return the value",
           name.substr(2), construct, where(loc)));
-    if (v.kind == StateKind::Other)
+    if (v.kind == StateKind::Other) {
+      const std::string type_name = demangle(*v.type);
       throw ConversionError(fmt::format(
-          "'{}' (a {}) is modified inside a tensor-dependent {}{}; only ag::Tensor and ag::TensorArray locals can "
+          "'{}' ({} {}) is modified inside a tensor-dependent {}{}; only ag::Tensor and ag::TensorArray locals can "
           "change inside staged control flow. Make it an ag::Tensor, or move the change out of the {}",
-          v.name, demangle(*v.type), construct, where(loc), construct));
+          v.name, article_for(type_name), type_name, construct, where(loc), construct));
+    }
   }
 }
 

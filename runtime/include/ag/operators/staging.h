@@ -91,7 +91,9 @@ inline bool truth(bool c, const char*, SourceLoc) { return c; }
 
 // Staged forms: build If/While nodes in the graph being traced.
 void staged_if(const Tensor& cond, FnRef<void()> then_fn, FnRef<void()> else_fn, std::span<StateVar> vars, SourceLoc loc);
-void staged_while(FnRef<Tensor()> cond_fn, FnRef<void()> body_fn, std::span<StateVar> vars, SourceLoc loc);
+// `what` names the construct in errors ("while loop", "for loop").
+void staged_while(FnRef<Tensor()> cond_fn, FnRef<void()> body_fn, std::span<StateVar> vars, SourceLoc loc,
+                  const char* what = "while loop");
 // A staged loop over the first dim of `iterable` from index `start`; `extra_test` (may be
 // null) is checked before each iteration (how `break` is lowered).
 void staged_for(const Tensor& iterable, int64_t start, FnRef<Tensor()>* extra_test, FnRef<void(Tensor)> body,
