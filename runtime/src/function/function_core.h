@@ -12,6 +12,10 @@
 
 namespace ag::detail {
 
+// Inlines `g` into the current trace frame with the tensor arguments of `args` as its inputs: a
+// Function or ConcreteFunction called while another one traces.
+void inline_into_current_frame(const Graph& g, std::span<const ArgView> args, std::span<Tensor> outputs);
+
 class FunctionCore {
  public:
   FunctionCore(FunctionOptions options, FunctionInfo info, size_t num_params, size_t num_outputs, Tracer tracer);
