@@ -7,13 +7,31 @@
 
 namespace ag::detail {
 
-std::shared_ptr<FunctionCore> make_function_core(FunctionOptions options, FunctionInfo info, size_t num_params,
-                                                 size_t num_tensor_params, size_t num_outputs, Tracer tracer) {
-  if (!options.input_signature.empty() && options.input_signature.size() != num_tensor_params)
-    throw ValueError(fmt::format("ag::function '{}': input_signature has {} TensorSpec(s) but the function has {} "
-                                 "ag::Tensor parameter(s); give one spec per tensor parameter, in order",
-                                 info.name, options.input_signature.size(), num_tensor_params));
-  return std::make_shared<FunctionCore>(std::move(options), std::move(info), num_params, num_outputs, std::move(tracer));
+std::shared_ptr<FunctionCore> make_function_core(FunctionOptions options, FunctionInfo info,
+                                                 std::vector<ParamLayout> params, size_t num_outputs, Tracer tracer) {
+  if (!options.input_signature.empty()) {
+    size_t specs = 0, tensors = 0;
+    for (size_t i = 0; i < params.size(); ++i) {
+      if (params[i].kind == ParamLayout::Kind::TensorVector) {
+        const std::string name = i < info.params.size() && !info.params[i].empty() ? " '" + info.params[i] + "'" : "";
+        throw ValueError(fmt::format(
+            "ag::function '{}': parameter {}{} is a std::vector<ag::Tensor>, which an input_signature cannot describe "
+            "(its length is not fixed); pass the tensors as separate ag::Tensor parameters, as a std::array<ag::Tensor, "
+            "N> (N specs), or stacked into one tensor (ag::stack) with an unknown dim",
+            info.name, i, name));
+      }
+      specs += params[i].size;
+      tensors += params[i].kind == ParamLayout::Kind::Tensor;
+    }
+    if (options.input_signature.size() != specs)
+      throw ValueError(fmt::format(
+          "ag::function '{}': input_signature has {} TensorSpec(s) but the function takes {} tensor(s) ({} ag::Tensor "
+          "parameter(s){}); give one spec per ag::Tensor parameter and N for a std::array<ag::Tensor, N>, in order",
+          info.name, options.input_signature.size(), specs, tensors,
+          specs > tensors ? fmt::format(", {} in std::array parameters", specs - tensors) : std::string()));
+  }
+  return std::make_shared<FunctionCore>(std::move(options), std::move(info), std::move(params), num_outputs,
+                                        std::move(tracer));
 }
 
 void call_function(FunctionCore& f, std::span<const ArgView> args, std::span<Tensor> outputs) { f.call(args, outputs); }

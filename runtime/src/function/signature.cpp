@@ -15,43 +15,106 @@ namespace {
 
 uint64_t double_bits(double f) { return std::bit_cast<uint64_t>(f); }
 
-const TensorSpec* spec_for(size_t tensor_index, const SignatureRules& rules) {
-  if (!rules.input_signature) return nullptr;
-  return &(*rules.input_signature)[tensor_index];
+// A tensor's entry: its dtype and shape, or the input_signature's shape when there is one (the
+// concrete function traced serves every shape the spec allows).
+ArgSig tensor_sig(DType dtype, const Shape& shape, const TensorSpec* spec) {
+  ArgSig s;
+  s.kind = ArgKind::Tensor;
+  s.dtype = dtype;
+  s.shape = shape;
+  if (spec) {
+    const int64_t rank = s.shape.rank();
+    s.shape = spec->has_unknown_rank() ? Shape() : spec->shape();
+    if (spec->has_unknown_rank()) s.shape.resize(rank, Shape::kUnknown);
+  }
+  return s;
+}
+
+const TensorSpec* spec_at(size_t slot, const SignatureRules& rules) {
+  if (!rules.input_signature || slot >= rules.input_signature->size()) return nullptr;
+  return &(*rules.input_signature)[slot];
+}
+
+ArgSig scalar_element(ArgKind kind, uint64_t bits, const std::string& type_name) {
+  ArgSig e;
+  e.kind = kind;
+  if (kind == ArgKind::Float) e.f = std::bit_cast<double>(bits);
+  else e.i = static_cast<int64_t>(bits);
+  e.type_name = type_name;
+  return e;
+}
+
+bool tensor_fits(const ArgSig& s, DType dtype, const Shape& shape) {
+  return s.kind == ArgKind::Tensor && s.dtype == dtype && s.shape.is_compatible_with(shape);
+}
+
+// Calls f(tensor entry) for each tensor of a signature argument (itself, or its elements).
+template <class A, class F>
+void for_each_tensor_sig(A& a, F&& f) {
+  if (a.kind == ArgKind::Tensor) f(a);
+  else if (a.kind == ArgKind::TensorList)
+    for (auto& e : a.elems) f(e);
+}
+
+bool same_scalar(const ArgSig& x, const ArgSig& y) {
+  if (x.kind != y.kind) return false;
+  switch (x.kind) {
+    case ArgKind::Float: return double_bits(x.f) == double_bits(y.f);
+    case ArgKind::String: return x.s == y.s;
+    default: return x.i == y.i;
+  }
 }
 
 }  // namespace
 
 Signature describe(std::span<const ArgView> args, const SignatureRules& rules) {
   Signature sig;
-  size_t tensor_index = 0;
+  size_t slot = 0;
   for (size_t i = 0; i < args.size(); ++i) {
     const ArgView& a = args[i];
     ArgSig s;
-    s.kind = a.kind == ArgKind::TensorSpec ? ArgKind::Tensor : a.kind;
-    if (rules.param_names && i < rules.param_names->size()) s.name = (*rules.param_names)[i];
     switch (a.kind) {
       case ArgKind::Tensor:
       case ArgKind::TensorSpec: {
-        const TensorSpec* spec = spec_for(tensor_index, rules);
-        if (a.kind == ArgKind::Tensor) s.dtype = a.tensor().dtype(), s.shape = a.tensor().shape();
-        else s.dtype = a.spec().dtype(), s.shape = a.spec().shape();
-        if (spec) {
-          const int64_t rank = s.shape.rank();
-          s.shape = spec->has_unknown_rank() ? Shape() : spec->shape();
-          if (spec->has_unknown_rank()) s.shape.resize(rank, Shape::kUnknown);
-          if (!spec->name().empty() && s.name.empty()) s.name = spec->name();
-        }
-        ++tensor_index;
+        const TensorSpec* spec = spec_at(slot++, rules);
+        s = a.kind == ArgKind::Tensor ? tensor_sig(a.tensor().dtype(), a.tensor().shape(), spec)
+                                      : tensor_sig(a.spec().dtype(), a.spec().shape(), spec);
+        if (spec) s.name = spec->name();  // unless the parameter has a name (below)
         break;
       }
-      case ArgKind::Variable: s.variable = static_cast<const Variable*>(a.ptr)->state(); break;
+      case ArgKind::TensorList:
+      case ArgKind::TensorSpecList:
+        s.kind = ArgKind::TensorList;
+        s.fixed_size = a.fixed_size;
+        for (size_t k = 0; k < a.count(); ++k) {
+          const bool call = a.kind == ArgKind::TensorList;
+          const DType dtype = call ? a.tensors()[k].dtype() : a.specs()[k].dtype();
+          const Shape& shape = call ? a.tensors()[k].shape() : a.specs()[k].shape();
+          s.elems.push_back(tensor_sig(dtype, shape, spec_at(slot++, rules)));
+        }
+        break;
+      case ArgKind::ScalarList: {
+        s.kind = ArgKind::ScalarList;
+        s.fixed_size = a.fixed_size;
+        const std::string elem = demangle(*a.type);
+        s.type_name =
+            a.fixed_size ? fmt::format("std::array<{}, {}>", elem, a.count()) : fmt::format("std::vector<{}>", elem);
+        for (size_t k = 0; k < a.count(); ++k)
+          s.elems.push_back(scalar_element(a.elem_kind, a.scalar_at(a.ptr, k), elem));
+        break;
+      }
+      case ArgKind::Variable:
+        s.kind = ArgKind::Variable;
+        s.variable = static_cast<const Variable*>(a.ptr)->state();
+        break;
       case ArgKind::Bool:
-      case ArgKind::Int: s.i = a.i; break;
-      case ArgKind::Float: s.f = a.f; break;
-      case ArgKind::String: s.s = std::string(a.s); break;
+      case ArgKind::Int: s.kind = a.kind, s.i = a.i; break;
+      case ArgKind::Float: s.kind = a.kind, s.f = a.f; break;
+      case ArgKind::String: s.kind = a.kind, s.s = std::string(a.s); break;
     }
-    if (a.type) s.type_name = demangle(*a.type);
+    if (rules.param_names && i < rules.param_names->size() && !(*rules.param_names)[i].empty())
+      s.name = (*rules.param_names)[i];
+    if (a.type && a.kind != ArgKind::ScalarList) s.type_name = demangle(*a.type);
     sig.args.push_back(std::move(s));
   }
   return sig;
@@ -64,12 +127,25 @@ bool matches(const Signature& sig, std::span<const ArgView> args) {
     const ArgView& a = args[i];
     switch (a.kind) {
       case ArgKind::Tensor:
-        if (s.kind != ArgKind::Tensor || s.dtype != a.tensor().dtype() || !s.shape.is_compatible_with(a.tensor().shape()))
-          return false;
+        if (!tensor_fits(s, a.tensor().dtype(), a.tensor().shape())) return false;
         break;
       case ArgKind::TensorSpec:
-        if (s.kind != ArgKind::Tensor || s.dtype != a.spec().dtype() || !s.shape.is_compatible_with(a.spec().shape()))
-          return false;
+        if (!tensor_fits(s, a.spec().dtype(), a.spec().shape())) return false;
+        break;
+      case ArgKind::TensorList:
+      case ArgKind::TensorSpecList:
+        if (s.kind != ArgKind::TensorList || s.elems.size() != a.count()) return false;
+        for (size_t k = 0; k < a.count(); ++k) {
+          const bool fits = a.kind == ArgKind::TensorList
+                                ? tensor_fits(s.elems[k], a.tensors()[k].dtype(), a.tensors()[k].shape())
+                                : tensor_fits(s.elems[k], a.specs()[k].dtype(), a.specs()[k].shape());
+          if (!fits) return false;
+        }
+        break;
+      case ArgKind::ScalarList:
+        if (s.kind != ArgKind::ScalarList || s.elems.size() != a.count()) return false;
+        for (size_t k = 0; k < a.count(); ++k)
+          if (scalar_key_bits(s.elems[k]) != a.scalar_at(a.ptr, k)) return false;
         break;
       case ArgKind::Variable:
         if (s.variable.get() != static_cast<const Variable*>(a.ptr)->state().get()) return false;
@@ -92,31 +168,39 @@ bool matches(const Signature& sig, std::span<const ArgView> args) {
 int specificity(const Signature& sig) {
   int n = 0;
   for (const ArgSig& a : sig.args)
-    if (a.kind == ArgKind::Tensor)
-      for (int64_t d : a.shape) n += d >= 0;
+    for_each_tensor_sig(a, [&](const ArgSig& t) {
+      for (int64_t d : t.shape) n += d >= 0;
+    });
   return n;
 }
 
 bool same_family(const Signature& a, const Signature& b) {
   if (a.args.size() != b.args.size()) return false;
+  auto same_tensor_type = [](const ArgSig& x, const ArgSig& y) {
+    return x.dtype == y.dtype && x.shape.rank() == y.shape.rank();
+  };
   for (size_t i = 0; i < a.args.size(); ++i) {
     const ArgSig &x = a.args[i], &y = b.args[i];
     if (x.kind != y.kind) return false;
     switch (x.kind) {
       case ArgKind::Tensor:
-        if (x.dtype != y.dtype || x.shape.rank() != y.shape.rank()) return false;
+        if (!same_tensor_type(x, y)) return false;
+        break;
+      case ArgKind::TensorList:
+        if (x.elems.size() != y.elems.size()) return false;
+        for (size_t k = 0; k < x.elems.size(); ++k)
+          if (!same_tensor_type(x.elems[k], y.elems[k])) return false;
+        break;
+      case ArgKind::ScalarList:
+        if (x.elems.size() != y.elems.size()) return false;
+        for (size_t k = 0; k < x.elems.size(); ++k)
+          if (!same_scalar(x.elems[k], y.elems[k])) return false;
         break;
       case ArgKind::Variable:
         if (x.variable != y.variable) return false;
         break;
-      case ArgKind::Float:
-        if (double_bits(x.f) != double_bits(y.f)) return false;
-        break;
-      case ArgKind::String:
-        if (x.s != y.s) return false;
-        break;
       default:
-        if (x.i != y.i) return false;
+        if (!same_scalar(x, y)) return false;
     }
   }
   return true;
@@ -124,18 +208,25 @@ bool same_family(const Signature& a, const Signature& b) {
 
 Signature generalize(const Signature& sig, const Signature& other) {
   Signature out = sig;
-  for (size_t i = 0; i < out.args.size(); ++i)
-    if (out.args[i].kind == ArgKind::Tensor)
-      for (int64_t d = 0; d < out.args[i].shape.rank(); ++d)
-        if (out.args[i].shape[d] != other.args[i].shape[d]) out.args[i].shape[d] = Shape::kUnknown;
+  auto dims = [](ArgSig& t, const ArgSig& o) {
+    for (int64_t d = 0; d < t.shape.rank(); ++d)
+      if (t.shape[d] != o.shape[d]) t.shape[d] = Shape::kUnknown;
+  };
+  for (size_t i = 0; i < out.args.size(); ++i) {
+    ArgSig& a = out.args[i];
+    if (a.kind == ArgKind::Tensor) dims(a, other.args[i]);
+    else if (a.kind == ArgKind::TensorList)
+      for (size_t k = 0; k < a.elems.size(); ++k) dims(a.elems[k], other.args[i].elems[k]);
+  }
   return out;
 }
 
 Signature generalize_all(const Signature& sig) {
   Signature out = sig;
   for (ArgSig& a : out.args)
-    if (a.kind == ArgKind::Tensor)
-      for (int64_t& d : a.shape) d = Shape::kUnknown;
+    for_each_tensor_sig(a, [](ArgSig& t) {
+      for (int64_t& d : t.shape) d = Shape::kUnknown;
+    });
   return out;
 }
 

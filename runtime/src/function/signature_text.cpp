@@ -3,44 +3,80 @@
 #include <cxxabi.h>
 #include <fmt/format.h>
 
+#include <bit>
+
 #include "ag/detail/variable_state.h"
 #include "signature.h"
 
 namespace ag::detail {
 namespace {
 
-std::string value_str(const ArgSig& a) {
-  switch (a.kind) {
-    case ArgKind::Bool: return a.i ? "true" : "false";
-    case ArgKind::Int: return std::to_string(a.i);
-    case ArgKind::Float: return fmt::format("{}", a.f);
-    case ArgKind::String: return fmt::format("\"{}\"", a.s);
-    case ArgKind::Variable: return a.variable->describe();
-    default: return {};
-  }
-}
-
 std::string arg_name(const ArgSig& a, size_t i) { return a.name.empty() ? fmt::format("arg{}", i) : a.name; }
 
-// Differences of one argument, as "what: from -> to" pieces.
-std::vector<std::string> field_differences(const ArgSig& from, const ArgSig& to) {
-  std::vector<std::string> d;
-  if (from.kind != to.kind) return {"kind changed"};
+std::string tensor_str(const ArgSig& t) { return TensorSpec(t.shape, t.dtype).str(); }
+
+// One difference between two signatures' arguments: `where` is "" or an element ("[2]").
+struct Difference {
+  std::string where;
+  std::string what;
+};
+
+void tensor_differences(const ArgSig& from, const ArgSig& to, const std::string& where, std::vector<Difference>& d) {
+  if (from.dtype != to.dtype)
+    d.push_back({where, fmt::format("dtype {} -> {}", dtype_name(from.dtype), dtype_name(to.dtype))});
+  if (!(from.shape == to.shape)) d.push_back({where, fmt::format("shape {} -> {}", from.shape.str(), to.shape.str())});
+}
+
+// Differences of one argument.
+std::vector<Difference> field_differences(const ArgSig& from, const ArgSig& to) {
+  std::vector<Difference> d;
+  if (from.kind != to.kind) return {{"", "kind changed"}};
   switch (to.kind) {
-    case ArgKind::Tensor:
-      if (from.dtype != to.dtype) d.push_back(fmt::format("dtype {} -> {}", dtype_name(from.dtype), dtype_name(to.dtype)));
-      if (!(from.shape == to.shape)) d.push_back(fmt::format("shape {} -> {}", from.shape.str(), to.shape.str()));
+    case ArgKind::Tensor: tensor_differences(from, to, "", d); break;
+    case ArgKind::TensorList:
+      if (from.elems.size() != to.elems.size()) {
+        d.push_back({"", fmt::format("length {} -> {}", from.elems.size(), to.elems.size())});
+        break;
+      }
+      for (size_t k = 0; k < to.elems.size(); ++k) tensor_differences(from.elems[k], to.elems[k], fmt::format("[{}]", k), d);
+      break;
+    case ArgKind::ScalarList:
+      if (from.elems.size() != to.elems.size()) {
+        d.push_back({"", fmt::format("value {} -> {}", value_str(from), value_str(to))});
+        break;
+      }
+      for (size_t k = 0; k < to.elems.size(); ++k)
+        if (value_str(from.elems[k]) != value_str(to.elems[k]))
+          d.push_back({fmt::format("[{}]", k),
+                       fmt::format("value {} -> {}", value_str(from.elems[k]), value_str(to.elems[k]))});
       break;
     case ArgKind::Variable:
-      if (from.variable != to.variable) d.push_back(fmt::format("another Variable: {}", to.variable->describe()));
+      if (from.variable != to.variable) d.push_back({"", fmt::format("another Variable: {}", to.variable->describe())});
       break;
     default:
-      if (value_str(from) != value_str(to)) d.push_back(fmt::format("value {} -> {}", value_str(from), value_str(to)));
+      if (value_str(from) != value_str(to)) d.push_back({"", fmt::format("value {} -> {}", value_str(from), value_str(to))});
   }
   return d;
 }
 
 }  // namespace
+
+std::string value_str(const ArgSig& a) {
+  switch (a.kind) {
+    case ArgKind::Bool: return a.i ? "true" : "false";
+    case ArgKind::Int: return std::to_string(a.i);
+    // A float argument as the float it was (0.1f, not 0.10000000149011612).
+    case ArgKind::Float: return a.type_name == "float" ? fmt::format("{}", static_cast<float>(a.f)) : fmt::format("{}", a.f);
+    case ArgKind::String: return fmt::format("\"{}\"", a.s);
+    case ArgKind::Variable: return a.variable->describe();
+    case ArgKind::ScalarList: {
+      std::string s = "[";
+      for (size_t k = 0; k < a.elems.size(); ++k) s += (k ? ", " : "") + value_str(a.elems[k]);
+      return s + "]";
+    }
+    default: return {};
+  }
+}
 
 std::string Signature::params_str() const {
   std::string s;
@@ -49,7 +85,12 @@ std::string Signature::params_str() const {
     if (i) s += ", ";
     s += arg_name(a, i) + ": ";
     switch (a.kind) {
-      case ArgKind::Tensor: s += TensorSpec(a.shape, a.dtype).str(); break;
+      case ArgKind::Tensor: s += tensor_str(a); break;
+      case ArgKind::TensorList:
+        s += "[";
+        for (size_t k = 0; k < a.elems.size(); ++k) s += (k ? ", " : "") + tensor_str(a.elems[k]);
+        s += "]";
+        break;
       case ArgKind::Variable: s += "Variable " + a.variable->describe(); break;
       default: s += fmt::format("{} = {}", a.type_name, value_str(a));
     }
@@ -61,10 +102,11 @@ std::string describe_difference(const Signature& from, const Signature& to) {
   if (from.args.size() != to.args.size()) return "a different number of arguments";
   std::string out;
   for (size_t i = 0; i < to.args.size(); ++i)
-    for (const std::string& d : field_differences(from.args[i], to.args[i])) {
+    for (const Difference& d : field_differences(from.args[i], to.args[i])) {
       if (!out.empty()) out += "; ";
       const std::string& name = to.args[i].name;
-      out += name.empty() ? fmt::format("arg {}: {}", i, d) : fmt::format("arg {} '{}': {}", i, name, d);
+      out += name.empty() ? fmt::format("arg {}{}: {}", i, d.where, d.what)
+                          : fmt::format("arg {} '{}'{}: {}", i, name, d.where, d.what);
     }
   return out.empty() ? "no difference" : out;
 }
