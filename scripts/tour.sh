@@ -10,14 +10,15 @@ if [ -t 1 ] && [ "${CI:-}" != true ]; then bold=$'\033[1m' plain=$'\033[0m'; els
 
 # In the order of TensorFlow's guides: graphs and tracing, retracing, state and debugging,
 # AutoGraph's control flow, then the limitations.
-tour=(simple_computation basics tracing_rules polymorphism input_signature concrete_functions
-      state get_mse power conditional loops fizzbuzz collatz dynamic_rnn
+tour=(simple_computation basics tracing_rules polymorphism container_args input_signature
+      concrete_functions state get_mse power conditional loops fizzbuzz collatz dynamic_rnn
       side_effects objects limitations)
 declare -A about=(
   [simple_computation]="a function traced into a graph: matmul + add + relu"
   [basics]="Functions are like ops: they nest, and plain C++ helpers are traced into them"
   [tracing_rules]="a trace per new input signature; side effects only while tracing"
   [polymorphism]="one Function, one concrete function per signature"
+  [container_args]="a model's weights as a std::vector<ag::Tensor>: a trace per length and shapes"
   [input_signature]="one trace for many shapes; wrong dtype/rank errors; reduce_retracing"
   [concrete_functions]="obtaining, printing and calling concrete functions"
   [state]="plain C++ values are frozen at trace time, Variables are live"

@@ -50,51 +50,84 @@ struct outputs_of<std::tuple<Ts...>> {
 template <class P>
 void check_param() {
   using T = std::remove_cvref_t<P>;
-  static_assert(!(std::is_same_v<T, Tensor> && std::is_lvalue_reference_v<P> && !std::is_const_v<std::remove_reference_t<P>>),
-                "take ag::Tensor parameters by value or by const reference");
+  constexpr bool mutable_ref = std::is_lvalue_reference_v<P> && !std::is_const_v<std::remove_reference_t<P>>;
+  static_assert(!(std::is_same_v<T, Tensor> && mutable_ref), "take ag::Tensor parameters by value or by const reference");
+  static_assert(!((is_tensor_list_param<P> || is_scalar_list_param<P>) && mutable_ref),
+                "take std::vector/std::array parameters by value or by const reference: a Function's arguments are its "
+                "inputs (return new values as outputs)");
   static_assert(!std::is_same_v<T, Variable> || std::is_reference_v<P>,
                 "take ag::Variable parameters by reference (Variable&): a Function captures variables by identity");
-}
-
-// Index of parameter I among the tensor parameters (its placeholder).
-template <size_t I, class... Args>
-constexpr size_t tensor_index() {
-  constexpr bool flags[] = {is_tensor_param<Args>..., false};
-  size_t n = 0;
-  for (size_t k = 0; k < I; ++k) n += flags[k];
-  return n;
+  check_not_variable_list<P>();
+  static_assert(is_variable_list_param<P> || is_tensor_param<P> || is_variable_param<P> || std::is_arithmetic_v<T> ||
+                    std::is_enum_v<T> || std::is_same_v<T, std::string> || std::is_same_v<T, std::string_view> ||
+                    is_tensor_list_param<P> || is_scalar_list_param<P>,
+                "ag::function parameters must be ag::Tensor, ag::Variable&, a number, bool, enum, std::string, or a "
+                "std::vector/std::array of ag::Tensor or of numbers");
 }
 
 template <class P>
-decltype(auto) param_from(const ArgView& v, std::span<const Tensor> placeholders, size_t ti) {
+ParamLayout layout_of() {
   using T = std::remove_cvref_t<P>;
-  if constexpr (is_tensor_param<P>) return static_cast<const Tensor&>(placeholders[ti]);
-  else if constexpr (is_variable_param<P>) return *const_cast<Variable*>(static_cast<const Variable*>(v.ptr));
-  else return static_cast<const T&>(*static_cast<const T*>(v.ptr));
+  if constexpr (is_tensor_param<P>) return {ParamLayout::Kind::Tensor, 1};
+  else if constexpr (is_tensor_list_param<P> && container_traits<T>::fixed_size)
+    return {ParamLayout::Kind::TensorArray, std::tuple_size_v<T>};
+  else if constexpr (is_tensor_list_param<P>) return {ParamLayout::Kind::TensorVector, 0};
+  else return {};
+}
+
+// The argument the traced function gets for parameter P: its placeholder (a container of them,
+// from `first` on, for a container of tensors), the Variable, or the caller's plain value.
+template <class P>
+decltype(auto) param_from(const ArgView& v, std::span<const Tensor> placeholders, size_t first) {
+  using T = std::remove_cvref_t<P>;
+  if constexpr (is_tensor_param<P>) {
+    return static_cast<const Tensor&>(placeholders[first]);
+  } else if constexpr (is_tensor_list_param<P> && container_traits<T>::fixed_size) {
+    return [&]<size_t... K>(std::index_sequence<K...>) { return T{placeholders[first + K]...}; }(
+        std::make_index_sequence<std::tuple_size_v<T>>{});
+  } else if constexpr (is_tensor_list_param<P>) {
+    const auto begin = placeholders.begin() + static_cast<std::ptrdiff_t>(first);
+    return T(begin, begin + static_cast<std::ptrdiff_t>(v.count()));
+  } else if constexpr (is_variable_param<P>) {
+    return *const_cast<Variable*>(static_cast<const Variable*>(v.ptr));
+  } else {
+    return static_cast<const T&>(*static_cast<const T*>(v.ptr));
+  }
 }
 
 template <class R, class... Args, class F>
 std::vector<Tensor> invoke_traced(F& fn, std::span<const ArgView> views, std::span<const Tensor> placeholders) {
+  // Where each parameter's placeholders start: containers of tensors take one per element.
+  size_t first[sizeof...(Args) + 1] = {};
+  if constexpr (sizeof...(Args) > 0)
+    for (size_t k = 0; k < sizeof...(Args); ++k) first[k + 1] = first[k] + tensor_count(views[k]);
   return [&]<size_t... I>(std::index_sequence<I...>) {
     std::vector<Tensor> out;
     if constexpr (std::is_void_v<R>) {
-      fn(param_from<Args>(views[I], placeholders, tensor_index<I, Args...>())...);
+      fn(param_from<Args>(views[I], placeholders, first[I])...);
     } else {
-      outputs_of<R>::flatten(fn(param_from<Args>(views[I], placeholders, tensor_index<I, Args...>())...), out);
+      outputs_of<R>::flatten(fn(param_from<Args>(views[I], placeholders, first[I])...), out);
     }
     return out;
   }(std::index_sequence_for<Args...>{});
 }
 
+template <class S>
+inline constexpr bool is_spec_list = std::is_same_v<element_of<S>, TensorSpec>;
+
 // What get_concrete_function stores for parameter P given the user's S: a TensorSpec or Tensor
-// for tensor parameters, the Variable itself, or a value converted to P's type.
+// for tensor parameters, a std::vector<TensorSpec> or an example container for containers of
+// tensors, the Variable itself, or a value converted to P's type.
 template <class P, class S>
 struct spec_holder {
-  using type = std::conditional_t<is_tensor_param<P>,
-                                  std::conditional_t<std::is_same_v<std::remove_cvref_t<S>, TensorSpec>, TensorSpec, Tensor>,
-                                  std::conditional_t<is_variable_param<P>, Variable*, std::remove_cvref_t<P>>>;
+  using U = std::remove_cvref_t<S>;
+  using type = std::conditional_t<
+      is_tensor_param<P>, std::conditional_t<std::is_same_v<U, TensorSpec>, TensorSpec, Tensor>,
+      std::conditional_t<is_tensor_list_param<P> && is_spec_list<U>, std::vector<TensorSpec>,
+                         std::conditional_t<is_variable_param<P>, Variable*, std::remove_cvref_t<P>>>>;
   static type make(S&& s) {
     if constexpr (is_variable_param<P>) return &s;
+    else if constexpr (is_tensor_list_param<P> && is_spec_list<U>) return type(s.begin(), s.end());
     else return type(std::forward<S>(s));
   }
   static ArgView view(const type& h) {
@@ -102,6 +135,13 @@ struct spec_holder {
       ArgView v;
       v.kind = ArgKind::TensorSpec;
       v.ptr = &h;
+      return v;
+    } else if constexpr (is_tensor_list_param<P> && is_spec_list<U>) {
+      ArgView v;
+      v.kind = ArgKind::TensorSpecList;
+      v.ptr = h.data();
+      v.i = static_cast<int64_t>(h.size());
+      v.fixed_size = container_traits<std::remove_cvref_t<P>>::fixed_size;
       return v;
     } else if constexpr (is_variable_param<P>) {
       return view_of<Variable>(*h);
@@ -184,7 +224,7 @@ class Function<R(Args...)> {
     (detail::check_param<Args>(), ...);
     auto held = std::static_pointer_cast<F>(fn_);
     core_ = detail::make_function_core(
-        std::move(options), std::move(info), sizeof...(Args), (size_t{detail::is_tensor_param<Args>} + ... + 0),
+        std::move(options), std::move(info), std::vector<detail::ParamLayout>{detail::layout_of<Args>()...},
         detail::outputs_of<R>::count,
         [held](std::span<const detail::ArgView> views, std::span<const Tensor> placeholders) {
           return detail::invoke_traced<R, Args...>(*held, views, placeholders);
@@ -202,7 +242,8 @@ class Function<R(Args...)> {
   }
 
   // Traces (if needed) without running. Each argument is a TensorSpec or an example Tensor for
-  // a tensor parameter, the Variable for a Variable parameter, or the value of a plain one.
+  // a tensor parameter, a std::vector<TensorSpec> or an example container for a container of
+  // tensors, the Variable for a Variable parameter, or the value of a plain one.
   // Without arguments, the input_signature gives every parameter (as tf.function allows).
   template <class... Specs>
   ConcreteFunction<R(Args...)> get_concrete_function(Specs&&... specs) const {

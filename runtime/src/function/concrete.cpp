@@ -60,8 +60,7 @@ const Executable& ConcreteCore::compile() {
 void ConcreteCore::run(std::span<const ArgView> args, std::span<Tensor> outputs) {
   const Executable& exe = executable();
   BorrowedTensors<16> inputs(graph_->params.size());
-  for (const ArgView& a : args)
-    if (a.kind == ArgKind::Tensor) inputs.push_back(a.tensor());
+  for_each_tensor(args, [&](const Tensor& t) { inputs.push_back(t); });
   exe.run(std::span<const Tensor>(inputs.data(), inputs.size()), outputs);
 }
 
@@ -70,17 +69,39 @@ void ConcreteCore::check_call(std::span<const ArgView> args) const {
     const ArgSig& s = signature_.args[i];
     const ArgView& a = args[i];
     // Built only on the error paths: a successful check builds no strings (DESIGN "hot path").
-    auto label = [&] { return s.name.empty() ? fmt::format("argument {}", i) : fmt::format("argument {} '{}'", i, s.name); };
+    // elem >= 0: an element of a container ("argument 1 'ws'[2]").
+    auto label = [&](int64_t elem = -1) {
+      const std::string at = elem < 0 ? std::string() : fmt::format("[{}]", elem);
+      return s.name.empty() ? fmt::format("argument {}{}", i, at) : fmt::format("argument {} '{}'{}", i, s.name, at);
+    };
+    auto check_tensor = [&](const Tensor& t, const ArgSig& expected, int64_t elem) {
+      if (!t.has_value()) throw ValueError(fmt::format("{}: {} has no value", signature_str(), label(elem)));
+      if (t.dtype() != expected.dtype)
+        throw TypeError(fmt::format("concrete function {}: {} has dtype {}, expected {}", signature_str(), label(elem),
+                                    dtype_name(t.dtype()), dtype_name(expected.dtype)));
+      if (!expected.shape.is_compatible_with(t.shape()))
+        throw ValueError(fmt::format("concrete function {}: {} has shape {}, expected {}", signature_str(), label(elem),
+                                     t.shape().tf_str(), expected.shape.tf_str()));
+    };
     switch (a.kind) {
-      case ArgKind::Tensor: {
-        const Tensor& t = a.tensor();
-        if (!t.has_value()) throw ValueError(fmt::format("{}: {} has no value", signature_str(), label()));
-        if (t.dtype() != s.dtype)
-          throw TypeError(fmt::format("concrete function {}: {} has dtype {}, expected {}", signature_str(), label(),
-                                      dtype_name(t.dtype()), dtype_name(s.dtype)));
-        if (!s.shape.is_compatible_with(t.shape()))
-          throw ValueError(fmt::format("concrete function {}: {} has shape {}, expected {}", signature_str(), label(),
-                                       t.shape().tf_str(), s.shape.tf_str()));
+      case ArgKind::Tensor: check_tensor(a.tensor(), s, -1); break;
+      case ArgKind::TensorList:
+        if (a.count() != s.elems.size())
+          throw ValueError(fmt::format("concrete function {}: {} has {} tensor(s), expected {}", signature_str(), label(),
+                                       a.count(), s.elems.size()));
+        for (size_t k = 0; k < a.count(); ++k) check_tensor(a.tensors()[k], s.elems[k], static_cast<int64_t>(k));
+        break;
+      case ArgKind::ScalarList: {
+        bool same = a.count() == s.elems.size();
+        for (size_t k = 0; same && k < a.count(); ++k) {
+          same = scalar_key_bits(s.elems[k]) == a.scalar_at(a.ptr, k);
+        }
+        if (!same) {
+          const ArgSig got = describe(std::span<const ArgView>(&a, 1), SignatureRules{}).args[0];
+          throw TypeError(fmt::format("concrete function {}: {} was traced with the value {}, got {}; plain C++ "
+                                      "arguments are part of the signature (call the Function to trace another value)",
+                                      signature_str(), label(), value_str(s), value_str(got)));
+        }
         break;
       }
       case ArgKind::Variable:
@@ -106,7 +127,8 @@ void ConcreteCore::check_call(std::span<const ArgView> args) const {
           throw TypeError(fmt::format("concrete function {}: {} was traced with \"{}\", got \"{}\"", signature_str(),
                                       label(), s.s, a.s));
         break;
-      case ArgKind::TensorSpec: throw InternalError("check_call with a TensorSpec");
+      case ArgKind::TensorSpec:
+      case ArgKind::TensorSpecList: throw InternalError("check_call with a TensorSpec");
     }
   }
 }

@@ -33,13 +33,14 @@ std::string sanitize(std::string s) {
   return s;
 }
 
-// Inlines `g` into the current frame with the tensor arguments of `args` as its inputs.
+}  // namespace
+
+// See function_core.h.
 void inline_into_current_frame(const Graph& g, std::span<const ArgView> args, std::span<Tensor> outputs) {
   TraceFrame* frame = current_frame();
   std::vector<std::vector<ValueId>> local(g.nodes.size());
   size_t p = 0;
-  for (const ArgView& a : args)
-    if (a.kind == ArgKind::Tensor) local[g.params[p++]] = {frame->value_of(a.tensor(), OpKind::Identity, {})};
+  for_each_tensor(args, [&](const Tensor& t) { local[g.params[p++]] = {frame->value_of(t, OpKind::Identity, {})}; });
   for (uint32_t id = 0; id < g.nodes.size(); ++id) {
     if (g.nodes[id].op == OpKind::Placeholder) continue;
     Node n = g.nodes[id];
@@ -51,19 +52,18 @@ void inline_into_current_frame(const Graph& g, std::span<const ArgView> args, st
   for (size_t i = 0; i < g.results.size(); ++i) outputs[i] = frame->symbolic(local[g.results[i].node][g.results[i].index]);
 }
 
-}  // namespace
-
-FunctionCore::FunctionCore(FunctionOptions options, FunctionInfo info, size_t num_params, size_t num_outputs,
-                           Tracer tracer)
+FunctionCore::FunctionCore(FunctionOptions options, FunctionInfo info, std::vector<ParamLayout> params,
+                           size_t num_outputs, Tracer tracer)
     : options_(std::move(options)),
       info_(std::move(info)),
       name_ptr_(std::make_shared<const std::string>(info_.name)),
-      num_params_(num_params),
+      params_(std::move(params)),
       num_outputs_(num_outputs),
       tracer_(std::move(tracer)),
       stats_(std::make_shared<StatCounters>()) {
   rules_.function_name = &info_.name;
   rules_.param_names = &info_.params;
+  rules_.params = &params_;
   if (!options_.input_signature.empty()) rules_.input_signature = &options_.input_signature;
   if (options_.max_cached == 0) throw ValueError("FunctionOptions::max_cached must be at least 1");
 }
@@ -97,14 +97,27 @@ std::shared_ptr<ConcreteCore> FunctionCore::get_concrete_from_input_signature() 
     throw ValueError(fmt::format("get_concrete_function() of Function '{}' without arguments needs an input_signature; "
                                  "pass a TensorSpec or an example value for each parameter",
                                  info_.name));
-  if (options_.input_signature.size() != num_params_)
-    throw ValueError(fmt::format("get_concrete_function() of Function '{}' without arguments: the function has "
-                                 "parameters that are not tensors; pass a value for each parameter",
-                                 info_.name));
-  std::vector<ArgView> views(num_params_);
-  for (size_t i = 0; i < num_params_; ++i) {
-    views[i].kind = ArgKind::TensorSpec;
-    views[i].ptr = &options_.input_signature[i];
+  // Each parameter takes its specs in order: one for a Tensor, N for a std::array<Tensor, N>.
+  std::vector<ArgView> views(params_.size());
+  size_t slot = 0;
+  for (size_t i = 0; i < params_.size(); ++i) {
+    switch (params_[i].kind) {
+      case ParamLayout::Kind::Tensor:
+        views[i].kind = ArgKind::TensorSpec;
+        views[i].ptr = &options_.input_signature[slot++];
+        break;
+      case ParamLayout::Kind::TensorArray:
+        views[i].kind = ArgKind::TensorSpecList;
+        views[i].fixed_size = true;
+        views[i].ptr = options_.input_signature.data() + slot;
+        views[i].i = static_cast<int64_t>(params_[i].size);
+        slot += params_[i].size;
+        break;
+      default:
+        throw ValueError(fmt::format("get_concrete_function() of Function '{}' without arguments: the function has "
+                                     "parameters that are not tensors; pass a value for each parameter",
+                                     info_.name));
+    }
   }
   return get_concrete(views);
 }
@@ -250,11 +263,16 @@ std::shared_ptr<ConcreteCore> FunctionCore::trace(const Signature& sig, std::spa
   TraceFrame frame(nullptr, root, info_.name, {});
   {
     FrameScope scope(&frame);
+    // One graph parameter per tensor, in order; a container's elements are named 'ws[0]', 'ws[1]'...
     std::vector<Tensor> placeholders;
-    for (size_t i = 0; i < sig.args.size(); ++i)
-      if (sig.args[i].kind == ArgKind::Tensor)
-        placeholders.push_back(frame.add_param({sig.args[i].dtype, sig.args[i].shape},
-                                               sig.args[i].name.empty() ? fmt::format("arg{}", i) : sig.args[i].name));
+    for (size_t i = 0; i < sig.args.size(); ++i) {
+      const ArgSig& a = sig.args[i];
+      const std::string name = a.name.empty() ? fmt::format("arg{}", i) : a.name;
+      if (a.kind == ArgKind::Tensor) placeholders.push_back(frame.add_param({a.dtype, a.shape}, name));
+      else if (a.kind == ArgKind::TensorList)
+        for (size_t k = 0; k < a.elems.size(); ++k)
+          placeholders.push_back(frame.add_param({a.elems[k].dtype, a.elems[k].shape}, fmt::format("{}[{}]", name, k)));
+    }
     std::vector<Tensor> outs = tracer_(args, placeholders);
     if (outs.size() != num_outputs_) throw InternalError("tracer returned the wrong number of outputs");
     for (size_t i = 0; i < outs.size(); ++i) {
@@ -398,61 +416,6 @@ FunctionStats FunctionCore::stats() const {
   s.evictions = stats_->evictions.load();
   std::lock_guard lock(mu_);
   for (const auto& e : cache_.entries()) s.aliases += e->alias;
-  return s;
-}
-
-// ---- the C API used by the templates ----
-
-std::shared_ptr<FunctionCore> make_function_core(FunctionOptions options, FunctionInfo info, size_t num_params,
-                                                 size_t num_tensor_params, size_t num_outputs, Tracer tracer) {
-  if (!options.input_signature.empty() && options.input_signature.size() != num_tensor_params)
-    throw ValueError(fmt::format("ag::function '{}': input_signature has {} TensorSpec(s) but the function has {} "
-                                 "ag::Tensor parameter(s); give one spec per tensor parameter, in order",
-                                 info.name, options.input_signature.size(), num_tensor_params));
-  return std::make_shared<FunctionCore>(std::move(options), std::move(info), num_params, num_outputs, std::move(tracer));
-}
-
-void call_function(FunctionCore& f, std::span<const ArgView> args, std::span<Tensor> outputs) { f.call(args, outputs); }
-std::shared_ptr<ConcreteCore> get_concrete(FunctionCore& f, std::span<const ArgView> args) { return f.get_concrete(args); }
-std::shared_ptr<ConcreteCore> get_concrete_from_input_signature(FunctionCore& f) {
-  return f.get_concrete_from_input_signature();
-}
-int64_t tracing_count(const FunctionCore& f) { return f.tracing_count(); }
-std::vector<std::shared_ptr<ConcreteCore>> concrete_functions(const FunctionCore& f) { return f.concrete_functions(); }
-std::string pretty_printed_concrete_signatures(const FunctionCore& f) {
-  std::string out;
-  for (const auto& c : f.concrete_functions()) out += c->signature_str() + "\n";
-  return out;
-}
-void evict(FunctionCore& f) { f.evict_all(); }
-FunctionStats stats(const FunctionCore& f) { return f.stats(); }
-const std::string& function_name(const FunctionCore& f) { return f.name(); }
-
-void call_concrete(ConcreteCore& c, std::span<const ArgView> args, std::span<Tensor> outputs) {
-  c.check_call(args);
-  if (is_tracing()) {  // inside another trace: inline, like calling its Function
-    inline_into_current_frame(c.graph(), args, outputs);
-    return;
-  }
-  c.run(args, outputs);
-}
-
-std::string concrete_signature(const ConcreteCore& c) { return c.signature_str(); }
-const Graph& concrete_graph(const ConcreteCore& c) { return c.graph(); }
-
-std::string concrete_llvm_ir(ConcreteCore& c, bool optimized) {
-  std::string ir = c.executable().llvm_ir(optimized);
-  if (ir.empty())
-    throw ValueError(fmt::format("{} runs on the graph interpreter (jit_compile=false or no JIT backend linked): it has "
-                                 "no LLVM IR",
-                                 c.signature_str()));
-  return ir;
-}
-
-std::string concrete_assembly(ConcreteCore& c) {
-  std::string s = c.executable().assembly();
-  if (s.empty())
-    throw ValueError(fmt::format("{} runs on the graph interpreter: it has no assembly", c.signature_str()));
   return s;
 }
 

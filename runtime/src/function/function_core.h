@@ -12,9 +12,14 @@
 
 namespace ag::detail {
 
+// Inlines `g` into the current trace frame with the tensors of `args` (in graph-parameter
+// order) as its inputs: a Function or ConcreteFunction called while another one traces.
+void inline_into_current_frame(const Graph& g, std::span<const ArgView> args, std::span<Tensor> outputs);
+
 class FunctionCore {
  public:
-  FunctionCore(FunctionOptions options, FunctionInfo info, size_t num_params, size_t num_outputs, Tracer tracer);
+  FunctionCore(FunctionOptions options, FunctionInfo info, std::vector<ParamLayout> params, size_t num_outputs,
+               Tracer tracer);
 
   void call(std::span<const ArgView> args, std::span<Tensor> outputs);
   std::shared_ptr<ConcreteCore> get_concrete(std::span<const ArgView> args);
@@ -56,7 +61,7 @@ class FunctionCore {
   const FunctionOptions options_;
   const FunctionInfo info_;
   const std::shared_ptr<const std::string> name_ptr_;
-  const size_t num_params_;
+  const std::vector<ParamLayout> params_;
   const size_t num_outputs_;
   const Tracer tracer_;
   SignatureRules rules_;

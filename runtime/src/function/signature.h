@@ -2,6 +2,7 @@
 // as a described Signature (slow path: tracing, matching, messages).
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "ag/detail/arg_view.h"
+#include "ag/detail/function_core.h"
 #include "ag/function_options.h"
 
 namespace ag::detail {
@@ -39,27 +41,39 @@ class KeyBuf {
 uint64_t hash_words(const uint64_t* w, size_t n);
 
 struct ArgSig {
-  ArgKind kind = ArgKind::Tensor;  // Tensor, Variable, Bool, Int, Float or String
+  ArgKind kind = ArgKind::Tensor;  // Tensor, Variable, Bool, Int, Float, String, TensorList or ScalarList
   DType dtype = DType::Float32;    // Tensor
   Shape shape;                     // Tensor; -1 = unknown dim
+  // TensorList: one Tensor ArgSig per element; ScalarList: one Bool, Int or Float ArgSig each.
+  std::vector<ArgSig> elems;
+  bool fixed_size = false;  // lists: a std::array
   std::shared_ptr<VariableState> variable;
   int64_t i = 0;
   double f = 0;
   std::string s;
-  std::string type_name;  // plain values: the C++ type
+  std::string type_name;  // plain values: the C++ type; ScalarList: "std::vector<int>"
   std::string name;       // the parameter's name
 };
 
+// The key bits of a ScalarList element (ArgView::scalar_at's encoding): the value as int64 for
+// Bool and Int, the bits of the double for Float.
+inline uint64_t scalar_key_bits(const ArgSig& e) {
+  return e.kind == ArgKind::Float ? std::bit_cast<uint64_t>(e.f) : static_cast<uint64_t>(e.i);
+}
+
 struct Signature {
   std::vector<ArgSig> args;
-  // x: TensorSpec(shape=(2,), dtype=int32), n: int = 3
+  // x: TensorSpec(shape=(2,), dtype=int32), n: int = 3,
+  // ws: [TensorSpec(shape=(3,), dtype=float32)], ks: std::vector<int> = [1, -1]
   std::string params_str() const;
 };
 
 struct SignatureRules {
-  const std::vector<TensorSpec>* input_signature = nullptr;  // per tensor parameter, or null
+  // Per tensor, in graph-parameter order (an std::array<Tensor, N> parameter takes N), or null.
+  const std::vector<TensorSpec>* input_signature = nullptr;
   const std::vector<std::string>* param_names = nullptr;
   const std::string* function_name = nullptr;
+  const std::vector<ParamLayout>* params = nullptr;
 };
 
 // The cache key of a call; validates tensors against the input signature (TypeError/ValueError
@@ -73,16 +87,19 @@ Signature describe(std::span<const ArgView> args, const SignatureRules& rules);
 bool matches(const Signature& sig, std::span<const ArgView> args);
 // Known dims in the signature's tensors: more is more specific.
 int specificity(const Signature& sig);
-// Same kinds, dtypes, ranks, values and variables: only dims may differ.
+// Same kinds, dtypes, ranks, lengths, values and variables: only dims may differ.
 bool same_family(const Signature& a, const Signature& b);
 // `sig` with dims that differ from `other` made unknown.
 Signature generalize(const Signature& sig, const Signature& other);
 // `sig` with every tensor dim unknown.
 Signature generalize_all(const Signature& sig);
-// "arg 0 'x': shape [3] -> [4]; arg 1 'n': value 1 -> 2" (fields of `to` that differ from `from`).
+// "arg 0 'x': shape [3] -> [4]; arg 1 'ws'[2]: dtype float32 -> int32; arg 2 'n': value 1 -> 2"
+// (fields of `to` that differ from `from`).
 std::string describe_difference(const Signature& from, const Signature& to);
 // The signature closest to `to` among `candidates` (fewest differing fields), or null.
 const Signature* nearest(const std::vector<const Signature*>& candidates, const Signature& to);
+// A plain value as written in a signature: 3, 2.5, true, "relu", [1, -1].
+std::string value_str(const ArgSig& a);
 
 std::string demangle(const std::type_info& t);
 

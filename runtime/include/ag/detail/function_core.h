@@ -17,8 +17,8 @@ namespace ag::detail {
 class FunctionCore;
 class ConcreteCore;
 
-// Runs the user's function with placeholders for its tensor parameters (in order) and the
-// other arguments from `args`; returns the outputs.
+// Runs the user's function with placeholders for its tensor parameters (in order, one per
+// element of a container of tensors) and the other arguments from `args`; returns the outputs.
 using Tracer = std::function<std::vector<Tensor>(std::span<const ArgView> args, std::span<const Tensor> placeholders)>;
 
 // The name and parameter names of a traced function, for signatures, logs and dumps.
@@ -27,9 +27,18 @@ struct FunctionInfo {
   std::vector<std::string> params;
 };
 
-// num_tensor_params: how many parameters are ag::Tensor (input_signature has one spec each).
-std::shared_ptr<FunctionCore> make_function_core(FunctionOptions options, FunctionInfo info, size_t num_params,
-                                                 size_t num_tensor_params, size_t num_outputs, Tracer tracer);
+// How a parameter takes tensors, which says how many TensorSpecs of an input_signature it takes:
+// one for an ag::Tensor, N for a std::array<ag::Tensor, N>; a std::vector<ag::Tensor> has no
+// fixed count, so a Function with one cannot have an input_signature.
+struct ParamLayout {
+  enum class Kind : uint8_t { Other, Tensor, TensorArray, TensorVector };
+  Kind kind = Kind::Other;
+  size_t size = 0;  // TensorArray: N
+};
+
+// params: one layout per parameter, in order.
+std::shared_ptr<FunctionCore> make_function_core(FunctionOptions options, FunctionInfo info,
+                                                 std::vector<ParamLayout> params, size_t num_outputs, Tracer tracer);
 
 // The hot path: finds (or traces) the concrete function for `args` and runs it.
 void call_function(FunctionCore& f, std::span<const ArgView> args, std::span<Tensor> outputs);
