@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace agbench {
@@ -43,11 +44,14 @@ struct Row {
 };
 
 inline void print_table(const std::string& title, const std::vector<Row>& rows) {
+  // The first column is as wide as the longest name, so every row lines up.
+  std::size_t name_width = std::string_view("benchmark").size();
+  for (const Row& r : rows) name_width = std::max(name_width, r.name.size());
   fmt::print("\n{}\n", title);
-  fmt::print("| {:<44} | {:>14} | {:>22} | {:>9} | {}\n", "benchmark", "agc", "baseline (same run)", "ratio", "note");
-  fmt::print("|{:-<46}|{:-<16}|{:-<24}|{:-<11}|{:-<20}\n", "", "", "", "", "");
+  fmt::print("| {:<{}} | {:>14} | {:>22} | {:>9} | {}\n", "benchmark", name_width, "agc", "baseline (same run)", "ratio", "note");
+  fmt::print("|{:-<{}}|{:-<16}|{:-<24}|{:-<11}|{:-<20}\n", "", name_width + 2, "", "", "", "");
   for (const Row& r : rows)
-    fmt::print("| {:<44} | {:>14} | {:>22} | {:>9} | {}\n", r.name, r.value, r.baseline, r.ratio, r.note);
+    fmt::print("| {:<{}} | {:>14} | {:>22} | {:>9} | {}\n", r.name, name_width, r.value, r.baseline, r.ratio, r.note);
 }
 
 inline std::string ns(double seconds) { return fmt::format("{:.1f} ns", seconds * 1e9); }
