@@ -50,9 +50,11 @@ class Writer {
       shape(a.ints);
       i64(a.axis);
       i64(a.keepdims);
-      uint64_t scalar_bits;
-      std::memcpy(&scalar_bits, &a.scalar, sizeof scalar_bits);
-      u64(scalar_bits);
+      for (double d : {a.scalar, a.scalar2}) {
+        uint64_t bits;
+        std::memcpy(&bits, &d, sizeof bits);
+        u64(bits);
+      }
       if (n.op == OpKind::Const) tensor(a.value);
       // A variable is reached through the node table at run time: only its type matters here.
       if (a.variable) {

@@ -1,6 +1,6 @@
-// Side effects and TensorArrays in compiled code: print, variable reads and assignments, and the
-// List ops run the eager kernels through agc_rt_eval, so they behave exactly as eagerly. Their
-// results live in runtime slots; JIT code reads them through the returned descriptor.
+// Side effects and TensorArrays in compiled code: print, variable reads and assignments, random
+// draws and the List ops run the eager kernels through agc_rt_eval, so they behave exactly as
+// eagerly. Their results live in runtime slots; JIT code reads them through the returned descriptor.
 #include "emitter.h"
 
 namespace ag::jit {

@@ -16,6 +16,7 @@
 #include "ag/operators/state.h"
 #include "ag/ops.h"
 #include "ag/print.h"
+#include "ag/random.h"
 #include "ag/shape.h"
 #include "ag/tensor.h"
 #include "ag/tensor_array.h"

@@ -117,6 +117,13 @@ std::string attrs_to_text(const Node& n) {
     case OpKind::AssignVariable:
     case OpKind::AssignAddVariable:
     case OpKind::AssignSubVariable: parts.push_back("var=" + a.variable->describe()); break;
+    case OpKind::RandomUniform:
+    case OpKind::RandomNormal:
+      parts.push_back("state=" + a.variable->describe());
+      parts.push_back("shape=" + a.shape.str());
+      parts.push_back(n.op == OpKind::RandomUniform ? fmt::format("range=[{}, {})", a.scalar, a.scalar2)
+                                                    : fmt::format("mean={}, stddev={}", a.scalar, a.scalar2));
+      break;
     case OpKind::Assert: parts.push_back(fmt::format("message=\"{}\"", a.strings.at(0))); break;
     case OpKind::Print: {
       std::string f = "format=[";

@@ -17,6 +17,10 @@ Tensor list_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, co
 // Assert: throws InvalidArgumentError when an element of in[0] is false (in[1..]: data shown).
 void check_assertion(std::span<const Tensor> in, const Attrs& attrs, SourceLoc loc);
 Tensor stateful_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);
+// RandomUniform / RandomNormal: draws from attrs.variable's generator state, advancing it.
+Tensor random_kernel(OpKind op, const Attrs& attrs);
+// Their static type (no inputs; errors name the op, the dtype or the bounds).
+TensorType random_type(OpKind op, size_t num_inputs, const Attrs& attrs, SourceLoc loc);
 
 }  // namespace ag::detail
 

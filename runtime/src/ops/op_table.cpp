@@ -103,6 +103,8 @@ const char* user_op_name(OpKind op) {
     case OpKind::AssignVariable: return "Variable::assign";
     case OpKind::AssignAddVariable: return "Variable::assign_add";
     case OpKind::AssignSubVariable: return "Variable::assign_sub";
+    case OpKind::RandomUniform: return "Generator::uniform";
+    case OpKind::RandomNormal: return "Generator::normal";
     case OpKind::ListWrite: return "TensorArray::write";
     case OpKind::ListRead: return "TensorArray::read";
     case OpKind::ListStack: return "TensorArray::stack";

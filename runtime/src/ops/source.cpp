@@ -1,4 +1,5 @@
-// Source kernels (constants, ranges, fills) and the constructors of construct.h.
+// Source kernels (constants, ranges, fills) and the constructors of construct.h (random values:
+// random.cpp).
 #include <cmath>
 #include <fmt/format.h>
 
@@ -83,18 +84,6 @@ Tensor constant_from(DType dtype, const Shape& shape, const double* f, const int
 
 namespace {
 
-// A counter-based generator: element k of a random tensor is a pure function of (seed, k), so
-// eager, interpreted and compiled code agree, and results never depend on call order.
-uint64_t mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-double uniform01(uint64_t seed, uint64_t k) {
-  return static_cast<double>(mix(mix(seed) ^ k) >> 11) * 0x1.0p-53;
-}
-
 void check_concrete_shape(const Shape& shape, const char* what) {
   for (int64_t d : shape)
     if (d < 0) throw ValueError(fmt::format("{}: shape {} has a negative dim", what, shape.str()));
@@ -150,53 +139,5 @@ Tensor fill_like(const Tensor& x, double v, Loc loc) {
 
 Tensor zeros_like(const Tensor& x, Loc loc) { return fill_like(x, 0, loc); }
 Tensor ones_like(const Tensor& x, Loc loc) { return fill_like(x, 1, loc); }
-
-Tensor random_uniform(const Shape& shape, DType dtype, double minval, double maxval, uint64_t seed) {
-  detail::check_concrete_shape(shape, "ag::random_uniform");
-  if (!is_numeric(dtype)) throw TypeError(fmt::format("ag::random_uniform: dtype must be numeric, got {}", dtype_name(dtype)));
-  if (is_integer(dtype) && !(maxval > minval))
-    throw ValueError(fmt::format("ag::random_uniform: need minval < maxval for integers, got [{}, {})", minval, maxval));
-  Tensor t = make_tensor(dtype, shape);
-  const int64_t n = shape.num_elements();
-  visit_dtype(dtype, [&](auto tag) {
-    using T = decltype(tag);
-    T* p = static_cast<T*>(t.impl()->data);
-    // u < 1, but minval + u * (maxval - minval) can still round up to maxval: such values become
-    // the largest value below maxval, so the interval stays half-open.
-    if constexpr (std::is_floating_point_v<T>) {
-      const T hi = static_cast<T>(maxval), lo = static_cast<T>(minval);
-      const T below = std::nextafter(hi, lo);
-      for (int64_t k = 0; k < n; ++k) {
-        const T v = static_cast<T>(minval + detail::uniform01(seed, static_cast<uint64_t>(k)) * (maxval - minval));
-        p[k] = v >= hi && hi > lo && below >= lo ? below : v;  // (minval > maxval: left as computed)
-      }
-    } else {
-      const double top = std::ceil(maxval) - 1;  // the largest integer below maxval
-      for (int64_t k = 0; k < n; ++k) {
-        const double x = minval + detail::uniform01(seed, static_cast<uint64_t>(k)) * (maxval - minval);
-        p[k] = detail::convert_value<T>(std::min(std::floor(x), top));
-      }
-    }
-  });
-  return t;
-}
-
-Tensor random_normal(const Shape& shape, DType dtype, double mean, double stddev, uint64_t seed) {
-  detail::check_concrete_shape(shape, "ag::random_normal");
-  if (!is_floating(dtype))
-    throw TypeError(fmt::format("ag::random_normal: dtype must be float32 or float64, got {}", dtype_name(dtype)));
-  Tensor t = make_tensor(dtype, shape);
-  const int64_t n = shape.num_elements();
-  visit_dtype(dtype, [&](auto tag) {
-    using T = decltype(tag);
-    T* p = static_cast<T*>(t.impl()->data);
-    for (int64_t k = 0; k < n; ++k) {  // Box-Muller on two counter-based uniforms per element
-      const double u1 = 1.0 - detail::uniform01(seed, 2 * static_cast<uint64_t>(k));
-      const double u2 = detail::uniform01(seed, 2 * static_cast<uint64_t>(k) + 1);
-      p[k] = static_cast<T>(mean + stddev * std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2));
-    }
-  });
-  return t;
-}
 
 }  // namespace ag

@@ -1,4 +1,5 @@
-// Side effects: ag::print (eager, and staged as a Print node) and Variable reads/assignments.
+// Side effects: ag::print (eager, and staged as a Print node), Variable reads/assignments, and
+// random draws (random.cpp).
 #include <fmt/format.h>
 
 #include "../trace/frame.h"
@@ -70,6 +71,8 @@ Tensor stateful_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs
       v.value = assigned_value(op, v, v.value, in[0], loc);
       return v.value;
     }
+    case OpKind::RandomUniform:
+    case OpKind::RandomNormal: return random_kernel(op, attrs);
     default: throw InternalError("stateful_kernel: " + std::string(op_name(op)));
   }
 }

@@ -3,6 +3,7 @@
 
 #include "ag/detail/ops_internal.h"
 #include "ag/detail/variable_state.h"
+#include "kernels.h"
 
 namespace ag::detail {
 namespace {
@@ -315,6 +316,8 @@ TensorType infer_type(OpKind op, std::span<const TensorType> in, const Attrs& at
         type_error(op, loc, fmt::format("the condition must be a bool tensor, got {}", in.empty() ? "nothing" : describe(in[0])));
       return {DType::Bool, Shape{}};  // no outputs
     case OpKind::ReadVariable: return {attrs.variable->dtype, attrs.variable->shape};
+    case OpKind::RandomUniform:
+    case OpKind::RandomNormal: return random_type(op, in.size(), attrs, loc);
     case OpKind::AssignVariable:
     case OpKind::AssignAddVariable:
     case OpKind::AssignSubVariable: {

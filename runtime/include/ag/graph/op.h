@@ -21,7 +21,7 @@ enum class OpClass : uint8_t {
   ArgReduce,   // argmax / argmin over one axis
   MatMul,
   Layout,      // transpose, reshape, concat, slice, gather, expand_dims, squeeze, shape_of
-  Stateful,    // side effects and state: print, assert, variables
+  Stateful,    // side effects and state: print, assert, variables, random generators
   List,        // TensorArray ops
   Control,     // If / While
 };
@@ -95,6 +95,8 @@ enum class OpClass : uint8_t {
   X(AssignVariable, Stateful, true)      \
   X(AssignAddVariable, Stateful, true)   \
   X(AssignSubVariable, Stateful, true)   \
+  X(RandomUniform, Stateful, true)       \
+  X(RandomNormal, Stateful, true)        \
   X(ListWrite, List, false)              \
   X(ListRead, List, false)               \
   X(ListStack, List, false)              \

@@ -18,8 +18,8 @@ std::string node_key(const Node& n) {
   for (ValueId v : n.inputs) key += fmt::format("{}:{},", v.node, v.index);
   for (const TensorType& t : n.outputs) key += "|" + t.str();
   const Attrs& a = n.attrs;
-  key += fmt::format("|{}|{}|{}|{}|{}|{}", static_cast<int>(a.dtype), a.shape.str(), a.ints.str(), a.axis, a.keepdims,
-                     a.scalar);
+  key += fmt::format("|{}|{}|{}|{}|{}|{}|{}", static_cast<int>(a.dtype), a.shape.str(), a.ints.str(), a.axis,
+                     a.keepdims, a.scalar, a.scalar2);
   if (n.op == OpKind::Const) {
     const Tensor& t = a.value;
     if (t.dtype() == DType::List || t.num_elements() > 1024) return {};

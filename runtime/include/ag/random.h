@@ -1,0 +1,48 @@
+// ag::random::Generator: random numbers that are drawn anew on every call of a traced function
+// (TensorFlow's tf.random.Generator). The constructors ag::random_uniform / ag::random_normal
+// of construct.h are stateless: called while tracing, their values become constants.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "ag/ops.h"
+#include "ag/shape.h"
+#include "ag/tensor.h"
+#include "ag/variable.h"
+
+namespace ag::random {
+
+// A stream of random numbers with its state, {seed, counter}, in an int64[2] ag::Variable. Each
+// draw takes the next numbers of the stream and advances the counter, eagerly and on every call
+// of a traced function (the draw is a stateful node of the graph, run by the interpreter and by
+// compiled code). The same seed gives the same sequence of draws eagerly, interpreted and
+// compiled. The first draw of a new Generator equals ag::random_uniform / ag::random_normal with
+// the same arguments and seed.
+//
+// A traced function captures a Generator by reference, like a Variable; copies share the state.
+// Concurrent draws from one Generator get disjoint numbers (in some order). As for a Variable,
+// a traced function may create a Generator on its first trace only.
+class Generator {
+ public:
+  explicit Generator(uint64_t seed, std::string name = {});
+
+  // Uniform in [minval, maxval); integers: uniform integers in [minval, maxval).
+  Tensor uniform(const Shape& shape, DType dtype = float32, double minval = 0, double maxval = 1,
+                 Loc loc = Loc::current());
+  // Normal with the given mean and standard deviation (float32 or float64).
+  Tensor normal(const Shape& shape, DType dtype = float32, double mean = 0, double stddev = 1,
+                Loc loc = Loc::current());
+
+  // Starts the stream of `seed` from its beginning (while tracing: staged, like an assignment).
+  void reset_from_seed(uint64_t seed);
+
+  // The state: int64[2] = {seed, counter}; the counter counts the 64-bit words drawn (one per
+  // uniform element, two per normal element).
+  const Variable& state() const { return state_; }
+
+ private:
+  Variable state_;
+};
+
+}  // namespace ag::random

@@ -1,0 +1,185 @@
+// Random numbers: the counter-based stream, the stateless constructors of construct.h, and the
+// stateful RandomUniform/RandomNormal ops behind ag::random::Generator.
+//
+// Word `c` of the stream of `seed` is a pure function of (seed, c). A stateless constructor reads
+// words 0..n-1; a Generator keeps {seed, counter} in a Variable and each draw takes the next words
+// and advances the counter. So a draw gives the same numbers eagerly, in the graph interpreter
+// and in compiled code (which runs this kernel), and concurrent draws never share words.
+#include <cmath>
+#include <fmt/format.h>
+
+#include "../trace/frame.h"
+#include "ag/construct.h"
+#include "ag/detail/variable_state.h"
+#include "ag/random.h"
+#include "kernels.h"
+
+namespace ag::detail {
+namespace {
+
+uint64_t mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+// Word `c` of the stream of `seed` as a double in [0, 1).
+double uniform01(uint64_t seed, uint64_t c) { return static_cast<double>(mix(mix(seed) ^ c) >> 11) * 0x1.0p-53; }
+
+// One word per element.
+void fill_uniform(Tensor& t, uint64_t seed, uint64_t counter, double minval, double maxval) {
+  const int64_t n = t.num_elements();
+  visit_dtype(t.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* p = static_cast<T*>(t.impl()->data);
+    // u < 1, but minval + u * (maxval - minval) can still round up to maxval: such values become
+    // the largest value below maxval, so the interval stays half-open.
+    if constexpr (std::is_floating_point_v<T>) {
+      const T hi = static_cast<T>(maxval), lo = static_cast<T>(minval);
+      const T below = std::nextafter(hi, lo);
+      for (int64_t k = 0; k < n; ++k) {
+        const T v = static_cast<T>(minval + uniform01(seed, counter + static_cast<uint64_t>(k)) * (maxval - minval));
+        p[k] = v >= hi && hi > lo && below >= lo ? below : v;  // (minval > maxval: left as computed)
+      }
+    } else {
+      const double top = std::ceil(maxval) - 1;  // the largest integer below maxval
+      for (int64_t k = 0; k < n; ++k) {
+        const double x = minval + uniform01(seed, counter + static_cast<uint64_t>(k)) * (maxval - minval);
+        p[k] = convert_value<T>(std::min(std::floor(x), top));
+      }
+    }
+  });
+}
+
+// Two words per element (Box-Muller).
+void fill_normal(Tensor& t, uint64_t seed, uint64_t counter, double mean, double stddev) {
+  const int64_t n = t.num_elements();
+  visit_dtype(t.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* p = static_cast<T*>(t.impl()->data);
+    for (int64_t k = 0; k < n; ++k) {
+      const uint64_t c = counter + 2 * static_cast<uint64_t>(k);
+      const double u1 = 1.0 - uniform01(seed, c);
+      const double u2 = uniform01(seed, c + 1);
+      p[k] = static_cast<T>(mean + stddev * std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2));
+    }
+  });
+}
+
+// The words a draw of `shape` takes from the stream.
+uint64_t words_drawn(OpKind op, const Shape& shape) {
+  return static_cast<uint64_t>(shape.num_elements()) * (op == OpKind::RandomNormal ? 2 : 1);
+}
+
+// The TypeError/ValueError of a draw's parameters (`what` names the op, `where` is " (at f:l)" or
+// empty): the same checks for the stateless constructors, eager draws and the graph's type rules.
+void check_draw(OpKind op, const Shape& shape, DType dtype, double a, double b, const std::string& what,
+                const std::string& where = {}) {
+  for (int64_t d : shape)
+    if (d < 0) throw ValueError(fmt::format("{}: shape {} has a negative or unknown dim{}", what, shape.str(), where));
+  if (op == OpKind::RandomNormal) {
+    if (!is_floating(dtype))
+      throw TypeError(fmt::format("{}: dtype must be float32 or float64, got {}{}", what, dtype_name(dtype), where));
+    return;
+  }
+  if (!is_numeric(dtype))
+    throw TypeError(fmt::format("{}: dtype must be numeric, got {}{}", what, dtype_name(dtype), where));
+  if (is_integer(dtype) && !(b > a))
+    throw ValueError(fmt::format("{}: need minval < maxval for integers, got [{}, {}){}", what, a, b, where));
+}
+
+}  // namespace
+
+Tensor random_kernel(OpKind op, const Attrs& attrs) {
+  VariableState& state = *attrs.variable;
+  uint64_t seed = 0, counter = 0;
+  {
+    // Taking the words and advancing the counter is one step, so concurrent draws from one
+    // generator get disjoint words. The state's tensor is replaced, never written in place: a
+    // reader may hold the old one.
+    std::lock_guard lock(state.mu);
+    const auto* words = static_cast<const int64_t*>(state.value.impl()->data);
+    seed = static_cast<uint64_t>(words[0]);
+    counter = static_cast<uint64_t>(words[1]);
+    Tensor next = make_tensor(DType::Int64, Shape{2});
+    auto* out = static_cast<int64_t*>(next.impl()->data);
+    out[0] = words[0];
+    out[1] = static_cast<int64_t>(counter + words_drawn(op, attrs.shape));  // wraps after 2^64 words
+    state.value = std::move(next);
+  }
+  Tensor t = make_tensor(attrs.dtype, attrs.shape);
+  if (op == OpKind::RandomNormal) fill_normal(t, seed, counter, attrs.scalar, attrs.scalar2);
+  else fill_uniform(t, seed, counter, attrs.scalar, attrs.scalar2);
+  return t;
+}
+
+TensorType random_type(OpKind op, size_t num_inputs, const Attrs& attrs, SourceLoc loc) {
+  const std::string what = user_op_name(op);
+  if (num_inputs != 0) throw InternalError(what + ": takes no tensor inputs");
+  if (!attrs.variable || attrs.variable->dtype != DType::Int64 || !(attrs.variable->shape == Shape{2}))
+    throw InternalError(what + ": the generator state must be an int64[2] variable");
+  check_draw(op, attrs.shape, attrs.dtype, attrs.scalar, attrs.scalar2, what, at(loc));
+  return {attrs.dtype, attrs.shape};
+}
+
+}  // namespace ag::detail
+
+namespace ag {
+
+using detail::make_tensor;
+
+Tensor random_uniform(const Shape& shape, DType dtype, double minval, double maxval, uint64_t seed) {
+  detail::check_draw(OpKind::RandomUniform, shape, dtype, minval, maxval, "ag::random_uniform");
+  Tensor t = make_tensor(dtype, shape);
+  detail::fill_uniform(t, seed, 0, minval, maxval);
+  return t;
+}
+
+Tensor random_normal(const Shape& shape, DType dtype, double mean, double stddev, uint64_t seed) {
+  detail::check_draw(OpKind::RandomNormal, shape, dtype, mean, stddev, "ag::random_normal");
+  Tensor t = make_tensor(dtype, shape);
+  detail::fill_normal(t, seed, 0, mean, stddev);
+  return t;
+}
+
+namespace random {
+namespace {
+
+Tensor draw(const Variable& state, OpKind op, const Shape& shape, DType dtype, double a, double b, SourceLoc loc) {
+  Attrs attrs;
+  attrs.variable = state.state();
+  attrs.shape = shape;
+  attrs.dtype = dtype;
+  attrs.scalar = a;
+  attrs.scalar2 = b;
+  // While tracing, the draw is a stateful node: it runs, and advances the state, on every call.
+  if (detail::is_tracing()) return detail::trace_op(op, {}, attrs, loc);
+  detail::infer_type(op, {}, attrs, loc);
+  return detail::random_kernel(op, attrs);
+}
+
+Tensor state_tensor(uint64_t seed) {
+  Tensor t = make_tensor(DType::Int64, Shape{2});
+  auto* words = static_cast<int64_t*>(t.impl()->data);
+  words[0] = static_cast<int64_t>(seed);
+  words[1] = 0;
+  return t;
+}
+
+}  // namespace
+
+Generator::Generator(uint64_t seed, std::string name)
+    : state_(state_tensor(seed), name.empty() ? std::string("generator") : std::move(name)) {}
+
+Tensor Generator::uniform(const Shape& shape, DType dtype, double minval, double maxval, Loc loc) {
+  return draw(state_, OpKind::RandomUniform, shape, dtype, minval, maxval, loc);
+}
+
+Tensor Generator::normal(const Shape& shape, DType dtype, double mean, double stddev, Loc loc) {
+  return draw(state_, OpKind::RandomNormal, shape, dtype, mean, stddev, loc);
+}
+
+void Generator::reset_from_seed(uint64_t seed) { state_.assign(state_tensor(seed)); }
+
+}  // namespace random
+}  // namespace ag
