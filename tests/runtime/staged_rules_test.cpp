@@ -1,4 +1,4 @@
-// Staging rules and loop tracing details not covered by staged_control_flow_test.cpp: flags
+// Staging rules and loop tracing details not covered by staged_{if,while,for}_test.cpp: flags
 // of break/return in plain C++ loops, non-tensor locals and globals in staged loops, how many
 // times a loop body is traced, set_loop_options errors, ConcreteFunctions called while tracing.
 #include <vector>
