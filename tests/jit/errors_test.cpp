@@ -19,16 +19,7 @@
 
 namespace {
 
-// Calls f(args...) expecting an ag::InvalidArgumentError whose message contains every needle.
-template <class F, class... Args>
-void expect_invalid_argument(F& f, std::initializer_list<std::string> needles, const Args&... args) {
-  try {
-    f(args...);
-    ADD_FAILURE() << "no error raised";
-  } catch (const ag::InvalidArgumentError& e) {
-    for (const std::string& n : needles) EXPECT_NE(std::string(e.what()).find(n), std::string::npos) << e.what() << " lacks " << n;
-  }
-}
+using agtest::expect_invalid_argument;
 
 int gather_line = 0;
 ag::Tensor gather_fn(ag::Tensor p, ag::Tensor i) {

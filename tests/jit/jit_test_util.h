@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <initializer_list>
 #include <fstream>
 #include <string>
 #include <tuple>
@@ -124,6 +125,17 @@ inline std::string plan_line(const std::string& plan, const std::string& op) {
   if (at == std::string::npos) return {};
   const size_t begin = plan.rfind('\n', at) + 1, end = plan.find('\n', at);
   return plan.substr(begin, end - begin);
+}
+
+// Calls f(args...) expecting an ag::InvalidArgumentError whose message contains every needle.
+template <class F, class... Args>
+void expect_invalid_argument(F& f, std::initializer_list<std::string> needles, const Args&... args) {
+  try {
+    f(args...);
+    ADD_FAILURE() << "no error raised";
+  } catch (const ag::InvalidArgumentError& e) {
+    for (const std::string& n : needles) EXPECT_NE(std::string(e.what()).find(n), std::string::npos) << e.what() << " lacks " << n;
+  }
 }
 
 }  // namespace agtest

@@ -9,6 +9,7 @@ namespace {
 
 using ag::Tensor;
 using ag::TensorSpec;
+using agtest::expect_invalid_argument;
 using agtest::sample;
 using agtest::Values;
 
@@ -81,17 +82,6 @@ TEST(JitEmptyTensors, ZeroAtRunTimeThroughUnknownDims) {
            {{0, 3}, {2, 0}}, {{2, 0}, {}}, {{0, 0}, {}}, {{2, 3}, {}}, {{2, 3}, {1, 1, 2}}}) {
     const Tensor i = idx.empty() ? ag::zeros({0}, ag::int32) : ag::constant(idx);
     agtest::expect_three_way_with("unknown dims " + s.str(), fn, opts, {}, sample(ag::float32, s, seed++, Values::Moderate), i);
-  }
-}
-
-// Calls f(args...) expecting an ag::InvalidArgumentError whose message contains every needle.
-template <class F, class... Args>
-void expect_invalid_argument(F& f, std::initializer_list<std::string> needles, const Args&... args) {
-  try {
-    f(args...);
-    ADD_FAILURE() << "no error raised";
-  } catch (const ag::InvalidArgumentError& e) {
-    for (const std::string& n : needles) EXPECT_NE(std::string(e.what()).find(n), std::string::npos) << e.what() << " lacks " << n;
   }
 }
 

@@ -11,6 +11,7 @@
 
 namespace {
 
+using agtest::count_op;
 using ag::Tensor;
 
 #define LOC(line) AG_SOURCE_LOC("g.cpp", line)
@@ -83,15 +84,6 @@ TEST(GraphText, ControlFlowNestsSubgraphs) {
 ag::Graph traced_graph(ag::Function<Tensor(Tensor)>& f, const ag::TensorSpec& spec) {
   auto cf = f.get_concrete_function(spec);
   return cf.graph();
-}
-
-size_t count_op(const ag::Graph& g, ag::OpKind op) {
-  size_t n = 0;
-  for (const auto& node : g.nodes) {
-    n += node.op == op;
-    for (const auto& sub : node.subgraphs) n += count_op(*sub, op);
-  }
-  return n;
 }
 
 TEST(Passes, ConstantFoldingAndCse) {

@@ -6,19 +6,11 @@
 
 namespace {
 
+using agtest::count_op;
 using ag::Tensor;
 using agtest::interpreted;
 
 #define LOC(line) AG_SOURCE_LOC("ret.cpp", line)
-
-size_t count_op(const ag::Graph& g, ag::OpKind op) {
-  size_t n = 0;
-  for (const auto& node : g.nodes) {
-    n += node.op == op;
-    for (const auto& sub : node.subgraphs) n += count_op(*sub, op);
-  }
-  return n;
-}
 
 // if (x > 0) return x; return 0;
 Tensor simple_relu(Tensor x) {

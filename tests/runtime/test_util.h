@@ -240,4 +240,14 @@ inline ag::FunctionOptions interpreted() {
   return o;
 }
 
+// How many nodes of `op` graph g has, counting inside If/While sub-graphs.
+inline size_t count_op(const ag::Graph& g, ag::OpKind op) {
+  size_t n = 0;
+  for (const auto& node : g.nodes) {
+    n += node.op == op;
+    for (const auto& sub : node.subgraphs) n += count_op(*sub, op);
+  }
+  return n;
+}
+
 }  // namespace agtest

@@ -32,7 +32,7 @@ void GraphRebuilder::emit(uint32_t id, Node n) {
 
 void GraphRebuilder::alias(uint32_t id, std::vector<ValueId> values) { remap_[id] = std::move(values); }
 
-std::vector<ValueId> GraphRebuilder::inline_graph(const Graph& sub, const std::vector<ValueId>& args) {
+std::vector<ValueId> inline_graph_into(Graph& dst, const Graph& sub, const std::vector<ValueId>& args) {
   std::vector<std::vector<ValueId>> local(sub.nodes.size());
   for (size_t i = 0; i < sub.params.size(); ++i) local[sub.params[i]] = {args[i]};
   for (uint32_t id = 0; id < sub.nodes.size(); ++id) {
@@ -41,12 +41,16 @@ std::vector<ValueId> GraphRebuilder::inline_graph(const Graph& sub, const std::v
     Node n = s;
     for (ValueId& v : n.inputs) v = local[v.node][v.index];
     const uint32_t outputs = static_cast<uint32_t>(n.outputs.size());
-    ValueId v = out_.add(std::move(n));
+    const ValueId v = dst.add(std::move(n));
     for (uint32_t i = 0; i < outputs; ++i) local[id].push_back({v.node, i});
   }
   std::vector<ValueId> results;
   for (ValueId r : sub.results) results.push_back(local[r.node][r.index]);
   return results;
+}
+
+std::vector<ValueId> GraphRebuilder::inline_graph(const Graph& sub, const std::vector<ValueId>& args) {
+  return inline_graph_into(out_, sub, args);
 }
 
 Graph GraphRebuilder::finish() {

@@ -9,6 +9,9 @@
 
 namespace ag::detail {
 
+// Copies `sub` into `dst` with its params bound to `args`; returns its results.
+std::vector<ValueId> inline_graph_into(Graph& dst, const Graph& sub, const std::vector<ValueId>& args);
+
 class GraphRebuilder {
  public:
   explicit GraphRebuilder(const Graph& src);

@@ -19,6 +19,7 @@ namespace ag {
 namespace {
 
 using detail::GraphRebuilder;
+using detail::inline_graph_into;
 
 // The bool value of a scalar Const bool result of `g`, or -1.
 int const_flag(const Graph& g, ValueId v) {
@@ -33,23 +34,6 @@ constexpr int64_t kCopiedConstLimit = 64;
 
 bool is_scalar_bool(const TensorType& t) { return t.dtype == DType::Bool && t.shape.rank() == 0; }
 
-// Copies `sub` into `dst` with its params bound to `args`; returns its results.
-std::vector<ValueId> inline_into(Graph& dst, const Graph& sub, const std::vector<ValueId>& args) {
-  std::vector<std::vector<ValueId>> local(sub.nodes.size());
-  for (size_t i = 0; i < sub.params.size(); ++i) local[sub.params[i]] = {args[i]};
-  for (uint32_t id = 0; id < sub.nodes.size(); ++id) {
-    const Node& s = sub.nodes[id];
-    if (s.op == OpKind::Placeholder) continue;
-    Node n = s;
-    for (ValueId& v : n.inputs) v = local[v.node][v.index];
-    const uint32_t outputs = static_cast<uint32_t>(n.outputs.size());
-    const ValueId v = dst.add(std::move(n));
-    for (uint32_t i = 0; i < outputs; ++i) local[id].push_back({v.node, i});
-  }
-  std::vector<ValueId> results;
-  for (ValueId r : sub.results) results.push_back(local[r.node][r.index]);
-  return results;
-}
 
 // `sub` with parameter `p` replaced by a Const `value` (the parameter stays, unread).
 std::shared_ptr<const Graph> with_param_known(const Graph& sub, size_t p, const Tensor& value, SourceLoc loc) {
@@ -63,7 +47,7 @@ std::shared_ptr<const Graph> with_param_known(const Graph& sub, size_t p, const 
   c.outputs = {detail::type_of(value)};
   c.loc = loc;
   args[p] = out->add(std::move(c));
-  out->results = inline_into(*out, sub, args);
+  out->results = inline_graph_into(*out, sub, args);
   return out;
 }
 
@@ -217,12 +201,12 @@ Graph merge_ifs(const Graph& g) {
         params.push_back(branch->add_param(sub.type(sub.param(p)), first.loc));
       }
       const std::vector<ValueId> first_args(params.begin(), params.begin() + static_cast<long>(first.inputs.size() - 1));
-      std::vector<ValueId> results = inline_into(*branch, *first.subgraphs[b], first_args);
+      std::vector<ValueId> results = inline_graph_into(*branch, *first.subgraphs[b], first_args);
       std::vector<ValueId> second_args;
       for (size_t k = 1; k < second.inputs.size(); ++k)
         second_args.push_back(second.inputs[k].node == id ? results[second.inputs[k].index]
                                                           : params[static_cast<size_t>(extra_index[k])]);
-      for (ValueId r : inline_into(*branch, *second.subgraphs[b], second_args)) results.push_back(r);
+      for (ValueId r : inline_graph_into(*branch, *second.subgraphs[b], second_args)) results.push_back(r);
       branch->results = std::move(results);
       merged.subgraphs.push_back(std::move(branch));
     }
@@ -260,7 +244,7 @@ std::shared_ptr<const Graph> without_params(const Graph& sub, const std::vector<
   for (size_t p = 0; p < sub.params.size(); ++p)
     args.push_back(keep[p] ? out->add_param(sub.nodes[sub.params[p]].outputs[0], sub.nodes[sub.params[p]].loc)
                            : ValueId{});  // never read
-  out->results = inline_into(*out, sub, args);
+  out->results = inline_graph_into(*out, sub, args);
   return out;
 }
 
