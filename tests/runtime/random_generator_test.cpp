@@ -165,6 +165,19 @@ TEST(RandomGenerator, ResetInsideATracedFunctionIsStaged) {
   EXPECT_EQ(first, ag::random_uniform({3}, ag::float32, 0, 1, 8).to_vector<float>());
 }
 
+TEST(RandomGenerator, TracingAloneDrawsNothingRunningEagerlyDrawsAsEager) {
+  ag::random::Generator g(6), eager_g(6);
+  auto f = ag::function([&](ag::Tensor x) { return x + g.uniform({2}); }, {.jit_compile = false});
+  f.get_concrete_function(ag::zeros({2}));  // traced, not run
+  EXPECT_EQ(state_of(g), (std::vector<int64_t>{6, 0}));
+  ag::run_functions_eagerly(true);
+  const ag::Tensor eagerly = f(ag::zeros({2}));
+  ag::run_functions_eagerly(false);
+  EXPECT_EQ(eagerly.to_vector<float>(), eager_g.uniform({2}).to_vector<float>());
+  EXPECT_EQ(f(ag::zeros({2})).to_vector<float>(), eager_g.uniform({2}).to_vector<float>());
+  EXPECT_EQ(state_of(g), (std::vector<int64_t>{6, 4}));
+}
+
 TEST(RandomGenerator, CreatingOneOnALaterTraceIsAnError) {
   auto f = ag::function(
       [](ag::Tensor x) {
