@@ -2,8 +2,10 @@
 // corrupting live tensors, and tensors created on one thread and freed on another (also after
 // the creating thread has exited and given back its cached blocks). Large blocks: reused on
 // the thread that freed them (the per-thread front cache), handed to other threads when it
-// exits, 2 MB aligned for transparent huge pages.
+// exits, 2 MB aligned for transparent huge pages; ag::release_cached_memory gives them back.
 #include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 
 #include "test_util.h"
@@ -113,6 +115,49 @@ TEST(Allocator, BlocksOfTwoMegabytesOrMoreAreHugePageAligned) {
     EXPECT_EQ(reinterpret_cast<uintptr_t>(data_of(t)) % (uintptr_t{2} << 20), 0u) << n;
     EXPECT_EQ(ag::reduce_min(t).item<float>(), 1.f);
   }
+}
+
+TEST(Allocator, ReleaseCachedMemoryEmptiesThePoolAndEveryThreadsCache) {
+  constexpr int64_t n = 1 << 20;  // 4 MB
+  {
+    const ag::Tensor t = ag::zeros({n});
+    EXPECT_GE(ag::memory_stats().live_bytes, size_t{4} << 20);
+  }
+  EXPECT_GE(ag::memory_stats().cached_bytes, size_t{4} << 20);  // kept for reuse
+
+  // Another thread keeps a block in its own cache and waits; the release empties that cache at
+  // the thread's next large allocation.
+  std::mutex mu;
+  std::condition_variable cv;
+  int stage = 0;
+  size_t other_cached_before = 0, other_cached_after = 0;
+  std::thread other([&] {
+    { const ag::Tensor t = ag::zeros({3 * n}); }  // 12 MB, now in this thread's cache
+    other_cached_before = ag::memory_stats().cached_bytes;
+    std::unique_lock lock(mu);
+    stage = 1;
+    cv.notify_all();
+    cv.wait(lock, [&] { return stage == 2; });
+    const ag::Tensor u = ag::zeros({n / 2});  // 2 MB: a size nobody cached
+    other_cached_after = ag::memory_stats().cached_bytes;
+  });
+  {
+    std::unique_lock lock(mu);
+    cv.wait(lock, [&] { return stage == 1; });
+  }
+  ag::release_cached_memory();
+  EXPECT_EQ(ag::memory_stats().cached_bytes, 0u);  // the pool and this thread's cache
+  {
+    std::lock_guard lock(mu);
+    stage = 2;
+  }
+  cv.notify_all();
+  other.join();
+  EXPECT_GE(other_cached_before, size_t{12} << 20);
+  EXPECT_EQ(other_cached_after, 0u);  // its 12 MB block was unmapped, not kept
+  // Allocation works as before after a release, and values are right.
+  const ag::Tensor again = ag::ones({n});
+  EXPECT_EQ(ag::reduce_sum(again).item<float>(), static_cast<float>(n));
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "ag/error.h"
 #include "ag/function.h"
 #include "ag/function_options.h"
+#include "ag/memory.h"
 #include "ag/graph/graph.h"
 #include "ag/graph/printer.h"
 #include "ag/operators/control_flow.h"

@@ -110,6 +110,10 @@ void pool_give(void* p, size_t size) {
 
 constexpr size_t kFrontSlots = 4;
 
+// Bumped by release_cached_memory(): a thread whose front cache saw an older value unmaps its
+// blocks at its next large allocation or free (another thread's cache is never touched).
+std::atomic<uint64_t> g_release_epoch{0};
+
 size_t front_limit() { return cache_limit() / 8; }  // 256 MB by default: a 16M-float output fits
 
 // Trivially destructible (no TLS guard on access, readable during thread exit), like the
@@ -121,8 +125,25 @@ struct FrontCache {
   size_t bytes;
   bool reaper_armed;
   bool gone;  // after the Reaper ran: frees go to the shared pool
+  uint64_t release_epoch;
 };
 thread_local FrontCache t_front;
+
+void unmap_front(FrontCache& f) {
+  for (size_t i = 0; i < f.count; ++i) munmap(f.block[i], f.size[i]);
+  f.count = f.bytes = 0;
+}
+
+// The thread's front cache, emptied first if release_cached_memory() ran since it last looked.
+FrontCache& front() {
+  FrontCache& f = t_front;
+  const uint64_t epoch = g_release_epoch.load(std::memory_order_relaxed);
+  if (f.release_epoch != epoch) {
+    unmap_front(f);
+    f.release_epoch = epoch;
+  }
+  return f;
+}
 
 struct FrontReaper {
   ~FrontReaper() {
@@ -136,7 +157,7 @@ struct FrontReaper {
 thread_local FrontReaper t_front_reaper;
 
 void* front_take(size_t size) {
-  FrontCache& f = t_front;
+  FrontCache& f = front();
   for (size_t i = f.count; i-- > 0;)  // most recently freed first
     if (f.size[i] == size) {
       void* p = f.block[i];
@@ -149,7 +170,7 @@ void* front_take(size_t size) {
 }
 
 bool front_give(void* p, size_t size) {
-  FrontCache& f = t_front;
+  FrontCache& f = front();
   if (f.gone || size > front_limit()) return false;
   if (!f.reaper_armed) {
     f.reaper_armed = true;
@@ -191,14 +212,14 @@ void pool_free(void* p, size_t bytes) {
 }
 
 size_t pool_cached_bytes() {
+  const size_t own = front().bytes;
   std::lock_guard lock(pool().mu);
-  return pool().cached + t_front.bytes;
+  return pool().cached + own;
 }
 
 void pool_trim() {
-  FrontCache& f = t_front;
-  for (size_t i = 0; i < f.count; ++i) munmap(f.block[i], f.size[i]);
-  f.count = f.bytes = 0;
+  g_release_epoch.fetch_add(1, std::memory_order_relaxed);
+  front();  // this thread's blocks now
   Pool& pl = pool();
   std::lock_guard lock(pl.mu);
   for (auto& [size, blocks] : pl.free_blocks)
@@ -218,3 +239,11 @@ PoolStats pool_stats() {
 void reset_pool_peak() { g_peak.store(g_live.load(std::memory_order_relaxed), std::memory_order_relaxed); }
 
 }  // namespace ag::detail
+
+namespace ag {
+
+MemoryStats memory_stats() { return detail::pool_stats(); }
+void reset_peak_memory() { detail::reset_pool_peak(); }
+void release_cached_memory() { detail::pool_trim(); }
+
+}  // namespace ag

@@ -14,7 +14,8 @@ void* pool_allocate(size_t bytes);
 void pool_free(void* p, size_t bytes);
 // Bytes currently cached (free, ready for reuse) in the shared pool and this thread's front cache.
 size_t pool_cached_bytes();
-// Frees every block cached in the shared pool and this thread's front cache.
+// Unmaps every block cached in the shared pool and in this thread's front cache; other threads
+// unmap their front caches at their next large allocation or free.
 void pool_trim();
 
 // Small blocks (tensor headers, and buffers with their Storage header up to kSmallMax bytes):
