@@ -56,6 +56,28 @@ TEST(JitRandom, MonteCarloInAStagedLoop) {
   EXPECT_NEAR(f(Tensor(200)).item<double>(), 3.14159, 0.01);  // 200k points: standard error 0.0037
 }
 
+// A draw in the loop condition runs once per evaluation: the number of tries until a uniform
+// number reaches 0.9 (geometric), summed over `trials` staged trials.
+Tensor count_tries(Generator& g, const Tensor& trials) {
+  auto [t, total] = ag::while_loop(
+      [&](const Tensor& it, const Tensor&) { return it < trials; },
+      [&](const Tensor& it, const Tensor& sum) {
+        auto [tries] = ag::while_loop([&](const Tensor&) { return g.uniform({}) < 0.9f; },
+                                      [&](const Tensor& k) { return k + 1; }, std::tuple<Tensor>{ag::zeros({}, ag::int32)});
+        return std::tuple<Tensor, Tensor>{it + 1, sum + tries};
+      },
+      std::tuple<Tensor, Tensor>{ag::zeros({}, ag::int32), ag::zeros({}, ag::int32)});
+  return total;
+}
+
+TEST(JitRandom, DrawsInALoopCondition) {
+  expect_same_draws("count_tries", count_tries, 3, Tensor(50));
+  Generator g(5);
+  auto f = ag::function([&](const Tensor& n) { return count_tries(g, n); });
+  // 20000 trials of a geometric count with mean 0.9 / 0.1 = 9 (standard error ~0.07).
+  EXPECT_NEAR(f(Tensor(20000)).item<double>() / 20000, 9.0, 0.3);
+}
+
 TEST(JitRandom, DrawsInBranches) {
   // Only the branch taken draws: the counter advances by what that branch drew.
   expect_same_draws("else branch taken",
