@@ -19,6 +19,10 @@
 
 namespace ag {
 
+namespace random {
+class Generator;
+}
+
 namespace detail {
 
 template <class R>
@@ -58,8 +62,12 @@ void check_param() {
   static_assert(!std::is_same_v<T, Variable> || std::is_reference_v<P>,
                 "take ag::Variable parameters by reference (Variable&): a Function captures variables by identity");
   check_not_variable_list<P>();
-  static_assert(is_variable_list_param<P> || is_tensor_param<P> || is_variable_param<P> || std::is_arithmetic_v<T> ||
-                    std::is_enum_v<T> || std::is_same_v<T, std::string> || std::is_same_v<T, std::string_view> ||
+  static_assert(!std::is_same_v<T, random::Generator>,
+                "an ag::random::Generator is not an ag::function parameter: capture it by reference in the function "
+                "(its draws then run on every call, like a captured Variable's reads)");
+  static_assert(std::is_same_v<T, random::Generator> || is_variable_list_param<P> || is_tensor_param<P> ||
+                    is_variable_param<P> || std::is_arithmetic_v<T> || std::is_enum_v<T> ||
+                    std::is_same_v<T, std::string> || std::is_same_v<T, std::string_view> ||
                     is_tensor_list_param<P> || is_scalar_list_param<P>,
                 "ag::function parameters must be ag::Tensor, ag::Variable&, a number, bool, enum, std::string, or a "
                 "std::vector/std::array of ag::Tensor or of numbers");
