@@ -132,7 +132,51 @@ TEST(SimplifyConditionals, SeveralReturnsStayCorrect) {
   auto f = ag::function(two_returns, interpreted());
   for (int v : {20, 10, 5, 0, -5}) EXPECT_EQ(f(Tensor(v)).item<int>(), two_returns(Tensor(v)).item<int>()) << v;
   const ag::Graph& g = f.concrete_functions()[0].graph();
-  EXPECT_LT(count_op(g, ag::OpKind::If), 4u) << ag::graph_to_text(g);  // traced: 4 Ifs
+  // Traced: 4 Ifs. The flag of the first return selects, in each branch of the first If, what
+  // the later ones do: if (x > 10) 10 else if (x > 0) x else 0.
+  EXPECT_EQ(count_op(g, ag::OpKind::If), 2u) << ag::graph_to_text(g);
+  EXPECT_EQ(g.nodes.back().op, ag::OpKind::If) << ag::graph_to_text(g);
+}
+
+// if (x > 10) { print("big"); return 10; } if (x > 0) { print("positive"); return x; }
+// print("other"); return 0;   with a print after each if too
+Tensor returns_with_prints(Tensor x) {
+  Tensor ag__retval;
+  Tensor ag__do_return = false;
+  ag::if_stmt(x > 10, [&] { ag::print("big"), ag__retval = Tensor(10), ag__do_return = true; }, [&] {},
+              ag::state(ag__do_return, ag__retval), {"ag__do_return", "ag__retval"}, LOC(50));
+  ag::if_stmt(ag::not_(ag__do_return),
+              [&] {
+                ag::print("after big");
+                ag::if_stmt(x > 0, [&] { ag::print("positive"), ag__retval = x, ag__do_return = true; }, [&] {},
+                            ag::state(ag__do_return, ag__retval), {"ag__do_return", "ag__retval"}, LOC(51));
+              },
+              [&] {}, ag::state(ag__do_return, ag__retval), {"ag__do_return", "ag__retval"}, LOC(51));
+  ag::if_stmt(ag::not_(ag__do_return), [&] { ag::print("other"), ag__retval = Tensor(0), ag__do_return = true; },
+              [&] {}, ag::state(ag__do_return, ag__retval), {"ag__do_return", "ag__retval"}, LOC(52));
+  return ag__retval;
+}
+
+TEST(SimplifyConditionals, SeveralReturnsWithEffectsBecomeNestedIfs) {
+  auto f = ag::function(returns_with_prints, interpreted());
+  for (int v : {20, 10, 5, 0, -5}) {
+    std::string eager_text, traced_text;
+    int want = 0, got = 0;
+    {
+      agtest::PrintCapture p;
+      want = returns_with_prints(Tensor(v)).item<int>();
+      eager_text = p.text();
+    }
+    {
+      agtest::PrintCapture p;
+      got = f(Tensor(v)).item<int>();
+      traced_text = p.text();
+    }
+    EXPECT_EQ(got, want) << v;
+    EXPECT_EQ(traced_text, eager_text) << v;
+  }
+  const ag::Graph& g = f.concrete_functions()[0].graph();
+  EXPECT_EQ(count_op(g, ag::OpKind::If), 2u) << ag::graph_to_text(g);
 }
 
 TEST(SimplifyConditionals, NegatedFlagBecomesLogicalNotOfThePredicate) {

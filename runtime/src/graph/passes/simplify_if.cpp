@@ -7,7 +7,10 @@
 //   3. two Ifs on the same predicate, the second reading only the first's outputs and values
 //      defined before the first, with no side effect between them, are one If whose branches run
 //      the first's branch and then the second's;
-//   4. If outputs nobody reads are dropped (at least one output stays).
+//   4. the same when the second If's predicate is a bool output of the first that is a constant
+//      in at least one of its branches (an early return's flag, from a nested If): that branch
+//      runs the second's branch the constant selects, the other nests the second If;
+//   5. If outputs nobody reads are dropped (at least one output stays).
 // Every rewrite keeps side effects and their order: the merged branches run them in sequence.
 #include <map>
 
@@ -33,7 +36,6 @@ int const_flag(const Graph& g, ValueId v) {
 constexpr int64_t kCopiedConstLimit = 64;
 
 bool is_scalar_bool(const TensorType& t) { return t.dtype == DType::Bool && t.shape.rank() == 0; }
-
 
 // `sub` with parameter `p` replaced by a Const `value` (the parameter stays, unread).
 std::shared_ptr<const Graph> with_param_known(const Graph& sub, size_t p, const Tensor& value, SourceLoc loc) {
@@ -126,18 +128,28 @@ bool has_effects(const Node& n) {
   return false;
 }
 
-// Rewrite 3: merge partners, first If id -> second If id.
+// The value the predicate of If `second` has in branch `b` of If `first`, its partner: 1 or 0
+// when known (the same predicate, or a constant flag output of `first`), -1 when not.
+int known_predicate(const Node& first, const Node& second, uint32_t first_id, size_t b) {
+  if (second.inputs[0] == first.inputs[0]) return b == 0 ? 1 : 0;
+  if (second.inputs[0].node != first_id) return -1;
+  const Graph& branch = *first.subgraphs[b];
+  return const_flag(branch, branch.results[second.inputs[0].index]);
+}
+
+// Rewrites 3 and 4: merge partners, first If id -> second If id.
 std::map<uint32_t, uint32_t> merge_partners(const Graph& g) {
   std::map<uint32_t, uint32_t> partners;
   std::vector<bool> taken(g.nodes.size(), false);
   for (uint32_t j = 0; j < g.nodes.size(); ++j) {
     if (g.nodes[j].op != OpKind::If) continue;
     const Node& second = g.nodes[j];
-    // The nearest earlier If on the same predicate, with nothing effectful in between.
+    // The nearest earlier If on the same predicate, or the If computing the predicate, with
+    // nothing effectful in between.
     for (uint32_t i = j; i-- > 0;) {
       const Node& n = g.nodes[i];
-      if (n.op == OpKind::If && n.inputs[0] == second.inputs[0]) {
-        bool ok = !taken[i];
+      if (n.op == OpKind::If && (n.inputs[0] == second.inputs[0] || second.inputs[0].node == i)) {
+        bool ok = !taken[i] && (known_predicate(n, second, i, 0) >= 0 || known_predicate(n, second, i, 1) >= 0);
         for (size_t k = 1; ok && k < second.inputs.size(); ++k)
           ok = second.inputs[k].node == i || second.inputs[k].node < i;
         if (ok) {
@@ -206,7 +218,16 @@ Graph merge_ifs(const Graph& g) {
       for (size_t k = 1; k < second.inputs.size(); ++k)
         second_args.push_back(second.inputs[k].node == id ? results[second.inputs[k].index]
                                                           : params[static_cast<size_t>(extra_index[k])]);
-      for (ValueId r : inline_graph_into(*branch, *second.subgraphs[b], second_args)) results.push_back(r);
+      const int known = known_predicate(first, second, id, b);
+      if (known >= 0) {
+        for (ValueId r : inline_graph_into(*branch, *second.subgraphs[known ? 0 : 1], second_args)) results.push_back(r);
+      } else {  // rewrite 4's other branch: the second If, on the flag this branch computed
+        Node nested = second;
+        nested.inputs = {results[second.inputs[0].index]};
+        nested.inputs.insert(nested.inputs.end(), second_args.begin(), second_args.end());
+        const ValueId v = branch->add(std::move(nested));
+        for (uint32_t k = 0; k < second.outputs.size(); ++k) results.push_back({v.node, k});
+      }
       branch->results = std::move(results);
       merged.subgraphs.push_back(std::move(branch));
     }
@@ -266,7 +287,7 @@ Node without_unread_operands(Node n) {
   return n;
 }
 
-// Rewrite 4, and unread operands.
+// Rewrite 5, and unread operands.
 Graph drop_unused_outputs(const Graph& g) {
   std::vector<std::vector<bool>> used(g.nodes.size());
   for (uint32_t i = 0; i < g.nodes.size(); ++i) used[i].assign(g.nodes[i].outputs.size(), false);
