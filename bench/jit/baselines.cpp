@@ -4,6 +4,7 @@
 #include <Eigen/Core>
 #include <cmath>
 #include <cstring>
+#include <random>
 
 namespace bench {
 
@@ -66,5 +67,16 @@ int64_t stream_triad(float* a, const float* b, const float* c, int64_t n, float 
 }
 
 __attribute__((noinline)) float add_one(float x) { return x + 1.0f; }
+
+double estimate_pi_plain(unsigned seed, int64_t points) {
+  std::mt19937 engine(seed);
+  auto uniform01 = [&] { return static_cast<float>(engine() >> 8) * 0x1.0p-24f; };
+  int64_t inside = 0;
+  for (int64_t i = 0; i < points; ++i) {
+    const float x = uniform01(), y = uniform01();
+    inside += x * x + y * y < 1.0f;
+  }
+  return 4.0 * static_cast<double>(inside) / static_cast<double>(points);
+}
 
 }  // namespace bench

@@ -19,5 +19,7 @@ void cheap_chain_eigen(const float* x, float* y, int64_t n, float a, float b, fl
 int64_t stream_triad(float* a, const float* b, const float* c, int64_t n, float s);
 // W4: the direct C++ call a cached trivial function is compared with.
 float add_one(float x);
+// W6: pi from `points` uniform float points of std::mt19937 (hand-written float conversion).
+double estimate_pi_plain(unsigned seed, int64_t points);
 
 }  // namespace bench

@@ -4,6 +4,8 @@
 //   W3 fused chains on 1M / 16M float32          JIT vs Eigen array expression vs plain loop, % of triad bandwidth
 //   W4 dispatch of a trivial cached call         ns above a direct C++ call
 //   W5 first call                                trace + optimize + codegen, and the same from the disk cache
+//   W6 Monte Carlo pi, 1M points (not an issue workload: a simulation with a random Generator in a
+//      staged loop)                              JIT vs interpreter, eager, plain C++ over std::mt19937
 // Times are the minimum over repetitions (this machine is shared; the minimum is the least noisy).
 // Usage: jit_bench [--quick]          (internal: jit_bench --first-call <workload>)
 #include <sys/wait.h>
@@ -262,6 +264,23 @@ void w5(const std::string& self) {
   ::setenv("AG_CACHE_DIR", "off", 1);
 }
 
+void w6(int reps) {
+  constexpr int64_t kBatches = 100;
+  ag::random::Generator g_jit(1), g_interp(1), g_eager(1);
+  auto jit = ag::function([&](const ag::Tensor& n) { return bench::estimate_pi(g_jit, n); });
+  auto interp = ag::function([&](const ag::Tensor& n) { return bench::estimate_pi(g_interp, n); }, {.jit_compile = false});
+  const ag::Tensor batches(static_cast<int>(kBatches));
+  const double t_jit = time_ns([&] { keep(jit(batches)); }, 3, reps);
+  const double t_interp = time_ns([&] { keep(interp(batches)); }, 3, reps);
+  const double t_eager = time_ns([&] { keep(bench::estimate_pi(g_eager, batches)); }, 3, reps);
+  const double t_plain = time_ns([&] { keep(bench::estimate_pi_plain(1, kBatches * bench::kPiBatch)); }, 3, reps);
+  const char* w = "W6 Monte Carlo pi, 100 batches of 10000 points";
+  row(w, "JIT (ag::function + ag::random::Generator)", t_jit, ratio_str(t_plain / t_jit, "the plain loop's speed"));
+  row(w, "graph interpreter", t_interp, ratio_str(t_interp / t_jit, "JIT"));
+  row(w, "eager", t_eager, ratio_str(t_eager / t_jit, "JIT"));
+  row(w, "plain C++ loop over std::mt19937", t_plain);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -286,5 +305,6 @@ int main(int argc, char** argv) {
   }
   if (wanted("W4")) w4(reps);
   if (wanted("W5")) w5(std::filesystem::canonical("/proc/self/exe").string());
+  if (wanted("W6")) w6(reps);
   return 0;
 }

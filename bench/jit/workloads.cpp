@@ -26,4 +26,17 @@ ag::Tensor tanh_chain(ag::Tensor x) { return ag::relu(x * kA + kB) * kC - ag::ta
 ag::Tensor cheap_chain(ag::Tensor x) { return ag::maximum(x * kA + kB, 0.0f) * kC + x; }
 ag::Tensor trivial(ag::Tensor x) { return x + 1.0f; }
 
+ag::Tensor estimate_pi(ag::random::Generator& g, ag::Tensor batches) {
+  ag::Tensor inside = 0;
+  ag::Tensor i = 0;
+  ag::while_stmt([&] { return i < batches; },
+                 [&] {
+                   const ag::Tensor x = g.uniform({kPiBatch}), y = g.uniform({kPiBatch});
+                   inside += ag::reduce_sum(ag::cast(x * x + y * y < 1.0f, ag::int32));
+                   i += 1;
+                 },
+                 ag::state(inside, i), {"inside", "i"}, AG_SOURCE_LOC("workloads.cpp", 33));
+  return ag::cast(inside, ag::float64) * 4.0 / (ag::cast(batches, ag::float64) * static_cast<double>(kPiBatch));
+}
+
 }  // namespace bench
