@@ -1,9 +1,10 @@
 // Random numbers (the guide's add_noise, in "Introduction to graphs": np.random.randn inside a
 // traced function is frozen into the graph as a constant, tf.random.normal draws on every call).
 // In C++ the counterpart of np.random.randn is any C++ random number; the counterpart of
-// tf.random.normal is an ag::random::Generator, whose draws are nodes of the graph. The last part
-// is a Monte Carlo estimate of pi: a tensor while loop, staged by ag-rewrite, drawing a fresh
-// batch of points on every iteration, compiled by the JIT.
+// tf.random.normal is ag::random::normal, a draw from the global ag::random::Generator, which is
+// a node of the graph. The last part is a Monte Carlo estimate of pi with a Generator of its
+// own: a tensor while loop, staged by ag-rewrite, drawing a fresh batch of points on every
+// iteration, compiled by the JIT.
 #include <ag/ag.h>
 
 #include <random>
@@ -21,8 +22,8 @@ Tensor add_noise_cpp() {
                                     {normal(cpp_rng), normal(cpp_rng), normal(cpp_rng)}});
 }
 
-// A Generator draw: a RandomNormal node, run on every call.
-Tensor add_noise() { return ag::eye(3) + rng.normal({3, 3}); }
+// tf.random.normal: a draw from the global Generator, a RandomNormal node run on every call.
+Tensor add_noise() { return ag::eye(3) + ag::random::normal({3, 3}); }
 
 AG_FUNCTION Tensor estimate_pi(Tensor batches) {
   Tensor inside = 0;
@@ -44,14 +45,15 @@ int main() {
   fmt::print("add_noise_cpp traced, two calls differ: {} (the C++ numbers were frozen into the graph)\n",
              differ(traced_cpp(), traced_cpp()));
 
+  ag::random::set_seed(42);  // tf.random.set_seed
   auto traced = ag::function(add_noise, {.name = "add_noise"});
   const Tensor first = traced(), second = traced();
   fmt::print("add_noise traced, two calls differ: {}\n", differ(first, second));
   // The same seed gives the same sequence of draws eagerly: restart the stream and compare.
-  rng.reset_from_seed(42);
+  ag::random::set_seed(42);
   const Tensor eager_first = add_noise(), eager_second = add_noise();
   fmt::print("the same numbers eagerly from the same seed: {}\n", !differ(first, eager_first) && !differ(second, eager_second));
-  fmt::print("rng's state (seed, words drawn): {}\n", rng.state().value());
+  fmt::print("the global generator's state (seed, words drawn): {}\n", ag::random::global_generator().state().value());
   fmt::print("\n{}\n", traced.get_concrete_function().graph_text());
 
   auto pi = ag::function(estimate_pi);
@@ -64,8 +66,8 @@ int main() {
 // OUT-NEXT: add_noise_cpp traced, two calls differ: false (the C++ numbers were frozen into the graph)
 // OUT-NEXT: add_noise traced, two calls differ: true
 // OUT-NEXT: the same numbers eagerly from the same seed: true
-// OUT-NEXT: rng's state (seed, words drawn): tf.Tensor([42 36], shape=(2,), dtype=int64)
-// OUT: RandomNormal() {state=variable 'rng' (int64[2]), shape=[3,3], mean=0, stddev=1}
+// OUT-NEXT: the global generator's state (seed, words drawn): tf.Tensor([42 36], shape=(2,), dtype=int64)
+// OUT: RandomNormal() {state=variable 'global_generator' (int64[2]), shape=[3,3], mean=0, stddev=1}
 // OUT: pi from   10000 points: 3.1
 // OUT-NEXT: pi from  100000 points: 3.1
 // OUT-NEXT: pi from 1000000 points: 3.14

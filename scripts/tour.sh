@@ -31,7 +31,7 @@ declare -A about=(
   [dynamic_rnn]="TensorArray accumulation in a staged loop"
   [side_effects]="C++ side effects run while tracing; globals, counters and iterators"
   [objects]="methods, objects and Variables as state"
-  [random_numbers]="C++ random numbers are frozen; ag::random::Generator draws on every call"
+  [random_numbers]="C++ random numbers are frozen; ag::random::normal and Generators draw on every call"
   [limitations]="leaked tensors, recursion, creating Variables"
 )
 # Samples whose rewritten source the tour shows (what AutoGraph's to_code shows).

@@ -189,4 +189,29 @@ TEST(RandomGenerator, CreatingOneOnALaterTraceIsAnError) {
   AG_EXPECT_ERROR(ag::ValueError, f(ag::constant({1.f, 2.f})), "created an ag::Variable on a later trace");
 }
 
+// ag::random::uniform / normal: tf.random.uniform / normal, from the global Generator.
+TEST(RandomGenerator, GlobalDrawsAreFreshOnEveryCallAndSetSeedRestarts) {
+  auto f = ag::function([](ag::Tensor x) { return x + ag::random::uniform({3}); }, {.jit_compile = false});
+  ag::random::set_seed(21);
+  const auto first = f(ag::zeros({3})).to_vector<float>();
+  const auto second = f(ag::zeros({3})).to_vector<float>();
+  EXPECT_NE(first, second);
+  EXPECT_EQ(first, ag::random_uniform({3}, ag::float32, 0, 1, 21).to_vector<float>());
+  ag::random::set_seed(21);  // eagerly, the same stream
+  EXPECT_EQ(ag::random::uniform({3}).to_vector<float>(), first);
+  EXPECT_EQ(ag::random::uniform({3}).to_vector<float>(), second);
+  EXPECT_EQ(ag::random::global_generator().state().value().to_vector<int64_t>(), (std::vector<int64_t>{21, 6}));
+  EXPECT_EQ(ag::random::normal({2}, ag::float64).dtype(), ag::float64);
+}
+
+TEST(RandomGenerator, GlobalGeneratorMayBeFirstUsedInALaterTrace) {
+  // When this test runs alone (ctest runs each test in its own process), the global Generator is
+  // created inside the second trace, where creating a Variable is otherwise an error.
+  auto f = ag::function(
+      [](ag::Tensor x) { return x.rank() == 1 ? x : x + ag::random::normal({}); }, {.jit_compile = false});
+  f(ag::zeros({2}));
+  EXPECT_EQ(f(ag::Tensor(1.f)).rank(), 0);
+  EXPECT_EQ(f.tracing_count(), 2);
+}
+
 }  // namespace

@@ -87,7 +87,9 @@ Tensor eye(int64_t n, DType dtype = float32);
 // [start, limit) by delta. The dtype comes from the arguments (a tensor's, else the C++ types').
 Tensor range(Operand limit);
 Tensor range(Operand start, Operand limit, Operand delta = 1);
-// Deterministic: the values are a pure function of (shape, dtype, parameters, seed).
+// Stateless: the values are a pure function of (shape, dtype, parameters, seed), so a traced
+// function holds them as constants. For numbers drawn anew on every call use ag/random.h
+// (ag::random::uniform / normal, or an ag::random::Generator).
 // Integers are uniform in [minval, maxval).
 Tensor random_uniform(const Shape& shape, DType dtype = float32, double minval = 0, double maxval = 1,
                       uint64_t seed = 0);

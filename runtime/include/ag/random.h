@@ -1,6 +1,8 @@
 // ag::random::Generator: random numbers that are drawn anew on every call of a traced function
-// (TensorFlow's tf.random.Generator). The constructors ag::random_uniform / ag::random_normal
-// of construct.h are stateless: called while tracing, their values become constants.
+// (TensorFlow's tf.random.Generator), and ag::random::uniform / normal, which draw from a
+// process-wide Generator (tf.random.uniform / tf.random.normal). The constructors
+// ag::random_uniform / ag::random_normal of construct.h are stateless: called while tracing,
+// their values become constants.
 #pragma once
 
 #include <cstdint>
@@ -44,5 +46,14 @@ class Generator {
  private:
   Variable state_;
 };
+
+// The process-wide Generator (tf.random.get_global_generator), seeded 0 when first used.
+Generator& global_generator();
+// Starts the global Generator's stream of `seed` (tf.random.set_seed); while tracing, staged
+// like Generator::reset_from_seed.
+void set_seed(uint64_t seed);
+// Draws from the global Generator: fresh numbers on every call, eagerly and traced.
+Tensor uniform(const Shape& shape, DType dtype = float32, double minval = 0, double maxval = 1, Loc loc = Loc::current());
+Tensor normal(const Shape& shape, DType dtype = float32, double mean = 0, double stddev = 1, Loc loc = Loc::current());
 
 }  // namespace ag::random

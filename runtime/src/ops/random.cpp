@@ -181,5 +181,26 @@ Tensor Generator::normal(const Shape& shape, DType dtype, double mean, double st
 
 void Generator::reset_from_seed(uint64_t seed) { state_.assign(state_tensor(seed)); }
 
+Generator& global_generator() {
+  // Created outside any trace (as tf.init_scope would): its first use may be in a later trace
+  // of some Function, where creating a Variable is an error. Never destroyed: tensors may be
+  // freed during static destruction.
+  static Generator* global = [] {
+    detail::FrameScope outside_any_trace(nullptr);
+    return new Generator(0, "global_generator");
+  }();
+  return *global;
+}
+
+void set_seed(uint64_t seed) { global_generator().reset_from_seed(seed); }
+
+Tensor uniform(const Shape& shape, DType dtype, double minval, double maxval, Loc loc) {
+  return global_generator().uniform(shape, dtype, minval, maxval, loc);
+}
+
+Tensor normal(const Shape& shape, DType dtype, double mean, double stddev, Loc loc) {
+  return global_generator().normal(shape, dtype, mean, stddev, loc);
+}
+
 }  // namespace random
 }  // namespace ag
