@@ -185,6 +185,19 @@ TEST(FunctionCache, PrettyPrintedSignatures) {
   EXPECT_EQ(f.concrete_functions().size(), 2u);
 }
 
+TEST(FunctionCache, ParamNamesNameTheArgumentsOfALambda) {
+  auto f = ag::function([](Tensor x, int power) { return x * static_cast<float>(power); },
+                        {.input_signature = {ag::TensorSpec({-1}, ag::float32)}, .jit_compile = false, .name = "scale",
+                         .param_names = {"x", "power"}});
+  f(ag::constant({1.f, 2.f}), 3);
+  const std::string sigs = f.pretty_printed_concrete_signatures();
+  EXPECT_NE(sigs.find("scale(x: TensorSpec(shape=(None,), dtype=float32), power: int = 3)"), std::string::npos) << sigs;
+  expect_error<ag::TypeError>([&] { f(ag::constant({1, 2}), 3); }, {"argument 0 'x'", "dtype int32"});
+  expect_error<ag::ValueError>(
+      [] { ag::function([](Tensor x, Tensor y) { return x + y; }, {.name = "add", .param_names = {"x"}}); },
+      {"'add'", "param_names has 1 name for 2 parameters"});
+}
+
 TEST(FunctionCache, ReduceRetracingGeneralizesShapes) {
   auto f = ag::function([](Tensor x) { return x + 1; }, {.reduce_retracing = true, .jit_compile = false});
   for (int n = 1; n <= 20; ++n) {

@@ -159,6 +159,15 @@ struct spec_holder {
   }
 };
 
+template <class Sig>
+struct arity_of;
+template <class R, class... A>
+struct arity_of<R(A...)> {
+  static constexpr size_t value = sizeof...(A);
+};
+// ValueError unless there is one name per parameter.
+void check_param_names(const std::vector<std::string>& names, size_t arity, const std::string& function_name);
+
 template <class F>
 struct signature_of : signature_of<decltype(&F::operator())> {};
 template <class R, class... A>
@@ -300,6 +309,10 @@ auto function(F fn, FunctionOptions options = {}, std::source_location loc = std
   if constexpr (std::is_pointer_v<std::decay_t<F>>) fn_ptr = reinterpret_cast<const void*>(fn);
   detail::FunctionInfo info = detail::function_info_of(fn_ptr, loc.file_name(), loc.line());
   if (!options.name.empty()) info.name = options.name;
+  if (!options.param_names.empty()) {
+    detail::check_param_names(options.param_names, detail::arity_of<Sig>::value, info.name);
+    info.params = options.param_names;
+  }
   return Function<Sig>(std::move(fn), std::move(options), std::move(info));
 }
 

@@ -29,6 +29,9 @@ struct FunctionOptions {
   bool jit_compile = true;
   // Used in logs, dumps and signatures. Default: the function's name when known.
   std::string name = {};
+  // The parameters' names, one per parameter, in signatures and error messages ("argument 0
+  // 'x'"). Default: the names ag-rewrite registered for an AG_FUNCTION, else arg0, arg1, ...
+  std::vector<std::string> param_names = {};
   // Concrete functions kept per Function (least recently used evicted, code freed).
   size_t max_cached = 64;
   // Cap on traces per Function (-1: none), and what happens at the cap.

@@ -35,6 +35,12 @@ bool register_function_info(const void* fn, const char* name, std::initializer_l
   return true;
 }
 
+void check_param_names(const std::vector<std::string>& names, size_t arity, const std::string& function_name) {
+  if (names.size() != arity)
+    throw ValueError(fmt::format("ag::function '{}': FunctionOptions::param_names has {} name{} for {} parameter{}",
+                                 function_name, names.size(), names.size() == 1 ? "" : "s", arity, arity == 1 ? "" : "s"));
+}
+
 FunctionInfo function_info_of(const void* fn, const char* file, unsigned line) {
   if (fn) {
     {
