@@ -2,16 +2,20 @@
 # Builds agc and runs every test.   ./test.sh [--asan] [ctest args...]
 #   --asan   build in build-asan/ with AddressSanitizer + UndefinedBehaviorSanitizer
 #   CXX=g++ ./test.sh   builds with another compiler, in build-g++/
+# A full run (no ctest arguments) also builds and tests the interpreter-only configuration
+# (-DAG_WITH_LLVM=OFF) in build-nollvm/.
 set -euo pipefail
 source "$(dirname "$0")/scripts/setup.sh"
 
 build_dir="$AG_BUILD_DIR"
-cmake_args=()
+cmake_args=(-DAG_BUILD_TESTS=ON)
 packages=("${AG_PACKAGES[@]}")
 ctest_args=()
+sanitized=false
 for arg in "$@"; do
   if [ "$arg" = --asan ]; then
     build_dir="$AG_BUILD_DIR-asan"
+    sanitized=true
     cmake_args+=(-DAG_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAG_BUILD_BENCH=OFF)
     packages+=(libclang-rt-19-dev)
     export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
@@ -27,5 +31,14 @@ ag_build "$build_dir"
 # Tests must not read or pollute the user's code cache.
 export AG_CACHE_DIR="$build_dir/test-cache"
 ag_log "running tests"
-cd "$build_dir"
-ctest --output-on-failure -j "$AG_JOBS" "${ctest_args[@]}"
+(cd "$build_dir" && ctest --output-on-failure -j "$AG_JOBS" "${ctest_args[@]}")
+
+# The interpreter-only build: no LLVM, so no JIT, no ag-rewrite, no samples; the runtime tests
+# it has must pass (the runtime objects mostly come from the compiler cache).
+if [ ${#ctest_args[@]} -eq 0 ] && [ "$sanitized" = false ]; then
+  nollvm_dir="$build_dir-nollvm"
+  ag_configure "$nollvm_dir" -DAG_WITH_LLVM=OFF -DAG_BUILD_TESTS=ON -DAG_BUILD_BENCH=OFF
+  ag_build "$nollvm_dir"
+  ag_log "running the tests of the interpreter-only build (AG_WITH_LLVM=OFF: no JIT, ag-rewrite or samples)"
+  (cd "$nollvm_dir" && AG_CACHE_DIR="$nollvm_dir/test-cache" ctest --output-on-failure -j "$AG_JOBS")
+fi

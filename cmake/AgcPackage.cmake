@@ -7,13 +7,18 @@ include(CMakePackageConfigHelpers)
 # agc::agc: what an application links (eager + tracing + interpreter, and the JIT backend).
 add_library(agc INTERFACE)
 add_library(agc::agc ALIAS agc)
-target_link_libraries(agc INTERFACE ag_runtime $<$<TARGET_EXISTS:ag_jit>:ag_jit>)
-
-# Static libraries carry their private link dependencies (as LINK_ONLY), so the interface
-# targets they use are exported too.
-set(AG_EXPORTED_TARGETS ag_runtime agc agc_warnings)
+# A plain target name (not a generator expression) so that the export rewrites it to agc::jit:
+# an installed agc::agc then links the JIT exactly as the build tree's does.
+target_link_libraries(agc INTERFACE ag_runtime)
 if(AG_WITH_LLVM)
-  list(APPEND AG_EXPORTED_TARGETS ag_jit agc_llvm ag-rewrite)
+  target_link_libraries(agc INTERFACE ag_jit)
+endif()
+
+# Only these are exported; build settings (warnings, LLVM headers, internal headers) are
+# applied to them as properties, so the package names no helper target.
+set(AG_EXPORTED_TARGETS ag_runtime agc)
+if(AG_WITH_LLVM)
+  list(APPEND AG_EXPORTED_TARGETS ag_jit ag-rewrite)
 endif()
 install(TARGETS ${AG_EXPORTED_TARGETS} EXPORT agcTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}

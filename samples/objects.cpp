@@ -17,17 +17,19 @@ struct BetterModel {
   ag::Variable weight{ag::Tensor(2.f), "weight"};
 };
 
-// A method as a Function: each instance has its own Variables and its own Function.
+// A method as a Function: each instance has its own Variables and its own Function. The
+// lambda captures the Variables (handles to their state), not `this`: a copy of a Dense would
+// otherwise carry a Function whose lambda points at the original object.
 class Dense {
  public:
   explicit Dense(uint64_t seed)
       : w_(ag::random_uniform({3, 3}, ag::float32, -1, 1, seed), "W"), b_(ag::zeros({3}), "b") {}
-  Tensor compute(Tensor x) { return ag::matmul(x, w_.read_value()) + b_.read_value(); }
   Tensor operator()(Tensor x) const { return compute_(x); }
 
  private:
   ag::Variable w_, b_;
-  ag::Function<Tensor(Tensor)> compute_ = ag::function([this](Tensor x) { return compute(x); }, {.name = "Dense.compute"});
+  ag::Function<Tensor(Tensor)> compute_ = ag::function(
+      [w = w_, b = b_](Tensor x) { return ag::matmul(x, w.read_value()) + b.read_value(); }, {.name = "Dense.compute"});
 };
 
 int foo = 1;  // a global
@@ -72,6 +74,8 @@ int main() {
   Tensor input = ag::random_uniform({3, 3}, ag::float32, 0, 1, 3);
   fmt::print("\nd1 and d2 use distinct variables: outputs differ = {}\n",
              ag::reduce_any(d1(input) != d2(input)).item<bool>());
+  Dense copy = d1;  // the same layer: shared Variables and Function, valid on its own
+  fmt::print("a copy of d1 computes what d1 does = {}\n", ag::reduce_all(copy(input) == d1(input)).item<bool>());
   return 0;
 }
 // OUT: Buggy: 2
@@ -90,3 +94,4 @@ int main() {
 // OUT-NEXT: Adding bias!
 // OUT-NEXT: evaluate(better_model, 10) = 25 (this works)
 // OUT: d1 and d2 use distinct variables: outputs differ = true
+// OUT-NEXT: a copy of d1 computes what d1 does = true

@@ -69,9 +69,7 @@ void agc_rt_slot_copy(ag::jit::JitCallCtx* ctx, int32_t from, int32_t to, int32_
 // Integer powers with wrap-around, like the eager kernel (the exponent is checked by the caller).
 int32_t agc_rt_ipow_i32(int32_t base, int32_t exponent);
 int64_t agc_rt_ipow_i64(int64_t base, int64_t exponent);
-// Row-major GEMM C[m,n] = A[m,k] * B[k,n] with Eigen (large or dynamically shaped matmuls).
-void agc_rt_gemm_f32(const float* a, const float* b, float* c, int64_t m, int64_t k, int64_t n);
-void agc_rt_gemm_f64(const double* a, const double* b, double* c, int64_t m, int64_t k, int64_t n);
-void agc_rt_gemm_i32(const int32_t* a, const int32_t* b, int32_t* c, int64_t m, int64_t k, int64_t n);
-void agc_rt_gemm_i64(const int64_t* a, const int64_t* b, int64_t* c, int64_t m, int64_t k, int64_t n);
+// agc_rt_gemm_{f32,f64,i32,i64}(a, b, c, m, k, n): row-major C[m,n] = A[m,k] * B[k,n] for large
+// or dynamically shaped matmuls, bound to the eager kernels' GEMM of the process's
+// instruction-set level (ag::detail::kernels(), see engine.cpp).
 }

@@ -181,6 +181,7 @@ void write_file(const std::string& path, const std::string& text) { std::ofstrea
 class JitBackend final : public CompilerBackend {
  public:
   std::string_view name() const override { return "jit"; }
+  std::string target_cpu() const override { return engine()->cpu(); }
 
   std::unique_ptr<Executable> compile(std::shared_ptr<const Graph> graph, const CompileOptions& options) override {
     using Clock = std::chrono::steady_clock;
@@ -233,13 +234,13 @@ class JitBackend final : public CompilerBackend {
   }
 
  private:
-  std::shared_ptr<Engine> engine() {
+  std::shared_ptr<Engine> engine() const {
     std::lock_guard lock(mu_);
     if (!engine_) engine_ = Engine::get();
     return engine_;
   }
-  std::mutex mu_;
-  std::shared_ptr<Engine> engine_;  // kept for the process; compiled code holds it too
+  mutable std::mutex mu_;
+  mutable std::shared_ptr<Engine> engine_;  // kept for the process; compiled code holds it too
 };
 
 JitBackend& backend() {

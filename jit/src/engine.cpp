@@ -22,9 +22,11 @@
 #include <map>
 #include <mutex>
 
+#include "ag/detail/kernel_set.h"
 #include "ag/detail/log.h"
 #include "lower/build_module.h"
 #include "optimizer.h"
+#include "target.h"
 
 namespace ag::jit {
 namespace {
@@ -232,7 +234,7 @@ Engine::Engine() : impl_(std::make_unique<Impl>()) {
     llvm::sys::DynamicLibrary::LoadLibraryPermanently("libmvec.so.1");
   });
   Impl& m = *impl_;
-  m.jtmb = std::make_unique<orc::JITTargetMachineBuilder>(take(orc::JITTargetMachineBuilder::detectHost(), "detect host"));
+  m.jtmb = std::make_unique<orc::JITTargetMachineBuilder>(jit_target_machine());
   m.jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Default);
   m.machines = std::make_shared<TargetMachinePool>(*m.jtmb);
   std::string features;
@@ -285,10 +287,11 @@ Engine::Engine() : impl_(std::make_unique<Impl>()) {
   bind("agc_rt_slot_copy", addr(&agc_rt_slot_copy));
   bind("agc_rt_ipow_i32", addr(&agc_rt_ipow_i32));
   bind("agc_rt_ipow_i64", addr(&agc_rt_ipow_i64));
-  bind("agc_rt_gemm_f32", addr(&agc_rt_gemm_f32));
-  bind("agc_rt_gemm_f64", addr(&agc_rt_gemm_f64));
-  bind("agc_rt_gemm_i32", addr(&agc_rt_gemm_i32));
-  bind("agc_rt_gemm_i64", addr(&agc_rt_gemm_i64));
+  const detail::KernelSet& kernels = detail::kernels();
+  bind("agc_rt_gemm_f32", addr(kernels.gemm_f32));
+  bind("agc_rt_gemm_f64", addr(kernels.gemm_f64));
+  bind("agc_rt_gemm_i32", addr(kernels.gemm_i32));
+  bind("agc_rt_gemm_i64", addr(kernels.gemm_i64));
   check(m.runtime->define(orc::absoluteSymbols(std::move(symbols))), "bind runtime symbols");
   // libm, libmvec and memcpy/memset resolve through the process.
   m.runtime->addGenerator(take(orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(m.jit->getDataLayout().getGlobalPrefix()),
@@ -300,6 +303,7 @@ Engine::~Engine() {
 }
 
 const std::string& Engine::target_id() const { return impl_->target_id; }
+const std::string& Engine::cpu() const { return impl_->jtmb->getCPU(); }
 
 std::unique_ptr<CodeHandle> Engine::compile(const Program& program, const std::string& name, int level, std::string* object,
                                             CompileTimes* times) {

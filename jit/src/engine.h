@@ -43,13 +43,15 @@ class CodeHandle {
 
 class Engine : public std::enable_shared_from_this<Engine> {
  public:
-  // The engine for this process (created on first use). Throws InternalError if LLVM cannot
-  // target the host.
+  // The engine for this process (created on first use). Throws ag::Error for a bad AG_JIT_CPU
+  // (target.h), InternalError if LLVM cannot target the host.
   static std::shared_ptr<Engine> get();
   ~Engine();
 
   // Triple, CPU name and features, LLVM version: part of every disk-cache key.
   const std::string& target_id() const;
+  // The CPU the code is generated for (the host's name, or AG_JIT_CPU).
+  const std::string& cpu() const;
   // Lowers, optimizes (level 0-3) and compiles `program`; with `object`, also returns the object.
   std::unique_ptr<CodeHandle> compile(const Program& program, const std::string& name, int level, std::string* object,
                                       CompileTimes* times = nullptr);

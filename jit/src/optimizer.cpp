@@ -1,7 +1,9 @@
-// O3 pipeline with the host TargetMachine and libmvec vector math; assembly printing.
+// The O1-O3 pipelines with the target's TargetMachine and libmvec vector math; assembly printing.
 #include "optimizer.h"
 
+#include <fmt/format.h>
 #include <llvm/ADT/SmallString.h>
+#include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
@@ -9,16 +11,53 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include <deque>
+#include <string>
+#include <vector>
+
 namespace ag::jit {
 namespace {
 
-// LLVM 19's libmvec table has no tanh; glibc >= 2.35 ships its SSE and AVX2 variants.
-const llvm::VecDesc kTanhVariants[] = {
-    {"tanhf", "_ZGVbN4v_tanhf", llvm::ElementCount::getFixed(4), false, "_ZGV_LLVM_N4v"},
-    {"tanhf", "_ZGVdN8v_tanhf", llvm::ElementCount::getFixed(8), false, "_ZGV_LLVM_N8v"},
-    {"tanh", "_ZGVbN2v_tanh", llvm::ElementCount::getFixed(2), false, "_ZGV_LLVM_N2v"},
-    {"tanh", "_ZGVdN4v_tanh", llvm::ElementCount::getFixed(4), false, "_ZGV_LLVM_N4v"},
+// glibc's libmvec variants the vectorizers may call, built for the target: the SSE ones ('b':
+// 4 floats, 2 doubles) always, the AVX2 ones ('d': 8 floats, 4 doubles) only when the target
+// has AVX2. LLVM's own LIBMVEC_X86 table offers both whatever the target, and the SLP vectorizer
+// takes it at its word: x86-64-v2 code then called _ZGVdN8v_sinf with an 8-float vector split
+// across two SSE registers — wrong values on an AVX2 machine, SIGILL on an SSE one. The table
+// also adds tanh, which LLVM 19's lacks.
+struct VectorLibrary {
+  std::deque<std::string> names;  // owns the strings the VecDescs point to (stable addresses)
+  std::vector<llvm::VecDesc> descs;
 };
+
+VectorLibrary vector_library(const llvm::TargetMachine& tm) {
+  const bool avx2 = tm.getMCSubtargetInfo()->checkFeatures("+avx2");
+  struct Fn {
+    const char* libm;       // the double variant's name; float adds "f"
+    const char* intrinsic;  // "llvm.exp" (".f32"/".f64" added), or nullptr
+    bool binary;
+  };
+  static constexpr Fn kFns[] = {{"sin", "llvm.sin", false}, {"cos", "llvm.cos", false}, {"exp", "llvm.exp", false},
+                                {"log", "llvm.log", false}, {"pow", "llvm.pow", true},  {"tanh", nullptr, false}};
+  VectorLibrary lib;
+  auto keep = [&](std::string s) -> const char* { return lib.names.emplace_back(std::move(s)).c_str(); };
+  for (const Fn& f : kFns) {
+    const std::string params = f.binary ? "vv" : "v";
+    for (bool is_float : {true, false}) {
+      const std::string libm = std::string(f.libm) + (is_float ? "f" : "");
+      for (char isa : {'b', 'd'}) {
+        if (isa == 'd' && !avx2) continue;
+        const unsigned vf = (isa == 'b' ? 2u : 4u) * (is_float ? 2u : 1u);
+        const char* vector = keep(fmt::format("_ZGV{}N{}{}_{}", isa, vf, params, libm));
+        const char* abi = keep(fmt::format("_ZGV_LLVM_N{}{}", vf, params));
+        lib.descs.push_back({keep(libm), vector, llvm::ElementCount::getFixed(vf), false, abi});
+        if (f.intrinsic)
+          lib.descs.push_back({keep(fmt::format("{}.{}", f.intrinsic, is_float ? "f32" : "f64")), vector,
+                               llvm::ElementCount::getFixed(vf), false, abi});
+      }
+    }
+  }
+  return lib;
+}
 
 }  // namespace
 
@@ -35,8 +74,8 @@ void optimize_module(llvm::Module& m, llvm::TargetMachine& tm, int level) {
 
   const llvm::Triple triple(m.getTargetTriple());
   llvm::TargetLibraryInfoImpl tlii(triple);
-  tlii.addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86, triple);
-  tlii.addVectorizableFunctions(kTanhVariants);
+  const VectorLibrary vector_math = vector_library(tm);
+  tlii.addVectorizableFunctions(vector_math.descs);
   // Registered before the defaults, so the vectorizer sees this TLI.
   fam.registerPass([&] { return llvm::TargetLibraryAnalysis(tlii); });
 

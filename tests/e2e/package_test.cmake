@@ -1,32 +1,61 @@
-# Builds and runs tests/e2e/package_consumer against agc found as a package: from the build
-# tree (MODE=build-tree) or after `cmake --install` into a scratch prefix (MODE=installed).
-# In build-tree mode it also checks ag_rewrite_sources' depfile: a rebuild with nothing changed
-# does not re-run the rewrite, one after an included header changed does.
-#   cmake -DMODE=... -DAGC_BUILD_DIR=... -DWORK_DIR=... -DCXX=... -P package_test.cmake
+# What a user gets: agc found as a package, from this build tree (MODE=build-tree) or after
+# `cmake --install` into a prefix inside the build tree (MODE=installed).
+#  1. The project of docs/using-agc-in-your-project.md, its files taken from the page itself
+#     (extract_doc_files.awk), built and run exactly as the page says: its Function must run as
+#     machine code (the program's own report, and the AG_LOG=compile line of the compile).
+#  2. A project that links agc::runtime only (package_runtime_only/): it checks for itself that
+#     Functions run on the interpreter with one warning, and that jit_compile = true is an error.
+#  3. (build-tree) ag_rewrite_sources' depfile: a rebuild with nothing changed does not re-run the
+#     rewrite, one after an included header changed does.
+#   cmake -DMODE=... -DAGC_BUILD_DIR=... -DWORK_DIR=... -DCXX=... -DDOC=... -P package_test.cmake
+cmake_policy(VERSION 3.25)
 file(REMOVE_RECURSE ${WORK_DIR})
-# A copy: the depfile check edits the consumer's header.
-file(COPY ${CMAKE_CURRENT_LIST_DIR}/package_consumer DESTINATION ${WORK_DIR})
-set(consumer ${WORK_DIR}/package_consumer)
-if(MODE STREQUAL "installed")
-  execute_process(COMMAND ${CMAKE_COMMAND} --install ${AGC_BUILD_DIR} --prefix ${WORK_DIR}/prefix
-                  RESULT_VARIABLE rc OUTPUT_QUIET)
+file(MAKE_DIRECTORY ${WORK_DIR}/consumer)
+
+function(run_step)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "cmake --install failed")
+    message(FATAL_ERROR "failed: ${ARGN}\n${out}\n${err}")
   endif()
+  set(step_output "${out}${err}" PARENT_SCOPE)
+endfunction()
+
+# The consumer's files, as the page spells them out.
+run_step(awk -v dir=${WORK_DIR}/consumer -f ${CMAKE_CURRENT_LIST_DIR}/extract_doc_files.awk ${DOC})
+string(REPLACE "\n" ";" extracted "${step_output}")
+foreach(expected CMakeLists.txt model.h model.cpp main.cpp)
+  list(FIND extracted ${expected} found)
+  if(found EQUAL -1)
+    message(FATAL_ERROR "${DOC} no longer spells out ${expected} (found: ${extracted})")
+  endif()
+endforeach()
+
+if(MODE STREQUAL "installed")
+  run_step(${CMAKE_COMMAND} --install ${AGC_BUILD_DIR} --prefix ${WORK_DIR}/prefix)
   set(find_args -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
+  # Only public headers are installed.
+  foreach(private ops_internal.h variable_state.h memory_stats.h log.h tensor_buffer.h kernel_set.h)
+    if(EXISTS ${WORK_DIR}/prefix/include/ag/detail/${private})
+      message(FATAL_ERROR "the internal header ag/detail/${private} was installed")
+    endif()
+  endforeach()
 else()
   set(find_args -Dagc_DIR=${AGC_BUILD_DIR})
 endif()
-foreach(step
-    "${CMAKE_COMMAND};-S;${consumer};-B;${WORK_DIR}/build;-G;Ninja;-DCMAKE_CXX_COMPILER=${CXX};${find_args}"
-    "${CMAKE_COMMAND};--build;${WORK_DIR}/build"
-    "${WORK_DIR}/build/consumer")
-  execute_process(COMMAND ${step} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "failed: ${step}\n${out}\n${err}")
+
+# 1. The documented project: configured, built and run as the page says.
+run_step(${CMAKE_COMMAND} -S ${WORK_DIR}/consumer -B ${WORK_DIR}/build -G Ninja -DCMAKE_CXX_COMPILER=${CXX} ${find_args})
+run_step(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
+run_step(${CMAKE_COMMAND} -E env AG_CACHE_DIR=off AG_LOG=compile ${WORK_DIR}/build/my_app)
+message(STATUS "${step_output}")
+foreach(expected
+    "grow\\(1\\) = 5162 traced, 5162 eagerly"
+    "JIT linked: yes \\(code for [a-z0-9-]+\\), compiles: 1, disk-cache hits: 0"
+    "agc: compile: grow\\(x: [^\n]* with jit")
+  if(NOT step_output MATCHES "${expected}")
+    message(FATAL_ERROR "the documented project did not print /${expected}/:\n${step_output}")
   endif()
 endforeach()
-message(STATUS "${out}")
 if(MODE STREQUAL "installed")
   # The installed tool runs from the prefix, not from agc's build tree.
   file(READ ${WORK_DIR}/build/build.ninja ninja)
@@ -37,6 +66,19 @@ if(MODE STREQUAL "installed")
   endif()
 endif()
 
+# 2. agc::runtime alone.
+run_step(${CMAKE_COMMAND} -S ${CMAKE_CURRENT_LIST_DIR}/package_runtime_only -B ${WORK_DIR}/runtime_only -G Ninja
+         -DCMAKE_CXX_COMPILER=${CXX} ${find_args})
+run_step(${CMAKE_COMMAND} --build ${WORK_DIR}/runtime_only)
+run_step(${CMAKE_COMMAND} -E env AG_CACHE_DIR=off ${WORK_DIR}/runtime_only/runtime_only)
+message(STATUS "${step_output}")
+file(READ ${WORK_DIR}/runtime_only/build.ninja ninja)
+string(FIND "${ninja}" "libLLVM" links_llvm)
+if(NOT links_llvm EQUAL -1)
+  message(FATAL_ERROR "a program linking only agc::runtime links libLLVM")
+endif()
+
+# 3. The depfile.
 if(MODE STREQUAL "build-tree")
   function(rebuild out_var)
     execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK_DIR}/build RESULT_VARIABLE rc OUTPUT_VARIABLE out
@@ -51,7 +93,7 @@ if(MODE STREQUAL "build-tree")
     message(FATAL_ERROR "a rebuild with nothing changed re-ran the rewrite:\n${unchanged}")
   endif()
   # model.cpp itself is unchanged: only the depfile names model.h as an input of the rewrite.
-  file(APPEND ${consumer}/model.h "inline constexpr int kUnusedByTheModel = 1;\n")
+  file(APPEND ${WORK_DIR}/consumer/model.h "inline constexpr int kUnusedByTheModel = 1;\n")
   rebuild(after_header_edit)
   if(NOT after_header_edit MATCHES "ag-rewrite model.cpp")
     message(FATAL_ERROR "editing model.h (included by the rewritten model.cpp) did not re-run the rewrite:\n"

@@ -18,6 +18,19 @@
 
 namespace agtest {
 
+// Whether LLVM IR calls a function whose name starts with `prefix` (declarations, and the
+// llvm.compiler.used list LLVM's vector-library mapping adds for every variant, do not count).
+inline bool ir_calls(const std::string& ir, const std::string& prefix) {
+  size_t pos = 0;
+  while ((pos = ir.find("@" + prefix, pos)) != std::string::npos) {
+    const size_t line = ir.rfind('\n', pos) + 1;
+    const std::string head = ir.substr(line, pos - line);
+    if (head.rfind("declare", 0) != 0 && head.find("call ") != std::string::npos) return true;
+    ++pos;
+  }
+  return false;
+}
+
 // Float tolerance: |jit - eager| <= atol + rtol * |eager|, NaN matches NaN. The JIT and Eigen use
 // different (both few-ULP) implementations of exp/log/tanh/sigmoid/sin/cos and may sum in another
 // order, so floats are compared within this tolerance; integers and bools must match exactly.

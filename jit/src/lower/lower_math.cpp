@@ -15,9 +15,14 @@ llvm::Value* Emitter::math_call(OpKind op, DType d, llvm::Value* x) {
     case OpKind::Sin: return unary(llvm::Intrinsic::sin, x);
     case OpKind::Cos: return unary(llvm::Intrinsic::cos, x);
     case OpKind::Sigmoid: {
-      // 1 / (1 + exp(-x)): exp vectorizes; exp(-x) = inf for very negative x gives exactly 0.
+      // e = exp(-|x|); x >= 0: 1 / (1 + e), else e / (1 + e) — the eager kernel's formula: a few
+      // ULPs everywhere, denormal results included (1 / (1 + exp(-x)) is 0 below -88 in float32).
+      // exp vectorizes; NaN propagates through e.
       llvm::Value* one = llvm::ConstantFP::get(t, 1.0);
-      return b_.CreateFDiv(one, b_.CreateFAdd(one, unary(llvm::Intrinsic::exp, b_.CreateFNeg(x))));
+      llvm::Value* e = unary(llvm::Intrinsic::exp, b_.CreateFNeg(unary(llvm::Intrinsic::fabs, x)));
+      llvm::Value* denominator = b_.CreateFAdd(one, e);
+      llvm::Value* nonnegative = b_.CreateFCmpOGE(x, llvm::ConstantFP::get(t, 0.0));
+      return b_.CreateSelect(nonnegative, b_.CreateFDiv(one, denominator), b_.CreateFDiv(e, denominator));
     }
     case OpKind::Tanh: {
       if (d == DType::Float32) return tanh_f32(x);

@@ -16,6 +16,7 @@
 #include "ag/operators/logical.h"
 #include "ag/operators/state.h"
 #include "ag/ops.h"
+#include "ag/platform.h"
 #include "ag/print.h"
 #include "ag/random.h"
 #include "ag/shape.h"

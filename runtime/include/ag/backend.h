@@ -40,6 +40,8 @@ class CompilerBackend {
  public:
   virtual ~CompilerBackend() = default;
   virtual std::string_view name() const = 0;
+  // The CPU the generated code targets ("znver2", "x86-64-v3"): ag::jit_target_cpu().
+  virtual std::string target_cpu() const { return {}; }
   // Compiles an optimized, verified graph. May throw ag::Error subclasses for user errors.
   virtual std::unique_ptr<Executable> compile(std::shared_ptr<const Graph> graph, const CompileOptions& options) = 0;
 };

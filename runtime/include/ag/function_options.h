@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,9 +25,12 @@ struct FunctionOptions {
   std::vector<TensorSpec> input_signature = {};
   // After a retrace that differs only in dims, trace a generalized signature (unknown dims).
   bool reduce_retracing = false;
-  // true: compile each concrete function with the registered JIT backend (when linked);
-  // false: run graphs on the interpreter.
-  bool jit_compile = true;
+  // Unset (TensorFlow's jit_compile=None): compile each concrete function with the JIT when
+  // one is linked (agc::agc; ag::jit_available()), else run it on the graph interpreter and
+  // warn once per process.
+  // true: the JIT is required (a call throws ag::Error when none is linked). false: always
+  // the interpreter, no warning.
+  std::optional<bool> jit_compile = std::nullopt;
   // Used in logs, dumps and signatures. Default: the function's name when known.
   std::string name = {};
   // The parameters' names, one per parameter, in signatures and error messages ("argument 0

@@ -14,7 +14,7 @@
 namespace ag::detail {
 
 ConcreteCore::ConcreteCore(std::string name, Signature signature, std::shared_ptr<const Graph> traced,
-                           std::shared_ptr<const Graph> optimized, bool jit, std::shared_ptr<StatCounters> stats,
+                           std::shared_ptr<const Graph> optimized, std::optional<bool> jit, std::shared_ptr<StatCounters> stats,
                            std::string dump_prefix)
     : name_(std::move(name)),
       signature_(std::move(signature)),
@@ -37,7 +37,11 @@ std::string ConcreteCore::signature_str() const {
 const Executable& ConcreteCore::compile() {
   std::lock_guard lock(compile_mu_);
   if (const Executable* e = exe_.load(std::memory_order_acquire)) return *e;
-  CompilerBackend* backend = jit_ ? compiler_backend() : nullptr;
+  CompilerBackend* backend = jit_.value_or(true) ? compiler_backend() : nullptr;
+  if (!backend && jit_ == true)
+    throw Error(fmt::format("{}: jit_compile = true, but no JIT backend is linked into this program; link the CMake "
+                            "target agc::agc (or agc::jit), or leave jit_compile unset to run on the graph interpreter",
+                            signature_str()));
   const auto t0 = std::chrono::steady_clock::now();
   if (backend) {
     CompileOptions opts;

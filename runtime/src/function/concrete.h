@@ -22,7 +22,7 @@ struct StatCounters {
 class ConcreteCore {
  public:
   ConcreteCore(std::string name, Signature signature, std::shared_ptr<const Graph> traced,
-               std::shared_ptr<const Graph> optimized, bool jit, std::shared_ptr<StatCounters> stats,
+               std::shared_ptr<const Graph> optimized, std::optional<bool> jit, std::shared_ptr<StatCounters> stats,
                std::string dump_prefix);
 
   const std::string& name() const { return name_; }
@@ -51,7 +51,7 @@ class ConcreteCore {
   Signature signature_;
   std::shared_ptr<const Graph> traced_;
   std::shared_ptr<const Graph> graph_;
-  bool jit_;
+  std::optional<bool> jit_;  // FunctionOptions::jit_compile
   std::shared_ptr<StatCounters> stats_;
   std::string dump_prefix_;
   std::mutex compile_mu_;

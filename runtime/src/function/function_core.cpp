@@ -4,12 +4,14 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <bit>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 
 #include "../trace/frame.h"
+#include "ag/backend.h"
 #include "ag/detail/log.h"
 #include "ag/detail/ops_internal.h"
 #include "ag/graph/passes.h"
@@ -31,6 +33,18 @@ std::string sanitize(std::string s) {
   for (char& c : s)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') c = '_';
   return s;
+}
+
+// No silent fallback: a program that meant to link the JIT and did not is told so, once per
+// process, when its first Function traces with jit_compile left unset.
+void warn_no_jit_once(const std::string& function_name) {
+  static std::atomic<bool> warned{false};
+  if (warned.exchange(true)) return;
+  log_line(fmt::format("agc: warning: no JIT backend is linked into this program, so Function '{}' and every other "
+                       "Function run on the graph interpreter (correct, but slower than compiled code). Link the CMake "
+                       "target agc::agc (not only agc::runtime) to compile them to machine code, or set "
+                       "FunctionOptions::jit_compile = false to choose the interpreter and silence this warning",
+                       function_name));
 }
 
 }  // namespace
@@ -303,6 +317,7 @@ std::shared_ptr<ConcreteCore> FunctionCore::trace(const Signature& sig, std::spa
     std::ofstream(prefix + ".dot") << graph_to_dot(*optimized);
   }
   stats_->traces.fetch_add(1);
+  if (!options_.jit_compile.has_value() && !compiler_backend()) warn_no_jit_once(info_.name);
   auto fn = std::make_shared<ConcreteCore>(info_.name, sig, traced, optimized, options_.jit_compile, stats_, prefix);
   if (log_enabled(LogTopic::Retrace)) {
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "ag/backend.h"
+#include "ag/platform.h"
 #include "ag/detail/ops_internal.h"
 #include "ag/detail/tensor_buffer.h"
 
@@ -154,5 +155,10 @@ std::atomic<CompilerBackend*> g_backend{nullptr};
 }
 void set_compiler_backend(CompilerBackend* backend) { g_backend.store(backend, std::memory_order_release); }
 CompilerBackend* compiler_backend() { return g_backend.load(std::memory_order_acquire); }
+bool jit_available() { return compiler_backend() != nullptr; }
+std::string jit_target_cpu() {
+  CompilerBackend* b = compiler_backend();
+  return b ? b->target_cpu() : std::string();
+}
 
 }  // namespace ag

@@ -4,13 +4,24 @@
 
 #include <span>
 
+#include "ag/detail/kernel_set.h"
 #include "ag/detail/ops_internal.h"
 
 namespace ag::detail {
 
-Tensor elementwise_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);
-Tensor reduce_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);
-Tensor matmul_kernel(std::span<const Tensor> in, const TensorType& out, SourceLoc loc);
+// Built once per instruction-set level (isa/): these call the level chosen for this process.
+inline Tensor elementwise_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out,
+                                 SourceLoc loc) {
+  return kernels().elementwise(op, in, attrs, out, loc);
+}
+inline Tensor reduce_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out,
+                            SourceLoc loc) {
+  return kernels().reduce(op, in, attrs, out, loc);
+}
+inline Tensor matmul_kernel(std::span<const Tensor> in, const TensorType& out, SourceLoc loc) {
+  return kernels().matmul(in, out, loc);
+}
+
 Tensor layout_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);
 Tensor source_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);
 Tensor list_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);

@@ -8,6 +8,7 @@
 #include <functional>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "ag/print.h"
 
@@ -24,26 +25,6 @@ Sinks& sinks() {
   return *s;
 }
 
-unsigned parse_log_env() {
-  const char* e = std::getenv("AG_LOG");
-  if (!e) return 0;
-  unsigned mask = 0;
-  std::string s = e;
-  size_t pos = 0;
-  while (pos <= s.size()) {
-    size_t end = s.find(',', pos);
-    if (end == std::string::npos) end = s.size();
-    std::string word = s.substr(pos, end - pos);
-    if (word == "retrace") mask |= 1;
-    else if (word == "compile") mask |= 2;
-    else if (word == "trace") mask |= 4;
-    else if (word == "passes") mask |= 8;
-    else if (word == "all") mask |= ~0u;
-    pos = end + 1;
-  }
-  return mask;
-}
-
 }  // namespace
 
 void set_print_sink(std::function<void(std::string_view)> sink) {
@@ -58,7 +39,38 @@ void set_log_sink(std::function<void(std::string_view)> sink) {
 
 namespace detail {
 
+unsigned parse_log_topics(std::string_view spec, std::vector<std::string>* unknown) {
+  unsigned mask = 0;
+  size_t pos = 0;
+  while (pos <= spec.size()) {
+    size_t end = spec.find(',', pos);
+    if (end == std::string_view::npos) end = spec.size();
+    const std::string_view word = spec.substr(pos, end - pos);
+    if (word == "retrace") mask |= static_cast<unsigned>(LogTopic::Retrace);
+    else if (word == "compile") mask |= static_cast<unsigned>(LogTopic::Compile);
+    else if (word == "trace") mask |= static_cast<unsigned>(LogTopic::Trace);
+    else if (word == "passes") mask |= static_cast<unsigned>(LogTopic::Passes);
+    else if (word == "all") mask |= ~0u;
+    else if (!word.empty() && unknown) unknown->emplace_back(word);
+    pos = end + 1;
+  }
+  return mask;
+}
+
 namespace {
+
+// AG_LOG, read once; a word that names no topic is a warning, not silence.
+unsigned parse_log_env() {
+  const char* e = std::getenv("AG_LOG");
+  if (!e) return 0;
+  std::vector<std::string> unknown;
+  const unsigned mask = parse_log_topics(e, &unknown);
+  for (const std::string& word : unknown)
+    log_line("agc: warning: AG_LOG: unknown topic '" + word +
+             "' (ignored); the topics are retrace, compile, trace, passes and all, separated by commas");
+  return mask;
+}
+
 std::atomic<unsigned>& topics() {
   static std::atomic<unsigned> mask{parse_log_env()};
   return mask;

@@ -28,14 +28,12 @@ inline Tensor apply_op(OpKind op, std::initializer_list<Tensor> inputs, const At
   return apply_op(op, std::span<const Tensor>(inputs.begin(), inputs.size()), attrs, loc);
 }
 
-// Test mode (tests/runtime/via_graph_env.cpp): eager ops run as one-node graphs through
-// optimize() and the interpreter, which must agree with the kernels they share. Only an
-// apply_op compiled with AG_EAGER_VIA_GRAPH_HOOK (runtime_tests' own copy) reads the flag.
-extern std::atomic<bool> g_eager_via_graph;
-void set_eager_via_graph(bool on);
-Tensor eval_via_graph(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, SourceLoc loc);
-// How many ops eval_via_graph has run (whether the test mode is really on).
-int64_t ops_run_via_graph();
+// A hook that replaces the eager kernels of apply_op when set (nullptr: none). The runtime
+// tests use it to run every eager op as a one-node graph through optimize() and the
+// interpreter (tests/runtime/via_graph_env.cpp). A process-wide pointer rather than a second
+// copy of apply_op, so it works with a shared library and with LTO; it costs a relaxed load.
+using EagerOpHook = Tensor (*)(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, SourceLoc loc);
+extern std::atomic<EagerOpHook> g_eager_op_hook;
 
 // The static type of a tensor (concrete or symbolic).
 TensorType type_of(const Tensor& t);

@@ -5,10 +5,10 @@
 #include <fmt/format.h>
 #include <limits>
 
-#include "broadcast.h"
-#include "kernels.h"
+#include "../broadcast.h"
+#include "isa_kernels.h"
 
-namespace ag::detail {
+namespace ag::detail::AG_KERNEL_NS {
 
 namespace {
 
@@ -34,20 +34,57 @@ T* mut(Tensor& t) {
 
 // ---- unary ----
 
+// Eigen 3.4's vectorized exp clamps its argument below at about -88.7 (float) and -709.8
+// (double), so results that underflow to denormals or to 0 come out as the clamp's result
+// (exp(-inf) = 2.9e-39 in float32); its log treats denormal inputs as the smallest normal. The
+// elements in those ranges — rare, and found by a loop that vectorizes — are recomputed with
+// <cmath>, which is exact there. The other ranges keep Eigen's few-ULP vector code
+// (tests/common/special_values.h checks every range at every ISA level).
+template <class T>
+constexpr T kExpVectorLow = sizeof(T) == 4 ? T(-88.0) : T(-708.0);
+
+// x and y must not overlap (the fix-up reads x after y is written).
+template <class T>
+void exp_into(const T* x, T* y, int64_t n) {
+  Eigen::Map<Arr<T>>(y, n) = In<T>(x, n).exp();
+  for (int64_t i = 0; i < n; ++i)
+    if (x[i] < kExpVectorLow<T>) [[unlikely]] y[i] = std::exp(x[i]);
+}
+
+template <class T>
+void log_into(const T* x, T* y, int64_t n) {
+  Eigen::Map<Arr<T>>(y, n) = In<T>(x, n).log();
+  for (int64_t i = 0; i < n; ++i)
+    if (x[i] > T(0) && x[i] < std::numeric_limits<T>::min()) [[unlikely]] y[i] = std::log(x[i]);
+}
+
+// sigmoid(x) = 1 / (1 + e^-x) for x >= 0 and e^x / (1 + e^x) for x < 0, with e^-|x| computed
+// once: within a few ULPs everywhere, denormal results included (Eigen's float logistic is a
+// fast approximation, 500+ ULPs off for x < -9, and 1 / (1 + e^-x) overflows to 0 below -88).
+template <class T>
+void sigmoid_into(const T* x, T* y, int64_t n) {
+  In<T> a(x, n);
+  Eigen::Map<Arr<T>> e(y, n);
+  e = (-a.abs()).exp();
+  for (int64_t i = 0; i < n; ++i)
+    if (-std::abs(x[i]) < kExpVectorLow<T>) [[unlikely]] y[i] = std::exp(-std::abs(x[i]));
+  e = (a >= T(0)).select(T(1) / (T(1) + e), e / (T(1) + e));
+}
+
 template <class T>
 void unary_float(OpKind op, const T* x, T* y, int64_t n) {
   In<T> a(x, n);
   Eigen::Map<Arr<T>> b(y, n);
   switch (op) {
-    case OpKind::Exp: b = a.exp(); break;
-    case OpKind::Log: b = a.log(); break;
+    case OpKind::Exp: exp_into(x, y, n); break;
+    case OpKind::Log: log_into(x, y, n); break;
     // Not Eigen's sqrt: with EIGEN_FAST_MATH its AVX-512 version is an rsqrt approximation that
     // turns +inf into NaN. std::sqrt is exact and vectorizes (vsqrtps), like the JIT's llvm.sqrt.
     case OpKind::Sqrt:
       for (int64_t i = 0; i < n; ++i) y[i] = std::sqrt(x[i]);
       break;
     case OpKind::Tanh: b = a.tanh(); break;
-    case OpKind::Sigmoid: b = a.logistic(); break;
+    case OpKind::Sigmoid: sigmoid_into(x, y, n); break;
     case OpKind::Sin: b = a.sin(); break;
     case OpKind::Cos: b = a.cos(); break;
     case OpKind::Floor: b = a.floor(); break;
@@ -354,4 +391,4 @@ Tensor elementwise_kernel(OpKind op, std::span<const Tensor> in, const Attrs& at
   }
 }
 
-}  // namespace ag::detail
+}  // namespace ag::detail::AG_KERNEL_NS

@@ -5,9 +5,9 @@
 #include <fmt/format.h>
 #include <limits>
 
-#include "kernels.h"
+#include "isa_kernels.h"
 
-namespace ag::detail {
+namespace ag::detail::AG_KERNEL_NS {
 namespace {
 
 template <class T>
@@ -169,4 +169,4 @@ Tensor reduce_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, 
   return out;
 }
 
-}  // namespace ag::detail
+}  // namespace ag::detail::AG_KERNEL_NS

@@ -1,14 +1,17 @@
-// Matrix multiplication with Eigen's GEMM; batched over broadcast leading dims.
+// Matrix multiplication with Eigen's GEMM; batched over broadcast leading dims. The same GEMM
+// serves compiled code (the JIT binds this level's gemm for large or dynamic matmuls).
 #include <Eigen/Core>
 
-#include "broadcast.h"
-#include "kernels.h"
+#include "../broadcast.h"
+#include "isa_kernels.h"
 
-namespace ag::detail {
+namespace ag::detail::AG_KERNEL_NS {
 namespace {
 
 template <class T>
 using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+}  // namespace
 
 template <class T>
 void gemm(const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n) {
@@ -18,8 +21,10 @@ void gemm(const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n) {
   if (k == 0) C.setZero();
   else C.noalias() = A * B;
 }
-
-}  // namespace
+template void gemm(const float*, const float*, float*, int64_t, int64_t, int64_t);
+template void gemm(const double*, const double*, double*, int64_t, int64_t, int64_t);
+template void gemm(const int32_t*, const int32_t*, int32_t*, int64_t, int64_t, int64_t);
+template void gemm(const int64_t*, const int64_t*, int64_t*, int64_t, int64_t, int64_t);
 
 Tensor matmul_kernel(std::span<const Tensor> in, const TensorType& type, SourceLoc loc) {
   (void)loc;
@@ -49,4 +54,4 @@ Tensor matmul_kernel(std::span<const Tensor> in, const TensorType& type, SourceL
   return out;
 }
 
-}  // namespace ag::detail
+}  // namespace ag::detail::AG_KERNEL_NS

@@ -3,6 +3,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ag::detail {
 
@@ -13,8 +14,11 @@ enum class LogTopic : unsigned {
   Passes = 8,   // AG_LOG=passes: graph size after each pass
 };
 
-// True when AG_LOG names `topic` (comma-separated; "all" enables everything).
+// True when AG_LOG names `topic` (comma-separated; "all" enables everything). An unknown
+// word in AG_LOG is logged as a warning when AG_LOG is first read.
 bool log_enabled(LogTopic topic);
+// The LogTopic mask of an AG_LOG value; words that name no topic are appended to `unknown`.
+unsigned parse_log_topics(std::string_view spec, std::vector<std::string>* unknown);
 // Replaces what AG_LOG said (tests); a mask of LogTopic bits.
 void set_log_topics(unsigned mask);
 // The AG_DUMP directory ("" when not dumping); set_dump_dir replaces it (tests, tools).

@@ -1,0 +1,55 @@
+// AG_JIT_CPU: which CPU the JIT compiles for (see target.h).
+#include "target.h"
+
+#include <fmt/format.h>
+#include <llvm/ADT/SmallVector.h>
+#include <llvm/ADT/StringMap.h>
+#include <llvm/TargetParser/Host.h>
+#include <llvm/TargetParser/X86TargetParser.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "ag/error.h"
+
+namespace ag::jit {
+namespace {
+
+std::string message_of(llvm::Error e) {
+  std::string s;
+  llvm::handleAllErrors(std::move(e), [&](const llvm::ErrorInfoBase& info) { s = info.message(); });
+  return s;
+}
+
+}  // namespace
+
+llvm::orc::JITTargetMachineBuilder jit_target_machine() {
+  const char* env = std::getenv("AG_JIT_CPU");
+  const std::string cpu = env ? env : "";
+  if (cpu.empty() || cpu == "host") {
+    auto host = llvm::orc::JITTargetMachineBuilder::detectHost();
+    if (!host) throw InternalError("jit: cannot target the host: " + message_of(host.takeError()));
+    return std::move(*host);
+  }
+  if (llvm::X86::parseArchX86(cpu, /*Only64Bit=*/true) == llvm::X86::CK_None)
+    throw Error(fmt::format("AG_JIT_CPU={}: not an x86-64 CPU LLVM {} knows (try x86-64-v2, x86-64-v3, x86-64-v4, "
+                            "a processor such as haswell or znver3, or host)",
+                            cpu, LLVM_VERSION_MAJOR));
+  // The named CPU's features must all be the host's: the code runs in this process.
+  llvm::SmallVector<llvm::StringRef, 64> features;
+  llvm::X86::getFeaturesForCPU(cpu, features);
+  const auto host = llvm::sys::getHostCPUFeatures();
+  std::string missing;
+  for (llvm::StringRef f : features) {
+    auto it = host.find(f);
+    if (it != host.end() && !it->second) missing += (missing.empty() ? "" : ", ") + f.str();
+  }
+  if (!missing.empty())
+    throw Error(fmt::format("AG_JIT_CPU={}: this CPU ({}) lacks {}, so code generated for {} could not run here", cpu,
+                            llvm::sys::getHostCPUName().str(), missing, cpu));
+  llvm::orc::JITTargetMachineBuilder jtmb{llvm::Triple(llvm::sys::getProcessTriple())};
+  jtmb.setCPU(cpu);  // no explicit features: exactly those the CPU name implies
+  return jtmb;
+}
+
+}  // namespace ag::jit

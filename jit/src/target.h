@@ -1,0 +1,16 @@
+// The CPU the JIT generates code for: the host's, or the one AG_JIT_CPU names.
+#pragma once
+
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+
+namespace ag::jit {
+
+// AG_JIT_CPU unset, empty or "host": the host CPU with its detected features. Otherwise an
+// x86-64 CPU name LLVM knows (a level such as "x86-64-v2", "x86-64-v3", "x86-64-v4", or a
+// processor such as "haswell" or "znver3"), with exactly that CPU's features: code for a
+// narrower CPU than the host, to test or to ship what another machine would run. Throws
+// ag::Error for an unknown name, or for a CPU with features this one lacks (its code could
+// not run here).
+llvm::orc::JITTargetMachineBuilder jit_target_machine();
+
+}  // namespace ag::jit

@@ -1,0 +1,22 @@
+// The eager kernels built once per instruction-set level. Each build of these files gets its
+// own namespace (AG_KERNEL_NS, set by runtime/CMakeLists.txt with -march), and its objects
+// are linked into one object whose only global symbol is its KernelSet table, so code built
+// for one level can never be picked by the linker for another.
+#pragma once
+
+#include "../kernels.h"
+
+#ifndef AG_KERNEL_NS
+#error "isa/ files are compiled once per ISA level with AG_KERNEL_NS set (see runtime/CMakeLists.txt)"
+#endif
+
+namespace ag::detail::AG_KERNEL_NS {
+
+Tensor elementwise_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);
+Tensor reduce_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);
+Tensor matmul_kernel(std::span<const Tensor> in, const TensorType& out, SourceLoc loc);
+// Row-major C[m, n] = A[m, k] B[k, n] with Eigen's blocked product.
+template <class T>
+void gemm(const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n);
+
+}  // namespace ag::detail::AG_KERNEL_NS
