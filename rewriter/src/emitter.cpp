@@ -140,6 +140,7 @@ std::vector<StateVar> Emitter::state(const Node& construct, const std::vector<co
                                      const std::vector<const clang::Expr*>& exprs, const char* what,
                                      const clang::ValueDecl* declared_inside) {
   std::vector<StateVar> vars = analysis.stateOf(parts, exprs, declared_inside);
+  std::erase_if(vars, [&](const StateVar& v) { return v.root && !liveness.live(&construct, v.root); });
   if (construct.stmt) {
     Effects effects;
     for (const Node* p : parts) effects.merge(analysis.ofNode(p));

@@ -11,6 +11,7 @@
 #include "context.h"
 #include "expr_printer.h"
 #include "ir.h"
+#include "liveness.h"
 #include "state_analysis.h"
 #include "static_checks.h"
 
@@ -18,8 +19,8 @@ namespace ag::rewriter {
 
 class Emitter {
  public:
-  Emitter(Context& cx, StateAnalysis& analysis, StaticChecks& checks, CodeWriter& out)
-      : cx(cx), printer(cx), analysis(analysis), checks(checks), out(out) {}
+  Emitter(Context& cx, StateAnalysis& analysis, const Liveness& liveness, StaticChecks& checks, CodeWriter& out)
+      : cx(cx), printer(cx), analysis(analysis), liveness(liveness), checks(checks), out(out) {}
 
   // Prints a statement at `indent`.
   void node(const Node* n, int indent);
@@ -33,7 +34,9 @@ class Emitter {
   // original line of `param` (a range-for's loop variable).
   void lambda(const Node* body, int indent, const std::string& param = {}, const std::vector<std::string>& prelude = {},
               unsigned param_line = 0);
-  // The state of a staged construct made of `parts`, with the staging-rule checks.
+  // The state of a staged construct made of `parts`: the variables it modifies that are
+  // declared outside it and live after it (loops: or at their head), with the staging-rule
+  // checks.
   std::vector<StateVar> state(const Node& construct, const std::vector<const Node*>& parts,
                               const std::vector<const clang::Expr*>& exprs, const char* what,
                               const clang::ValueDecl* declared_inside = nullptr);
@@ -49,6 +52,7 @@ class Emitter {
   Context& cx;
   ExprPrinter printer;
   StateAnalysis& analysis;
+  const Liveness& liveness;
   StaticChecks& checks;
   CodeWriter& out;
 

@@ -6,6 +6,7 @@
 #include "code_writer.h"
 #include "emitter.h"
 #include "ir_builder.h"
+#include "liveness.h"
 #include "lowering.h"
 #include "state_analysis.h"
 #include "static_checks.h"
@@ -59,9 +60,10 @@ std::optional<std::string> convertFunctionBody(Context& cx, const clang::Functio
   // Then the statements are printed: staged if/loops through their converters, logical and
   // conditional expressions on tensors as they are met, lambdas inside through this function.
   StateAnalysis analysis(cx.src);
+  const Liveness liveness(fn, ir.body.get());
   StaticChecks checks(cx, body);
   CodeWriter out;
-  Emitter emitter(cx, analysis, checks, out);
+  Emitter emitter(cx, analysis, liveness, checks, out);
   if (!emitter.changed(ir.body.get())) return std::nullopt;
   emitter.statements(ir.body.get(), bodyIndent(cx.src, body));
 

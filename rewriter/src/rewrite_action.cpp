@@ -122,10 +122,15 @@ class RewriteConsumer : public clang::ASTConsumer {
       return lambdas[lambda] = text;
     };
     std::optional<std::string> converted = convertFunctionBody(cx, fn, body);
-    if (!converted) return;
-    Edit edit{src.offset(range->getBegin()), src.offset(range->getEnd()), *converted};
-    if (options_.register_functions)
-      if (auto registration = registrationFor(fn, src)) edit.replacement += *registration;
+    // Every AG_FUNCTION registers its name and parameter names, converted or not (a function
+    // of straight-line code is traced as written but should still say `f(x: ...)`): after the
+    // closing brace, on its line.
+    std::optional<std::string> registration =
+        options_.register_functions ? registrationFor(fn, src) : std::nullopt;
+    if (!converted && !registration) return;
+    const unsigned end = src.offset(range->getEnd());
+    Edit edit = converted ? Edit{src.offset(range->getBegin()), end, *converted} : Edit{end, end, ""};
+    if (registration) edit.replacement += *registration;
     result.edits.push_back(std::move(edit));
   }
 

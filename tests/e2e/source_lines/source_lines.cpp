@@ -53,9 +53,18 @@ AG_FUNCTION Tensor nested(Tensor n) {
 // CHECK: Greater({{.*}}# source_lines.cpp:[[@LINE-7]]{{$}}
 // CHECK: Greater({{.*}}# source_lines.cpp:[[@LINE-8]]{{$}}
 
+// A function of straight-line code is registered too: its signature names it and its
+// parameters (not function@source_lines.cpp:N(arg0: ...)).
+AG_FUNCTION Tensor straight_line(Tensor x, Tensor shift) { return x * 2.0f + shift; }
+// CHECK-LABEL: straight_line
+// CHECK-NEXT: straight_line(x: TensorSpec(shape=(), dtype=float32), shift: TensorSpec(shape=(), dtype=float32))
+// CHECK: Mul({{.*}}# source_lines.cpp:[[@LINE-3]]{{$}}
+
 int main() {
   fmt::print("single_line_branches\n{}", ag::function(single_line_branches).get_concrete_function(Tensor(1.0f)).graph_text());
   fmt::print("loop_bodies\n{}", ag::function(loop_bodies).get_concrete_function(Tensor(1)).graph_text());
   fmt::print("nested\n{}", ag::function(nested).get_concrete_function(Tensor(5)).graph_text());
+  fmt::print("straight_line\n{}\n{}", ag::function(straight_line).get_concrete_function(Tensor(1.0f), Tensor(2.0f)).signature(),
+             ag::function(straight_line).get_concrete_function(Tensor(1.0f), Tensor(2.0f)).graph_text());
   return 0;
 }
