@@ -1,6 +1,12 @@
 # Warning flags and sanitizer options shared by every agc target.
 add_library(agc_warnings INTERFACE)
 target_compile_options(agc_warnings INTERFACE -Wall -Wextra)
+if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+  # clang 19's -march=native on CPUs with AVX10 (Sapphire Rapids and later) names +avx10.1-256
+  # and then warns, once per file, that it promotes it to avx10.1-512: noise about the
+  # compiler's own feature list (native kernels, samples, benchmarks), not about our code.
+  target_compile_options(agc_warnings INTERFACE -Wno-invalid-feature-combination)
+endif()
 if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
   # g++ 12 at -O3 warns inside libstdc++'s own std::string operator+ (GCC PR 105329: a false
   # -Wrestrict about impossible sizes); the warning cannot be acted on in our code.

@@ -28,6 +28,39 @@ bool isTensorType(clang::QualType type) { return isAgRecord(type, "Tensor"); }
 bool isTensorArrayType(clang::QualType type) { return isAgRecord(type, "TensorArray"); }
 bool isVariableType(clang::QualType type) { return isAgRecord(type, "Variable"); }
 
+bool isTensorContainerType(clang::QualType type) {
+  if (type.isNull()) return false;
+  type = type.getNonReferenceType().getCanonicalType();
+  const auto* spec = llvm::dyn_cast_or_null<clang::ClassTemplateSpecializationDecl>(type->getAsCXXRecordDecl());
+  if (!spec || !spec->isInStdNamespace() || spec->getTemplateArgs().size() < 1) return false;
+  const clang::TemplateArgument& elem = spec->getTemplateArgs()[0];
+  if (elem.getKind() != clang::TemplateArgument::Type) return false;
+  if (spec->getName() == "array") return isTensorType(elem.getAsType()) || isTensorArrayType(elem.getAsType());
+  if (spec->getName() == "vector") return isTensorType(elem.getAsType());
+  return false;
+}
+
+const clang::CXXRecordDecl* tensorStruct(clang::QualType type) {
+  if (type.isNull()) return nullptr;
+  type = type.getNonReferenceType().getCanonicalType();
+  const clang::CXXRecordDecl* record = type->getAsCXXRecordDecl();
+  if (!record || !record->hasDefinition() || record->isDependentContext() || !record->isAggregate() ||
+      record->isUnion() || record->isInStdNamespace() || record->field_empty() || record->getNumBases() > 0)
+    return nullptr;
+  for (const clang::FieldDecl* f : record->fields()) {
+    const clang::QualType t = f->getType();
+    if (f->getAccess() != clang::AS_public || f->isBitField() || t->isReferenceType() || t.isConstQualified())
+      return nullptr;
+    if (!isTensorType(t) && !isTensorArrayType(t) && !isTensorContainerType(t) && !tensorStruct(t)) return nullptr;
+  }
+  return record;
+}
+
+bool isCarriableType(clang::QualType type) {
+  return !type.isNull() && (type->isDependentType() || isTensorType(type) || isTensorArrayType(type) ||
+                            isTensorContainerType(type) || tensorStruct(type));
+}
+
 const clang::Expr* stripImplicit(const clang::Expr* e) {
   while (e) {
     const clang::Expr* next = e->IgnoreUnlessSpelledInSource()->IgnoreParens();

@@ -11,6 +11,15 @@ bool isTensorType(clang::QualType type);
 bool isTensorArrayType(clang::QualType type);
 // ag::Variable: captured by reference by the graph, never carried as state.
 bool isVariableType(clang::QualType type);
+// std::array<ag::Tensor or ag::TensorArray, N> or std::vector<ag::Tensor>: the runtime carries
+// each element (AutoGraph's composite names arr[0], arr[1], ...).
+bool isTensorContainerType(clang::QualType type);
+// A struct whose fields the rewriter can carry one by one: an aggregate with only public
+// fields, each a tensor, a TensorArray, a tensor container, or such a struct.
+const clang::CXXRecordDecl* tensorStruct(clang::QualType type);
+// What a staged construct can carry: any of the above (type-dependent types are decided when
+// the template is instantiated, by the runtime).
+bool isCarriableType(clang::QualType type);
 
 // Strips what the compiler added around an expression (implicit `explicit operator bool`
 // calls, temporaries, casts) and the parentheses the user wrote.

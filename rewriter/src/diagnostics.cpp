@@ -41,11 +41,8 @@ DiagInfo infoOf(Diag kind) {
                           "but is used after it; tracing will fail with a ConversionError"};
     case Diag::NonTensorModified:
       return {L::Warning, "'%0' (of type '%1') is modified inside a tensor-dependent %2; staging it will fail with "
-                          "a ConversionError: only ag::Tensor and ag::TensorArray locals can change inside staged "
-                          "control flow"};
-    case Diag::NoValueAfterLoop:
-      return {L::Warning, "'%0' has no value before this tensor-dependent loop and is used after it; the loop may "
-                          "run zero times, so tracing will fail with a ConversionError"};
+                          "a ConversionError: only locals of tensor type (ag::Tensor, ag::TensorArray, a std::array "
+                          "or std::vector of them, a struct of those) can change inside staged control flow"};
     case Diag::UnmarkedCallee:
       return {L::Warning, "'%0' has control flow on tensors but is not marked AG_FUNCTION; calling it from a traced "
                           "function will fail with a ConversionError"};
@@ -55,9 +52,6 @@ DiagInfo infoOf(Diag kind) {
     case Diag::NoteValueForIf:
       return {L::Note, "'%0' is declared here without a value: write '%1 %0 = <value>;' with the value '%0' must have "
                        "when the %2 branch runs, or assign '%0' in the %2 branch too"};
-    case Diag::NoteValueForLoop:
-      return {L::Note, "'%0' is declared here without a value: write '%1 %0 = <value>;' with the value '%0' must have "
-                       "when the loop runs zero times"};
     case Diag::NoteCalleeHere: return {L::Note, "mark '%0' AG_FUNCTION"};
   }
   return {L::Error, "internal: unknown diagnostic"};

@@ -26,12 +26,10 @@ enum class Diag {
   // Warnings: staging-rule violations visible statically (the runtime raises them when tracing).
   NoValueAfterIf,
   NonTensorModified,
-  NoValueAfterLoop,
   UnmarkedCallee,
   MarkedInHeader,
   // Notes.
   NoteValueForIf,
-  NoteValueForLoop,
   NoteCalleeHere,
 };
 

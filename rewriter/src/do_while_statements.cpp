@@ -10,7 +10,6 @@ namespace ag::rewriter {
 
 void emitDoWhileStatement(Emitter& e, const Node& n, int indent) {
   std::vector<StateVar> vars = e.state(n, {n.body.get()}, {n.cond}, "do-while");
-  if (n.stmt) e.checks.checkLoop(n.stmt, vars);
   e.breakFlagDeclaration(n, indent);
   e.out.line(indent, fmt::format(tmpl::kDoWhileHead), n.line);
   e.lambda(n.body.get(), indent + 4, {}, e.iterationPrelude(n));

@@ -79,6 +79,10 @@ void Emitter::node(const Node* n, int indent) {
   if (n->stmt && !changed(n)) {
     originalStatement(n, originalText(n), indent);
   } else {
+    // A staged loop carries the variables declared before it, so a branch inside it may be the
+    // first to give one a value (the loop starts it at zeros of that type).
+    const bool staged_loop = n->staged && isLoop(n->kind) && n->stmt;
+    if (staged_loop) checks.enterStagedLoop(n->stmt);
     switch (n->kind) {
       case NodeKind::Block: block(n, indent); break;
       case NodeKind::Original:
@@ -93,6 +97,7 @@ void Emitter::node(const Node* n, int indent) {
       case NodeKind::Switch: switchStatement(n, indent); break;
       case NodeKind::Try: tryStatement(n, indent); break;
     }
+    if (staged_loop) checks.exitStagedLoop();
   }
   if (!n->comment_after.empty()) out.append("  " + n->comment_after);
 }

@@ -61,6 +61,7 @@ std::optional<std::string> convertFunctionBody(Context& cx, const clang::Functio
   // conditional expressions on tensors as they are met, lambdas inside through this function.
   StateAnalysis analysis(cx.src);
   const Liveness liveness(fn, ir.body.get());
+  stageLoopsStoppedByTensors(cx, ir, flags, analysis, liveness);
   StaticChecks checks(cx, body);
   CodeWriter out;
   Emitter emitter(cx, analysis, liveness, checks, out);

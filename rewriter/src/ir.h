@@ -66,6 +66,7 @@ struct Node {
   std::string continue_flag;            // declared at the start of this loop's body
   std::vector<std::string> stop_flags;  // flags that end this loop (its break flag, the return flag)
   std::string scoped_flag;              // a loop body: its loop's continue flag, which stays inside it
+  std::string plain_reason;             // a tensor-stopped loop left plain: why (for ag::loop_flag's error)
 
   // Jump.
   JumpKind jump = JumpKind::Break;

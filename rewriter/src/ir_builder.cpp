@@ -183,16 +183,7 @@ class Builder {
                              {s->getForLoc(), s->getLParenLoc(), s->getRParenLoc()});
     node->init = std::move(init);
     node->inc = s->getInc();
-    if (node->staged && node->inc) {
-      // The staged loop's body runs the increment after the iteration (also after a continue).
-      auto body = std::make_unique<Node>(NodeKind::Block, nullptr, node->body->line);
-      node->iteration = node->body.get();
-      body->children.push_back(std::move(node->body));
-      ExprPrinter printer(cx_);
-      body->children.push_back(makeGenerated(printer.expression(node->inc) + ";", line(node->inc)));
-      body->children.back()->stmt = node->inc;
-      node->body = std::move(body);
-    }
+    if (node->staged && node->inc) stageIncrement(cx_, *node);
     return node;
   }
 
@@ -277,5 +268,24 @@ class Builder {
 }  // namespace
 
 FunctionIr buildFunctionIr(Context& cx, const clang::CompoundStmt* body) { return Builder(cx).run(body); }
+
+void stageIncrement(Context& cx, Node& for_loop, const std::string& run_when) {
+  auto body = std::make_unique<Node>(NodeKind::Block, nullptr, for_loop.body->line);
+  for_loop.iteration = for_loop.body.get();
+  body->children.push_back(std::move(for_loop.body));
+  ExprPrinter printer(cx);
+  const unsigned line = cx.src.line(for_loop.inc->getBeginLoc());
+  NodePtr inc = makeGenerated(printer.expression(for_loop.inc) + ";", line);
+  inc->stmt = for_loop.inc;
+  if (!run_when.empty()) {  // a staged guard: `if (!flags) inc;`
+    auto guard = std::make_unique<Node>(NodeKind::If, nullptr, line);
+    guard->staged = true;
+    guard->cond_text = run_when;
+    guard->then_branch = std::move(inc);
+    inc = std::move(guard);
+  }
+  body->children.push_back(std::move(inc));
+  for_loop.body = std::move(body);
+}
 
 }  // namespace ag::rewriter

@@ -17,4 +17,10 @@ struct FunctionIr {
 
 FunctionIr buildFunctionIr(Context& cx, const clang::CompoundStmt* body);
 
+// A staged C-style for: its body becomes { iteration; increment; } (so a lowered continue
+// still reaches the increment and a lowered break skips it). `run_when`: for a loop whose
+// jumps were lowered already, the guard condition that runs the increment until a break or
+// return sets its flag (`ag::not_(ag__break_1)`).
+void stageIncrement(Context& cx, Node& for_loop, const std::string& run_when = {});
+
 }  // namespace ag::rewriter

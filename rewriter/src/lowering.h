@@ -9,6 +9,8 @@
 
 #include "context.h"
 #include "ir_builder.h"
+#include "liveness.h"
+#include "state_analysis.h"
 
 namespace clang {
 class FunctionDecl;
@@ -49,6 +51,11 @@ void appendFinalReturn(Context& cx, FunctionIr& ir, const ReturnInfo& info, cons
 // Replaces each `kind` jump whose loop needs flags by `flag = true;`; `flag_of` names (and on
 // first use creates) the loop's flag.
 void lowerJumpsToFlag(FunctionIr& ir, JumpKind kind, Flags& flags, const std::function<std::string(Node& loop)>& flag_of);
+
+// Stages the plain loops that a tensor-dependent break or return leaves when that can be sound
+// (tensor_stopped_loops.cpp): `while (true) { ... if (t) break; }` becomes a staged loop.
+void stageLoopsStoppedByTensors(Context& cx, FunctionIr& ir, const Flags& flags, StateAnalysis& analysis,
+                                const Liveness& liveness);
 
 // A goto must stay inside one lambda of the rewritten code (goto_statements.cpp); run after the
 // guards, which add lambdas of their own.

@@ -65,7 +65,7 @@ void Emitter::plainIf(const Node* n, int indent, const std::string& prefix) {
 void Emitter::plainLoop(const Node* n, int indent) {
   breakFlagDeclaration(*n, indent);
   const std::string not_flags = n->stop_flags.empty() ? std::string() : notFlags(n->stop_flags);
-  const std::string loc = cx.sourceLoc(n->line);
+  const std::string loc = cx.sourceLoc(n->line) + (n->plain_reason.empty() ? "" : ", " + quoted(n->plain_reason));
   auto condition = [&](const std::string& cond) {
     if (not_flags.empty()) return cond;
     if (cond.empty()) return fmt::format("ag::loop_flag({}, {})", not_flags, loc);

@@ -11,7 +11,6 @@
 namespace ag::rewriter {
 
 void emitRangeForStatement(Emitter& e, const Node& n, int indent) {
-  const auto* s = llvm::cast<clang::CXXForRangeStmt>(n.stmt);
   const clang::VarDecl* var = n.loop_var;
   const std::string param =
       e.cx.src.text(clang::CharSourceRange::getTokenRange(var->getBeginLoc(), var->getLocation()));
@@ -19,7 +18,6 @@ void emitRangeForStatement(Emitter& e, const Node& n, int indent) {
   if (scoped) e.out.line(indent, "{", n.line), e.node(n.init.get(), indent + 2);
   const int inner = scoped ? indent + 2 : indent;
   std::vector<StateVar> vars = e.state(n, {n.body.get()}, {}, "for", var);
-  e.checks.checkLoop(s, vars);
   e.breakFlagDeclaration(n, inner);
   const std::string extra = n.stop_flags.empty()
                                 ? fmt::format(tmpl::kNoExtraTest)

@@ -14,7 +14,11 @@ std::optional<clang::CharSourceRange> SourceText::fileRange(clang::SourceRange r
 }
 
 std::optional<clang::CharSourceRange> SourceText::statementRange(const clang::Stmt* s) const {
-  clang::CharSourceRange extended = clang::tooling::getExtendedRange(*s, clang::tok::semi, ctx_);
+  // A declaration's range ends at its own ';' already: extending it would take the next ';'
+  // too, the empty condition of `for (int i = 0;; ++i)`.
+  clang::CharSourceRange extended = llvm::isa<clang::DeclStmt>(s)
+                                        ? clang::CharSourceRange::getTokenRange(s->getSourceRange())
+                                        : clang::tooling::getExtendedRange(*s, clang::tok::semi, ctx_);
   return clang::tooling::getFileRange(extended, sm_, ctx_.getLangOpts(), /*IncludeMacroExpansion=*/true);
 }
 

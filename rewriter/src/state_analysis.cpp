@@ -153,6 +153,25 @@ void mergeModified(std::vector<StateVar>& into, const std::vector<StateVar>& fro
     if (std::none_of(into.begin(), into.end(), [&](const StateVar& w) { return w.key == v.key; })) into.push_back(v);
 }
 
+// A struct of tensors is carried field by field (`p.w`, `p.b`), nested structs too: the
+// runtime sees only tensors and containers of them.
+void appendFields(const StateVar& v, std::vector<StateVar>& out) {
+  const clang::CXXRecordDecl* record = v.global ? nullptr : tensorStruct(v.type);
+  if (!record) {
+    out.push_back(v);
+    return;
+  }
+  for (const clang::FieldDecl* f : record->fields()) {
+    StateVar field = v;
+    const std::string name = f->getNameAsString();
+    field.expr += "." + name;
+    field.name += "." + name;
+    field.key += "." + name;
+    field.type = f->getType();
+    appendFields(field, out);
+  }
+}
+
 }  // namespace
 
 void Effects::merge(const Effects& other) {
@@ -224,8 +243,10 @@ std::vector<StateVar> StateAnalysis::stateOf(const std::vector<const Node*>& par
     });
     if (!covered) kept.push_back(v);
   }
-  std::sort(kept.begin(), kept.end(), [](const StateVar& a, const StateVar& b) { return a.name < b.name; });
-  return kept;
+  std::vector<StateVar> fields;
+  for (const StateVar& v : kept) appendFields(v, fields);
+  std::sort(fields.begin(), fields.end(), [](const StateVar& a, const StateVar& b) { return a.name < b.name; });
+  return fields;
 }
 
 }  // namespace ag::rewriter

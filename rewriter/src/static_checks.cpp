@@ -101,28 +101,21 @@ void StaticChecks::checkIf(const clang::Stmt* s, const std::vector<StateVar>& st
     if (!var) continue;
     const bool in_then = assigns(then_effects, v), in_else = assigns(else_effects, v);
     if (in_then == in_else || hasValueBefore(var, begin) || !usedAfter(var, end)) continue;
+    const unsigned declared = cx_.src.offset(var->getLocation());
+    if (std::any_of(loops_.begin(), loops_.end(), [&](unsigned loop) { return declared < loop; })) continue;
     if (!reported_.insert({var, begin}).second) continue;
     cx_.diags.report(Diag::NoValueAfterIf, s->getBeginLoc(), {v.name, in_then ? "then" : "else"});
     noteWhatToWrite(var, Diag::NoteValueForIf, in_then ? "else" : "then");
   }
 }
 
-void StaticChecks::checkLoop(const clang::Stmt* s, const std::vector<StateVar>& state) {
-  auto range = cx_.src.statementRange(s);
-  if (!range) return;
-  const unsigned begin = cx_.src.offset(range->getBegin()), end = cx_.src.offset(range->getEnd());
-  for (const StateVar& v : state) {
-    const clang::VarDecl* var = localTensor(v);
-    if (!var || hasValueBefore(var, begin) || !usedAfter(var, end)) continue;
-    if (!reported_.insert({var, begin}).second) continue;
-    cx_.diags.report(Diag::NoValueAfterLoop, s->getBeginLoc(), {v.name});
-    noteWhatToWrite(var, Diag::NoteValueForLoop, "");
-  }
+void StaticChecks::enterStagedLoop(const clang::Stmt* loop) {
+  loops_.push_back(cx_.src.offset(loop->getBeginLoc()));
 }
 
-// No fix-it: the value a variable must have when a branch or the loop does not run is the
-// user's to choose (its dtype and shape are not static), so the note says what to write and
-// its caret points where: just after the declared name.
+// No fix-it: the value a variable must have when a branch does not run is the user's to
+// choose (its dtype and shape are not static), so the note says what to write and its caret
+// points where: just after the declared name.
 void StaticChecks::noteWhatToWrite(const clang::VarDecl* var, Diag note, const char* branch) {
   std::string type = "ag::Tensor";
   if (const clang::TypeSourceInfo* info = var->getTypeSourceInfo())
@@ -135,9 +128,7 @@ void StaticChecks::noteWhatToWrite(const clang::VarDecl* var, Diag note, const c
 
 void StaticChecks::checkNonTensor(const std::vector<StateVar>& state, const char* what) {
   for (const StateVar& v : state) {
-    if (!v.root || v.global || v.type.isNull() || v.type->isDependentType() || isTensorType(v.type) ||
-        isTensorArrayType(v.type))
-      continue;
+    if (!v.root || v.global || v.type.isNull() || isCarriableType(v.type)) continue;
     if (!reported_.insert({v.root, 0}).second) continue;
     clang::PrintingPolicy policy(cx_.src.context().getLangOpts());
     policy.SuppressTagKeyword = true;

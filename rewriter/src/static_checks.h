@@ -20,8 +20,10 @@ class StaticChecks {
   // A variable with no value before a staged if, assigned in one branch only, used after it.
   void checkIf(const clang::Stmt* s, const std::vector<StateVar>& state, const Effects& then_effects,
                const Effects& else_effects);
-  // A variable with no value before a staged loop, assigned in it and used after it.
-  void checkLoop(const clang::Stmt* s, const std::vector<StateVar>& state);
+  // The staged loops around the statements being checked (a variable declared before one of
+  // them is carried by it, so an if inside may be the first to give it a value).
+  void enterStagedLoop(const clang::Stmt* loop);
+  void exitStagedLoop() { loops_.pop_back(); }
   // A non-tensor local modified under a tensor condition.
   void checkNonTensor(const std::vector<StateVar>& state, const char* what);
   // The address of a carried tensor taken inside a staged construct.
@@ -41,6 +43,7 @@ class StaticChecks {
   Context& cx_;
   std::map<const clang::VarDecl*, std::vector<Ref>> refs_;
   std::set<std::pair<const void*, unsigned>> reported_;
+  std::vector<unsigned> loops_;  // where each enclosing staged loop begins
 };
 
 }  // namespace ag::rewriter

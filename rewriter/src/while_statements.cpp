@@ -12,7 +12,6 @@ namespace ag::rewriter {
 void emitWhileStatement(Emitter& e, const Node& n, int indent) {
   const char* what = n.kind == NodeKind::For ? "for" : "while";
   std::vector<StateVar> vars = e.state(n, {n.body.get()}, {n.cond}, what);
-  if (n.stmt) e.checks.checkLoop(n.stmt, vars);
   e.breakFlagDeclaration(n, indent);
   e.out.line(indent, fmt::format(tmpl::kWhileHead), n.line);
   e.out.line(indent + 4, fmt::format(tmpl::kCondLambda, fmt::arg("cond", e.loopCondition(n))),

@@ -171,6 +171,34 @@ TEST(FunctionCache, ConcreteFunctionRejectsIncompatibleArguments) {
   expect_error<ag::ValueError>([&] { square(ag::constant({{10.f}}), 2); }, {"shape (1, 1)", "expected (None,)"});
 }
 
+// TensorFlow's `square = pow.get_concrete_function(tf.TensorSpec([], tf.float32), 2)` then
+// `square(tf.constant(10.0))`: the plain arguments may be left out of a concrete call.
+TEST(FunctionCache, ConcreteFunctionCalledWithoutItsPlainArguments) {
+  auto pow_fn = ag::function([](Tensor a, int b) { return ag::pow(a, Tensor(static_cast<float>(b))); }, interpreted());
+  auto square = pow_fn.get_concrete_function(ag::TensorSpec({}, ag::float32), 2);
+  auto cube = pow_fn.get_concrete_function(ag::TensorSpec({}, ag::float32), 3);
+  EXPECT_EQ(square(Tensor(10.f)).item<float>(), 100.f);
+  EXPECT_EQ(cube(Tensor(10.f)).item<float>(), 1000.f);
+  EXPECT_EQ(square(Tensor(10.f), 2).item<float>(), 100.f);  // the same value may still be given
+  expect_error<ag::TypeError>([&] { square(Tensor(10.f), 3); }, {"traced with the value 2", "got 3"});
+  expect_error<ag::TypeError>([&] { square(Tensor(10)); }, {"dtype int32", "expected float32"});
+  EXPECT_EQ(pow_fn.tracing_count(), 2);
+
+  // Plain parameters anywhere, a container of numbers among them; tensors keep their order.
+  auto mixed = ag::function(
+      [](int k, Tensor x, std::vector<float> ws, Tensor y) { return x * ws[static_cast<size_t>(k)] - y; },
+      interpreted());
+  const auto c = mixed.get_concrete_function(1, ag::TensorSpec({2}, ag::float32), std::vector<float>{2.f, 5.f},
+                                             ag::TensorSpec({2}, ag::float32));
+  EXPECT_EQ(c(ag::constant({1.f, 2.f}), ag::constant({1.f, 1.f})).to_vector<float>(), (std::vector<float>{4.f, 9.f}));
+  EXPECT_EQ(mixed.tracing_count(), 1);
+
+  // Called while tracing another Function, it inlines with its traced values.
+  auto outer = ag::function([&](Tensor x) { return square(x) + cube(x); }, interpreted());
+  EXPECT_EQ(outer(Tensor(2.f)).item<float>(), 12.f);
+  EXPECT_EQ(pow_fn.tracing_count(), 2);
+}
+
 TEST(FunctionCache, PrettyPrintedSignatures) {
   auto f = ag::function(double_it, {.jit_compile = false, .name = "double"});
   f(Tensor(1));

@@ -103,20 +103,64 @@ TEST(StagedWhile, ShapeInvariantsAndMaximumIterations) {
   EXPECT_EQ(f(Tensor(10)).shape(), ag::Shape({4, 2}));  // stopped after 3 iterations
 }
 
-TEST(StagedWhile, VariableFirstDefinedInLoopUsedAfterIsAConversionError) {
+// TensorFlow's _try_handling_undefineds: a variable first given a value in the loop is carried
+// from zeros of the type one iteration gives it; when the loop runs zero times, that is its value.
+TEST(StagedWhile, VariableFirstDefinedInLoopIsCarriedFromZerosOfItsType) {
   auto f = ag::function(
-      [](Tensor n) {
+      [](Tensor n, Tensor x) {
         Tensor last;
         ag::while_stmt([&] { return n > 0; },
                        [&] {
-                         last = n * 10;
+                         last = x * ag::cast(n, ag::float32);
                          n -= 1;
                        },
                        ag::state(last, n), {"last", "n"}, LOC(150));
         return last + 1;
       },
       interpreted());
-  expect_error<ag::ConversionError>([&] { f(Tensor(3)); }, {"'last'", "no value before", "cf.cpp:150", "zero times"});
+  const Tensor x = ag::constant({1.f, 2.f});
+  EXPECT_EQ(f(Tensor(3), x).to_vector<float>(), (std::vector<float>{2.f, 3.f}));  // last = x * 1
+  EXPECT_EQ(f(Tensor(0), x).to_vector<float>(), (std::vector<float>{1.f, 1.f}));  // zero trips: zeros + 1
+  EXPECT_EQ(f.tracing_count(), 1);
+}
+
+// A variable read in the body before anything assigned it can only ever see no value.
+TEST(StagedWhile, ReadBeforeAnyValueNamesTheVariableAndTheLoop) {
+  auto f = ag::function(
+      [](Tensor n, Tensor x) {
+        Tensor acc;
+        ag::while_stmt([&] { return n > 0; },
+                       [&] {
+                         acc = acc + x;
+                         n -= 1;
+                       },
+                       ag::state(acc, n), {"acc", "n"}, LOC(152));
+        return acc;
+      },
+      interpreted());
+  expect_error<ag::ConversionError>([&] { f(Tensor(3), Tensor(1.f)); },
+                                    {"'acc' is read inside the tensor-dependent while loop at cf.cpp:152",
+                                     "before it has a value", "give it a value before the loop"});
+}
+
+// Set in one branch of an if in the body (`if (v > limit) { found = v; break; }`): the loop
+// learns its type from that branch.
+TEST(StagedWhile, VariableSetInOneBranchInsideTheLoopIsCarried) {
+  auto f = ag::function(
+      [](Tensor n) {
+        Tensor found;
+        Tensor i = 0;
+        ag::while_stmt([&] { return i < n; },
+                       [&] {
+                         ag::if_stmt(i * i > 10, [&] { found = i; }, [] {}, ag::state(found), {"found"}, LOC(154));
+                         i += 1;
+                       },
+                       ag::state(found, i), {"found", "i"}, LOC(153));
+        return found;
+      },
+      interpreted());
+  EXPECT_EQ(f(Tensor(6)).item<int>(), 5);
+  EXPECT_EQ(f(Tensor(2)).item<int>(), 0);  // never set: the zeros it started from
 }
 
 // `while (n > 0) { if (n == 5) return n * 100; n -= 1; } return n;` lowered as the rewriter does.

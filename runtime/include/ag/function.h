@@ -103,6 +103,42 @@ decltype(auto) param_from(const ArgView& v, std::span<const Tensor> placeholders
   }
 }
 
+// Concrete-function calls that leave the plain arguments out: how many parameters are not
+// plain, and which given argument parameter I takes (the number of non-plain ones before it).
+template <class... Args>
+constexpr size_t count_non_plain() {
+  return (size_t{0} + ... + (is_plain_param<Args> ? 0 : 1));
+}
+template <size_t I, class... Args>
+constexpr size_t non_plain_index() {
+  constexpr bool plain[] = {is_plain_param<Args>..., false};
+  size_t n = 0;
+  for (size_t k = 0; k < I; ++k) n += plain[k] ? 0 : 1;
+  return n;
+}
+// Parameter P's view: a Baked placeholder for a plain one, else the given argument J.
+template <class P, size_t J, class Held>
+ArgView view_or_baked(const Held& held) {
+  if constexpr (is_plain_param<P>) {
+    ArgView v;
+    v.kind = ArgKind::Baked;
+    return v;
+  } else {
+    using T = std::remove_cvref_t<P>;
+    static_assert(std::is_convertible_v<std::tuple_element_t<J, Held>, call_param_t<P>>,
+                  "a ConcreteFunction called without its plain arguments takes its tensor, container and Variable "
+                  "arguments in order");
+    if constexpr (std::is_same_v<std::remove_cvref_t<std::tuple_element_t<J, Held>>, T>) {
+      return view_of<P>(std::get<J>(held));
+    } else {
+      static_assert(sizeof(T) == 0,
+                    "pass each tensor argument of a ConcreteFunction called without its plain arguments as an "
+                    "ag::Tensor (or the exact container type)");
+      return {};
+    }
+  }
+}
+
 template <class R, class... Args, class F>
 std::vector<Tensor> invoke_traced(F& fn, std::span<const ArgView> views, std::span<const Tensor> placeholders) {
   // Where each parameter's placeholders start: containers of tensors take one per element.
@@ -212,6 +248,22 @@ class ConcreteFunction<R(Args...)> {
     const detail::ArgView views[sizeof...(Args) + 1] = {detail::view_of<Args>(args)..., {}};
     std::array<Tensor, detail::outputs_of<R>::count> out;
     detail::call_concrete(*core_, std::span<const detail::ArgView>(views, sizeof...(Args)), out);
+    return detail::outputs_of<R>::build(out);
+  }
+
+  // The call without the plain arguments, which keep the values they were traced with (as
+  // TensorFlow's concrete functions take only tensors): after
+  // `auto square = pow.get_concrete_function(ag::TensorSpec({}, ag::float32), 2)`, `square(x)`.
+  template <class... Given>
+    requires(sizeof...(Given) != sizeof...(Args) && sizeof...(Given) == detail::count_non_plain<Args...>())
+  R operator()(Given&&... given) const {
+    const std::tuple<Given&...> held{given...};
+    const auto views = [&]<size_t... I>(std::index_sequence<I...>) {
+      return std::array<detail::ArgView, sizeof...(Args) + 1>{
+          detail::view_or_baked<Args, detail::non_plain_index<I, Args...>()>(held)..., detail::ArgView{}};
+    }(std::index_sequence_for<Args...>{});
+    std::array<Tensor, detail::outputs_of<R>::count> out;
+    detail::call_concrete(*core_, std::span<const detail::ArgView>(views.data(), sizeof...(Args)), out);
     return detail::outputs_of<R>::build(out);
   }
 

@@ -12,9 +12,12 @@ class TensorArray {
  public:
   TensorArray(DType dtype, int64_t size = 0, bool dynamic_size = true);
 
-  // Returns the updated array; use it as `ta = ta.write(i, v)`. Eagerly the write also shows in
-  // `*this`, as in TensorFlow; while tracing it is a functional update.
-  TensorArray write(Operand index, const Tensor& value) const;
+  // Writes element `index` of this array and returns the updated array. Both spellings work,
+  // eagerly and staged: `ta.write(i, v);` and TensorFlow's `ta = ta.write(i, v)`. It is a
+  // mutating member, so inside staged control flow ag-rewrite carries `ta` as state, as it
+  // does an assigned variable (while tracing, the write rebinds this array to the updated
+  // handle; eagerly it updates the elements in place).
+  TensorArray write(Operand index, const Tensor& value);
   Tensor read(Operand index) const;
   // All elements stacked along a new axis 0 (unwritten elements are zeros).
   Tensor stack() const;

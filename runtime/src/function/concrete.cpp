@@ -131,6 +131,7 @@ void ConcreteCore::check_call(std::span<const ArgView> args) const {
           throw TypeError(fmt::format("concrete function {}: {} was traced with \"{}\", got \"{}\"", signature_str(),
                                       label(), s.s, a.s));
         break;
+      case ArgKind::Baked: break;  // left out of the call: the traced value
       case ArgKind::TensorSpec:
       case ArgKind::TensorSpecList: throw InternalError("check_call with a TensorSpec");
     }

@@ -291,7 +291,7 @@ std::shared_ptr<ConcreteCore> FunctionCore::trace(const Signature& sig, std::spa
     if (outs.size() != num_outputs_) throw InternalError("tracer returned the wrong number of outputs");
     for (size_t i = 0; i < outs.size(); ++i) {
       const Tensor& t = outs[i];
-      if (!t.has_value() || t.impl()->maybe_undefined) {
+      if (!t.has_value()) {
         const std::string why = t.impl() && t.impl()->note ? ": " + *t.impl()->note : "";
         throw ConversionError(fmt::format("Function '{}' returns a tensor with no value (output {}){}", info_.name, i, why));
       }

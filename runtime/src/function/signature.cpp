@@ -111,6 +111,7 @@ Signature describe(std::span<const ArgView> args, const SignatureRules& rules) {
       case ArgKind::Int: s.kind = a.kind, s.i = a.i; break;
       case ArgKind::Float: s.kind = a.kind, s.f = a.f; break;
       case ArgKind::String: s.kind = a.kind, s.s = std::string(a.s); break;
+      case ArgKind::Baked: throw InternalError("a signature of a call that left a plain argument out");
     }
     if (rules.param_names && i < rules.param_names->size() && !(*rules.param_names)[i].empty())
       s.name = (*rules.param_names)[i];
@@ -160,6 +161,7 @@ bool matches(const Signature& sig, std::span<const ArgView> args) {
       case ArgKind::String:
         if (s.kind != a.kind || s.s != a.s) return false;
         break;
+      case ArgKind::Baked: return false;  // only ConcreteFunction calls leave one out
     }
   }
   return true;

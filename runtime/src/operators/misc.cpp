@@ -10,13 +10,19 @@
 
 namespace ag {
 
-bool loop_flag(const Tensor& keep_going, SourceLoc loc) {
-  if (keep_going.is_symbolic())
+bool loop_flag(const Tensor& keep_going, SourceLoc loc, const char* why_plain) {
+  if (keep_going.is_symbolic()) {
+    if (why_plain)
+      throw ConversionError(fmt::format(
+          "a tensor-dependent break or return inside a plain C++ loop{}: the loop runs while tracing and cannot stop "
+          "on a tensor's value, and it could not be staged because {}",
+          detail::where(loc), why_plain));
     throw ConversionError(fmt::format(
         "a tensor-dependent break or return inside a plain C++ loop{}: the loop's own condition is a C++ value, so "
         "the loop runs while tracing and cannot stop on a tensor's value; make the loop a tensor loop (a tensor "
         "condition, or a range-for over ag::range / a tensor)",
         detail::where(loc)));
+  }
   return detail::truth(keep_going, "loop", loc);
 }
 

@@ -28,6 +28,7 @@ Branch trace_branch(FnRef<void()> fn, std::span<StateVar> vars, const std::vecto
     FrameScope scope(b.frame.get());
     try {
       fn();
+      check_lengths(vars, "if", loc);
     } catch (...) {
       write_vars(vars, initial);
       throw;
@@ -106,12 +107,15 @@ void staged_if(const Tensor& cond_in, FnRef<void()> then_fn, FnRef<void()> else_
     const Tensor& e2 = else_b.finals[i];
     if (!t2.has_value() || !e2.has_value()) {
       if (!t_def && !e_def) continue;
-      // DESIGN "Staged if rule": no value before the if and set in only one branch.
+      // DESIGN "Staged if rule": no value before the if and set in only one branch. It keeps
+      // the type that branch gave it, so that a loop around the if can carry it.
       const std::string name = describe_var(vars[i]);
-      after[i] = make_undefined(fmt::format(
-          "{} is assigned in the {} branch of the tensor-dependent if{} but not in the {} branch, and has no value "
-          "before the if; assign it in both branches or give it a value before the if",
-          name, branch_name(t_def), where(loc), branch_name(!t_def)));
+      const TensorType type = t_def ? value_type(*then_b.frame, t2, loc) : value_type(*else_b.frame, e2, loc);
+      after[i] = undefined_var(fmt::format("{} is assigned in the {} branch of the tensor-dependent if{} but not in "
+                                           "the {} branch, and has no value before the if; assign it in both "
+                                           "branches or give it a value before the if",
+                                           name, branch_name(t_def), where(loc), branch_name(!t_def)),
+                               &type);
       continue;
     }
     const ValueId tv = materialize(*then_b.frame, t2, loc);
@@ -123,16 +127,7 @@ void staged_if(const Tensor& cond_in, FnRef<void()> then_fn, FnRef<void()> else_
   }
 
   std::vector<Tensor> results = build_if(cond, then_b, else_b, then_results, else_results, types, loc);
-  for (size_t k = 0; k < outputs.size(); ++k) {
-    const size_t i = outputs[k];
-    const TensorImpl* t = then_b.finals[i].impl();
-    const TensorImpl* e = else_b.finals[i].impl();
-    if ((t && t->maybe_undefined) || (e && e->maybe_undefined)) {  // carry the "loop may not have set it" mark
-      results[k].impl()->maybe_undefined = true;
-      results[k].impl()->note = new std::string(*(t && t->maybe_undefined ? t : e)->note);
-    }
-    after[i] = results[k];
-  }
+  for (size_t k = 0; k < outputs.size(); ++k) after[outputs[k]] = results[k];
   write_vars(vars, after);
 }
 

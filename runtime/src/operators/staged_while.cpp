@@ -29,9 +29,11 @@ struct LoopOptionsScope {
 };
 
 // Traces the body once with the defined variables as placeholders to learn the types of the
-// variables that have no value yet (then forgets that trace).
+// variables that have no value yet (then forgets that trace). A read of one of those before
+// the body assigns it can only ever see no value: its error names the variable and the loop.
 std::vector<std::optional<TensorType>> probe_undefined(FnRef<void()> body_fn, std::span<StateVar> vars,
-                                                       const std::vector<Tensor>& initial, SourceLoc loc) {
+                                                       const std::vector<Tensor>& initial, SourceLoc loc,
+                                                       const char* what) {
   TraceFrame* outer = current_frame();
   std::vector<std::optional<TensorType>> learned(vars.size());
   const auto cp = outer->checkpoint();
@@ -39,13 +41,21 @@ std::vector<std::optional<TensorType>> probe_undefined(FnRef<void()> body_fn, st
     TraceFrame probe(outer, outer->root, "probe", loc);
     FrameScope scope(&probe);
     try {
-      for (size_t i = 0; i < vars.size(); ++i)
-        if (initial[i].has_value())
-          write_var(vars[i], probe.add_param(value_type(*outer, initial[i], loc), vars[i].name));
-      body_fn();
       for (size_t i = 0; i < vars.size(); ++i) {
+        if (initial[i].has_value())
+          write_var(vars[i], probe.add_param(value_type(*outer, initial[i], loc), display_name(vars[i])));
+        else if (!is_generated_name(vars[i].name) && holds_tensor(vars[i]))
+          write_var(vars[i], undefined_var(fmt::format("{} is read inside the tensor-dependent {}{} before it has a "
+                                                       "value: give it a value before the loop",
+                                                       describe_var(vars[i]), what, where(loc))));
+      }
+      body_fn();
+      check_lengths(vars, what, loc);
+      for (size_t i = 0; i < vars.size(); ++i) {
+        if (initial[i].has_value() || !holds_tensor(vars[i])) continue;
         Tensor v = read_var(vars[i]);
-        if (!initial[i].has_value() && v.has_value()) learned[i] = value_type(probe, v, loc);
+        if (v.has_value()) learned[i] = value_type(probe, v, loc);
+        else learned[i] = undefined_type(v);  // set in one branch of an if in the body
       }
     } catch (...) {
       write_vars(vars, initial);
@@ -71,12 +81,7 @@ LoopTrace trace_loop(FnRef<Tensor()> cond_fn, FnRef<void()> body_fn, std::span<S
   LoopTrace lt;
   auto bind_params = [&](TraceFrame& f) {
     for (size_t k = 0; k < carried.size(); ++k) {
-      Tensor p = f.add_param(types[k], vars[carried[k]].name);
-      if (initial[carried[k]].impl()->maybe_undefined) {  // keep the mark on the loop value
-        p.impl()->maybe_undefined = true;
-        p.impl()->note = new std::string(*initial[carried[k]].impl()->note);
-      }
-      write_var(vars[carried[k]], p);
+      write_var(vars[carried[k]], f.add_param(types[k], display_name(vars[carried[k]])));
     }
   };
   try {
@@ -93,6 +98,7 @@ LoopTrace trace_loop(FnRef<Tensor()> cond_fn, FnRef<void()> body_fn, std::span<S
       LoopOptionsScope options;
       bind_params(*lt.body);
       body_fn();
+      check_lengths(vars, what, loc);
       lt.options = options.options;
       for (size_t k = 0; k < carried.size(); ++k) {
         const StateVar& v = vars[carried[k]];
@@ -149,17 +155,15 @@ void staged_while_impl(FnRef<Tensor()> cond_fn, FnRef<void()> body_fn, std::span
   std::vector<Tensor> initial = read_vars(vars);
   TraceFrame* outer = current_frame();
 
-  // Variables with no value before the loop (DESIGN: AutoGraph's _try_handling_undefineds).
-  std::vector<bool> learned_zero(vars.size(), false);
+  // Variables with no value before the loop (DESIGN: AutoGraph's _try_handling_undefineds):
+  // they start at zeros of the type one iteration gives them, which is also their value after
+  // the loop when it runs zero times, as in TensorFlow.
   bool any_undefined = false;
-  for (const Tensor& t : initial) any_undefined |= !t.has_value();
+  for (size_t i = 0; i < vars.size(); ++i) any_undefined |= holds_tensor(vars[i]) && !initial[i].has_value();
   if (any_undefined) {
-    auto learned = probe_undefined(body_fn, vars, initial, loc);
+    auto learned = probe_undefined(body_fn, vars, initial, loc, what);
     for (size_t i = 0; i < vars.size(); ++i)
-      if (learned[i]) {
-        initial[i] = zeros_of_type(*learned[i]);
-        learned_zero[i] = true;
-      }
+      if (learned[i]) initial[i] = zeros_of_type(*learned[i]);
   }
   std::vector<size_t> carried;
   std::vector<TensorType> types;
@@ -224,30 +228,12 @@ void staged_while_impl(FnRef<Tensor()> cond_fn, FnRef<void()> body_fn, std::span
   std::vector<Tensor> inputs;
   for (size_t i : carried) inputs.push_back(initial[i]);
   for (Tensor& t : invariants) inputs.push_back(std::move(t));
-  // maybe-undefined inputs are carried as they are: materialize them without the check.
-  std::vector<Tensor> clean_inputs;
-  for (const Tensor& t : inputs) {
-    if (t.impl()->maybe_undefined) clean_inputs.push_back(outer->symbolic(materialize(*outer, t, loc)));
-    else clean_inputs.push_back(t);
-  }
   Attrs attrs;
   attrs.axis = static_cast<int64_t>(carried.size());
-  std::vector<Tensor> outs = trace_node(OpKind::While, clean_inputs, attrs, types, {cond_g, body_g}, loc);
+  std::vector<Tensor> outs = trace_node(OpKind::While, inputs, attrs, types, {cond_g, body_g}, loc);
 
   std::vector<Tensor> after = read_vars(vars);
-  for (size_t k = 0; k < carried.size(); ++k) {
-    const size_t i = carried[k];
-    if ((learned_zero[i] && !is_generated_name(vars[i].name)) || initial[i].impl()->maybe_undefined) {
-      outs[k].impl()->maybe_undefined = true;
-      outs[k].impl()->note = new std::string(
-          initial[i].impl()->maybe_undefined
-              ? *initial[i].impl()->note
-              : fmt::format("{} has no value before the tensor-dependent {}{} and the loop may run zero "
-                            "times, so it may have no value here; give it a value before the loop",
-                            describe_var(vars[i]), what, where(loc)));
-    }
-    after[i] = outs[k];
-  }
+  for (size_t k = 0; k < carried.size(); ++k) after[carried[k]] = outs[k];
   write_vars(vars, after);
 }
 }  // namespace

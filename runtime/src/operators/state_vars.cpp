@@ -12,10 +12,39 @@
 
 namespace ag::detail {
 
+namespace {
+std::vector<Tensor>& vector_of(const StateVar& v) { return *static_cast<std::vector<Tensor>*>(v.ptr); }
+
+void check_length(const StateVar& v, const char* construct, SourceLoc loc) {
+  const size_t now = vector_of(v).size();
+  if (now != v.length)
+    throw ConversionError(fmt::format(
+        "'{}' (a std::vector<ag::Tensor>) changed its length from {} to {} inside the tensor-dependent {}{}; a vector "
+        "that staged control flow carries must keep its length there (grow an ag::TensorArray instead)",
+        v.name, v.length, now, construct, where(loc)));
+}
+
+// The element of a std::vector<ag::Tensor> that `v` names (check_lengths reports a changed
+// length with its construct first; this is the guard against a dangling element).
+Tensor& vector_element(const StateVar& v) {
+  check_length(v, "control flow", {});
+  return vector_of(v)[static_cast<size_t>(v.element)];
+}
+}  // namespace
+
+void check_lengths(std::span<const StateVar> vars, const char* construct, SourceLoc loc) {
+  for (const StateVar& v : vars)
+    if (v.kind == StateKind::VectorLength) check_length(v, construct, loc);
+}
+
+bool holds_tensor(const StateVar& v) { return v.kind != StateKind::VectorLength && v.kind != StateKind::Other; }
+
 Tensor read_var(const StateVar& v) {
   switch (v.kind) {
     case StateKind::Tensor: return *static_cast<const Tensor*>(v.ptr);
     case StateKind::TensorArray: return static_cast<const TensorArray*>(v.ptr)->handle();
+    case StateKind::TensorInVector: return vector_element(v);
+    case StateKind::VectorLength:
     case StateKind::Other: break;
   }
   throw InternalError("read_var of a non-tensor");
@@ -25,6 +54,8 @@ void write_var(const StateVar& v, const Tensor& value) {
   switch (v.kind) {
     case StateKind::Tensor: *static_cast<Tensor*>(v.ptr) = value; return;
     case StateKind::TensorArray: static_cast<TensorArray*>(v.ptr)->handle() = value; return;
+    case StateKind::TensorInVector: vector_element(v) = value; return;
+    case StateKind::VectorLength:
     case StateKind::Other: break;
   }
   throw InternalError("write_var of a non-tensor");
@@ -33,24 +64,28 @@ void write_var(const StateVar& v, const Tensor& value) {
 std::vector<Tensor> read_vars(std::span<const StateVar> vars) {
   std::vector<Tensor> out;
   out.reserve(vars.size());
-  for (const StateVar& v : vars) out.push_back(v.kind == StateKind::Other ? Tensor() : read_var(v));
+  for (const StateVar& v : vars) out.push_back(holds_tensor(v) ? read_var(v) : Tensor());
   return out;
 }
 
 void write_vars(std::span<const StateVar> vars, const std::vector<Tensor>& values) {
   for (size_t i = 0; i < vars.size(); ++i)
-    if (vars[i].kind != StateKind::Other) write_var(vars[i], values[i]);
+    if (holds_tensor(vars[i])) write_var(vars[i], values[i]);
 }
 
 std::string where(SourceLoc loc) { return loc.known() ? " at " + loc.str() : std::string(); }
 
 bool is_generated_name(const char* name) { return std::string_view(name).starts_with("ag__"); }
 
+std::string display_name(const StateVar& v) {
+  return v.element < 0 ? std::string(v.name) : fmt::format("{}[{}]", v.name, v.element);
+}
+
 std::string describe_var(const StateVar& v) {
   std::string_view n = v.name;
   if (n.starts_with("ag__retval")) return "the return value";
   if (n.starts_with("ag__")) return fmt::format("the generated variable '{}'", n);
-  return fmt::format("'{}'", n);
+  return fmt::format("'{}'", display_name(v));
 }
 
 namespace {
@@ -71,8 +106,9 @@ void forbid_untraceable(std::span<const StateVar> vars, const char* construct, S
     if (v.kind == StateKind::Other) {
       const std::string type_name = demangle(*v.type);
       throw ConversionError(fmt::format(
-          "'{}' ({} {}) is modified inside a tensor-dependent {}{}; only ag::Tensor and ag::TensorArray locals can "
-          "change inside staged control flow. Make it an ag::Tensor, or move the change out of the {}",
+          "'{}' ({} {}) is modified inside a tensor-dependent {}{}; only locals of tensor type can change inside "
+          "staged control flow: ag::Tensor, ag::TensorArray, a std::array of them, a std::vector<ag::Tensor>, or "
+          "a struct of those. Make it an ag::Tensor, or move the change out of the {}",
           v.name, article_for(type_name), type_name, construct, where(loc), construct));
     }
   }
@@ -117,23 +153,31 @@ TensorType value_type(TraceFrame& frame, const Tensor& t, SourceLoc loc) {
 }
 
 ValueId materialize(TraceFrame& frame, const Tensor& t, SourceLoc loc) {
-  if (t.impl() && t.impl()->maybe_undefined) {
-    // Carry the value without the readability check: clear the flag on a temporary handle.
-    Tensor copy = Tensor::adopt(new TensorImpl);
-    TensorImpl* src = t.impl();
-    TensorImpl* dst = copy.impl();
-    dst->kind = src->kind;
-    dst->dtype = src->dtype;
-    dst->elem_dtype = src->elem_dtype;
-    dst->elem_rank_unknown = src->elem_rank_unknown;
-    dst->shape = src->shape;
-    dst->node = src->node;
-    dst->output = src->output;
-    dst->frame = src->frame;
-    if (dst->frame) retain_token(dst->frame);
-    return frame.value_of(copy, OpKind::Identity, loc);
-  }
   return frame.value_of(t, OpKind::Identity, loc);
+}
+
+Tensor undefined_var(std::string message, const TensorType* type) {
+  Tensor t = make_undefined(std::move(message));
+  if (type) {
+    TensorImpl* impl = t.impl();
+    impl->typed_undefined = true;
+    impl->dtype = type->dtype;
+    impl->shape = type->shape;
+    impl->elem_dtype = type->elem_dtype;
+    impl->elem_rank_unknown = type->elem_rank_unknown;
+  }
+  return t;
+}
+
+std::optional<TensorType> undefined_type(const Tensor& t) {
+  const TensorImpl* impl = t.impl();
+  if (!impl || impl->kind != ImplKind::Undefined || !impl->typed_undefined) return std::nullopt;
+  TensorType type;
+  type.dtype = impl->dtype;
+  type.shape = impl->shape;
+  type.elem_dtype = impl->elem_dtype;
+  type.elem_rank_unknown = impl->elem_rank_unknown;
+  return type;
 }
 
 namespace {

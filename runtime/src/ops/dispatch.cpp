@@ -26,9 +26,6 @@ TensorType type_of(const Tensor& t) {
 void check_readable(const Tensor& t, OpKind op, SourceLoc loc) {
   const TensorImpl* impl = t.impl();
   if (!impl || impl->kind == ImplKind::Undefined) throw_undefined(t, user_op_name(op), loc);
-  if (impl->maybe_undefined)
-    throw ConversionError(fmt::format("{}{}", impl->note ? *impl->note : std::string("a loop variable may have no value"),
-                                      at(loc)));
 }
 
 namespace {

@@ -47,13 +47,14 @@ TensorArray TensorArray::from_handle(Tensor handle, DType dtype) {
   return ta;
 }
 
-TensorArray TensorArray::write(Operand index, const Tensor& value) const {
+TensorArray TensorArray::write(Operand index, const Tensor& value) {
   const Tensor idx = detail::index_tensor(index, OpKind::ListWrite);
   detail::check_readable(value, OpKind::ListWrite, index.loc());
   detail::check_readable(handle_, OpKind::ListWrite, index.loc());
   if (handle_.is_symbolic() || idx.is_symbolic() || value.is_symbolic()) {
     const Tensor in[3] = {handle_, idx, value};
-    return from_handle(detail::trace_op(OpKind::ListWrite, in, Attrs::none(), index.loc()), dtype_);
+    handle_ = detail::trace_op(OpKind::ListWrite, in, Attrs::none(), index.loc());
+    return *this;
   }
   detail::list_write_in_place(detail::list_of(handle_), detail::element_as_int(idx, 0), value, index.loc());
   return *this;

@@ -10,5 +10,5 @@ AG_FUNCTION ag::Tensor f(ag::Tensor x) {
   }
   return x + count;
 }
-// CHECK: non_tensor_modified.cpp:9:5: warning: 'count' (of type 'int') is modified inside a tensor-dependent while; staging it will fail with a ConversionError: only ag::Tensor and ag::TensorArray locals can change inside staged control flow
+// CHECK: non_tensor_modified.cpp:9:5: warning: 'count' (of type 'int') is modified inside a tensor-dependent while; staging it will fail with a ConversionError: only locals of tensor type (ag::Tensor, ag::TensorArray, a std::array or std::vector of them, a struct of those) can change inside staged control flow
 // CHECK: fix-it:"{{.*}}non_tensor_modified.cpp":{6:3-6:6}:"ag::Tensor"

@@ -76,7 +76,7 @@ AG_FUNCTION Tensor plain_loop(Tensor x) {
 // CHECK-NEXT: }
 // CHECK-LABEL: AG_FUNCTION Tensor plain_loop(Tensor x) {
 // CHECK-NEXT:   ag::Tensor ag__break_1 = false;
-// CHECK-NEXT:   for (int i = 0; ag::loop_flag(ag::not_(ag__break_1), AG_SOURCE_LOC("break_statements.cpp", 32)) && (i < 5); (ag::loop_flag(ag::not_(ag__break_1), AG_SOURCE_LOC("break_statements.cpp", 32)) ? void(++i) : void())) {
+// CHECK-NEXT:   for (int i = 0; ag::loop_flag(ag::not_(ag__break_1), AG_SOURCE_LOC("break_statements.cpp", 32), "it changes 'i' (an int), which a graph loop cannot carry: make it an ag::Tensor (or loop over ag::range)") && (i < 5); (ag::loop_flag(ag::not_(ag__break_1), AG_SOURCE_LOC("break_statements.cpp", 32), "it changes 'i' (an int), which a graph loop cannot carry: make it an ag::Tensor (or loop over ag::range)") ? void(++i) : void())) {
 // CHECK-NEXT:     ag::if_stmt(x > 20,
 // CHECK-NEXT:         [&] { ag__break_1 = true; },
 // CHECK-NEXT:         [&] {},

@@ -24,10 +24,11 @@ namespace ag::detail {
 
 // TensorList: a std::vector or std::array of ag::Tensor; TensorSpecList: the std::vector of
 // TensorSpec that get_concrete_function takes for one; ScalarList: a std::vector or std::array
-// of plain numbers (part of the signature by value, like a plain scalar).
+// of plain numbers (part of the signature by value, like a plain scalar). Baked: a plain
+// argument left out of a ConcreteFunction call, which takes the value it was traced with.
 enum class ArgKind : uint8_t {
   Tensor, TensorSpec, Variable, Bool, Int, Float, String,
-  TensorList, TensorSpecList, ScalarList,
+  TensorList, TensorSpecList, ScalarList, Baked,
 };
 
 // Reads element k of a ScalarList's container as key bits: the value as int64 (Bool, Int) or
@@ -111,6 +112,11 @@ template <class P>
 inline constexpr bool is_variable_list_param =
     std::is_same_v<element_of<P>, Variable> || std::is_same_v<element_of<P>, Variable*> ||
     std::is_same_v<element_of<P>, const Variable*> || std::is_same_v<element_of<P>, std::reference_wrapper<Variable>>;
+
+// A parameter that is part of the signature by value (a number, bool, enum, string, or a
+// container of numbers): a ConcreteFunction call may leave it out (it is baked in).
+template <class P>
+inline constexpr bool is_plain_param = !is_tensor_param<P> && !is_variable_param<P> && !is_tensor_list_param<P>;
 
 template <class P>
 constexpr void check_not_variable_list() {

@@ -53,9 +53,9 @@ struct TensorImpl {
   std::atomic<int32_t> refs{1};
   DType dtype = DType::Float32;
   ImplKind kind = ImplKind::Concrete;
-  // Symbolic values that a staged loop may not have set (DESIGN "Variables with no value
-  // before a staged loop"): using one in an op raises; control-flow state may carry it.
-  bool maybe_undefined = false;
+  // Undefined: one branch of a staged if gave the variable a value of this type (dtype, shape,
+  // elem_*), the other none; a staged loop's probe learns a loop variable's type from it.
+  bool typed_undefined = false;
   DType elem_dtype = DType::Float32;  // symbolic List values: the element dtype
   bool elem_rank_unknown = false;     // symbolic List values: no write has typed the elements yet
   Shape shape;

@@ -125,8 +125,9 @@ void for_stmt(Iterable&& iterable, Extra&& extra_test, Body&& body_fn, std::tupl
 }
 
 // The condition of a plain C++ loop that contains a lowered break/return: a flag that became
-// symbolic cannot stop a loop that runs while tracing.
-bool loop_flag(const Tensor& keep_going, SourceLoc loc);
-inline bool loop_flag(bool keep_going, SourceLoc) { return keep_going; }
+// symbolic cannot stop a loop that runs while tracing. `why_plain`: why ag-rewrite could not
+// stage the loop (a loop stopped by a tensor that carries a C++ counter), for the error.
+bool loop_flag(const Tensor& keep_going, SourceLoc loc, const char* why_plain = nullptr);
+inline bool loop_flag(bool keep_going, SourceLoc, const char* = nullptr) { return keep_going; }
 
 }  // namespace ag

@@ -2,6 +2,7 @@
 // and the staged (graph-building) implementations, which live in the runtime library.
 #pragma once
 
+#include <array>
 #include <initializer_list>
 #include <span>
 #include <tuple>
@@ -32,15 +33,23 @@ class FnRef<R(A...)> {
   R (*call_)(void*, A...);
 };
 
-enum class StateKind : uint8_t { Tensor, TensorArray, Other };
+// TensorInVector: an element of a std::vector<ag::Tensor>, reached through the vector (whose
+// length must stay fixed inside the construct), so that no element pointer can dangle.
+// VectorLength: the vector itself, holding no value: it checks that the length stayed fixed
+// (also for an empty vector, which has no elements to check it).
+enum class StateKind : uint8_t { Tensor, TensorArray, TensorInVector, VectorLength, Other };
 
 // One variable a staged construct may modify: a reference plus its name for messages.
-// A name starting with "::" is a global (DESIGN "State": globals may not change).
+// A name starting with "::" is a global (DESIGN "State": globals may not change). The elements
+// of a std::array or std::vector of tensors are one StateVar each (AutoGraph's composite
+// names: `arr[0]`, `arr[1]`).
 struct StateVar {
   StateKind kind;
-  void* ptr;
+  void* ptr;  // the variable; TensorInVector: the std::vector
   const char* name;
   const std::type_info* type;
+  int32_t element = -1;  // an element of a container: its index
+  uint32_t length = 0;   // TensorInVector: the vector's length when the construct began
 };
 
 template <class T>
@@ -48,6 +57,40 @@ StateVar make_state_var(T& v, const char* name) {
   if constexpr (std::is_same_v<T, Tensor>) return {StateKind::Tensor, &v, name, &typeid(T)};
   else if constexpr (std::is_same_v<T, TensorArray>) return {StateKind::TensorArray, &v, name, &typeid(T)};
   else return {StateKind::Other, const_cast<void*>(static_cast<const void*>(&v)), name, &typeid(T)};
+}
+
+template <class T>
+struct state_container {
+  static constexpr bool array = false, vector = false;
+};
+template <class E, size_t N>
+struct state_container<std::array<E, N>> {
+  static constexpr bool array = std::is_same_v<E, Tensor> || std::is_same_v<E, TensorArray>;
+  static constexpr bool vector = false;
+};
+template <class A>
+struct state_container<std::vector<Tensor, A>> {
+  static constexpr bool array = false, vector = true;
+};
+
+// Appends the StateVars of one variable: itself, or each element of a container of tensors.
+template <class T>
+void append_state_vars(std::vector<StateVar>& out, T& v, const char* name) {
+  if constexpr (state_container<std::remove_const_t<T>>::array) {
+    for (size_t k = 0; k < v.size(); ++k) {
+      StateVar s = make_state_var(v[k], name);
+      s.element = static_cast<int32_t>(k);
+      out.push_back(s);
+    }
+  } else if constexpr (state_container<std::remove_const_t<T>>::vector) {
+    void* vec = const_cast<void*>(static_cast<const void*>(&v));
+    const auto length = static_cast<uint32_t>(v.size());
+    out.push_back({StateKind::VectorLength, vec, name, &typeid(T), -1, length});
+    for (size_t k = 0; k < v.size(); ++k)
+      out.push_back({StateKind::TensorInVector, vec, name, &typeid(Tensor), static_cast<int32_t>(k), length});
+  } else {
+    out.push_back(make_state_var(v, name));
+  }
 }
 
 }  // namespace ag::detail
@@ -79,7 +122,7 @@ template <class... Ts>
 std::vector<StateVar> erase_state(const std::tuple<Ts&...>& vars, Names names) {
   std::vector<StateVar> out;
   out.reserve(sizeof...(Ts));
-  [&]<size_t... I>(std::index_sequence<I...>) { (out.push_back(make_state_var(std::get<I>(vars), names[I])), ...); }(
+  [&]<size_t... I>(std::index_sequence<I...>) { (append_state_vars(out, std::get<I>(vars), names[I]), ...); }(
       std::index_sequence_for<Ts...>{});
   return out;
 }

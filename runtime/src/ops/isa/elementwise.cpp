@@ -36,19 +36,22 @@ T* mut(Tensor& t) {
 
 // Eigen 3.4's vectorized exp clamps its argument below at about -88.7 (float) and -709.8
 // (double), so results that underflow to denormals or to 0 come out as the clamp's result
-// (exp(-inf) = 2.9e-39 in float32); its log treats denormal inputs as the smallest normal. The
-// elements in those ranges — rare, and found by a loop that vectorizes — are recomputed with
-// <cmath>, which is exact there. The other ranges keep Eigen's few-ULP vector code
-// (tests/common/special_values.h checks every range at every ISA level).
+// (exp(-inf) = 2.9e-39 in float32); its AVX-512 float exp overflows to inf from about 88.7,
+// short of the largest finite result (exp(88.72) = 3.39e38); its log treats denormal inputs as
+// the smallest normal. The elements in those ranges — rare, and found by a loop that
+// vectorizes — are recomputed with <cmath>, which is exact there. The other ranges keep Eigen's
+// few-ULP vector code (tests/common/special_values.h checks every range at every ISA level).
 template <class T>
 constexpr T kExpVectorLow = sizeof(T) == 4 ? T(-88.0) : T(-708.0);
+template <class T>
+constexpr T kExpVectorHigh = sizeof(T) == 4 ? T(88.0) : T(709.0);
 
 // x and y must not overlap (the fix-up reads x after y is written).
 template <class T>
 void exp_into(const T* x, T* y, int64_t n) {
   Eigen::Map<Arr<T>>(y, n) = In<T>(x, n).exp();
   for (int64_t i = 0; i < n; ++i)
-    if (x[i] < kExpVectorLow<T>) [[unlikely]] y[i] = std::exp(x[i]);
+    if (x[i] < kExpVectorLow<T> || x[i] > kExpVectorHigh<T>) [[unlikely]] y[i] = std::exp(x[i]);
 }
 
 template <class T>
