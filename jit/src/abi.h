@@ -49,6 +49,9 @@ enum class FailKind : int32_t {
 
 }  // namespace ag::jit
 
+// The helpers' declarations. Each has a row in rt_helpers.def, from which the IR declarations
+// and the symbol bindings are generated; engine.cpp checks at compile time that these C
+// signatures match the rows.
 extern "C" {
 // Buffers owned by JIT code whose size is only known at run time (64-byte aligned, from the
 // runtime's caching allocator for large sizes). The call tracks them, so an error path leaks none.

@@ -26,6 +26,7 @@
 #include "ag/detail/log.h"
 #include "lower/build_module.h"
 #include "optimizer.h"
+#include "rt_helper_types.h"
 #include "target.h"
 
 namespace ag::jit {
@@ -279,19 +280,15 @@ Engine::Engine() : impl_(std::make_unique<Impl>()) {
   auto bind = [&](const char* name, void* p) {
     symbols[m.jit->mangleAndIntern(name)] = {orc::ExecutorAddr::fromPtr(p), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
   };
-  bind("agc_rt_alloc", addr(&agc_rt_alloc));
-  bind("agc_rt_free", addr(&agc_rt_free));
-  bind("agc_rt_output", addr(&agc_rt_output));
-  bind("agc_rt_fail", addr(&agc_rt_fail));
-  bind("agc_rt_eval", addr(&agc_rt_eval));
-  bind("agc_rt_slot_copy", addr(&agc_rt_slot_copy));
-  bind("agc_rt_ipow_i32", addr(&agc_rt_ipow_i32));
-  bind("agc_rt_ipow_i64", addr(&agc_rt_ipow_i64));
   const detail::KernelSet& kernels = detail::kernels();
-  bind("agc_rt_gemm_f32", addr(kernels.gemm_f32));
-  bind("agc_rt_gemm_f64", addr(kernels.gemm_f64));
-  bind("agc_rt_gemm_i32", addr(kernels.gemm_i32));
-  bind("agc_rt_gemm_i64", addr(kernels.gemm_i64));
+  {
+    using enum RtType;
+#define AG_RT_HELPER(Name, Result, Params, Pure, Address)                                     \
+  static_assert(rt_signature_fits<Result, AG_RT_UNPAREN Params>(static_cast<decltype(Address)>(nullptr)), \
+                #Name ": its C signature differs from its row in rt_helpers.def");           \
+  bind(#Name, addr(Address));
+#include "rt_helpers.def"
+  }
   check(m.runtime->define(orc::absoluteSymbols(std::move(symbols))), "bind runtime symbols");
   // libm, libmvec and memcpy/memset resolve through the process.
   m.runtime->addGenerator(take(orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(m.jit->getDataLayout().getGlobalPrefix()),

@@ -25,7 +25,7 @@ bool is_view_op(OpKind op) {
   return op == OpKind::Reshape || op == OpKind::ExpandDims || op == OpKind::Squeeze || op == OpKind::Identity;
 }
 
-bool is_runtime_op(OpKind op) { return op_class(op) == OpClass::Stateful || op_class(op) == OpClass::List; }
+bool is_runtime_op(OpKind op) { return op_info(op).jit == JitHandling::Runtime; }
 
 namespace {
 

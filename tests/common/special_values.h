@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -36,6 +37,10 @@ inline std::vector<Case> cases() {
     if (std::isnan(x)) return x;
     return 1.0L / (1.0L + std::exp(-x));
   };
+  auto softplus_ref = [](long double x, long double) -> long double {
+    if (std::isnan(x)) return x;
+    return std::max(x, 0.0L) + std::log1p(std::exp(-std::fabs(x)));
+  };
   return {
       {"exp", [](const ag::Tensor& x, const ag::Tensor&) { return ag::exp(x); },
        [](long double x, long double) { return std::exp(x); }, false, 4},
@@ -46,6 +51,7 @@ inline std::vector<Case> cases() {
       {"tanh", [](const ag::Tensor& x, const ag::Tensor&) { return ag::tanh(x); },
        [](long double x, long double) { return std::tanh(x); }, false, 5},
       {"sigmoid", [](const ag::Tensor& x, const ag::Tensor&) { return ag::sigmoid(x); }, sigmoid_ref, false, 6},
+      {"softplus", [](const ag::Tensor& x, const ag::Tensor&) { return ag::softplus(x); }, softplus_ref, false, 4},
       {"sin", [](const ag::Tensor& x, const ag::Tensor&) { return ag::sin(x); },
        [](long double x, long double) { return std::sin(x); }, false, 4},
       {"cos", [](const ag::Tensor& x, const ag::Tensor&) { return ag::cos(x); },
@@ -65,7 +71,7 @@ std::vector<T> unary_inputs(const std::string& fn) {
                       T(0.5),          T(-0.5),        T(2),           T(-3),          T(10),
                       T(-10),          T(100),         T(-100),        T(1e6),         T(-1e6)};
   const bool f32 = sizeof(T) == 4;
-  if (fn == "exp" || fn == "sigmoid") {
+  if (fn == "exp" || fn == "sigmoid" || fn == "softplus") {
     // Around overflow (exp(x) > max), the last normal result, the denormal range and underflow to 0.
     for (double x : f32 ? std::vector<double>{88.7, 88.72, 88.73, 89, -87.3, -88.72, -88.8, -95, -103.9, -104.5, -110}
                         : std::vector<double>{709.7, 709.78, 709.79, 710, -708.3, -709.78, -709.8, -720, -745.1,

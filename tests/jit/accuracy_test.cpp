@@ -2,6 +2,7 @@
 // sigmoid as 1 / (1 + exp(-x)), float32 tanh as a rational approximation): max error in ULPs against a higher-precision reference over a
 // sweep, checked against the bounds documented in docs/jit.md. Also checks that the optimized IR
 // really calls the vector variants.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -38,6 +39,8 @@ std::vector<Sweep> sweeps() {
       {"tanh", [](ag::Tensor x, ag::Tensor) { return ag::tanh(x); }, [](long double x, long double) { return std::tanh(x); }, -9, 9, 0, 0, 6, 4},  // float32: 4.5 with FMA, 5.5 without (x86-64-v2)
       {"sigmoid", [](ag::Tensor x, ag::Tensor) { return ag::sigmoid(x); },
        [](long double x, long double) { return 1.0L / (1.0L + std::exp(-x)); }, -80, 30, 0, 0, 6, 6},
+      {"softplus", [](ag::Tensor x, ag::Tensor) { return ag::softplus(x); },
+       [](long double x, long double) { return std::max(x, 0.0L) + std::log1p(std::exp(-std::fabs(x))); }, -90, 90, 0, 0, 5, 4},
       {"sin", [](ag::Tensor x, ag::Tensor) { return ag::sin(x); }, [](long double x, long double) { return std::sin(x); }, -100, 100, 0, 0, 4, 4},
       {"cos", [](ag::Tensor x, ag::Tensor) { return ag::cos(x); }, [](long double x, long double) { return std::cos(x); }, -100, 100, 0, 0, 4, 4},
       {"pow", [](ag::Tensor x, ag::Tensor y) { return ag::pow(x, y); }, [](long double x, long double y) { return std::pow(x, y); }, 0.01, 100, -4, 4, 4, 4},

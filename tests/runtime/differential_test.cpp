@@ -78,7 +78,7 @@ std::vector<Case> cases() {
   for (const Tensor& x : {pos, d * d + 0.1}) {
     const std::string t(ag::dtype_name(x.dtype()));
     add("transcendental_" + t, [](V v) {
-      return ag::exp(v[0]) + ag::log(v[0]) + ag::sqrt(v[0]) + ag::tanh(v[0]) + ag::sigmoid(v[0]) + ag::sin(v[0]) +
+      return ag::exp(v[0]) + ag::log(v[0]) + ag::sqrt(v[0]) + ag::tanh(v[0]) + ag::sigmoid(v[0]) + ag::softplus(v[0]) + ag::sin(v[0]) +
              ag::cos(v[0]);
     }, {x});
     add("rounding_" + t, [](V v) { return ag::floor(v[0] * 3) + ag::ceil(v[0] * 3) + ag::round(v[0] * 2.5); }, {x});

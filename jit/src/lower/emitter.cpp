@@ -4,6 +4,9 @@
 
 #include <llvm/IR/MDBuilder.h>
 
+#include <algorithm>
+#include <string_view>
+
 namespace ag::jit {
 
 Emitter::Emitter(llvm::Module& module, const Program& program)
@@ -266,28 +269,48 @@ void Emitter::copy_value(const LVal& v, llvm::Value* dst) {
 
 // ---- runtime ----
 
+namespace {
+// A row of rt_helpers.def.
+struct RtHelper {
+  std::string_view name;
+  RtType result;
+  std::vector<RtType> params;
+  bool pure;
+};
+
+const std::vector<RtHelper>& rt_helpers() {
+  using enum RtType;
+  static const std::vector<RtHelper> helpers = {
+#define AG_RT_HELPER(Name, Result, Params, Pure, Address) {#Name, Result, {AG_RT_UNPAREN Params}, Pure},
+#include "../rt_helpers.def"
+  };
+  return helpers;
+}
+}  // namespace
+
+llvm::Type* Emitter::rt_type(RtType t) {
+  switch (t) {
+    case RtType::Void: return b_.getVoidTy();
+    case RtType::I32: return b_.getInt32Ty();
+    case RtType::I64: return b_.getInt64Ty();
+    case RtType::Ptr:
+    case RtType::Ctx:
+    case RtType::Args:
+    case RtType::Arg: return b_.getPtrTy();
+  }
+  throw InternalError("jit: rt_type");
+}
+
 llvm::FunctionCallee Emitter::runtime(const char* name) {
-  llvm::Type* ptr = b_.getPtrTy();
-  llvm::Type* i32t = b_.getInt32Ty();
-  llvm::Type* i64t = b_.getInt64Ty();
-  llvm::Type* voidt = b_.getVoidTy();
-  const std::string_view n(name);
-  llvm::FunctionType* type = nullptr;
-  bool pure = false;
-  if (n == "agc_rt_alloc") type = llvm::FunctionType::get(ptr, {ptr, i64t}, false);
-  else if (n == "agc_rt_free") type = llvm::FunctionType::get(voidt, {ptr, ptr}, false);
-  else if (n == "agc_rt_output") type = llvm::FunctionType::get(ptr, {ptr, i32t, i64t}, false);
-  else if (n == "agc_rt_fail") type = llvm::FunctionType::get(voidt, {ptr, i32t, i32t, i64t, i64t}, false);
-  else if (n == "agc_rt_eval") type = llvm::FunctionType::get(i32t, {ptr, i32t, ptr, ptr}, false);
-  else if (n == "agc_rt_slot_copy") type = llvm::FunctionType::get(voidt, {ptr, i32t, i32t, i32t}, false);
-  else if (n == "agc_rt_ipow_i32") type = llvm::FunctionType::get(i32t, {i32t, i32t}, false), pure = true;
-  else if (n == "agc_rt_ipow_i64") type = llvm::FunctionType::get(i64t, {i64t, i64t}, false), pure = true;
-  else if (n.starts_with("agc_rt_gemm_")) type = llvm::FunctionType::get(voidt, {ptr, ptr, ptr, i64t, i64t, i64t}, false);
-  else throw InternalError("jit: unknown runtime function " + std::string(n));
-  llvm::FunctionCallee callee = module_.getOrInsertFunction(name, type);
+  const auto& helpers = rt_helpers();
+  const auto it = std::find_if(helpers.begin(), helpers.end(), [&](const RtHelper& h) { return h.name == name; });
+  if (it == helpers.end()) throw InternalError("jit: " + std::string(name) + " is not in rt_helpers.def");
+  std::vector<llvm::Type*> params;
+  for (RtType p : it->params) params.push_back(rt_type(p));
+  llvm::FunctionCallee callee = module_.getOrInsertFunction(name, llvm::FunctionType::get(rt_type(it->result), params, false));
   auto* f = llvm::cast<llvm::Function>(callee.getCallee());
   f->setDoesNotThrow();
-  if (pure) {
+  if (it->pure) {
     f->setDoesNotAccessMemory();
     f->setWillReturn();
   }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "../abi.h"
+#include "../rt_helper_types.h"
 #include "../plan.h"
 
 namespace ag::jit {
@@ -114,7 +115,9 @@ class Emitter {
   void copy_value(const LVal& v, llvm::Value* dst);
 
   // ---- runtime ----
+  // The declaration of a runtime helper, typed from its row in rt_helpers.def.
   llvm::FunctionCallee runtime(const char* name);
+  llvm::Type* rt_type(RtType t);
   llvm::Value* ctx_field(CtxField f);
   llvm::Value* ctx() const { return ctx_; }
 

@@ -24,6 +24,18 @@ llvm::Value* Emitter::math_call(OpKind op, DType d, llvm::Value* x) {
       llvm::Value* nonnegative = b_.CreateFCmpOGE(x, llvm::ConstantFP::get(t, 0.0));
       return b_.CreateSelect(nonnegative, b_.CreateFDiv(one, denominator), b_.CreateFDiv(e, denominator));
     }
+    case OpKind::Softplus: {
+      // max(x, 0) + log1p(e), e = exp(-|x|), as the eager kernel; log1p(e) as
+      // log(u) * e / (u - 1) with u = 1 + e (exact where u rounds to 1: then e), so it
+      // vectorizes through the log intrinsic. NaN propagates through e.
+      llvm::Value* e = unary(llvm::Intrinsic::exp, b_.CreateFNeg(unary(llvm::Intrinsic::fabs, x)));
+      llvm::Value* u = b_.CreateFAdd(llvm::ConstantFP::get(t, 1.0), e);
+      llvm::Value* um1 = b_.CreateFSub(u, llvm::ConstantFP::get(t, 1.0));
+      llvm::Value* log1p = b_.CreateSelect(b_.CreateFCmpOEQ(um1, llvm::ConstantFP::get(t, 0.0)), e,
+                                           b_.CreateFDiv(b_.CreateFMul(unary(llvm::Intrinsic::log, u), e), um1));
+      llvm::Value* positive = b_.CreateIntrinsic(llvm::Intrinsic::maxnum, {t}, {x, llvm::ConstantFP::get(t, 0.0)});
+      return b_.CreateFAdd(positive, log1p);
+    }
     case OpKind::Tanh: {
       if (d == DType::Float32) return tanh_f32(x);
       const char* name = d == DType::Float32 ? "tanhf" : "tanh";

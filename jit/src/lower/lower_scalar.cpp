@@ -61,6 +61,7 @@ llvm::Value* Emitter::scalar_op(const Node& n, int32_t id, DType in, const std::
     case OpKind::Log:
     case OpKind::Tanh:
     case OpKind::Sigmoid:
+    case OpKind::Softplus:
     case OpKind::Sin:
     case OpKind::Cos: return math_call(n.op, in, a[0]);
     case OpKind::Sqrt: return intrinsic(llvm::Intrinsic::sqrt, {a[0]});

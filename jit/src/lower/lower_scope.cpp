@@ -36,13 +36,12 @@ void Emitter::lower_node(Scope& s, uint32_t i) {
     return;
   }
   if (is_elementwise_expr(n.op)) return lower_elementwise(s, i);
+  if (is_runtime_op(n.op)) return lower_runtime_op(s, i);
   switch (op_class(n.op)) {
     case OpClass::Reduce: return lower_reduce(s, i);
     case OpClass::ArgReduce: return lower_arg_reduce(s, i);
     case OpClass::MatMul: return lower_matmul(s, i);
     case OpClass::Source: return lower_source(s, i);
-    case OpClass::Stateful:
-    case OpClass::List: return lower_runtime_op(s, i);
     case OpClass::Control: return n.op == OpKind::If ? lower_if(s, i) : lower_while(s, i);
     default: return lower_layout(s, i);  // Identity and the layout ops
   }

@@ -119,23 +119,15 @@ Tensor& operator|=(Tensor& a, Operand b);
 Tensor& operator^=(Tensor& a, Operand b);
 
 // ---- Elementwise functions ----
-Tensor abs(const Tensor& x, Loc loc = Loc::current());
-Tensor neg(const Tensor& x, Loc loc = Loc::current());
-Tensor exp(const Tensor& x, Loc loc = Loc::current());
-Tensor log(const Tensor& x, Loc loc = Loc::current());
-Tensor sqrt(const Tensor& x, Loc loc = Loc::current());
-Tensor square(const Tensor& x, Loc loc = Loc::current());
-Tensor tanh(const Tensor& x, Loc loc = Loc::current());
-Tensor sigmoid(const Tensor& x, Loc loc = Loc::current());
-Tensor relu(const Tensor& x, Loc loc = Loc::current());
-Tensor sign(const Tensor& x, Loc loc = Loc::current());
-Tensor sin(const Tensor& x, Loc loc = Loc::current());
-Tensor cos(const Tensor& x, Loc loc = Loc::current());
-Tensor floor(const Tensor& x, Loc loc = Loc::current());
-Tensor ceil(const Tensor& x, Loc loc = Loc::current());
-Tensor round(const Tensor& x, Loc loc = Loc::current());  // half to even, like TensorFlow
-Tensor logical_not(const Tensor& x, Loc loc = Loc::current());
-Tensor identity(const Tensor& x, Loc loc = Loc::current());
+// abs neg exp log sqrt square tanh sigmoid relu sign sin cos floor ceil round (half to even,
+// like TensorFlow) logical_not identity: `Tensor fn(const Tensor& x, Loc = Loc::current())`,
+// one per `unary(fn)` row of ops.def.
+#define AG_API_custom(fn)
+#define AG_API_unary(fn) Tensor fn(const Tensor& x, Loc loc = Loc::current());
+#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Jit, Differentiable, Api, ApiName) AG_API_##Api(ApiName)
+#include "ag/graph/ops.def"
+#undef AG_API_custom
+#undef AG_API_unary
 
 Tensor add(Operand a, Operand b);
 Tensor subtract(Operand a, Operand b);

@@ -205,26 +205,16 @@ AG_DEFINE_COMPOUND(|, LogicalOr)
 AG_DEFINE_COMPOUND(^, LogicalXor)
 #undef AG_DEFINE_COMPOUND
 
-#define AG_DEFINE_UNARY(fn, kind) \
+// The unary(fn) rows of ops.def.
+#define AG_DEFINE_custom(kind, fn)
+#define AG_DEFINE_unary(kind, fn) \
   Tensor fn(const Tensor& x, Loc loc) { return unary(OpKind::kind, x, loc); }
-AG_DEFINE_UNARY(abs, Abs)
-AG_DEFINE_UNARY(neg, Neg)
-AG_DEFINE_UNARY(exp, Exp)
-AG_DEFINE_UNARY(log, Log)
-AG_DEFINE_UNARY(sqrt, Sqrt)
-AG_DEFINE_UNARY(square, Square)
-AG_DEFINE_UNARY(tanh, Tanh)
-AG_DEFINE_UNARY(sigmoid, Sigmoid)
-AG_DEFINE_UNARY(relu, Relu)
-AG_DEFINE_UNARY(sign, Sign)
-AG_DEFINE_UNARY(sin, Sin)
-AG_DEFINE_UNARY(cos, Cos)
-AG_DEFINE_UNARY(floor, Floor)
-AG_DEFINE_UNARY(ceil, Ceil)
-AG_DEFINE_UNARY(round, Round)
-AG_DEFINE_UNARY(logical_not, LogicalNot)
-AG_DEFINE_UNARY(identity, Identity)
-#undef AG_DEFINE_UNARY
+#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Jit, Differentiable, Api, ApiName) \
+  AG_DEFINE_##Api(Name, ApiName)
+#include "ag/graph/ops.def"
+#undef AG_DEFINE_custom
+#undef AG_DEFINE_unary
+
 
 #define AG_DEFINE_BINARY_FN(fn, kind) \
   Tensor fn(Operand a, Operand b) { return binary(OpKind::kind, a, b); }

@@ -1,5 +1,4 @@
-// The op list: one X-macro row per op (name, class). Everything that switches on ops — shape
-// rules, eager kernels, graph text, JIT lowering — starts from this table.
+// Ops: the OpKind enum, kernel families and per-op facts, all from the table in ops.def.
 #pragma once
 
 #include <cstdint>
@@ -26,102 +25,34 @@ enum class OpClass : uint8_t {
   Control,     // If / While
 };
 
-// X(Name, Class, Stateful)
-#define AG_OP_LIST(X)                    \
-  X(Const, Source, false)                \
-  X(Placeholder, Source, false)          \
-  X(Range, Source, false)                \
-  X(Fill, Source, false)                 \
-  X(FillLike, Source, false)             \
-  X(Identity, Unary, false)              \
-  X(Neg, Unary, false)                   \
-  X(Abs, Unary, false)                   \
-  X(Square, Unary, false)                \
-  X(Relu, Unary, false)                  \
-  X(Sign, Unary, false)                  \
-  X(Exp, UnaryFloat, false)              \
-  X(Log, UnaryFloat, false)              \
-  X(Sqrt, UnaryFloat, false)             \
-  X(Tanh, UnaryFloat, false)             \
-  X(Sigmoid, UnaryFloat, false)          \
-  X(Sin, UnaryFloat, false)              \
-  X(Cos, UnaryFloat, false)              \
-  X(Floor, UnaryFloat, false)            \
-  X(Ceil, UnaryFloat, false)             \
-  X(Round, UnaryFloat, false)            \
-  X(LogicalNot, UnaryBool, false)        \
-  X(Cast, Cast, false)                   \
-  X(Add, Binary, false)                  \
-  X(Sub, Binary, false)                  \
-  X(Mul, Binary, false)                  \
-  X(Div, Binary, false)                  \
-  X(Mod, Binary, false)                  \
-  X(Pow, Binary, false)                  \
-  X(Maximum, Binary, false)              \
-  X(Minimum, Binary, false)              \
-  X(FloorDiv, Binary, false)             \
-  X(FloorMod, Binary, false)             \
-  X(Less, Compare, false)                \
-  X(LessEqual, Compare, false)           \
-  X(Greater, Compare, false)             \
-  X(GreaterEqual, Compare, false)        \
-  X(Equal, Compare, false)               \
-  X(NotEqual, Compare, false)            \
-  X(LogicalAnd, Logical, false)          \
-  X(LogicalOr, Logical, false)           \
-  X(LogicalXor, Logical, false)          \
-  X(Select, Select, false)               \
-  X(ReduceSum, Reduce, false)            \
-  X(ReduceMean, Reduce, false)           \
-  X(ReduceMax, Reduce, false)            \
-  X(ReduceMin, Reduce, false)            \
-  X(ReduceProd, Reduce, false)           \
-  X(ReduceAny, Reduce, false)            \
-  X(ReduceAll, Reduce, false)            \
-  X(ArgMax, ArgReduce, false)            \
-  X(ArgMin, ArgReduce, false)            \
-  X(MatMul, MatMul, false)               \
-  X(Transpose, Layout, false)            \
-  X(Reshape, Layout, false)              \
-  X(Concat, Layout, false)               \
-  X(Slice, Layout, false)                \
-  X(Gather, Layout, false)               \
-  X(ExpandDims, Layout, false)           \
-  X(Squeeze, Layout, false)              \
-  X(ShapeOf, Layout, false)              \
-  X(Print, Stateful, true)               \
-  X(Assert, Stateful, true)              \
-  X(ReadVariable, Stateful, true)        \
-  X(AssignVariable, Stateful, true)      \
-  X(AssignAddVariable, Stateful, true)   \
-  X(AssignSubVariable, Stateful, true)   \
-  X(RandomUniform, Stateful, true)       \
-  X(RandomNormal, Stateful, true)        \
-  X(ListWrite, List, false)              \
-  X(ListRead, List, false)               \
-  X(ListStack, List, false)              \
-  X(ListSize, List, false)               \
-  X(If, Control, false)                  \
-  X(While, Control, false)
-
 enum class OpKind : uint16_t {
-#define AG_OP_ENUM(name, cls, stateful) name,
-  AG_OP_LIST(AG_OP_ENUM)
-#undef AG_OP_ENUM
+#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Jit, Differentiable, Api, ApiName) Name,
+#include "ag/graph/ops.def"
 };
 
 inline constexpr int kNumOps = 0
-#define AG_OP_COUNT(name, cls, stateful) +1
-    AG_OP_LIST(AG_OP_COUNT)
-#undef AG_OP_COUNT
+#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Jit, Differentiable, Api, ApiName) +1
+#include "ag/graph/ops.def"
     ;
 
+// How compiled code runs an op (ops.def's Jit column).
+enum class JitHandling : uint8_t {
+  Native,   // lowered to LLVM IR
+  Runtime,  // a call of the eager kernel through agc_rt_eval
+};
+
+// One row of ops.def (see there for what each column means).
 struct OpInfo {
   std::string_view name;
-  OpClass cls;
+  std::string_view user_name;
+  OpClass cls;  // the kernel family
+  int8_t arity;
   // Side effect or state access: never pruned, never merged by CSE, never reordered against
-  // other stateful ops. If/While are stateful when a sub-graph is (see graph/analysis.h).
+  // other stateful ops. If/While count as stateful when a sub-graph has side effects
+  // (has_side_effects, graph/passes/prune.cpp).
   bool stateful;
+  JitHandling jit;
+  bool differentiable;
 };
 
 const OpInfo& op_info(OpKind op);

@@ -74,6 +74,20 @@ void sigmoid_into(const T* x, T* y, int64_t n) {
   e = (a >= T(0)).select(T(1) / (T(1) + e), e / (T(1) + e));
 }
 
+// softplus(x) = log(1 + e^x) = max(x, 0) + log1p(e^-|x|): no overflow for large x, and the
+// denormal results of very negative x through exp's fix-up. NaN propagates.
+template <class T>
+void softplus_into(const T* x, T* y, int64_t n) {
+  In<T> a(x, n);
+  Eigen::Map<Arr<T>> e(y, n);
+  e = (-a.abs()).exp();
+  for (int64_t i = 0; i < n; ++i)
+    if (-std::abs(x[i]) < kExpVectorLow<T>) [[unlikely]] y[i] = std::exp(-std::abs(x[i]));
+  e = a.max(T(0)) + e.log1p();
+  for (int64_t i = 0; i < n; ++i)
+    if (x[i] != x[i]) [[unlikely]] y[i] = x[i];
+}
+
 template <class T>
 void unary_float(OpKind op, const T* x, T* y, int64_t n) {
   In<T> a(x, n);
@@ -88,6 +102,7 @@ void unary_float(OpKind op, const T* x, T* y, int64_t n) {
       break;
     case OpKind::Tanh: b = a.tanh(); break;
     case OpKind::Sigmoid: sigmoid_into(x, y, n); break;
+    case OpKind::Softplus: softplus_into(x, y, n); break;
     case OpKind::Sin: b = a.sin(); break;
     case OpKind::Cos: b = a.cos(); break;
     case OpKind::Floor: b = a.floor(); break;
