@@ -283,6 +283,7 @@ Engine::Engine() : impl_(std::make_unique<Impl>()) {
   bind("agc_rt_free", addr(&agc_rt_free));
   bind("agc_rt_output", addr(&agc_rt_output));
   bind("agc_rt_fail", addr(&agc_rt_fail));
+  bind("agc_rt_out_of_memory", addr(&agc_rt_out_of_memory));
   bind("agc_rt_eval", addr(&agc_rt_eval));
   bind("agc_rt_slot_copy", addr(&agc_rt_slot_copy));
   bind("agc_rt_ipow_i32", addr(&agc_rt_ipow_i32));
