@@ -61,6 +61,12 @@ void agc_rt_free(ag::jit::JitCallCtx* ctx, void* p);
 // Its final shape comes from out_dims after the call (the buffer may be written through a value
 // of another rank that the result views).
 void* agc_rt_output(ag::jit::JitCallCtx* ctx, int32_t index, int64_t elements);
+// After agc_rt_alloc or agc_rt_output returned null: records the ResourceExhaustedError naming
+// output `output` of node `node` (a global node id) with its run-time `dims` (null: its static
+// shape). `block_bytes` > 0: the allocation was the arena of that size, of which the value is
+// the largest part. The JIT code then returns 1.
+void agc_rt_out_of_memory(ag::jit::JitCallCtx* ctx, int32_t node, int32_t output, const int64_t* dims,
+                          int64_t block_bytes);
 // Records a run-time error of node `node` (a global node id); the JIT code then returns 1.
 void agc_rt_fail(ag::jit::JitCallCtx* ctx, int32_t node, int32_t kind, int64_t a, int64_t b);
 // Runs a stateful or TensorArray node with the eager kernel (print, variables, lists). Tensor

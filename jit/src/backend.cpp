@@ -9,6 +9,8 @@
 
 #include "ag/backend.h"
 #include "ag/detail/log.h"
+#include "ag/detail/ops_internal.h"
+#include "ag/detail/out_of_memory.h"
 #include "call_state.h"
 #include "disk_cache.h"
 #include "engine.h"
@@ -25,6 +27,19 @@ Tensor with_dims(const Tensor& t, const int64_t* dims, int64_t rank) {
   detail::TensorImpl* impl = t.impl();
   const size_t offset = static_cast<size_t>(static_cast<char*>(impl->data) - static_cast<char*>(impl->storage->data));
   return detail::make_view(impl->storage, offset, t.dtype(), shape);
+}
+
+// Result k of static shape, allocated before the call. Out of memory names the op that computes
+// it; the results allocated so far are dropped.
+Tensor allocate_result(const Program& p, std::span<Tensor> outputs, size_t k) {
+  const ResultPlan& r = p.results[k];
+  try {
+    return detail::make_tensor(r.type.dtype, r.type.shape);
+  } catch (const detail::TensorAllocationFailure& f) {
+    for (Tensor& t : outputs) t = Tensor();
+    const Node& n = p.graph->nodes[p.graph->results[k].node];
+    throw detail::out_of_memory(detail::user_op_name(n.op), f.dtype, f.shape, n.loc);
+  }
 }
 
 // Calls compiled code. UBSan's -fsanitize=function checks a signature word in front of an
@@ -87,8 +102,7 @@ class JitExecutable final : public Executable {
       args[p] = {impl->data, impl->shape.data()};
     }
     for (size_t k = 0; k < nout; ++k) {
-      const ResultPlan& r = program_.results[k];
-      outputs[k] = detail::make_tensor(r.type.dtype, r.type.shape);
+      outputs[k] = allocate_result(program_, outputs, k);
       out_data[k] = outputs[k].impl()->data;
     }
     CallState st;
@@ -138,7 +152,7 @@ class JitExecutable final : public Executable {
       const ResultPlan& r = program_.results[k];
       out_data[k] = nullptr;
       if (r.kind == ResultKind::Computed && r.static_shape) {
-        outputs[k] = detail::make_tensor(r.type.dtype, r.type.shape);
+        outputs[k] = allocate_result(program_, outputs, k);
         out_data[k] = outputs[k].impl()->data;
       }
     }

@@ -191,11 +191,19 @@ class Planner {
     ArenaLayout arena;
     for (uint32_t i = 0; i < g.nodes.size(); ++i) {
       for (ValuePlan& vp : s.values[i])
-        if (vp.storage == Storage::Arena)
-          arena.add(static_bytes(g.nodes[i].outputs[&vp - s.values[i].data()]), static_cast<int32_t>(i),
-                    std::max(vp.last_use, static_cast<int32_t>(i)), &vp.offset);
+        if (vp.storage == Storage::Arena) {
+          const auto output = static_cast<uint32_t>(&vp - s.values[i].data());
+          const int64_t bytes = static_bytes(g.nodes[i].outputs[output]);
+          arena.add(bytes, static_cast<int32_t>(i), std::max(vp.last_use, static_cast<int32_t>(i)), &vp.offset);
+          if (bytes > s.largest_bytes) s.largest_node = s.node_id(i), s.largest_output = output, s.largest_bytes = bytes;
+        }
       int64_t scratch = 0;
-      for (const auto& child : s.children[i]) scratch = std::max(scratch, child->arena_bytes);
+      for (const auto& child : s.children[i]) {
+        scratch = std::max(scratch, child->arena_bytes);
+        if (child->largest_bytes > s.largest_bytes)
+          s.largest_node = child->largest_node, s.largest_output = child->largest_output,
+          s.largest_bytes = child->largest_bytes;
+      }
       if (scratch > 0) arena.add(scratch, static_cast<int32_t>(i), static_cast<int32_t>(i), &s.scratch_offset[i]);
     }
     s.arena_bytes = arena.solve();

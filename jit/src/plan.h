@@ -45,6 +45,11 @@ struct ScopePlan {
   std::vector<int64_t> scratch_offset;              // [node]: arena offset of its children's arenas
   std::vector<std::vector<uint32_t>> groups;        // [node]: the fused groups (by root) it is in
   int64_t arena_bytes = 0;
+  // The largest value in the arena, its children's included (global node id, output, bytes):
+  // what an out-of-memory error names when the arena cannot be allocated.
+  int32_t largest_node = -1;
+  uint32_t largest_output = 0;
+  int64_t largest_bytes = 0;
 
   const ValuePlan& at(ValueId v) const { return values[v.node][v.index]; }
   int32_t node_id(uint32_t node) const { return first_node_id + static_cast<int32_t>(node); }

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "ag/detail/ops_internal.h"
+#include "ag/detail/out_of_memory.h"
 #include "call_state.h"
 
 namespace ag::jit {
@@ -46,10 +47,11 @@ void check_runtime_type(const NodeInfo& info, const Tensor& r) {
   if (!ok) throw_failure(info, FailKind::RuntimeType, r.has_value() ? r.rank() : -1, t.shape.rank());
 }
 
-// A buffer whose size comes from run-time data could not be allocated.
+// A buffer could not be allocated. The code follows up with agc_rt_out_of_memory, which names
+// the value; this is what remains should it not.
 std::exception_ptr allocation_failure(int64_t bytes) {
-  return std::make_exception_ptr(InvalidArgumentError(fmt::format(
-      "compiled function: out of memory allocating {} bytes for a value whose shape comes from run-time data", bytes)));
+  return std::make_exception_ptr(
+      ResourceExhaustedError(fmt::format("compiled function: out of memory allocating {} bytes", bytes)));
 }
 
 }  // namespace
@@ -70,7 +72,6 @@ void* agc_rt_alloc(JitCallCtx* ctx, int64_t bytes) {
     st.owned.push_back(s);
     return s->data;
   } catch (...) {
-    // Out of memory for a buffer sized by run-time data: the code returns with this error.
     st.error = allocation_failure(bytes);
     return nullptr;
   }
@@ -97,6 +98,19 @@ void* agc_rt_output(JitCallCtx* ctx, int32_t index, int64_t elements) {
     return nullptr;
   }
   return st.outputs[static_cast<size_t>(index)].impl()->data;
+}
+
+void agc_rt_out_of_memory(JitCallCtx* ctx, int32_t node, int32_t output, const int64_t* dims, int64_t block_bytes) {
+  CallState& st = ag::jit::state_of(ctx);
+  try {
+    const ag::Node& n = *st.program->nodes[static_cast<size_t>(node)].node;
+    const ag::TensorType& type = n.outputs[static_cast<size_t>(output)];
+    const ag::Shape shape = dims ? ag::jit::shape_from(dims, type.shape.rank()) : type.shape;
+    st.error = std::make_exception_ptr(
+        ag::detail::out_of_memory(ag::detail::user_op_name(n.op), type.dtype, shape, n.loc, block_bytes));
+  } catch (...) {
+    st.error = std::current_exception();
+  }
 }
 
 void agc_rt_fail(JitCallCtx* ctx, int32_t node, int32_t kind, int64_t a, int64_t b) {

@@ -36,6 +36,10 @@ DiagInfo infoOf(Diag kind) {
                         "it before the %0"};
     case Diag::JumpOutOfSwitch:
       return {L::Error, "break out of a switch from inside a tensor-dependent %0 cannot be converted"};
+    case Diag::RecursionUnderStaged:
+      return {L::Error, "'%0' calls itself under a tensor-dependent %1, which tracing stages whatever the tensor's "
+                        "value, so tracing '%0' would recurse without end; write the recursion as a loop on tensors "
+                        "(a while loop on a tensor condition that updates the values the recursive call would take)"};
     case Diag::NoValueAfterIf:
       return {L::Warning, "'%0' has no value before this tensor-dependent if and is assigned only in the %1 branch, "
                           "but is used after it; tracing will fail with a ConversionError"};
@@ -53,6 +57,10 @@ DiagInfo infoOf(Diag kind) {
       return {L::Note, "'%0' is declared here without a value: write '%1 %0 = <value>;' with the value '%0' must have "
                        "when the %2 branch runs, or assign '%0' in the %2 branch too"};
     case Diag::NoteCalleeHere: return {L::Note, "mark '%0' AG_FUNCTION"};
+    case Diag::NoteStagedBy: return {L::Note, "the tensor-dependent %0 that stages the call"};
+    case Diag::NoteStagedAfterJump:
+      return {L::Note, "a return, break or continue inside this tensor-dependent %0 decides at run time whether the "
+                       "statements after it run, so they are staged"};
   }
   return {L::Error, "internal: unknown diagnostic"};
 }

@@ -23,6 +23,7 @@ enum class Diag {
   PartOfMacro,
   ConditionVariable,
   JumpOutOfSwitch,
+  RecursionUnderStaged,
   // Warnings: staging-rule violations visible statically (the runtime raises them when tracing).
   NoValueAfterIf,
   NonTensorModified,
@@ -31,6 +32,8 @@ enum class Diag {
   // Notes.
   NoteValueForIf,
   NoteCalleeHere,
+  NoteStagedBy,
+  NoteStagedAfterJump,
 };
 
 class Diagnostics {

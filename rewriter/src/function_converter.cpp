@@ -8,6 +8,7 @@
 #include "ir_builder.h"
 #include "liveness.h"
 #include "lowering.h"
+#include "recursion_check.h"
 #include "state_analysis.h"
 #include "static_checks.h"
 
@@ -62,6 +63,7 @@ std::optional<std::string> convertFunctionBody(Context& cx, const clang::Functio
   StateAnalysis analysis(cx.src);
   const Liveness liveness(fn, ir.body.get());
   stageLoopsStoppedByTensors(cx, ir, flags, analysis, liveness);
+  checkRecursionUnderStagedControlFlow(cx, fn, ir);
   StaticChecks checks(cx, body);
   CodeWriter out;
   Emitter emitter(cx, analysis, liveness, checks, out);

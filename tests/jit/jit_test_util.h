@@ -140,15 +140,21 @@ inline std::string plan_line(const std::string& plan, const std::string& op) {
   return plan.substr(begin, end - begin);
 }
 
-// Calls f(args...) expecting an ag::InvalidArgumentError whose message contains every needle.
-template <class F, class... Args>
-void expect_invalid_argument(F& f, std::initializer_list<std::string> needles, const Args&... args) {
+// Calls f(args...) expecting an E whose message contains every needle.
+template <class E, class F, class... Args>
+void expect_raises(F& f, std::initializer_list<std::string> needles, const Args&... args) {
   try {
     f(args...);
     ADD_FAILURE() << "no error raised";
-  } catch (const ag::InvalidArgumentError& e) {
+  } catch (const E& e) {
     for (const std::string& n : needles) EXPECT_NE(std::string(e.what()).find(n), std::string::npos) << e.what() << " lacks " << n;
   }
+}
+
+// Calls f(args...) expecting an ag::InvalidArgumentError whose message contains every needle.
+template <class F, class... Args>
+void expect_invalid_argument(F& f, std::initializer_list<std::string> needles, const Args&... args) {
+  expect_raises<ag::InvalidArgumentError>(f, needles, args...);
 }
 
 }  // namespace agtest

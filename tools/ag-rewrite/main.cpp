@@ -108,11 +108,18 @@ int main(int argc, const char** argv) {
     llvm::errs() << "ag-rewrite: error: -o needs exactly one input file\n";
     return kExitUsageError;
   }
-  for (const std::string& file : files)
+  for (const std::string& file : files) {
     if (!llvm::sys::fs::exists(file)) {
       llvm::errs() << "ag-rewrite: error: no such file: '" << file << "'\n";
       return kExitUsageError;
     }
+    // Clang would take it for a source file and fail with "expected exactly one compiler job".
+    if (llvm::sys::fs::is_directory(file)) {
+      llvm::errs() << "ag-rewrite: error: '" << file << "' is a directory, not a source file: name the files to "
+                   << "rewrite (ag-rewrite file.cpp ... -- <flags>; in CMake, ag_rewrite_sources(<target> <files>))\n";
+      return kExitUsageError;
+    }
+  }
   if (diff && !output_path.empty()) {  // like clang-format: --dry-run / -i, one output at a time
     llvm::errs() << "ag-rewrite: error: --diff prints to stdout and cannot be combined with -o\n";
     return kExitUsageError;

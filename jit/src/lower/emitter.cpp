@@ -174,11 +174,32 @@ llvm::Value* Emitter::stack_alloc(int64_t bytes) {
   return a;
 }
 
-// A null buffer means the allocation failed; the runtime holds the error and the call returns.
-llvm::Value* Emitter::owned_alloc(llvm::Value* bytes) {
+// A null buffer means the allocation failed: the cold path records which value it was for (its
+// op, shape and line) and the call returns.
+llvm::Value* Emitter::owned_alloc(llvm::Value* bytes, const AllocSite& site) {
   llvm::Value* p = b_.CreateCall(runtime("agc_rt_alloc"), {ctx_, bytes});
-  return_if(b_.CreateIsNull(p));
+  return_if_out_of_memory(p, site);
   return p;
+}
+
+void Emitter::return_if_out_of_memory(llvm::Value* p, const AllocSite& site) {
+  llvm::Function* fn = b_.GetInsertBlock()->getParent();
+  llvm::BasicBlock* fail = llvm::BasicBlock::Create(ctx_ref_, "out_of_memory", fn);
+  llvm::BasicBlock* ok = llvm::BasicBlock::Create(ctx_ref_, "ok", fn);
+  llvm::MDBuilder md(ctx_ref_);
+  b_.CreateCondBr(b_.CreateIsNull(p), fail, ok, md.createBranchWeights(1, 1 << 20));
+  b_.SetInsertPoint(fail);
+  if (site.node >= 0) {
+    llvm::Value* dims = llvm::ConstantPointerNull::get(b_.getPtrTy());
+    if (site.dims && !site.dims->empty()) {
+      dims = stack_alloc(static_cast<int64_t>(site.dims->size() * sizeof(int64_t)));
+      for (size_t d = 0; d < site.dims->size(); ++d) store(DType::Int64, dims, i64(static_cast<int64_t>(d)), (*site.dims)[d]);
+    }
+    b_.CreateCall(runtime("agc_rt_out_of_memory"),
+                  {ctx_, i32(site.node), i32(static_cast<int32_t>(site.output)), dims, i64(site.block_bytes)});
+  }
+  b_.CreateRet(i32(1));
+  b_.SetInsertPoint(ok);
 }
 
 void Emitter::owned_free(llvm::Value* ptr) { b_.CreateCall(runtime("agc_rt_free"), {ctx_, ptr}); }
@@ -222,13 +243,13 @@ llvm::Value* Emitter::allocate_value(Scope& s, ValueId v, const std::vector<llvm
   const DType d = s.type(v).dtype;
   switch (vp.storage) {
     case Storage::Arena: return b_.CreateInBoundsGEP(b_.getInt8Ty(), s.arena, i64(vp.offset));
-    case Storage::Owned: return owned_alloc(byte_size(d, dims));
+    case Storage::Owned: return owned_alloc(byte_size(d, dims), s.site(v, dims));
     case Storage::Dest: {
       const Sink& sink = s.sinks.at(static_cast<size_t>(vp.dest));
       switch (sink.kind) {
         case Sink::Kind::Static: return sink.ptr;
-        case Sink::Kind::Owned: return owned_alloc(byte_size(d, dims));
-        case Sink::Kind::Output: return output_buffer(sink.index, dims);
+        case Sink::Kind::Owned: return owned_alloc(byte_size(d, dims), s.site(v, dims));
+        case Sink::Kind::Output: return output_buffer(sink.index, dims, s.site(v, dims));
         case Sink::Kind::None: break;
       }
       break;
@@ -238,9 +259,9 @@ llvm::Value* Emitter::allocate_value(Scope& s, ValueId v, const std::vector<llvm
   throw InternalError("jit: allocate_value for a value without a buffer of its own");
 }
 
-llvm::Value* Emitter::output_buffer(int32_t index, const std::vector<llvm::Value*>& dims) {
+llvm::Value* Emitter::output_buffer(int32_t index, const std::vector<llvm::Value*>& dims, const AllocSite& site) {
   llvm::Value* p = b_.CreateCall(runtime("agc_rt_output"), {ctx_, i32(index), numel(dims)});
-  return_if(b_.CreateIsNull(p));
+  return_if_out_of_memory(p, site);
   return p;
 }
 
@@ -343,7 +364,10 @@ void Emitter::emit_entry() {
   constexpr int64_t kMaxStackArena = 64 * 1024;
   const int64_t arena = root.plan->arena_bytes;
   const bool heap_arena = arena > kMaxStackArena;
-  if (arena > 0) root.arena = heap_arena ? owned_alloc(i64(arena)) : stack_alloc(arena);
+  if (arena > 0) {
+    const AllocSite site{root.plan->largest_node, root.plan->largest_output, nullptr, arena};
+    root.arena = heap_arena ? owned_alloc(i64(arena), site) : stack_alloc(arena);
+  }
 
   std::vector<LVal> params;
   for (size_t p = 0; p < g.params.size(); ++p) {

@@ -32,6 +32,14 @@ struct Sink {
   int32_t index = 0;           // Output: the function result index
 };
 
+// The value a buffer is allocated for, named by the error when memory runs out.
+struct AllocSite {
+  int32_t node = -1;                              // global node id
+  uint32_t output = 0;
+  const std::vector<llvm::Value*>* dims = nullptr;  // its dims (null: the static shape)
+  int64_t block_bytes = 0;                        // > 0: the arena, of which it is the largest value
+};
+
 // One graph scope being lowered (the function body, a branch, a loop condition or body).
 struct Scope {
   const ScopePlan* plan = nullptr;
@@ -43,6 +51,8 @@ struct Scope {
   const LVal& at(ValueId v) const { return values[v.node][v.index]; }
   const TensorType& type(ValueId v) const { return plan->graph->type(v); }
   int32_t node_id(uint32_t i) const { return plan->node_id(i); }
+  // Value `v` of this scope, for out-of-memory errors.
+  AllocSite site(ValueId v, const std::vector<llvm::Value*>& dims) const { return {node_id(v.node), v.index, &dims}; }
 };
 
 // An iteration space: dims (outer to inner) and, per buffer read in it, its element stride per
@@ -92,7 +102,10 @@ class Emitter {
   llvm::Value* load(DType d, llvm::Value* ptr, llvm::Value* index);  // a register value
   void store(DType d, llvm::Value* ptr, llvm::Value* index, llvm::Value* v);
   llvm::Value* stack_alloc(int64_t bytes);  // in the entry block, 64-byte aligned
-  llvm::Value* owned_alloc(llvm::Value* bytes);
+  // A buffer owned by the code; on failure the call returns with an error naming `site`.
+  llvm::Value* owned_alloc(llvm::Value* bytes, const AllocSite& site);
+  // Returns 1 when `p` is null, after recording the out-of-memory error of `site`.
+  void return_if_out_of_memory(llvm::Value* p, const AllocSite& site);
   void owned_free(llvm::Value* ptr);
   void copy_bytes(llvm::Value* dst, llvm::Value* src, llvm::Value* bytes);
   // The value as a buffer (a register is stored to the stack).
@@ -110,7 +123,7 @@ class Emitter {
   // Records node i's result computed into `ptr`: a register (loaded) or the buffer itself.
   void finish_result(Scope& s, uint32_t i, LVal out, llvm::Value* ptr);
   // Allocates function result `index` (a run-time shape) through agc_rt_output.
-  llvm::Value* output_buffer(int32_t index, const std::vector<llvm::Value*>& dims);
+  llvm::Value* output_buffer(int32_t index, const std::vector<llvm::Value*>& dims, const AllocSite& site);
   // Writes `v` into a buffer `dst` of the same number of elements.
   void copy_value(const LVal& v, llvm::Value* dst);
 

@@ -147,7 +147,7 @@ void Emitter::lower_while(Scope& s, uint32_t i) {
       kind[k] = Kind::Dynamic;
       state[k].kind = LVal::Kind::Buf;
       state[k].dims = init.dims;
-      state[k].ptr = owned_alloc(byte_size(t.dtype, init.dims));
+      state[k].ptr = owned_alloc(byte_size(t.dtype, init.dims), s.site({i, static_cast<uint32_t>(k)}, init.dims));
       copy_value(init, state[k].ptr);
     }
   }
@@ -205,7 +205,7 @@ void Emitter::lower_while(Scope& s, uint32_t i) {
     const ValueId root = vp.storage == Storage::View ? vp.root : r;
     const int64_t p = is_param(bg, root) ? param_index(bg, root) : -1;
     if (p < 0 || p >= static_cast<int64_t>(nvars) || next[k].kind != LVal::Kind::Buf) continue;
-    llvm::Value* tmp = owned_alloc(byte_size(next[k].dtype, next[k].dims));
+    llvm::Value* tmp = owned_alloc(byte_size(next[k].dtype, next[k].dims), body.site(r, next[k].dims));
     copy_value(next[k], tmp);
     next[k].ptr = tmp;
     temps.push_back(tmp);
@@ -229,7 +229,7 @@ void Emitter::lower_while(Scope& s, uint32_t i) {
           break;
         }
         {
-          llvm::Value* fresh = owned_alloc(byte_size(next[k].dtype, next[k].dims));
+          llvm::Value* fresh = owned_alloc(byte_size(next[k].dtype, next[k].dims), body.site(r, next[k].dims));
           copy_value(next[k], fresh);
           next[k].ptr = fresh;
           replaced.push_back(state[k].ptr);

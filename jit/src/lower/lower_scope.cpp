@@ -59,8 +59,8 @@ LVal Emitter::deliver_result(Scope& s, size_t k) {
   out.reg = nullptr;
   switch (sink.kind) {
     case Sink::Kind::Static: out.ptr = sink.ptr; break;
-    case Sink::Kind::Owned: out.ptr = owned_alloc(byte_size(v.dtype, v.dims)); break;
-    case Sink::Kind::Output: out.ptr = output_buffer(sink.index, v.dims); break;
+    case Sink::Kind::Owned: out.ptr = owned_alloc(byte_size(v.dtype, v.dims), s.site(r, v.dims)); break;
+    case Sink::Kind::Output: out.ptr = output_buffer(sink.index, v.dims, s.site(r, v.dims)); break;
     case Sink::Kind::None: break;
   }
   copy_value(v, out.ptr);

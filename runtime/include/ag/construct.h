@@ -77,13 +77,14 @@ Tensor constant(const std::vector<T>& values) {
   return detail::constant_from_values(values, Shape{static_cast<int64_t>(values.size())});
 }
 
-Tensor zeros(const Shape& shape, DType dtype = float32);
-Tensor ones(const Shape& shape, DType dtype = float32);
+// `loc` (defaulted: the caller's line) names the call in errors, e.g. when memory runs out.
+Tensor zeros(const Shape& shape, DType dtype = float32, Loc loc = Loc::current());
+Tensor ones(const Shape& shape, DType dtype = float32, Loc loc = Loc::current());
 // A tensor of `shape` filled with a scalar `value` (its dtype is the value's).
 Tensor fill(const Shape& shape, const Tensor& value, Loc loc = Loc::current());
 Tensor zeros_like(const Tensor& x, Loc loc = Loc::current());
 Tensor ones_like(const Tensor& x, Loc loc = Loc::current());
-Tensor eye(int64_t n, DType dtype = float32);
+Tensor eye(int64_t n, DType dtype = float32, Loc loc = Loc::current());
 // [start, limit) by delta. The dtype comes from the arguments (a tensor's, else the C++ types').
 Tensor range(Operand limit);
 Tensor range(Operand start, Operand limit, Operand delta = 1);
@@ -92,8 +93,8 @@ Tensor range(Operand start, Operand limit, Operand delta = 1);
 // (ag::random::uniform / normal, or an ag::random::Generator).
 // Integers are uniform in [minval, maxval).
 Tensor random_uniform(const Shape& shape, DType dtype = float32, double minval = 0, double maxval = 1,
-                      uint64_t seed = 0);
+                      uint64_t seed = 0, Loc loc = Loc::current());
 Tensor random_normal(const Shape& shape, DType dtype = float32, double mean = 0, double stddev = 1,
-                     uint64_t seed = 0);
+                     uint64_t seed = 0, Loc loc = Loc::current());
 
 }  // namespace ag

@@ -46,6 +46,13 @@ class InvalidArgumentError : public Error {
  public:
   using Error::Error;
 };
+// Memory ran out: a tensor could not be allocated, eagerly, in the graph interpreter or in
+// compiled code (TensorFlow's ResourceExhaustedError, "OOM when allocating tensor"). The call
+// that raised it released what it had allocated; the process and the Function go on working.
+class ResourceExhaustedError : public Error {
+ public:
+  using Error::Error;
+};
 // A staging rule is broken (DESIGN "Decisions"), or control flow on a symbolic tensor was not
 // converted by ag-rewrite.
 class ConversionError : public Error {

@@ -3,6 +3,7 @@
 
 #include "../tensor/tensor_list.h"
 #include "../trace/frame.h"
+#include "ag/detail/out_of_memory.h"
 #include "kernels.h"
 
 namespace ag::detail {
@@ -30,7 +31,7 @@ void check_readable(const Tensor& t, OpKind op, SourceLoc loc) {
 
 namespace {
 
-Tensor run_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc) {
+Tensor dispatch_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc) {
   switch (op_class(op)) {
     case OpClass::Source: return source_kernel(op, in, attrs, out, loc);
     case OpClass::Reduce:
@@ -41,6 +42,18 @@ Tensor run_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, con
     case OpClass::Stateful: return stateful_kernel(op, in, attrs, out, loc);
     case OpClass::Control: throw InternalError("eval_op: If/While run in the interpreter");
     default: return elementwise_kernel(op, in, attrs, out, loc);
+  }
+}
+
+// Out of memory is the user's error (TensorFlow's ResourceExhaustedError), named by the op and
+// the line; a try block costs nothing until something throws.
+Tensor run_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc) {
+  try {
+    return dispatch_kernel(op, in, attrs, out, loc);
+  } catch (const TensorAllocationFailure& f) {
+    throw out_of_memory(user_op_name(op), f.dtype, f.shape, loc);
+  } catch (const std::bad_alloc&) {  // a kernel's scratch memory: name the result it was computing
+    throw out_of_memory(user_op_name(op), out.dtype, out.shape, loc);
   }
 }
 

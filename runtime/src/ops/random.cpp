@@ -10,6 +10,7 @@
 
 #include "../trace/frame.h"
 #include "ag/construct.h"
+#include "ag/detail/out_of_memory.h"
 #include "ag/detail/variable_state.h"
 #include "ag/random.h"
 #include "kernels.h"
@@ -92,6 +93,8 @@ void check_draw(OpKind op, const Shape& shape, DType dtype, double a, double b, 
 
 Tensor random_kernel(OpKind op, const Attrs& attrs) {
   VariableState& state = *attrs.variable;
+  // First: a draw too large to allocate leaves the generator's state as it was.
+  Tensor t = make_tensor(attrs.dtype, attrs.shape);
   uint64_t seed = 0, counter = 0;
   {
     // Taking the words and advancing the counter is one step, so concurrent draws from one
@@ -107,7 +110,6 @@ Tensor random_kernel(OpKind op, const Attrs& attrs) {
     out[1] = static_cast<int64_t>(counter + words_drawn(op, attrs.shape));  // wraps after 2^64 words
     state.value = std::move(next);
   }
-  Tensor t = make_tensor(attrs.dtype, attrs.shape);
   if (op == OpKind::RandomNormal) fill_normal(t, seed, counter, attrs.scalar, attrs.scalar2);
   else fill_uniform(t, seed, counter, attrs.scalar, attrs.scalar2);
   return t;
@@ -128,16 +130,16 @@ namespace ag {
 
 using detail::make_tensor;
 
-Tensor random_uniform(const Shape& shape, DType dtype, double minval, double maxval, uint64_t seed) {
+Tensor random_uniform(const Shape& shape, DType dtype, double minval, double maxval, uint64_t seed, Loc loc) {
   detail::check_draw(OpKind::RandomUniform, shape, dtype, minval, maxval, "ag::random_uniform");
-  Tensor t = make_tensor(dtype, shape);
+  Tensor t = detail::make_tensor_for("ag::random_uniform", dtype, shape, loc);
   detail::fill_uniform(t, seed, 0, minval, maxval);
   return t;
 }
 
-Tensor random_normal(const Shape& shape, DType dtype, double mean, double stddev, uint64_t seed) {
+Tensor random_normal(const Shape& shape, DType dtype, double mean, double stddev, uint64_t seed, Loc loc) {
   detail::check_draw(OpKind::RandomNormal, shape, dtype, mean, stddev, "ag::random_normal");
-  Tensor t = make_tensor(dtype, shape);
+  Tensor t = detail::make_tensor_for("ag::random_normal", dtype, shape, loc);
   detail::fill_normal(t, seed, 0, mean, stddev);
   return t;
 }
@@ -155,7 +157,11 @@ Tensor draw(const Variable& state, OpKind op, const Shape& shape, DType dtype, d
   // While tracing, the draw is a stateful node: it runs, and advances the state, on every call.
   if (detail::is_tracing()) return detail::trace_op(op, {}, attrs, loc);
   detail::infer_type(op, {}, attrs, loc);
-  return detail::random_kernel(op, attrs);
+  try {
+    return detail::random_kernel(op, attrs);
+  } catch (const detail::TensorAllocationFailure& f) {
+    throw detail::out_of_memory(detail::user_op_name(op), f.dtype, f.shape, loc);
+  }
 }
 
 Tensor state_tensor(uint64_t seed) {

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "ag/construct.h"
+#include "ag/detail/out_of_memory.h"
 #include "kernels.h"
 
 namespace ag::detail {
@@ -96,23 +97,24 @@ namespace ag {
 
 using detail::make_tensor;
 
-Tensor zeros(const Shape& shape, DType dtype) {
+Tensor zeros(const Shape& shape, DType dtype, Loc loc) {
   detail::check_concrete_shape(shape, "ag::zeros");
-  Tensor t = make_tensor(dtype, shape);
+  Tensor t = detail::make_tensor_for("ag::zeros", dtype, shape, loc);
   detail::fill_with(t, 0, 0);
   return t;
 }
 
-Tensor ones(const Shape& shape, DType dtype) {
+Tensor ones(const Shape& shape, DType dtype, Loc loc) {
   detail::check_concrete_shape(shape, "ag::ones");
-  Tensor t = make_tensor(dtype, shape);
+  Tensor t = detail::make_tensor_for("ag::ones", dtype, shape, loc);
   detail::fill_with(t, 1, 1);
   return t;
 }
 
-Tensor eye(int64_t n, DType dtype) {
+Tensor eye(int64_t n, DType dtype, Loc loc) {
   if (n < 0) throw ValueError(fmt::format("ag::eye: n must be >= 0, got {}", n));
-  Tensor t = zeros(Shape{n, n}, dtype);
+  Tensor t = detail::make_tensor_for("ag::eye", dtype, Shape{n, n}, loc);
+  detail::fill_with(t, 0, 0);
   visit_dtype(dtype, [&](auto tag) {
     using T = decltype(tag);
     T* p = static_cast<T*>(t.impl()->data);

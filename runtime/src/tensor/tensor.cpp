@@ -5,6 +5,7 @@
 #include <new>
 
 #include "ag/construct.h"
+#include "ag/detail/out_of_memory.h"
 #include "ag/ops.h"
 #include "../ops/internal_ops.h"
 #include "allocator.h"
@@ -86,9 +87,17 @@ void TensorImpl::destroy() {
 }
 
 Tensor make_tensor(DType dtype, const Shape& shape) {
-  for (int64_t d : shape)
+  // A byte count that overflows would allocate a small buffer for a huge tensor: it is out of
+  // memory as much as a count that fits but cannot be mapped.
+  size_t bytes = dtype_size(dtype);
+  bool overflow = false, empty = false;
+  for (int64_t d : shape) {
     if (d < 0) throw InternalError("make_tensor: concrete shape with unknown dim " + shape.str());
-  const size_t bytes = static_cast<size_t>(shape.num_elements()) * dtype_size(dtype);
+    overflow |= __builtin_mul_overflow(bytes, static_cast<size_t>(d), &bytes);
+    empty |= d == 0;
+  }
+  if (empty) bytes = 0;
+  else if (overflow) [[unlikely]] throw TensorAllocationFailure(dtype, shape);
   TensorImpl* impl;
   if (kImplHeader + inline_block_bytes(bytes) <= kSmallMax) {
     // Small: the tensor header, the storage and the data in one block (one allocation and one
@@ -101,7 +110,12 @@ Tensor make_tensor(DType dtype, const Shape& shape) {
     st->data = block + kImplHeader + kHeader;
     impl->storage = st;
   } else {
-    Storage* st = Storage::allocate(bytes);  // first: a buffer too large to allocate leaks nothing
+    Storage* st;
+    try {
+      st = Storage::allocate(bytes);  // first: a buffer too large to allocate leaks nothing
+    } catch (const std::bad_alloc&) {
+      throw TensorAllocationFailure(dtype, shape);
+    }
     try {
       impl = new TensorImpl;
     } catch (...) {

@@ -5,6 +5,7 @@
 
 #include "../tensor/tensor_list.h"
 #include "ag/detail/ops_internal.h"
+#include "trace_depth.h"
 
 namespace ag::detail {
 
@@ -17,7 +18,10 @@ FrameScope::FrameScope(TraceFrame* frame) : saved_(t_current_frame) { t_current_
 FrameScope::~FrameScope() { t_current_frame = saved_; }
 
 TraceFrame::TraceFrame(TraceFrame* parent_frame, std::shared_ptr<TraceRoot> trace_root, std::string name, SourceLoc l)
-    : parent(parent_frame), root(std::move(trace_root)), loc(l), token_(new FrameToken) {
+    : parent(parent_frame), root(std::move(trace_root)), loc(l), depth(parent_frame ? parent_frame->depth + 1 : 0) {
+  // Before anything is allocated: the constructor may throw.
+  if (parent) check_trace_depth(parent, depth, name, loc);
+  token_ = new FrameToken;
   graph.name = std::move(name);
   token_->frame = this;
   token_->function_name = root->function_name;

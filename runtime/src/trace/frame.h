@@ -51,6 +51,7 @@ class TraceFrame {
   TraceFrame* const parent;
   const std::shared_ptr<TraceRoot> root;
   const SourceLoc loc;
+  const int depth;  // frames above this one in its trace (bounded: trace_depth.h)
 
   // The value `t` has in this frame: its own node, a capture of an enclosing frame's value, or
   // a Const for a concrete tensor. `op`/`loc` name the reader in errors.

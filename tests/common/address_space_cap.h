@@ -1,0 +1,47 @@
+// Makes huge allocations fail whatever the machine's overcommit policy: caps this process's
+// address space (the soft limit, restored when the cap goes out of scope, since some ctest
+// runs execute every test of a binary in one process). Under AddressSanitizer, whose shadow
+// mappings already exceed any cap, nothing is capped: there the kernel refuses a 4 TiB mapping.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define AGTEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define AGTEST_ASAN 1
+#endif
+#endif
+#ifndef AGTEST_ASAN
+#define AGTEST_ASAN 0
+#endif
+
+namespace agtest {
+
+class AddressSpaceCap {
+ public:
+  AddressSpaceCap() {
+#if !AGTEST_ASAN
+    EXPECT_EQ(::getrlimit(RLIMIT_AS, &saved_), 0);
+    rlimit cap = saved_;
+    cap.rlim_cur = std::min<rlim_t>(saved_.rlim_cur, rlim_t{64} << 30);  // far below the 4 TiB the tests ask for
+    EXPECT_EQ(::setrlimit(RLIMIT_AS, &cap), 0);
+#endif
+  }
+  ~AddressSpaceCap() {
+#if !AGTEST_ASAN
+    ::setrlimit(RLIMIT_AS, &saved_);
+#endif
+  }
+  AddressSpaceCap(const AddressSpaceCap&) = delete;
+  AddressSpaceCap& operator=(const AddressSpaceCap&) = delete;
+
+ private:
+  rlimit saved_{};
+};
+
+}  // namespace agtest
