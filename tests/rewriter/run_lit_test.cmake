@@ -1,6 +1,6 @@
 # A small lit: runs the `// RUN:` lines of one test file with bash (pipefail), each of which must succeed.
 # Substitutions: %s (the test file), %t (a temporary path for it), %flags (compiler flags
-# that find agc's headers), %cxx (clang++-19), %gxx (g++), and the tools ag-rewrite,
+# that find agc's headers), %cxx (clang++-19), %gxx (g++), and the tools ag-rewrite, ag-emit,
 # FileCheck and not.
 #   cmake -DTEST_FILE=... -DTEMP_DIR=... -DAG_REWRITE=... -DFILECHECK=... -DNOT=... \
 #         -DFLAGS=... -DCXX=... -DGXX=... -P run_lit_test.cmake
@@ -18,6 +18,9 @@ foreach(line IN LISTS run_lines)
   string(REPLACE "%s" "${TEST_FILE}" cmd "${cmd}")
   string(REPLACE "%t" "${TEMP_DIR}/${name}.tmp" cmd "${cmd}")
   string(REGEX REPLACE "(^|[|;&] *|not +)ag-rewrite " "\\1${AG_REWRITE} " cmd "${cmd}")
+  if(AG_EMIT)
+    string(REGEX REPLACE "(^|[|;&] *|not +|[A-Z_]+=[^ ]+ +)ag-emit " "\\1${AG_EMIT} " cmd "${cmd}")
+  endif()
   string(REGEX REPLACE "(^|[|;&] *)not " "\\1${NOT} " cmd "${cmd}")
   string(REGEX REPLACE "\\| *FileCheck " "| ${FILECHECK} " cmd "${cmd}")
   execute_process(COMMAND bash -c "set -o pipefail; ${cmd}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)

@@ -1,4 +1,5 @@
-// Constant folding with the eager kernels.
+// Constant folding with the eager kernels, and shapes known statically (ShapeOf).
+#include "ag/construct.h"
 #include "ag/detail/ops_internal.h"
 #include "ag/graph/passes.h"
 #include "rebuild.h"
@@ -32,18 +33,30 @@ Graph fold_constants(const Graph& g) {
       rb.emit(id, detail::with_transformed_subgraphs(std::move(n), &fold_constants));
       return;
     }
+    auto emit_const = [&](Tensor value) {
+      Node c;
+      c.op = OpKind::Const;
+      c.outputs = {detail::type_of(value)};
+      c.attrs.value = std::move(value);
+      c.loc = n.loc;
+      rb.emit(id, std::move(c));
+    };
+    // The shape of a statically shaped value is a constant, whatever the value.
+    if (n.op == OpKind::ShapeOf) {
+      const TensorType& t = rb.out().type(n.inputs[0]);
+      const Shape& s = t.shape;
+      if (t.dtype != DType::List && s.is_fully_defined()) {
+        emit_const(constant(std::vector<int64_t>(s.begin(), s.end()), Shape{s.rank()}));
+        return;
+      }
+    }
     if (foldable(rb.out(), n)) {
       std::vector<Tensor> in;
       for (ValueId v : n.inputs) in.push_back(detail::const_value(rb.out(), v));
       try {
         Tensor value = detail::eval_op(n.op, in, n.attrs, n.loc);
         if (value.num_elements() <= kFoldLimit) {
-          Node c;
-          c.op = OpKind::Const;
-          c.outputs = {detail::type_of(value)};
-          c.attrs.value = std::move(value);
-          c.loc = n.loc;
-          rb.emit(id, std::move(c));
+          emit_const(std::move(value));
           return;
         }
       } catch (const Error&) {
