@@ -8,6 +8,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <cstdint>
 
 #if defined(__SANITIZE_ADDRESS__)
 #define AGTEST_ASAN 1
@@ -21,6 +22,12 @@
 #endif
 
 namespace agtest {
+
+// A float32 [2^20, 2^20] tensor: 4 TiB, more than any machine here can map, and how the
+// out-of-memory messages name it.
+inline constexpr int64_t kMi = int64_t{1} << 20;
+inline constexpr const char* kHugeShape = "[1048576,1048576]";
+inline constexpr const char* kHugeBytes = "4398046511104 bytes, 4.0 TiB";
 
 class AddressSpaceCap {
  public:

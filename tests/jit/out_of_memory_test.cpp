@@ -13,10 +13,10 @@ namespace {
 using ag::Tensor;
 using agtest::expect_raises;
 
-constexpr int64_t kMi = int64_t{1} << 20;
-// float32 [2^20, 2^20] and int64 [2^39]: 4 TiB each, more than this machine can map.
-const char* const kHugeShape = "[1048576,1048576]";
-const char* const kHugeBytes = "4398046511104 bytes, 4.0 TiB";
+using agtest::kHugeBytes;
+using agtest::kHugeShape;
+using agtest::kMi;
+// int64 [2^39]: 4 TiB too.
 Tensor too_many() { return Tensor(int64_t{1} << 39); }
 
 std::string here(int line) { return "out_of_memory_test.cpp:" + std::to_string(line); }

@@ -11,10 +11,9 @@ namespace {
 using ag::Tensor;
 using agtest::expect_error;
 
-constexpr int64_t kMi = int64_t{1} << 20;
-// A float32 [2^20, 2^20] tensor: 4 TiB, more than this machine can map.
-const char* const kHugeShape = "[1048576,1048576]";
-const char* const kHugeBytes = "4398046511104 bytes, 4.0 TiB";
+using agtest::kHugeBytes;
+using agtest::kHugeShape;
+using agtest::kMi;
 
 std::string here(int line) { return "out_of_memory_test.cpp:" + std::to_string(line); }
 

@@ -61,6 +61,14 @@ void log_into(const T* x, T* y, int64_t n) {
     if (x[i] > T(0) && x[i] < std::numeric_limits<T>::min()) [[unlikely]] y[i] = std::log(x[i]);
 }
 
+// y = e^-|x|, with the clamp's range fixed up (sigmoid and softplus build on it).
+template <class T>
+void exp_neg_abs_into(const T* x, T* y, int64_t n) {
+  Eigen::Map<Arr<T>>(y, n) = (-In<T>(x, n).abs()).exp();
+  for (int64_t i = 0; i < n; ++i)
+    if (-std::abs(x[i]) < kExpVectorLow<T>) [[unlikely]] y[i] = std::exp(-std::abs(x[i]));
+}
+
 // sigmoid(x) = 1 / (1 + e^-x) for x >= 0 and e^x / (1 + e^x) for x < 0, with e^-|x| computed
 // once: within a few ULPs everywhere, denormal results included (Eigen's float logistic is a
 // fast approximation, 500+ ULPs off for x < -9, and 1 / (1 + e^-x) overflows to 0 below -88).
@@ -68,9 +76,7 @@ template <class T>
 void sigmoid_into(const T* x, T* y, int64_t n) {
   In<T> a(x, n);
   Eigen::Map<Arr<T>> e(y, n);
-  e = (-a.abs()).exp();
-  for (int64_t i = 0; i < n; ++i)
-    if (-std::abs(x[i]) < kExpVectorLow<T>) [[unlikely]] y[i] = std::exp(-std::abs(x[i]));
+  exp_neg_abs_into(x, y, n);
   e = (a >= T(0)).select(T(1) / (T(1) + e), e / (T(1) + e));
 }
 
@@ -80,9 +86,7 @@ template <class T>
 void softplus_into(const T* x, T* y, int64_t n) {
   In<T> a(x, n);
   Eigen::Map<Arr<T>> e(y, n);
-  e = (-a.abs()).exp();
-  for (int64_t i = 0; i < n; ++i)
-    if (-std::abs(x[i]) < kExpVectorLow<T>) [[unlikely]] y[i] = std::exp(-std::abs(x[i]));
+  exp_neg_abs_into(x, y, n);
   e = a.max(T(0)) + e.log1p();
   for (int64_t i = 0; i < n; ++i)
     if (x[i] != x[i]) [[unlikely]] y[i] = x[i];
