@@ -169,7 +169,7 @@ class Planner {
         for (size_t k = 1; k < node.inputs.size(); ++k) slots.push_back(s.at(node.inputs[k]).slot);
         for (const auto& branch : node.subgraphs) s.children[i].push_back(plan_sub(*branch, ScopeKind::IfBranch, slots, 0));
       } else if (node.op == OpKind::While) {
-        const int64_t nvars = node.attrs.axis;
+        const int64_t nvars = node.attrs.loop_vars();
         std::vector<int32_t> slots;
         for (size_t k = 0; k < node.inputs.size(); ++k)
           slots.push_back(static_cast<int64_t>(k) < nvars ? s.values[i][k].slot : s.at(node.inputs[k]).slot);

@@ -114,7 +114,7 @@ void Emitter::lower_if(Scope& s, uint32_t i) {
 
 void Emitter::lower_while(Scope& s, uint32_t i) {
   const Node& n = s.graph().nodes[i];
-  const size_t nvars = static_cast<size_t>(n.attrs.axis);
+  const size_t nvars = static_cast<size_t>(n.attrs.loop_vars());
   const NodeInfo& info = program().nodes[s.node_id(i)];
   enum class Kind { Reg, Slot, Static, Dynamic };
   std::vector<Kind> kind(nvars);

@@ -80,9 +80,9 @@ void Emitter::lower_layout(Scope& s, uint32_t i) {
       return finish_view(s, i, in, dims);
     }
     case OpKind::Squeeze: {
-      std::vector<llvm::Value*> dims;  // attrs.ints lists exactly the dims to remove
+      std::vector<llvm::Value*> dims;  // axes() lists exactly the dims to remove
       for (size_t k = 0; k < in.dims.size(); ++k) {
-        if (std::find(n.attrs.ints.begin(), n.attrs.ints.end(), static_cast<int64_t>(k)) != n.attrs.ints.end()) {
+        if (std::find(n.attrs.axes().begin(), n.attrs.axes().end(), static_cast<int64_t>(k)) != n.attrs.axes().end()) {
           fail_if(b_.CreateICmpNE(in.dims[k], i64(1)), id, FailKind::Squeeze, in.dims[k]);
           continue;
         }
@@ -121,7 +121,7 @@ void Emitter::lower_transpose(Scope& s, uint32_t i) {
   LVal out;
   out.dtype = in.dtype;
   std::vector<llvm::Value*> src_strides;
-  for (int64_t p : n.attrs.ints) {
+  for (int64_t p : n.attrs.perm()) {
     out.dims.push_back(in.dims[static_cast<size_t>(p)]);
     src_strides.push_back(in_strides[static_cast<size_t>(p)]);
   }
@@ -182,7 +182,7 @@ void Emitter::lower_slice(Scope& s, uint32_t i) {
   out.dtype = t.dtype;
   std::vector<llvm::Value*> begin;
   for (size_t k = 0; k < in.dims.size(); ++k) {
-    const int64_t b0 = n.attrs.ints[static_cast<int64_t>(k)], sz = n.attrs.shape[static_cast<int64_t>(k)];
+    const int64_t b0 = n.attrs.slice_begin()[static_cast<int64_t>(k)], sz = n.attrs.slice_size()[static_cast<int64_t>(k)];
     llvm::Value* size = sz >= 0 ? i64(sz) : b_.CreateSub(in.dims[k], i64(b0));
     fail_if(b_.CreateOr(b_.CreateICmpSGT(i64(b0), in.dims[k]), b_.CreateICmpSGT(b_.CreateAdd(i64(b0), size), in.dims[k])), id,
             FailKind::SliceRange, b_.CreateAdd(i64(b0), size), in.dims[k]);

@@ -29,7 +29,7 @@ void Emitter::lower_reduce(Scope& s, uint32_t i) {
   acc_view.kind = LVal::Kind::Buf;
   llvm::Value* count = i64(1);
   for (size_t k = 0; k < in.dims.size(); ++k) {
-    if (has_axis(n.attrs.ints, static_cast<int64_t>(k))) {
+    if (has_axis(n.attrs.axes(), static_cast<int64_t>(k))) {
       count = b_.CreateMul(count, in.dims[k]);
       acc_view.dims.push_back(i64(1));
       if (n.attrs.keepdims) out.dims.push_back(i64(1));

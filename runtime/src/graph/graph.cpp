@@ -11,7 +11,7 @@ ValueId Graph::add(Node n) {
 ValueId Graph::add_param(TensorType type, SourceLoc loc) {
   Node n;
   n.op = OpKind::Placeholder;
-  n.attrs.axis = static_cast<int64_t>(params.size());
+  n.attrs.param_index() = static_cast<int64_t>(params.size());
   n.outputs = {std::move(type)};
   n.loc = loc;
   ValueId v = add(std::move(n));

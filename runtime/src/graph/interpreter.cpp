@@ -103,7 +103,7 @@ void run_graph(const Graph& g, const Plans& plans, std::span<const Tensor> input
       case OpKind::While: {
         const Graph& cond = *n.subgraphs[0];
         const Graph& body = *n.subgraphs[1];
-        const size_t nvars = static_cast<size_t>(n.attrs.axis);
+        const size_t nvars = static_cast<size_t>(n.attrs.loop_vars());
         std::vector<Tensor> state(args.begin(), args.end());  // loop vars then invariants
         std::vector<Tensor> c(1), next(nvars);
         for (;;) {

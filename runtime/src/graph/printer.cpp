@@ -103,16 +103,16 @@ std::string attrs_to_text(const Node& n) {
     case OpKind::Cast: parts.push_back(fmt::format("dtype={}", dtype_name(a.dtype))); break;
     case OpKind::Fill: parts.push_back("shape=" + a.shape.str()); break;
     case OpKind::FillLike: parts.push_back(fmt::format("value={}", a.scalar)); break;
-    case OpKind::Transpose: parts.push_back("perm=" + a.ints.str()); break;
+    case OpKind::Transpose: parts.push_back("perm=" + a.perm().str()); break;
     case OpKind::Reshape: parts.push_back("shape=" + a.shape.str()); break;
-    case OpKind::Slice: parts.push_back("begin=" + a.ints.str() + ", size=" + a.shape.str()); break;
-    case OpKind::Squeeze: parts.push_back("axes=" + a.ints.str()); break;
+    case OpKind::Slice: parts.push_back("begin=" + a.slice_begin().str() + ", size=" + a.slice_size().str()); break;
+    case OpKind::Squeeze: parts.push_back("axes=" + a.axes().str()); break;
     case OpKind::Concat:
     case OpKind::Gather:
     case OpKind::ExpandDims:
     case OpKind::ArgMax:
     case OpKind::ArgMin: parts.push_back(fmt::format("axis={}", a.axis)); break;
-    case OpKind::While: parts.push_back(fmt::format("loop_vars={}", a.axis)); break;
+    case OpKind::While: parts.push_back(fmt::format("loop_vars={}", a.loop_vars())); break;
     case OpKind::ReadVariable:
     case OpKind::AssignVariable:
     case OpKind::AssignAddVariable:
@@ -128,14 +128,14 @@ std::string attrs_to_text(const Node& n) {
     case OpKind::Print: {
       std::string f = "format=[";
       size_t s = 0;
-      for (int64_t i = 0; i < a.ints.rank(); ++i)
-        f += (i ? ", " : "") + (a.ints[i] ? std::string("%") : fmt::format("\"{}\"", a.strings[s++]));
+      for (int64_t i = 0; i < a.tensor_mask().rank(); ++i)
+        f += (i ? ", " : "") + (a.tensor_mask()[i] ? std::string("%") : fmt::format("\"{}\"", a.strings[s++]));
       parts.push_back(f + "]");
       break;
     }
     default:
       if (op_class(n.op) == OpClass::Reduce) {
-        parts.push_back("axes=" + a.ints.str());
+        parts.push_back("axes=" + a.axes().str());
         if (a.keepdims) parts.push_back("keepdims");
       }
   }

@@ -41,7 +41,7 @@ void verify_graph(const Graph& g) {
   for (size_t i = 0; i < g.params.size(); ++i) {
     if (g.params[i] >= g.nodes.size() || g.nodes[g.params[i]].op != OpKind::Placeholder)
       fail(g, g.params[i], "a parameter is not a Placeholder");
-    if (g.nodes[g.params[i]].attrs.axis != static_cast<int64_t>(i)) fail(g, g.params[i], "placeholder index mismatch");
+    if (g.nodes[g.params[i]].attrs.param_index() != static_cast<int64_t>(i)) fail(g, g.params[i], "placeholder index mismatch");
   }
   for (uint32_t id = 0; id < g.nodes.size(); ++id) {
     const Node& n = g.nodes[id];
@@ -68,7 +68,7 @@ void verify_graph(const Graph& g) {
       }
       case OpKind::While: {
         if (n.subgraphs.size() != 2) fail(g, id, "While needs cond and body");
-        const size_t loop_vars = static_cast<size_t>(n.attrs.axis);
+        const size_t loop_vars = static_cast<size_t>(n.attrs.loop_vars());
         if (loop_vars > in.size() || n.outputs.size() != loop_vars) fail(g, id, "While loop-variable count mismatch");
         for (const auto& sub : n.subgraphs) {
           verify_graph(*sub);

@@ -229,7 +229,7 @@ void staged_while_impl(FnRef<Tensor()> cond_fn, FnRef<void()> body_fn, std::span
   for (size_t i : carried) inputs.push_back(initial[i]);
   for (Tensor& t : invariants) inputs.push_back(std::move(t));
   Attrs attrs;
-  attrs.axis = static_cast<int64_t>(carried.size());
+  attrs.loop_vars() = static_cast<int64_t>(carried.size());
   std::vector<Tensor> outs = trace_node(OpKind::While, inputs, attrs, types, {cond_g, body_g}, loc);
 
   std::vector<Tensor> after = read_vars(vars);

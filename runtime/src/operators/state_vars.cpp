@@ -209,7 +209,7 @@ void align_params(TraceFrame& frame, size_t explicit_params, const std::vector<T
     }
   }
   g.params = std::move(params);
-  for (size_t i = 0; i < g.params.size(); ++i) g.nodes[g.params[i]].attrs.axis = static_cast<int64_t>(i);
+  for (size_t i = 0; i < g.params.size(); ++i) g.nodes[g.params[i]].attrs.param_index() = static_cast<int64_t>(i);
 }
 
 }  // namespace ag::detail

@@ -110,7 +110,7 @@ Tensor transpose_copy(const Tensor& x, const Shape& perm) {
 
 Tensor layout_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& type, SourceLoc loc) {
   switch (op) {
-    case OpKind::Transpose: return transpose_copy(in[0], attrs.ints);
+    case OpKind::Transpose: return transpose_copy(in[0], attrs.perm());
     case OpKind::Reshape:
     case OpKind::ExpandDims:
     case OpKind::Squeeze: return view_as(in[0], type.shape);
@@ -132,7 +132,7 @@ Tensor layout_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, 
     }
     case OpKind::Slice: {
       Tensor out = make_tensor(type.dtype, type.shape);
-      copy_box(in[0], attrs.ints, out);
+      copy_box(in[0], attrs.slice_begin(), out);
       return out;
     }
     case OpKind::Gather: {

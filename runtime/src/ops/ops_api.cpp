@@ -134,14 +134,14 @@ Tensor reduce(OpKind op, const Tensor& x, const Axes& axes, bool keepdims, Sourc
   a.keepdims = keepdims;
   const int64_t rank = x.rank();
   if (axes.all) {
-    for (int64_t i = 0; i < rank; ++i) a.ints.push_back(i);
+    for (int64_t i = 0; i < rank; ++i) a.axes().push_back(i);
   } else {
     std::vector<int64_t> v;
     for (int64_t ax : axes.dims) v.push_back(normalize_axis(ax, rank, op, loc));
     std::sort(v.begin(), v.end());
     if (std::adjacent_find(v.begin(), v.end()) != v.end())
       throw ValueError(fmt::format("{}: axis {} is listed twice{}", user_op_name(op), axes.dims.str(), at(loc)));
-    a.ints = Shape(v);
+    a.axes() = Shape(v);
   }
   return apply_op(op, {x}, a, loc);
 }
@@ -278,9 +278,9 @@ Tensor transpose(const Tensor& x, std::vector<int64_t> perm, Loc loc) {
   detail::check_readable(x, OpKind::Transpose, loc);
   Attrs a;
   if (perm.empty())
-    for (int64_t i = x.rank() - 1; i >= 0; --i) a.ints.push_back(i);
+    for (int64_t i = x.rank() - 1; i >= 0; --i) a.perm().push_back(i);
   else
-    for (int64_t p : perm) a.ints.push_back(p < 0 ? p + x.rank() : p);
+    for (int64_t p : perm) a.perm().push_back(p < 0 ? p + x.rank() : p);
   return detail::apply_op(OpKind::Transpose, {x}, a, loc);
 }
 
@@ -335,8 +335,8 @@ Tensor stack(const std::vector<Tensor>& xs, int64_t axis, Loc loc) {
 
 Tensor slice(const Tensor& x, std::vector<int64_t> begin, std::vector<int64_t> size, Loc loc) {
   Attrs a;
-  a.ints = Shape(begin);
-  a.shape = Shape(size);
+  a.slice_begin() = Shape(begin);
+  a.slice_size() = Shape(size);
   return detail::apply_op(OpKind::Slice, {x}, a, loc);
 }
 
@@ -367,7 +367,7 @@ Tensor squeeze(const Tensor& x, std::vector<int64_t> axes, Loc loc) {
       if (x.shape()[i] == 1) v.push_back(i);
   std::sort(v.begin(), v.end());
   v.erase(std::unique(v.begin(), v.end()), v.end());
-  a.ints = Shape(v);
+  a.axes() = Shape(v);
   return detail::apply_op(OpKind::Squeeze, {x}, a, loc);
 }
 

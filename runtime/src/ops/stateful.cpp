@@ -13,9 +13,9 @@ namespace ag::detail {
 std::string format_print(const Attrs& attrs, std::span<const Tensor> tensors) {
   std::string line;
   size_t t = 0, s = 0;
-  for (int64_t i = 0; i < attrs.ints.rank(); ++i) {
+  for (int64_t i = 0; i < attrs.tensor_mask().rank(); ++i) {
     if (i) line += ' ';
-    line += attrs.ints[i] ? format_values(tensors[t++]) : attrs.strings[s++];
+    line += attrs.tensor_mask()[i] ? format_values(tensors[t++]) : attrs.strings[s++];
   }
   line += '\n';
   return line;
@@ -25,7 +25,7 @@ void print_impl(std::vector<PrintArg> args) {
   Attrs a;
   std::vector<Tensor> tensors;
   for (auto& arg : args) {
-    a.ints.push_back(arg.is_tensor ? 1 : 0);
+    a.tensor_mask().push_back(arg.is_tensor ? 1 : 0);
     if (arg.is_tensor) tensors.push_back(std::move(arg.tensor));
     else a.strings.push_back(std::move(arg.text));
   }

@@ -24,10 +24,10 @@ struct Attrs {
   // ListStack: the element shape known while tracing, for a list that turns out empty and
   // untyped at run time (a loop that ran no iteration).
   Shape shape;
-  // Transpose: perm. Reduce: axes (normalized, sorted). Slice: begin. Squeeze: axes.
+  // A slot of integers: perm(), axes(), slice_begin(), tensor_mask() (below).
   Shape ints;
-  // Concat/Gather/ExpandDims/ArgMax/ArgMin: axis. Placeholder: parameter index.
-  // While: number of loop variables (the remaining inputs are loop invariants).
+  // Concat/Gather/ExpandDims/ArgMax/ArgMin: axis. Also the slot of param_index() and
+  // loop_vars() (below).
   int64_t axis = 0;
   // Reduce: keepdims.
   bool keepdims = false;
@@ -40,9 +40,27 @@ struct Attrs {
   // ReadVariable / Assign*Variable: the variable, captured by reference. RandomUniform /
   // RandomNormal: the generator's state, int64[2] = {seed, counter}.
   std::shared_ptr<detail::VariableState> variable;
-  // Print: the text pieces; `ints` marks which argument positions are tensors (1) or text (0).
+  // Print: the text pieces; tensor_mask() marks which argument positions are tensors (1) or text (0).
   // Assert: {message, what was asserted ("ag::assert_equal(x, y)")}.
   std::vector<std::string> strings;
+
+  // ---- Each meaning of a shared slot under its own name. Code that knows the op uses these;
+  // generic code (graph keys, CSE, copies) works on the slots, so a new meaning needs no change
+  // there. (Mutable overloads set them.)
+  const Shape& perm() const { return ints; }         // Transpose
+  Shape& perm() { return ints; }
+  const Shape& axes() const { return ints; }         // Reduce*, Squeeze: normalized, sorted
+  Shape& axes() { return ints; }
+  const Shape& slice_begin() const { return ints; }  // Slice
+  Shape& slice_begin() { return ints; }
+  const Shape& slice_size() const { return shape; }  // Slice: -1 = to the end of the dim
+  Shape& slice_size() { return shape; }
+  const Shape& tensor_mask() const { return ints; }  // Print: 1 where argument i is a tensor
+  Shape& tensor_mask() { return ints; }
+  int64_t param_index() const { return axis; }       // Placeholder: its parameter's position
+  int64_t& param_index() { return axis; }
+  int64_t loop_vars() const { return axis; }         // While: the first loop_vars inputs are carried
+  int64_t& loop_vars() { return axis; }
 
   static const Attrs& none();
 };

@@ -10,7 +10,7 @@ GraphRebuilder::GraphRebuilder(const Graph& src) : src_(src) {
   remap_.resize(src.nodes.size());
   for (uint32_t p : src.params) {
     Node n = src.nodes[p];
-    n.attrs.axis = static_cast<int64_t>(out_.params.size());
+    n.attrs.param_index() = static_cast<int64_t>(out_.params.size());
     ValueId v = out_.add(std::move(n));
     out_.params.push_back(v.node);
     remap_[p] = {v};

@@ -28,7 +28,7 @@ std::optional<ValueId> identity_of(const Graph& g, const Node& n) {
       break;
     case OpKind::Transpose: {
       bool identity = true;
-      for (int64_t i = 0; i < n.attrs.ints.rank(); ++i) identity &= n.attrs.ints[i] == i;
+      for (int64_t i = 0; i < n.attrs.perm().rank(); ++i) identity &= n.attrs.perm()[i] == i;
       if (identity) return n.inputs[0];
       break;
     }

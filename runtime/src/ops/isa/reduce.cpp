@@ -148,12 +148,12 @@ Tensor reduce_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, 
 
   Layout3 l;
   Tensor src = x;
-  if (!group_dims(s, attrs.ints, l)) {
+  if (!group_dims(s, attrs.axes(), l)) {
     // Move reduced dims last, then reduce one run.
     Shape perm, axes;
     for (int64_t i = 0; i < s.rank(); ++i)
-      if (std::find(attrs.ints.begin(), attrs.ints.end(), i) == attrs.ints.end()) perm.push_back(i);
-    for (int64_t a : attrs.ints) {
+      if (std::find(attrs.axes().begin(), attrs.axes().end(), i) == attrs.axes().end()) perm.push_back(i);
+    for (int64_t a : attrs.axes()) {
       axes.push_back(perm.rank());
       perm.push_back(a);
     }

@@ -7,12 +7,12 @@ namespace ag::detail {
 
 TensorType type_rule_transpose(OpKind op, std::span<const TensorType> in, const Attrs& attrs, SourceLoc loc) {
   const Shape& s = in[0].shape;
-  if (attrs.ints.rank() != s.rank())
-    value_error(op, loc, fmt::format("perm {} does not match a tensor of rank {}", attrs.ints.str(), s.rank()));
+  if (attrs.perm().rank() != s.rank())
+    value_error(op, loc, fmt::format("perm {} does not match a tensor of rank {}", attrs.perm().str(), s.rank()));
   Shape out;
   std::vector<bool> seen(s.rank(), false);
-  for (int64_t p : attrs.ints) {
-    if (p < 0 || p >= s.rank() || seen[p]) value_error(op, loc, "perm " + attrs.ints.str() + " is not a permutation");
+  for (int64_t p : attrs.perm()) {
+    if (p < 0 || p >= s.rank() || seen[p]) value_error(op, loc, "perm " + attrs.perm().str() + " is not a permutation");
     seen[p] = true;
     out.push_back(s[p]);
   }
@@ -74,12 +74,12 @@ TensorType type_rule_concat(OpKind op, std::span<const TensorType> in, const Att
 
 TensorType type_rule_slice(OpKind op, std::span<const TensorType> in, const Attrs& attrs, SourceLoc loc) {
   const Shape& s = in[0].shape;
-  if (attrs.ints.rank() != s.rank() || attrs.shape.rank() != s.rank())
-    value_error(op, loc, fmt::format("begin {} and size {} must have one entry per dim of {}", attrs.ints.str(),
-                                     attrs.shape.str(), s.str()));
+  if (attrs.slice_begin().rank() != s.rank() || attrs.slice_size().rank() != s.rank())
+    value_error(op, loc, fmt::format("begin {} and size {} must have one entry per dim of {}", attrs.slice_begin().str(),
+                                     attrs.slice_size().str(), s.str()));
   Shape out;
   for (int64_t i = 0; i < s.rank(); ++i) {
-    const int64_t b = attrs.ints[i], sz = attrs.shape[i], d = s[i];
+    const int64_t b = attrs.slice_begin()[i], sz = attrs.slice_size()[i], d = s[i];
     if (b < 0 || sz < -1) value_error(op, loc, fmt::format("invalid begin {} / size {} in dim {}", b, sz, i));
     if (d >= 0 && (b > d || (sz >= 0 && b + sz > d)))
       value_error(op, loc, fmt::format("slice [{}, {}) of dim {} is out of range for shape {}", b,
@@ -112,8 +112,8 @@ TensorType type_rule_squeeze(OpKind op, std::span<const TensorType> in, const At
   const Shape& s = in[0].shape;
   Shape out;
   for (int64_t i = 0; i < s.rank(); ++i) {
-    // attrs.ints is the exact list (ag::squeeze resolves "all dims of size 1").
-    if (std::find(attrs.ints.begin(), attrs.ints.end(), i) != attrs.ints.end()) {
+    // attrs.axes() is the exact list (ag::squeeze resolves "all dims of size 1").
+    if (std::find(attrs.axes().begin(), attrs.axes().end(), i) != attrs.axes().end()) {
       // A listed dim must be 1 (or unknown while tracing). A 0 dim is no 1: removing it
       // would turn an empty tensor into one with elements.
       if (s[i] != 1 && s[i] != Shape::kUnknown)

@@ -11,7 +11,7 @@ TensorType type_rule_reduce(OpKind op, std::span<const TensorType> in, const Att
   if (!boolean) require_numeric(op, in[0], "the operand", loc);
   Shape out;
   for (int64_t i = 0; i < in[0].shape.rank(); ++i) {
-    const bool reduced = std::find(attrs.ints.begin(), attrs.ints.end(), i) != attrs.ints.end();
+    const bool reduced = std::find(attrs.axes().begin(), attrs.axes().end(), i) != attrs.axes().end();
     if (!reduced) out.push_back(in[0].shape[i]);
     else if (attrs.keepdims) out.push_back(1);
   }
