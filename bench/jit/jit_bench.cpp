@@ -6,12 +6,15 @@
 //   W5 first call                                trace + optimize + codegen, and the same from the disk cache
 //   W6 Monte Carlo pi, 1M points (not an issue workload: a simulation with a random Generator in a
 //      staged loop)                              JIT vs interpreter, eager, plain C++ over std::mt19937
+//   W7 1M Variable::assign_add calls in a staged loop (int64)   JIT vs a plain C++ loop of
+//      std::atomic<int64_t>::fetch_add (the same per-update atomicity)
 // Times are the minimum over repetitions (this machine is shared; the minimum is the least noisy).
 // Usage: jit_bench [--quick]          (internal: jit_bench --first-call <workload>)
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -281,6 +284,36 @@ void w6(int reps) {
   row(w, "plain C++ loop over std::mt19937", t_plain);
 }
 
+// W7: the cost of one atomic variable update in compiled code (a lock, an add, an unlock in
+// the helper) against the cheapest atomic update C++ has.
+void w7(int reps) {
+  constexpr int64_t kSteps = 1'000'000;
+  ag::Variable total(int64_t{0}, "total");
+  auto jit = ag::function([&](const ag::Tensor& steps) {
+    ag::Tensor i = ag::Tensor(int64_t{0});
+    ag::while_stmt([&] { return i < steps; },
+                   [&] {
+                     total.assign_add(int64_t{1});
+                     i += int64_t{1};
+                   },
+                   ag::state(i), {"i"}, AG_SOURCE_LOC("w7.cpp", 1));
+    return i;
+  });
+  const ag::Tensor steps(kSteps);
+  std::atomic<int64_t> counter{0};
+  const double t_jit = time_ns([&] { keep(jit(steps)); }, 3, reps);
+  const double t_atomic = time_ns(
+      [&] {
+        for (int64_t k = 0; k < kSteps; ++k) counter.fetch_add(1);
+        keep(counter);
+      },
+      3, reps);
+  const char* w = "W7 staged loop of 1M Variable::assign_add (int64)";
+  const double ratio = t_jit / t_atomic;
+  row(w, "JIT (ag::function, while_stmt)", t_jit, ratio_str(ratio, "the atomic loop's time"), verdict(ratio <= 3.0) + " (<= 3x)");
+  row(w, "plain C++ loop of std::atomic<int64_t>::fetch_add", t_atomic);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -306,5 +339,6 @@ int main(int argc, char** argv) {
   if (wanted("W4")) w4(reps);
   if (wanted("W5")) w5(std::filesystem::canonical("/proc/self/exe").string());
   if (wanted("W6")) w6(reps);
+  if (wanted("W7")) w7(reps);
   return 0;
 }

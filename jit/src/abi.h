@@ -69,10 +69,28 @@ void agc_rt_out_of_memory(ag::jit::JitCallCtx* ctx, int32_t node, int32_t output
                           int64_t block_bytes);
 // Records a run-time error of node `node` (a global node id); the JIT code then returns 1.
 void agc_rt_fail(ag::jit::JitCallCtx* ctx, int32_t node, int32_t kind, int64_t a, int64_t b);
-// Runs a stateful or TensorArray node with the eager kernel (print, variables, lists). Tensor
+// The path of the ops whose Jit column in ops.def is still `Runtime` (random draws, TensorArrays):
+// runs the node with its eager kernel. Tensor
 // inputs are `ins[i]`; List inputs come from slots. The result (if any) goes to the node's slot and
 // `*out` views it. Returns 0, or 1 with the error recorded.
 int32_t agc_rt_eval(ag::jit::JitCallCtx* ctx, int32_t node, const ag::jit::JitArg* ins, ag::jit::JitArg* out);
+// Variables (rt_state_helpers.cpp). `var` is the node's ag::detail::VariableState, which JIT code
+// finds in ctx->consts[node]. Each helper holds the variable's mutex for the whole access, as
+// the eager kernels do: a read copies one whole value, an assignment replaces it whole, and
+// assign_add/assign_sub are one read-modify-write. No allocation and no type inference: the value
+// is written in place unless an eager reader still holds its tensor (copy-on-write).
+// Copies the variable's value into `dst` (a buffer of its static size).
+void agc_rt_var_read(void* var, void* dst);
+// The assignment of node `node` (assign, assign_add or assign_sub) with operand `in` (its dims of
+// the operand's static rank); the new value is also copied to `result` unless it is null. Returns
+// 0, or 1 with the error recorded (the eager kernel's error: a shape that does not fit, memory).
+int32_t agc_rt_var_assign(ag::jit::JitCallCtx* ctx, int32_t node, void* var, const ag::jit::JitArg* in, void* result);
+// ag::print of node `node`: formats its text items (attrs) and tensor inputs `ins` (views of the
+// JIT buffers, no copies) and prints the line. Returns 0, or 1 with the error recorded.
+int32_t agc_rt_print(ag::jit::JitCallCtx* ctx, int32_t node, const ag::jit::JitArg* ins);
+// The JIT code found a false element in Assert node `node`'s condition: records the eager
+// kernel's InvalidArgumentError (message from the attrs, values from `ins`). The code returns 1.
+void agc_rt_assert_failed(ag::jit::JitCallCtx* ctx, int32_t node, const ag::jit::JitArg* ins);
 // Copies (or moves) the tensor in slot `from` to slot `to` (TensorArray handles through If/While).
 void agc_rt_slot_copy(ag::jit::JitCallCtx* ctx, int32_t from, int32_t to, int32_t move);
 // Integer powers with wrap-around, like the eager kernel (the exponent is checked by the caller).

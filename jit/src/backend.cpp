@@ -60,6 +60,8 @@ class JitExecutable final : public Executable {
       const Node* n = program_.nodes[id].node;
       if (n && n->op == OpKind::Const && n->attrs.value.has_value() && n->attrs.value.dtype() != DType::List)
         consts_[id] = n->attrs.value.impl()->data;
+      // Variable ops: their VariableState, which the native lowering passes to its helpers.
+      if (n && op_class(n->op) == OpClass::Stateful && n->attrs.variable) consts_[id] = n->attrs.variable.get();
     }
     for (int32_t slot : program_.param_slots) has_param_slots_ |= slot >= 0;
     for (const ResultPlan& r : program_.results) needs_fixup_ |= !(r.kind == ResultKind::Computed && r.static_shape);

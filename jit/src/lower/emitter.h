@@ -166,6 +166,8 @@ class Emitter {
   void lower_gather(Scope& s, uint32_t i);
   void lower_source(Scope& s, uint32_t i);                                         // lower_source.cpp
   void lower_runtime_op(Scope& s, uint32_t i);                                     // lower_state.cpp
+  void lower_stateful(Scope& s, uint32_t i);
+  llvm::Value* input_args(Scope& s, uint32_t i);
   void lower_if(Scope& s, uint32_t i);                                             // lower_control.cpp
   llvm::Value* child_arena(Scope& s, uint32_t i);
   void lower_while(Scope& s, uint32_t i);

@@ -42,6 +42,7 @@ void Emitter::lower_node(Scope& s, uint32_t i) {
     case OpClass::ArgReduce: return lower_arg_reduce(s, i);
     case OpClass::MatMul: return lower_matmul(s, i);
     case OpClass::Source: return lower_source(s, i);
+    case OpClass::Stateful: return lower_stateful(s, i);
     case OpClass::Control: return n.op == OpKind::If ? lower_if(s, i) : lower_while(s, i);
     default: return lower_layout(s, i);  // Identity and the layout ops
   }

@@ -1,9 +1,109 @@
-// Side effects and TensorArrays in compiled code: print, variable reads and assignments, random
-// draws and the List ops run the eager kernels through agc_rt_eval, so they behave exactly as
-// eagerly. Their results live in runtime slots; JIT code reads them through the returned descriptor.
+// Side effects and TensorArrays in compiled code.
+//
+// Native (Jit column `Native`): Variable reads and assignments call typed helpers with the
+// node's VariableState (from ctx->consts) that lock the variable and copy straight between its
+// value and the JIT buffers; print passes the buffers it already has; assert checks its condition
+// in IR and calls a helper only when it fails (rt_state_helpers.cpp).
+//
+// Runtime (random draws, the List ops): the eager kernels run through agc_rt_eval, so they
+// behave exactly as eagerly. Their results live in runtime slots; JIT code reads them through the
+// returned descriptor.
 #include "emitter.h"
 
 namespace ag::jit {
+namespace {
+
+// Whether any node of the scope or its results reads node i's value.
+bool has_uses(const Scope& s, uint32_t i) {
+  const Graph& g = s.graph();
+  for (const Node& n : g.nodes)
+    for (ValueId v : n.inputs)
+      if (v.node == i) return true;
+  for (ValueId v : g.results)
+    if (v.node == i) return true;
+  return false;
+}
+
+}  // namespace
+
+// A JitArg array on the stack describing node i's tensor inputs (data pointer, dims).
+llvm::Value* Emitter::input_args(Scope& s, uint32_t i) {
+  const Node& n = s.graph().nodes[i];
+  const size_t nin = n.inputs.size();
+  llvm::Value* args = stack_alloc(static_cast<int64_t>(std::max<size_t>(nin, 1) * 16));
+  for (size_t k = 0; k < nin; ++k) {
+    const LVal buf = as_buffer(s.at(n.inputs[k]));
+    llvm::Value* dims = stack_alloc(static_cast<int64_t>(std::max<size_t>(buf.dims.size(), 1) * 8));
+    for (size_t d = 0; d < buf.dims.size(); ++d) store(DType::Int64, dims, i64(static_cast<int64_t>(d)), buf.dims[d]);
+    llvm::Value* arg = b_.CreateInBoundsGEP(b_.getPtrTy(), args, i64(static_cast<int64_t>(2 * k)));
+    b_.CreateStore(buf.ptr, arg);
+    b_.CreateStore(dims, b_.CreateInBoundsGEP(b_.getPtrTy(), arg, i64(1)));
+  }
+  return args;
+}
+
+void Emitter::lower_stateful(Scope& s, uint32_t i) {
+  const Node& n = s.graph().nodes[i];
+  const int32_t id = s.node_id(i);
+  switch (n.op) {
+    case OpKind::ReadVariable:
+    case OpKind::AssignVariable:
+    case OpKind::AssignAddVariable:
+    case OpKind::AssignSubVariable: {
+      // The VariableState is per call data (the backend's consts table), not a constant in the
+      // code: the object code stays independent of the process (the disk cache).
+      llvm::Value* var =
+          b_.CreateLoad(b_.getPtrTy(), b_.CreateInBoundsGEP(b_.getPtrTy(), ctx_field(CtxField::Consts), i64(id)));
+      const TensorType& t = n.outputs[0];
+      LVal out;
+      out.dtype = t.dtype;
+      out.dims = static_dims(t.shape);
+      if (n.op == OpKind::ReadVariable) {
+        llvm::Value* ptr = result_buffer(s, i, out.dims);
+        b_.CreateCall(runtime("agc_rt_var_read"), {var, ptr});
+        return finish_result(s, i, out, ptr);
+      }
+      const Storage st = s.plan->values[i][0].storage;
+      const bool unused = !has_uses(s, i) && (st == Storage::Reg || st == Storage::Arena);
+      llvm::Value* ptr = unused ? nullptr : result_buffer(s, i, out.dims);
+      llvm::Value* rc = b_.CreateCall(runtime("agc_rt_var_assign"),
+                                      {ctx_, i32(id), var, input_args(s, i),
+                                       ptr ? ptr : llvm::ConstantPointerNull::get(b_.getPtrTy())});
+      return_if(b_.CreateICmpNE(rc, i32(0)));
+      if (unused) {
+        out.kind = LVal::Kind::Buf;  // never read
+        s.values[i] = {out};
+        return;
+      }
+      return finish_result(s, i, out, ptr);
+    }
+    case OpKind::Print: {
+      llvm::Value* rc = b_.CreateCall(runtime("agc_rt_print"), {ctx_, i32(id), input_args(s, i)});
+      return_if(b_.CreateICmpNE(rc, i32(0)));
+      return;
+    }
+    case OpKind::Assert: {
+      // All elements true: the common case costs a loop over the condition and no call.
+      const LVal& cond = s.at(n.inputs[0]);
+      llvm::Value* all = nullptr;
+      if (cond.kind == LVal::Kind::Reg) {
+        all = cond.reg;
+      } else {
+        llvm::Value* acc = stack_alloc(1);
+        store(DType::Bool, acc, i64(0), b_.getTrue());
+        loop(numel(cond.dims), [&](llvm::Value* k) {
+          store(DType::Bool, acc, i64(0), b_.CreateAnd(load(DType::Bool, acc, i64(0)), load(DType::Bool, cond.ptr, k)));
+        });
+        all = load(DType::Bool, acc, i64(0));
+      }
+      llvm::Value* failed = b_.CreateNot(all);
+      if_then(failed, [&] { b_.CreateCall(runtime("agc_rt_assert_failed"), {ctx_, i32(id), input_args(s, i)}); });
+      return_if(failed);
+      return;
+    }
+    default: throw InternalError("jit: no native lowering for " + std::string(op_name(n.op)));
+  }
+}
 
 void Emitter::lower_runtime_op(Scope& s, uint32_t i) {
   const Node& n = s.graph().nodes[i];

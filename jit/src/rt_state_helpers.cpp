@@ -1,0 +1,195 @@
+// The typed helpers behind the native lowering of Variable reads/assignments, print and assert
+// (lower/lower_state.cpp). Unlike agc_rt_eval they copy no inputs, allocate nothing on the
+// common path and infer no types: the node's type was checked when the graph was built. The
+// rare paths (a shape that does not fit, an assertion that fails) defer to the eager code so
+// that messages are the eager ones. No exception escapes into JIT code.
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <type_traits>
+
+#include "ag/detail/log.h"
+#include "ag/detail/ops_internal.h"
+#include "ag/detail/out_of_memory.h"
+#include "ag/detail/variable_state.h"
+#include "call_state.h"
+
+namespace ag::detail {
+// The eager kernels' pieces these helpers share (runtime/src/ops/stateful.cpp, assert.cpp).
+Tensor assigned_value(OpKind op, const VariableState& v, const Tensor& current, const Tensor& operand, SourceLoc loc);
+std::string format_print(const Attrs& attrs, std::span<const Tensor> tensors);
+void check_assertion(std::span<const Tensor> in, const Attrs& attrs, SourceLoc loc);
+}  // namespace ag::detail
+
+namespace ag::jit {
+namespace {
+
+using detail::VariableState;
+
+// A tensor viewing a JIT buffer (no storage, so never freed here): formats and error messages
+// read JIT values through it without copying them.
+Tensor view_of(const JitArg& a, const TensorType& t) {
+  auto* impl = new detail::TensorImpl;
+  impl->dtype = t.dtype;
+  impl->shape = Shape(std::span<const int64_t>(a.dims, static_cast<size_t>(t.shape.rank())));
+  impl->data = a.data;
+  return Tensor::adopt(impl);
+}
+
+size_t value_bytes(const VariableState& v) {
+  return static_cast<size_t>(v.shape.num_elements()) * dtype_size(v.dtype);
+}
+
+// The buffer of the variable's value, safe to write in place (the caller holds v.mu). A tensor
+// an eager reader got from Variable::value() (or the initial value) shares it: then the value is
+// replaced by a copy first, as an eager assignment replaces it, so that reader never sees a
+// change. In a loop of assignments only the first copies.
+void* writable_value(VariableState& v, bool keep_contents) {
+  const detail::TensorImpl* impl = v.value.impl();
+  const detail::Storage* s = impl->storage;
+  if (detail::sole_owner(impl->refs) && s && detail::sole_owner(s->refs) && !(s->flags & detail::Storage::kExternal))
+    return impl->data;
+  Tensor fresh = detail::make_tensor(v.dtype, v.shape);
+  if (keep_contents && value_bytes(v)) std::memcpy(fresh.impl()->data, impl->data, value_bytes(v));
+  v.value = std::move(fresh);
+  return v.value.impl()->data;
+}
+
+// Whether operand dims fit the variable's shape without the eager kernel: assign takes a scalar
+// (filled) or the exact shape; assign_add/sub any shape that broadcasts to the variable's.
+bool operand_fits(OpKind op, const Shape& var, const int64_t* dims, int64_t rank) {
+  if (rank == 0) return true;
+  if (rank > var.rank() || (op == OpKind::AssignVariable && rank != var.rank())) return false;
+  const int64_t lead = var.rank() - rank;
+  for (int64_t j = 0; j < rank; ++j)
+    if (dims[j] != var[lead + j] && (op == OpKind::AssignVariable || dims[j] != 1)) return false;
+  return true;
+}
+
+// Integers wrap (the eager kernels are built with -fwrapv); floats are plain IEEE arithmetic.
+template <class T>
+T combine(OpKind op, T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(op == OpKind::AssignAddVariable ? static_cast<U>(a) + static_cast<U>(b)
+                                                          : static_cast<U>(a) - static_cast<U>(b));
+  } else {
+    return op == OpKind::AssignAddVariable ? a + b : a - b;
+  }
+}
+
+// dst (the variable's shape) = dst op src, or = src for assign; src broadcasts (operand_fits).
+template <class T>
+void update(OpKind op, T* dst, const T* src, const Shape& var, const int64_t* dims, int64_t rank) {
+  const int64_t n = var.num_elements();
+  int64_t src_n = 1;
+  for (int64_t j = 0; j < rank; ++j) src_n *= dims[j];
+  if (op == OpKind::AssignVariable) {
+    if (src_n == n) std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(T));
+    else for (int64_t k = 0; k < n; ++k) dst[k] = src[0];  // a scalar fills the variable
+    return;
+  }
+  if constexpr (!std::is_same_v<T, bool>) {
+    if (src_n == n) {
+      for (int64_t k = 0; k < n; ++k) dst[k] = combine(op, dst[k], src[k]);
+    } else if (src_n == 1) {
+      const T b = src[0];
+      for (int64_t k = 0; k < n; ++k) dst[k] = combine(op, dst[k], b);
+    } else {
+      // General broadcast: walk the variable's index, the operand's stride 0 where its dim is 1.
+      const int64_t r = var.rank(), lead = r - rank;
+      int64_t stride[8] = {}, idx[8] = {};
+      for (int64_t j = rank - 1, s = 1; j >= 0; --j) {
+        stride[lead + j] = dims[j] == 1 ? 0 : s;
+        s *= dims[j];
+      }
+      int64_t off = 0;
+      for (int64_t k = 0; k < n; ++k) {
+        dst[k] = combine(op, dst[k], src[off]);
+        for (int64_t d = r - 1; d >= 0; --d) {
+          off += stride[d];
+          if (++idx[d] < var[d]) break;
+          off -= stride[d] * idx[d];
+          idx[d] = 0;
+        }
+      }
+    }
+  }
+}
+
+void assign(const NodeInfo& info, VariableState& v, const JitArg& in, void* result) {
+  const Node& n = *info.node;
+  const int64_t rank = info.input_types[0].shape.rank();
+  std::lock_guard lock(v.mu);  // one whole read-modify-write, as eagerly
+  if (!operand_fits(n.op, v.shape, in.dims, rank)) {
+    // Rare: the eager kernel raises the error (or computes the value) exactly as eagerly.
+    v.value = detail::assigned_value(n.op, v, v.value, view_of(in, info.input_types[0]), n.loc);
+  } else {
+    void* dst = writable_value(v, n.op != OpKind::AssignVariable);
+    visit_dtype(v.dtype, [&](auto tag) {
+      using T = decltype(tag);
+      update<T>(n.op, static_cast<T*>(dst), static_cast<const T*>(in.data), v.shape, in.dims, rank);
+    });
+  }
+  if (result && value_bytes(v)) std::memcpy(result, v.value.impl()->data, value_bytes(v));
+}
+
+}  // namespace
+}  // namespace ag::jit
+
+using ag::jit::CallState;
+using ag::jit::JitArg;
+using ag::jit::JitCallCtx;
+
+extern "C" {
+
+void agc_rt_var_read(void* var, void* dst) {
+  const auto& v = *static_cast<const ag::detail::VariableState*>(var);
+  std::lock_guard lock(v.mu);  // a whole value, never half of an assignment
+  if (const size_t bytes = ag::jit::value_bytes(v)) std::memcpy(dst, v.value.impl()->data, bytes);
+}
+
+int32_t agc_rt_var_assign(JitCallCtx* ctx, int32_t node, void* var, const JitArg* in, void* result) {
+  CallState& st = *ctx->state;
+  const ag::jit::NodeInfo& info = st.program->nodes[static_cast<size_t>(node)];
+  try {
+    ag::jit::assign(info, *static_cast<ag::detail::VariableState*>(var), *in, result);
+    return 0;
+  } catch (const ag::detail::TensorAllocationFailure& f) {
+    st.error = std::make_exception_ptr(
+        ag::detail::out_of_memory(ag::detail::user_op_name(info.node->op), f.dtype, f.shape, info.node->loc));
+  } catch (...) {
+    st.error = std::current_exception();
+  }
+  return 1;
+}
+
+int32_t agc_rt_print(JitCallCtx* ctx, int32_t node, const JitArg* ins) {
+  CallState& st = *ctx->state;
+  try {
+    const ag::jit::NodeInfo& info = st.program->nodes[static_cast<size_t>(node)];
+    std::vector<ag::Tensor> views;  // headers only: the values stay in the JIT buffers
+    views.reserve(info.input_types.size());
+    for (size_t k = 0; k < info.input_types.size(); ++k) views.push_back(ag::jit::view_of(ins[k], info.input_types[k]));
+    ag::detail::print_line(ag::detail::format_print(info.node->attrs, views));
+    return 0;
+  } catch (...) {
+    st.error = std::current_exception();
+    return 1;
+  }
+}
+
+void agc_rt_assert_failed(JitCallCtx* ctx, int32_t node, const JitArg* ins) {
+  CallState& st = *ctx->state;
+  try {
+    const ag::jit::NodeInfo& info = st.program->nodes[static_cast<size_t>(node)];
+    std::vector<ag::Tensor> views;
+    for (size_t k = 0; k < info.input_types.size(); ++k) views.push_back(ag::jit::view_of(ins[k], info.input_types[k]));
+    ag::detail::check_assertion(views, info.node->attrs, info.node->loc);  // throws the eager error
+    st.error = std::make_exception_ptr(ag::InternalError("jit: an assertion failed in compiled code but not eagerly"));
+  } catch (...) {
+    st.error = std::current_exception();
+  }
+}
+
+}  // extern "C"
