@@ -2,9 +2,11 @@
 // the same seed gives the same sequence eagerly and in the interpreter; the stateless
 // constructors are frozen when traced (the guide's add_noise).
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <thread>
 
+#include "ag/detail/kernel_set.h"
 #include "ag/random.h"
 #include "test_util.h"
 
@@ -215,3 +217,43 @@ TEST(RandomGenerator, GlobalGeneratorMayBeFirstUsedInALaterTrace) {
 }
 
 }  // namespace
+
+namespace {
+// The stream as documented (splitmix64 of splitmix64(seed) ^ word), written here independently
+// of the kernels.
+uint64_t reference_mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+double reference_uniform01(uint64_t seed, uint64_t c) {
+  return static_cast<double>(reference_mix(reference_mix(seed) ^ c) >> 11) * 0x1.0p-53;
+}
+}  // namespace
+
+// One seed gives one sequence on every CPU: every kernel level this CPU can run draws exactly
+// the reference's bits (uniform float64, and float32 / int32 from the same words).
+TEST(RandomGenerator, EveryKernelLevelDrawsTheReferenceStreamBitForBit) {
+  const int64_t n = 4099;  // not a multiple of any vector width
+  const uint64_t seed = 12345, counter = 77;
+  int levels = 0;
+  for (const ag::detail::KernelSet* k : ag::detail::built_kernel_sets()) {
+    if (!ag::detail::missing_cpu_features(*k).empty()) continue;
+    ++levels;
+    ag::Tensor f64 = ag::zeros({n}, ag::float64), f32 = ag::zeros({n}, ag::float32), i32 = ag::zeros({n}, ag::int32);
+    k->random_fill(f64, false, seed, counter, -2.0, 3.0);
+    k->random_fill(f32, false, seed, counter, -2.0, 3.0);
+    k->random_fill(i32, false, seed, counter, -5.0, 9.0);
+    const auto d = f64.to_vector<double>();
+    const auto f = f32.to_vector<float>();
+    const auto i = i32.to_vector<int32_t>();
+    for (int64_t j = 0; j < n; ++j) {
+      const double u = reference_uniform01(seed, counter + static_cast<uint64_t>(j));
+      ASSERT_EQ(d[static_cast<size_t>(j)], -2.0 + u * 5.0) << k->isa << " element " << j;
+      ASSERT_EQ(f[static_cast<size_t>(j)], static_cast<float>(-2.0 + u * 5.0)) << k->isa << " element " << j;
+      ASSERT_EQ(i[static_cast<size_t>(j)], static_cast<int32_t>(std::floor(-5.0 + u * 14.0))) << k->isa << " element " << j;
+    }
+  }
+  EXPECT_GE(levels, 1);
+}

@@ -1,7 +1,8 @@
 // Random numbers: the counter-based stream, the stateless constructors of construct.h, and the
 // stateful RandomUniform/RandomNormal ops behind ag::random::Generator.
 //
-// Word `c` of the stream of `seed` is a pure function of (seed, c). A stateless constructor reads
+// Word `c` of the stream of `seed` is a pure function of (seed, c) (its fill loops are SIMD-bound
+// kernels: ops/isa/random.cpp). A stateless constructor reads
 // words 0..n-1; a Generator keeps {seed, counter} in a Variable and each draw takes the next words
 // and advances the counter. So a draw gives the same numbers eagerly, in the graph interpreter
 // and in compiled code (which runs this kernel), and concurrent draws never share words.
@@ -13,59 +14,11 @@
 #include "ag/detail/out_of_memory.h"
 #include "ag/detail/variable_state.h"
 #include "ag/random.h"
+#include "ag/detail/kernel_set.h"
 #include "kernels.h"
 
 namespace ag::detail {
 namespace {
-
-uint64_t mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-// Word `c` of the stream of `seed` as a double in [0, 1).
-double uniform01(uint64_t seed, uint64_t c) { return static_cast<double>(mix(mix(seed) ^ c) >> 11) * 0x1.0p-53; }
-
-// One word per element.
-void fill_uniform(Tensor& t, uint64_t seed, uint64_t counter, double minval, double maxval) {
-  const int64_t n = t.num_elements();
-  visit_dtype(t.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    T* p = static_cast<T*>(t.impl()->data);
-    // u < 1, but minval + u * (maxval - minval) can still round up to maxval: such values become
-    // the largest value below maxval, so the interval stays half-open.
-    if constexpr (std::is_floating_point_v<T>) {
-      const T hi = static_cast<T>(maxval), lo = static_cast<T>(minval);
-      const T below = std::nextafter(hi, lo);
-      for (int64_t k = 0; k < n; ++k) {
-        const T v = static_cast<T>(minval + uniform01(seed, counter + static_cast<uint64_t>(k)) * (maxval - minval));
-        p[k] = v >= hi && hi > lo && below >= lo ? below : v;  // (minval > maxval: left as computed)
-      }
-    } else {
-      const double top = std::ceil(maxval) - 1;  // the largest integer below maxval
-      for (int64_t k = 0; k < n; ++k) {
-        const double x = minval + uniform01(seed, counter + static_cast<uint64_t>(k)) * (maxval - minval);
-        p[k] = convert_value<T>(std::min(std::floor(x), top));
-      }
-    }
-  });
-}
-
-// Two words per element (Box-Muller).
-void fill_normal(Tensor& t, uint64_t seed, uint64_t counter, double mean, double stddev) {
-  const int64_t n = t.num_elements();
-  visit_dtype(t.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    T* p = static_cast<T*>(t.impl()->data);
-    for (int64_t k = 0; k < n; ++k) {
-      const uint64_t c = counter + 2 * static_cast<uint64_t>(k);
-      const double u1 = 1.0 - uniform01(seed, c);
-      const double u2 = uniform01(seed, c + 1);
-      p[k] = static_cast<T>(mean + stddev * std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2));
-    }
-  });
-}
 
 // The words a draw of `shape` takes from the stream.
 uint64_t words_drawn(OpKind op, const Shape& shape) {
@@ -110,8 +63,7 @@ Tensor random_kernel(OpKind op, const Attrs& attrs) {
     out[1] = static_cast<int64_t>(counter + words_drawn(op, attrs.shape));  // wraps after 2^64 words
     state.value = std::move(next);
   }
-  if (op == OpKind::RandomNormal) fill_normal(t, seed, counter, attrs.scalar, attrs.scalar2);
-  else fill_uniform(t, seed, counter, attrs.scalar, attrs.scalar2);
+  kernels().random_fill(t, op == OpKind::RandomNormal, seed, counter, attrs.scalar, attrs.scalar2);
   return t;
 }
 
@@ -133,14 +85,14 @@ using detail::make_tensor;
 Tensor random_uniform(const Shape& shape, DType dtype, double minval, double maxval, uint64_t seed, Loc loc) {
   detail::check_draw(OpKind::RandomUniform, shape, dtype, minval, maxval, "ag::random_uniform");
   Tensor t = detail::make_tensor_for("ag::random_uniform", dtype, shape, loc);
-  detail::fill_uniform(t, seed, 0, minval, maxval);
+  detail::kernels().random_fill(t, false, seed, 0, minval, maxval);
   return t;
 }
 
 Tensor random_normal(const Shape& shape, DType dtype, double mean, double stddev, uint64_t seed, Loc loc) {
   detail::check_draw(OpKind::RandomNormal, shape, dtype, mean, stddev, "ag::random_normal");
   Tensor t = detail::make_tensor_for("ag::random_normal", dtype, shape, loc);
-  detail::fill_normal(t, seed, 0, mean, stddev);
+  detail::kernels().random_fill(t, true, seed, 0, mean, stddev);
   return t;
 }
 
