@@ -103,7 +103,7 @@ std::vector<std::vector<uint32_t>> fuse_elementwise(const Graph& g, std::vector<
       const ValueId v = c.inputs[k];
       if (v.index != 0) continue;
       if (consumers[v.node].empty() || consumers[v.node].back() != i) consumers[v.node].push_back(i);
-      if (!consumes_elementwise(c, k) || values[i][0].storage == Storage::Reg) fusible_uses[v.node] = false;
+      if (!consumes_elementwise(c, k) || values[i][0].storage == ValueStorage::Reg) fusible_uses[v.node] = false;
     }
   }
   std::vector<bool> is_result(n, false);
@@ -125,7 +125,7 @@ std::vector<std::vector<uint32_t>> fuse_elementwise(const Graph& g, std::vector<
     const Node& p = g.nodes[i];
     if (!is_elementwise_expr(p.op) || p.outputs.size() != 1 || is_result[i] || !fusible_uses[i]) continue;
     ValuePlan& vp = values[i][0];
-    if (vp.storage != Storage::Arena && vp.storage != Storage::Owned) continue;
+    if (vp.storage != ValueStorage::Arena && vp.storage != ValueStorage::Owned) continue;
     if (consumers[i].empty()) continue;
     if (consumers[i].size() > 1 && !is_fill(p.op)) continue;
     if (can_raise(p)) {
@@ -140,13 +140,13 @@ std::vector<std::vector<uint32_t>> fuse_elementwise(const Graph& g, std::vector<
       }
       root[i] = r;
     }
-    vp.storage = Storage::Fused;
+    vp.storage = ValueStorage::Fused;
   }
 
   // The groups, for inspection: a fused value lists the roots it is evaluated in.
   std::vector<std::vector<uint32_t>> groups(n);
   for (uint32_t i = n; i-- > 0;) {
-    if (values[i].empty() || values[i][0].storage != Storage::Fused) continue;
+    if (values[i].empty() || values[i][0].storage != ValueStorage::Fused) continue;
     for (uint32_t c : consumers[i]) {
       const uint32_t r = groups[c].empty() ? c : groups[c][0];
       if (std::find(groups[i].begin(), groups[i].end(), r) == groups[i].end()) groups[i].push_back(r);

@@ -18,7 +18,7 @@ bool is_cheap_to_recompute(OpKind op);
 inline constexpr int kMaxRecomputedPerGroup = 4;
 
 // `values` holds the storage chosen so far for every value of `g`; values that fuse into their
-// consumer become Storage::Fused. Results and register values never fuse. Returns, per node, the
+// consumer become ValueStorage::Fused. Results and register values never fuse. Returns, per node, the
 // roots of the groups that evaluate it: for a fused value the group(s) it is computed in (a fill
 // with several consumers is in each of theirs), for a root with fused members itself, else none.
 std::vector<std::vector<uint32_t>> fuse_elementwise(const Graph& g, std::vector<std::vector<ValuePlan>>& values);

@@ -60,7 +60,7 @@ class Planner {
   void choose_storage(const Graph& g, ScopePlan& s, const std::vector<int32_t>& param_slots) {
     for (size_t p = 0; p < g.params.size(); ++p) {
       ValuePlan& vp = s.values[g.params[p]].emplace_back();
-      vp.storage = Storage::Param;
+      vp.storage = ValueStorage::Param;
       if (g.nodes[g.params[p]].outputs[0].dtype == DType::List) vp.slot = param_slots.at(p);
     }
     for (uint32_t i = 0; i < g.nodes.size(); ++i) {
@@ -72,18 +72,18 @@ class Planner {
         const TensorType& t = node.outputs[k];
         ValuePlan& vp = outs[k];
         if (t.dtype == DType::List || is_runtime_op(node.op)) {
-          vp.storage = Storage::Slot;
+          vp.storage = ValueStorage::Slot;
           vp.slot = new_slot();
         } else if (is_register_type(t)) {
-          vp.storage = Storage::Reg;
+          vp.storage = ValueStorage::Reg;
         } else if (node.op == OpKind::Const) {
-          vp.storage = Storage::Const;
-        } else if (is_view_op(node.op) && s.at(node.inputs[0]).storage != Storage::Reg) {
+          vp.storage = ValueStorage::Const;
+        } else if (is_view_op(node.op) && s.at(node.inputs[0]).storage != ValueStorage::Reg) {
           const ValuePlan& in = s.at(node.inputs[0]);
-          vp.storage = Storage::View;
-          vp.root = in.storage == Storage::View ? in.root : node.inputs[0];
+          vp.storage = ValueStorage::View;
+          vp.root = in.storage == ValueStorage::View ? in.root : node.inputs[0];
         } else {
-          vp.storage = static_bytes(t) >= 0 ? Storage::Arena : Storage::Owned;
+          vp.storage = static_bytes(t) >= 0 ? ValueStorage::Arena : ValueStorage::Owned;
         }
       }
     }
@@ -95,9 +95,9 @@ class Planner {
     if (s.kind != ScopeKind::Function && s.kind != ScopeKind::IfBranch) return;
     for (size_t k = 0; k < g.results.size(); ++k) {
       const ValuePlan& r = s.at(g.results[k]);
-      ValuePlan& root = r.storage == Storage::View ? s.values[r.root.node][r.root.index] : s.values[g.results[k].node][g.results[k].index];
-      if (root.storage != Storage::Arena && root.storage != Storage::Owned) continue;
-      root.storage = Storage::Dest;
+      ValuePlan& root = r.storage == ValueStorage::View ? s.values[r.root.node][r.root.index] : s.values[g.results[k].node][g.results[k].index];
+      if (root.storage != ValueStorage::Arena && root.storage != ValueStorage::Owned) continue;
+      root.storage = ValueStorage::Dest;
       root.dest = static_cast<int32_t>(k);
     }
   }
@@ -111,7 +111,7 @@ class Planner {
     for (int32_t i = 0; i < n; ++i)
       for (ValueId v : g.nodes[i].inputs) consumers[v.node].push_back(i);
     for (int32_t i = n - 1; i >= 0; --i)
-      if (!s.values[i].empty() && s.values[i][0].storage == Storage::Fused)
+      if (!s.values[i].empty() && s.values[i][0].storage == ValueStorage::Fused)
         for (int32_t c : consumers[i]) pos[i] = std::max(pos[i], pos[c]);
     auto use = [&](ValueId v, int32_t at) {
       ValuePlan& vp = s.values[v.node][v.index];
@@ -122,11 +122,11 @@ class Planner {
     for (ValueId r : g.results) use(r, n);
     for (auto& outs : s.values)
       for (ValuePlan& vp : outs)
-        if (vp.storage == Storage::View) use(vp.root, vp.last_use);
+        if (vp.storage == ValueStorage::View) use(vp.root, vp.last_use);
     for (int32_t i = 0; i < n; ++i)
       for (uint32_t k = 0; k < s.values[i].size(); ++k) {
         const ValuePlan& vp = s.values[i][k];
-        if (vp.storage != Storage::Owned) continue;
+        if (vp.storage != ValueStorage::Owned) continue;
         if (vp.last_use == n) s.free_at_end.push_back({static_cast<uint32_t>(i), k});
         else s.free_after[std::max(vp.last_use, i)].push_back({static_cast<uint32_t>(i), k});
       }
@@ -157,7 +157,7 @@ class Planner {
         info.in_slots[k] = in.slot;
         if (consumable(g, s, node.inputs[k], i)) info.consume |= 1u << std::min<size_t>(k, 31);
       }
-      if (!s.values[i].empty() && s.values[i][0].storage == Storage::Slot) info.out_slot = s.values[i][0].slot;
+      if (!s.values[i].empty() && s.values[i][0].storage == ValueStorage::Slot) info.out_slot = s.values[i][0].slot;
     }
   }
 
@@ -191,7 +191,7 @@ class Planner {
     ArenaLayout arena;
     for (uint32_t i = 0; i < g.nodes.size(); ++i) {
       for (ValuePlan& vp : s.values[i])
-        if (vp.storage == Storage::Arena) {
+        if (vp.storage == ValueStorage::Arena) {
           const auto output = static_cast<uint32_t>(&vp - s.values[i].data());
           const int64_t bytes = static_bytes(g.nodes[i].outputs[output]);
           arena.add(bytes, static_cast<int32_t>(i), std::max(vp.last_use, static_cast<int32_t>(i)), &vp.offset);
@@ -221,16 +221,16 @@ void plan_results(Program& prog) {
     rp.type = g.type(r);
     rp.static_shape = rp.type.shape.is_fully_defined();
     const ValuePlan& vp = s.at(r);
-    const ValueId root = vp.storage == Storage::View ? vp.root : r;
+    const ValueId root = vp.storage == ValueStorage::View ? vp.root : r;
     const ValuePlan& rootp = s.at(root);
-    if (vp.storage != Storage::Reg) {
-      if (rootp.storage == Storage::Param) {
+    if (vp.storage != ValueStorage::Reg) {
+      if (rootp.storage == ValueStorage::Param) {
         rp.kind = ResultKind::FromParam;
         rp.index = static_cast<int32_t>(std::find(g.params.begin(), g.params.end(), root.node) - g.params.begin());
-      } else if (rootp.storage == Storage::Const) {
+      } else if (rootp.storage == ValueStorage::Const) {
         rp.kind = ResultKind::FromConst;
         rp.index = s.node_id(root.node);
-      } else if (rootp.storage == Storage::Slot) {
+      } else if (rootp.storage == ValueStorage::Slot) {
         rp.kind = ResultKind::FromSlot;
         rp.index = rootp.slot;
       }

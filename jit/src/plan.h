@@ -10,7 +10,7 @@
 
 namespace ag::jit {
 
-enum class Storage : uint8_t {
+enum class ValueStorage : uint8_t {
   Reg,    // static single element: an SSA register, never in memory
   Fused,  // elementwise value computed inside the loop of the value that consumes it
   Arena,  // static size: an offset in the scope's arena
@@ -24,7 +24,7 @@ enum class Storage : uint8_t {
 };
 
 struct ValuePlan {
-  Storage storage = Storage::None;
+  ValueStorage storage = ValueStorage::None;
   int64_t offset = 0;     // Arena: byte offset in the scope's arena
   int32_t dest = -1;      // Dest: the result index whose sink this value is written to
   int32_t slot = -1;      // Slot: the runtime slot

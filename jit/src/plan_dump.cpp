@@ -10,18 +10,18 @@
 namespace ag::jit {
 namespace {
 
-const char* storage_name(Storage s) {
+const char* storage_name(ValueStorage s) {
   switch (s) {
-    case Storage::Reg: return "reg";
-    case Storage::Fused: return "fused";
-    case Storage::Arena: return "arena";
-    case Storage::Owned: return "owned";
-    case Storage::Dest: return "dest";
-    case Storage::Param: return "param";
-    case Storage::Const: return "const";
-    case Storage::Slot: return "slot";
-    case Storage::View: return "view";
-    case Storage::None: return "none";
+    case ValueStorage::Reg: return "reg";
+    case ValueStorage::Fused: return "fused";
+    case ValueStorage::Arena: return "arena";
+    case ValueStorage::Owned: return "owned";
+    case ValueStorage::Dest: return "dest";
+    case ValueStorage::Param: return "param";
+    case ValueStorage::Const: return "const";
+    case ValueStorage::Slot: return "slot";
+    case ValueStorage::View: return "view";
+    case ValueStorage::None: return "none";
   }
   return "?";
 }
@@ -48,8 +48,8 @@ struct PlanNotes {
     for (const ValuePlan& vp : s->values[node]) {
       note += note.empty() ? "" : ", ";
       note += storage_name(vp.storage);
-      if (vp.storage == Storage::Dest) note += fmt::format(" {}", vp.dest);
-      if (vp.storage == Storage::View) note += fmt::format(" of %{}", vp.root.node);
+      if (vp.storage == ValueStorage::Dest) note += fmt::format(" {}", vp.dest);
+      if (vp.storage == ValueStorage::View) note += fmt::format(" of %{}", vp.root.node);
     }
     if (!s->groups[node].empty()) {
       note += ", group=";

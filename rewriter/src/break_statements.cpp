@@ -8,7 +8,7 @@
 namespace ag::rewriter {
 
 void lowerBreakStatements(Context& cx, FunctionIr& ir, Flags& flags) {
-  lowerJumpsToFlag(ir, JumpKind::Break, flags, [&](Node& loop) {
+  lowerJumpsToFlag(ir, JumpKind::Break, flags, [&](StmtNode& loop) {
     if (loop.break_flag.empty()) {
       loop.break_flag = cx.namer.numbered("ag__break");
       loop.stop_flags.push_back(loop.break_flag);

@@ -34,9 +34,9 @@ std::string commentsIn(const SourceText& src, clang::SourceLocation begin, clang
 }
 
 // Puts a comment before the first statement of a branch (or before the branch).
-void prependTo(Node* branch, const std::string& comment, unsigned line) {
+void prependTo(StmtNode* branch, const std::string& comment, unsigned line) {
   if (!branch || comment.empty()) return;
-  Node* target = branch->kind == NodeKind::Block && !branch->children.empty() ? branch->children[0].get() : branch;
+  StmtNode* target = branch->kind == NodeKind::Block && !branch->children.empty() ? branch->children[0].get() : branch;
   if (target == branch && branch->kind == NodeKind::Block) {
     branch->inner_comment = comment + (branch->inner_comment.empty() ? "" : "\n" + branch->inner_comment);
     branch->inner_comment_line = line;
@@ -47,7 +47,7 @@ void prependTo(Node* branch, const std::string& comment, unsigned line) {
 }
 
 // Puts a comment after the last statement of a branch.
-void appendTo(Node* branch, const std::string& comment, unsigned line) {
+void appendTo(StmtNode* branch, const std::string& comment, unsigned line) {
   if (!branch || comment.empty()) return;
   if (branch->kind == NodeKind::Block) {
     if (branch->inner_comment.empty()) branch->inner_comment_line = line;
@@ -62,7 +62,7 @@ void appendTo(Node* branch, const std::string& comment, unsigned line) {
 
 }  // namespace
 
-void attachBranchComments(const SourceText& src, const clang::IfStmt* s, Node& node) {
+void attachBranchComments(const SourceText& src, const clang::IfStmt* s, StmtNode& node) {
   const clang::SourceManager& sm = src.manager();
   const clang::LangOptions& lang = src.context().getLangOpts();
   unsigned line = 0;
@@ -83,7 +83,7 @@ void attachBranchComments(const SourceText& src, const clang::IfStmt* s, Node& n
   }
 }
 
-void attachGapComments(const std::string& gap, unsigned gap_line, Node* prev, Node& next) {
+void attachGapComments(const std::string& gap, unsigned gap_line, StmtNode* prev, StmtNode& next) {
   std::vector<std::string> lines;
   for (size_t pos = 0;;) {
     size_t end = gap.find('\n', pos);

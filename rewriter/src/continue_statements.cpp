@@ -7,7 +7,7 @@
 namespace ag::rewriter {
 
 void lowerContinueStatements(Context& cx, FunctionIr& ir, Flags& flags) {
-  lowerJumpsToFlag(ir, JumpKind::Continue, flags, [&](Node& loop) {
+  lowerJumpsToFlag(ir, JumpKind::Continue, flags, [&](StmtNode& loop) {
     if (loop.continue_flag.empty()) {
       loop.continue_flag = cx.namer.numbered("ag__continue");
       (loop.iteration ? loop.iteration : loop.body.get())->scoped_flag = loop.continue_flag;

@@ -8,7 +8,7 @@
 
 namespace ag::rewriter {
 
-void emitDoWhileStatement(Emitter& e, const Node& n, int indent) {
+void emitDoWhileStatement(SourceEmitter& e, const StmtNode& n, int indent) {
   std::vector<StateVar> vars = e.state(n, {n.body.get()}, {n.cond}, "do-while");
   e.breakFlagDeclaration(n, indent);
   e.out.line(indent, fmt::format(tmpl::kDoWhileHead), n.line);

@@ -24,7 +24,7 @@ std::string join(const std::vector<std::string>& parts) {
 
 }  // namespace
 
-bool Emitter::changed(const Node* n) {
+bool SourceEmitter::changed(const StmtNode* n) {
   if (!n) return false;
   if (auto it = changed_.find(n); it != changed_.end()) return it->second;
   bool c = false;
@@ -42,7 +42,7 @@ bool Emitter::changed(const Node* n) {
     default:
       c = n->staged || !n->stmt || !n->stop_flags.empty() || !n->break_flag.empty() || !n->continue_flag.empty();
       for (const auto& child : n->children) c = changed(child.get()) || c;
-      for (const Node* child : {n->then_branch.get(), n->else_branch.get(), n->init.get(), n->body.get()})
+      for (const StmtNode* child : {n->then_branch.get(), n->else_branch.get(), n->init.get(), n->body.get()})
         c = changed(child) || c;
       for (const clang::Expr* e : {n->cond, n->range})
         if (!c && e) c = printer.changes(e);
@@ -51,12 +51,12 @@ bool Emitter::changed(const Node* n) {
   return c;
 }
 
-void Emitter::comments(const std::string& text, unsigned line, int indent) {
+void SourceEmitter::comments(const std::string& text, unsigned line, int indent) {
   if (text == "\n") return out.line(0, "", line);
   out.lines(indent, text, line);
 }
 
-std::string Emitter::originalText(const Node* n) {
+std::string SourceEmitter::originalText(const StmtNode* n) {
   if (n->kind == NodeKind::Original && !n->children.empty()) return n->text;
   auto range = cx.src.statementRange(n->stmt);
   if (!range) {
@@ -66,14 +66,14 @@ std::string Emitter::originalText(const Node* n) {
   return cx.src.text(*range);
 }
 
-void Emitter::originalStatement(const Node* n, const std::string& text, int indent) {
+void SourceEmitter::originalStatement(const StmtNode* n, const std::string& text, int indent) {
   unsigned end_line = n->line + static_cast<unsigned>(std::count(text.begin(), text.end(), '\n'));
   if (n->kind != NodeKind::Original || n->children.empty())  // spliced text may have other line breaks
     if (auto range = cx.src.statementRange(n->stmt)) end_line = cx.src.line(range->getEnd());
   out.original(indent, text, n->line, end_line, static_cast<int>(cx.src.indentOf(n->stmt->getBeginLoc()).size()));
 }
 
-void Emitter::node(const Node* n, int indent) {
+void SourceEmitter::node(const StmtNode* n, int indent) {
   if (!n) return;
   if (!n->comment_before.empty()) comments(n->comment_before, n->comment_line, indent);
   if (n->stmt && !changed(n)) {
@@ -102,24 +102,24 @@ void Emitter::node(const Node* n, int indent) {
   if (!n->comment_after.empty()) out.append("  " + n->comment_after);
 }
 
-void Emitter::statements(const Node* n, int indent) {
+void SourceEmitter::statements(const StmtNode* n, int indent) {
   if (!n) return;
   if (n->kind != NodeKind::Block) return node(n, indent);
   for (const auto& child : n->children) node(child.get(), indent);
   if (!n->inner_comment.empty()) comments(n->inner_comment, n->inner_comment_line, indent);
 }
 
-void Emitter::block(const Node* n, int indent) {
+void SourceEmitter::block(const StmtNode* n, int indent) {
   out.line(indent, "{", n->line);
   statements(n, indent + 2);
   const auto* compound = llvm::dyn_cast_or_null<clang::CompoundStmt>(n->stmt);
   out.line(indent, "}", compound ? cx.src.line(compound->getRBracLoc()) : 0);
 }
 
-void Emitter::lambda(const Node* body, int indent, const std::string& param, const std::vector<std::string>& prelude,
+void SourceEmitter::lambda(const StmtNode* body, int indent, const std::string& param, const std::vector<std::string>& prelude,
                      unsigned param_line) {
   const std::string open = param.empty() ? fmt::format(tmpl::kLambdaOpen) : fmt::format(tmpl::kParamLambdaOpen, fmt::arg("param", param));
-  const Node* only = body;
+  const StmtNode* only = body;
   if (body && body->kind == NodeKind::Block) {
     if (body->children.empty() && body->inner_comment.empty() && prelude.empty())
       return out.line(indent, param.empty() ? fmt::format(tmpl::kEmptyLambda) : open + "},", param.empty() ? 0 : param_line);
@@ -141,14 +141,14 @@ void Emitter::lambda(const Node* body, int indent, const std::string& param, con
   out.line(indent, fmt::format(tmpl::kLambdaClose));
 }
 
-std::vector<StateVar> Emitter::state(const Node& construct, const std::vector<const Node*>& parts,
+std::vector<StateVar> SourceEmitter::state(const StmtNode& construct, const std::vector<const StmtNode*>& parts,
                                      const std::vector<const clang::Expr*>& exprs, const char* what,
                                      const clang::ValueDecl* declared_inside) {
   std::vector<StateVar> vars = analysis.stateOf(parts, exprs, declared_inside);
   std::erase_if(vars, [&](const StateVar& v) { return v.root && !liveness.live(&construct, v.root); });
   if (construct.stmt) {
     Effects effects;
-    for (const Node* p : parts) effects.merge(analysis.ofNode(p));
+    for (const StmtNode* p : parts) effects.merge(analysis.ofNode(p));
     if (declared_inside) effects.declared.insert(declared_inside);
     checks.checkNonTensor(vars, what);
     checks.checkAddressTaken(effects, what);
@@ -156,7 +156,7 @@ std::vector<StateVar> Emitter::state(const Node& construct, const std::vector<co
   return vars;
 }
 
-void Emitter::stateTail(const std::vector<StateVar>& vars, unsigned line, int indent) {
+void SourceEmitter::stateTail(const std::vector<StateVar>& vars, unsigned line, int indent) {
   std::vector<std::string> exprs, names;
   for (const StateVar& v : vars) exprs.push_back(v.expr), names.push_back(quoted(v.name));
   const std::string loc = cx.sourceLoc(line);
@@ -168,19 +168,19 @@ void Emitter::stateTail(const std::vector<StateVar>& vars, unsigned line, int in
   out.line(indent, loc + ");");
 }
 
-std::string Emitter::loopCondition(const Node& loop) {
+std::string SourceEmitter::loopCondition(const StmtNode& loop) {
   const std::string cond = loop.cond ? printer.operand(loop.cond) : "true";
   if (loop.stop_flags.empty()) return cond;
   return fmt::format(tmpl::kStagedLoopCond, fmt::arg("not_flags", notFlags(loop.stop_flags)), fmt::arg("cond", cond),
                      fmt::arg("loc", cx.sourceLoc(loop.line)));
 }
 
-std::vector<std::string> Emitter::iterationPrelude(const Node& loop) const {
+std::vector<std::string> SourceEmitter::iterationPrelude(const StmtNode& loop) const {
   if (loop.continue_flag.empty()) return {};
   return {fmt::format(tmpl::kFlagDecl, fmt::arg("flag", loop.continue_flag))};
 }
 
-void Emitter::breakFlagDeclaration(const Node& loop, int indent) {
+void SourceEmitter::breakFlagDeclaration(const StmtNode& loop, int indent) {
   if (!loop.break_flag.empty()) out.line(indent, fmt::format(tmpl::kFlagDecl, fmt::arg("flag", loop.break_flag)));
 }
 

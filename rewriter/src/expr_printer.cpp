@@ -95,7 +95,7 @@ std::string ExprPrinter::operand(const clang::Expr* e) {
 
 bool ExprPrinter::changes(const clang::Stmt* s) {
   if (auto range = cx_.src.statementRange(s)) return spliced(*range, s) != cx_.src.text(*range);
-  // A statement that is part of a macro use (Emitter prints the use): whether it would need any.
+  // A statement that is part of a macro use (SourceEmitter prints the use): whether it would need any.
   std::vector<Splice> splices;
   std::vector<const clang::Stmt*> parents;
   collect(s, parents, splices);

@@ -7,7 +7,7 @@
 
 namespace ag::rewriter {
 
-void emitForStatement(Emitter& e, const Node& n, int indent) {
+void emitForStatement(SourceEmitter& e, const StmtNode& n, int indent) {
   const bool scoped = n.init && llvm::isa<clang::DeclStmt>(n.init->stmt);  // `for (Tensor i = 0; ...)`
   if (scoped) e.out.line(indent, "{", n.line);
   const int inner = scoped ? indent + 2 : indent;

@@ -66,7 +66,7 @@ std::optional<std::string> convertFunctionBody(Context& cx, const clang::Functio
   checkRecursionUnderStagedControlFlow(cx, fn, ir);
   StaticChecks checks(cx, body);
   CodeWriter out;
-  Emitter emitter(cx, analysis, liveness, checks, out);
+  SourceEmitter emitter(cx, analysis, liveness, checks, out);
   if (!emitter.changed(ir.body.get())) return std::nullopt;
   emitter.statements(ir.body.get(), bodyIndent(cx.src, body));
 

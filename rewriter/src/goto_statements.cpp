@@ -18,7 +18,7 @@ class GotoChecker {
  public:
   explicit GotoChecker(Context& cx) : cx_(cx) {}
 
-  void walk(const Node* n, const Node* lambda) {
+  void walk(const StmtNode* n, const StmtNode* lambda) {
     if (!n) return;
     if (const auto* go = llvm::dyn_cast_or_null<clang::GotoStmt>(n->stmt); go && n->kind == NodeKind::Original)
       gotos_.push_back({go, lambda});
@@ -26,17 +26,17 @@ class GotoChecker {
       labels_[label->getDecl()] = lambda;
     // A staged construct's init runs before its operator call, outside its lambdas.
     walk(n->init.get(), lambda);
-    const Node* inner = n->staged ? n : lambda;
+    const StmtNode* inner = n->staged ? n : lambda;
     for (const auto& c : n->children) walk(c.get(), inner);
-    for (const Node* c : {n->then_branch.get(), n->else_branch.get(), n->body.get()}) walk(c, inner);
+    for (const StmtNode* c : {n->then_branch.get(), n->else_branch.get(), n->body.get()}) walk(c, inner);
   }
 
   void report() {
     for (const auto& [go, lambda] : gotos_) {
       auto it = labels_.find(go->getLabel());
-      const Node* label_lambda = it == labels_.end() ? nullptr : it->second;
+      const StmtNode* label_lambda = it == labels_.end() ? nullptr : it->second;
       if (it == labels_.end() || label_lambda == lambda) continue;  // a label in a nested lambda is the compiler's error
-      const Node* crossed = lambda ? lambda : label_lambda;
+      const StmtNode* crossed = lambda ? lambda : label_lambda;
       if (!crossed->stmt) {  // a generated guard
         cx_.diags.report(Diag::GotoAcrossGuard, go->getBeginLoc());
         continue;
@@ -47,8 +47,8 @@ class GotoChecker {
 
  private:
   Context& cx_;
-  std::vector<std::pair<const clang::GotoStmt*, const Node*>> gotos_;
-  std::map<const clang::LabelDecl*, const Node*> labels_;
+  std::vector<std::pair<const clang::GotoStmt*, const StmtNode*>> gotos_;
+  std::map<const clang::LabelDecl*, const StmtNode*> labels_;
 };
 
 }  // namespace

@@ -11,7 +11,7 @@ namespace ag::rewriter {
 namespace {
 
 // The flags that `n` may set and that outlive it (a loop's own flags stay inside the loop).
-std::set<std::string> flagsSetBy(const Node* n, const Flags& flags) {
+std::set<std::string> flagsSetBy(const StmtNode* n, const Flags& flags) {
   std::set<std::string> out;
   if (!n) return out;
   if (n->kind == NodeKind::Generated) {
@@ -20,12 +20,12 @@ std::set<std::string> flagsSetBy(const Node* n, const Flags& flags) {
         out.insert(a);
     return out;
   }
-  auto add = [&](const Node* c) {
+  auto add = [&](const StmtNode* c) {
     std::set<std::string> s = flagsSetBy(c, flags);
     out.insert(s.begin(), s.end());
   };
   for (const auto& c : n->children) add(c.get());
-  for (const Node* c : {n->then_branch.get(), n->else_branch.get(), n->init.get(), n->body.get()}) add(c);
+  for (const StmtNode* c : {n->then_branch.get(), n->else_branch.get(), n->init.get(), n->body.get()}) add(c);
   if (isLoop(n->kind)) out.erase(n->break_flag), out.erase(n->continue_flag);
   if (!n->scoped_flag.empty()) out.erase(n->scoped_flag);
   return out;
@@ -35,7 +35,7 @@ class Guarder {
  public:
   Guarder(Context& cx, const Flags& flags) : cx_(cx), flags_(flags) {}
 
-  void node(Node* n) {
+  void node(StmtNode* n) {
     if (!n) return;
     if (n->kind == NodeKind::Block) return block(n);
     if (n->kind == NodeKind::Switch && !flagsSetBy(n->body.get(), flags_).empty()) {
@@ -44,24 +44,24 @@ class Guarder {
       return;
     }
     for (auto& c : n->children) node(c.get());
-    for (Node* c : {n->then_branch.get(), n->else_branch.get(), n->body.get()}) node(c);
+    for (StmtNode* c : {n->then_branch.get(), n->else_branch.get(), n->body.get()}) node(c);
   }
 
  private:
-  void block(Node* b) {
+  void block(StmtNode* b) {
     for (auto& c : b->children) node(c.get());
     sequence(b->children);
   }
 
-  void sequence(std::vector<NodePtr>& children) {
+  void sequence(std::vector<StmtNodePtr>& children) {
     for (size_t i = 0; i + 1 < children.size(); ++i) {
       std::set<std::string> set = flagsSetBy(children[i].get(), flags_);
       if (set.empty()) continue;
-      auto rest = std::make_unique<Node>(NodeKind::Block, nullptr, children[i + 1]->line);
+      auto rest = std::make_unique<StmtNode>(NodeKind::Block, nullptr, children[i + 1]->line);
       for (size_t k = i + 1; k < children.size(); ++k) rest->children.push_back(std::move(children[k]));
       children.resize(i + 1);
       sequence(rest->children);
-      auto guard = std::make_unique<Node>(NodeKind::If, nullptr, rest->line);
+      auto guard = std::make_unique<StmtNode>(NodeKind::If, nullptr, rest->line);
       guard->staged = true;
       guard->cond_text = notFlags({set.begin(), set.end()});
       guard->then_branch = std::move(rest);

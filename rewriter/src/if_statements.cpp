@@ -10,7 +10,7 @@
 namespace ag::rewriter {
 namespace {
 
-void emitIfCall(Emitter& e, const Node& n, int indent) {
+void emitIfCall(SourceEmitter& e, const StmtNode& n, int indent) {
   std::vector<StateVar> vars = e.state(n, {n.then_branch.get(), n.else_branch.get()}, {}, "if");
   if (n.stmt)
     e.checks.checkIf(n.stmt, vars, e.analysis.ofNode(n.then_branch.get()), e.analysis.ofNode(n.else_branch.get()));
@@ -23,7 +23,7 @@ void emitIfCall(Emitter& e, const Node& n, int indent) {
 
 }  // namespace
 
-void emitIfStatement(Emitter& e, const Node& n, int indent) {
+void emitIfStatement(SourceEmitter& e, const StmtNode& n, int indent) {
   if (!n.init) return emitIfCall(e, n, indent);
   // `if (init; cond)`: the init's variables stay scoped to the if.
   e.out.line(indent, "{", n.line);

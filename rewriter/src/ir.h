@@ -28,11 +28,11 @@ enum class NodeKind {
 
 enum class JumpKind { Break, Continue, Return };
 
-struct Node;
-using NodePtr = std::unique_ptr<Node>;
+struct StmtNode;
+using StmtNodePtr = std::unique_ptr<StmtNode>;
 
-struct Node {
-  explicit Node(NodeKind k, const clang::Stmt* s = nullptr, unsigned l = 0) : kind(k), stmt(s), line(l) {}
+struct StmtNode {
+  explicit StmtNode(NodeKind k, const clang::Stmt* s = nullptr, unsigned l = 0) : kind(k), stmt(s), line(l) {}
 
   NodeKind kind;
   const clang::Stmt* stmt;  // the statement this node came from; null when generated
@@ -42,7 +42,7 @@ struct Node {
   // Block: statements. Try: the try block, then one block per handler. Original: when one
   // macro use spells several statements (`#define STEP a(); b()`), those statements (the
   // node prints `text`, the use as written).
-  std::vector<NodePtr> children;
+  std::vector<StmtNodePtr> children;
   std::vector<std::string> handler_headers;  // Try: "catch (const std::exception& e)"
   // Comments around a statement of a block, kept in the output.
   std::string comment_before, comment_after;
@@ -53,11 +53,11 @@ struct Node {
   // If and loops.
   const clang::Expr* cond = nullptr;  // the condition as written
   std::string cond_text;              // or a generated condition (guards)
-  NodePtr then_branch, else_branch;   // If
-  NodePtr init;                       // For / If / Switch: the init statement
+  StmtNodePtr then_branch, else_branch;   // If
+  StmtNodePtr init;                       // For / If / Switch: the init statement
   const clang::Expr* inc = nullptr;   // For
-  NodePtr body;                       // loops, Switch, Labeled
-  Node* iteration = nullptr;          // staged For: the original body inside `body` (which adds the increment)
+  StmtNodePtr body;                       // loops, Switch, Labeled
+  StmtNode* iteration = nullptr;          // staged For: the original body inside `body` (which adds the increment)
   const clang::VarDecl* loop_var = nullptr;  // RangeFor
   const clang::Expr* range = nullptr;        // RangeFor: the range expression
 
@@ -70,9 +70,9 @@ struct Node {
 
   // Jump.
   JumpKind jump = JumpKind::Break;
-  Node* target = nullptr;       // the loop or switch a break/continue leaves
+  StmtNode* target = nullptr;       // the loop or switch a break/continue leaves
   bool crosses_staged = false;  // a staged construct lies between the jump and its target
-  std::vector<Node*> enclosing_loops;  // return: the loops it leaves, innermost first
+  std::vector<StmtNode*> enclosing_loops;  // return: the loops it leaves, innermost first
 
   // Generated statements (and Labeled: the label text; Original: a macro use's text).
   std::string text;
@@ -80,8 +80,8 @@ struct Node {
   std::vector<std::string> assigns;  // the names it assigns
 };
 
-inline NodePtr makeGenerated(std::string text, unsigned line) {
-  auto n = std::make_unique<Node>(NodeKind::Generated, nullptr, line);
+inline StmtNodePtr makeGenerated(std::string text, unsigned line) {
+  auto n = std::make_unique<StmtNode>(NodeKind::Generated, nullptr, line);
   n->text = std::move(text);
   return n;
 }

@@ -28,7 +28,7 @@ class Builder {
  private:
   // A construct enclosing the statement being built, innermost last.
   struct Enclosing {
-    Node* node;
+    StmtNode* node;
     bool staged;       // a staged body: code inside it runs in a lambda
     bool breakable;    // loops and switches
     bool continuable;  // loops
@@ -55,7 +55,7 @@ class Builder {
     return false;
   }
 
-  NodePtr build(const clang::Stmt* s) {
+  StmtNodePtr build(const clang::Stmt* s) {
     if (!s) return nullptr;
     if (const auto* block = llvm::dyn_cast<clang::CompoundStmt>(s)) return buildBlock(block);
     if (const auto* st = llvm::dyn_cast<clang::IfStmt>(s)) return buildIf(st);
@@ -80,11 +80,11 @@ class Builder {
     if (llvm::isa<clang::IndirectGotoStmt>(s) && innermostStaged()) {
       cx_.diags.report(Diag::GotoInStaged, s->getBeginLoc(), {innermostStaged()->node->kind == NodeKind::If ? "if" : "loop"});
     }
-    return std::make_unique<Node>(NodeKind::Original, s, line(s));
+    return std::make_unique<StmtNode>(NodeKind::Original, s, line(s));
   }
 
-  NodePtr buildBlock(const clang::CompoundStmt* block) {
-    auto node = std::make_unique<Node>(NodeKind::Block, block, line(block));
+  StmtNodePtr buildBlock(const clang::CompoundStmt* block) {
+    auto node = std::make_unique<StmtNode>(NodeKind::Block, block, line(block));
     const std::string text = cx_.src.textOf(block);
     const unsigned base = cx_.src.offset(block->getBeginLoc());
     const unsigned base_line = line(block);
@@ -96,10 +96,10 @@ class Builder {
     // (whole macro uses included) ends the gap before it and starts the next, so no text is
     // ever emitted both as a statement and as a gap.
     size_t prev_end = 1;  // just after '{'
-    Node* prev = nullptr;
+    StmtNode* prev = nullptr;
     const std::vector<const clang::Stmt*> stmts(block->body_begin(), block->body_end());
     for (size_t i = 0; i < stmts.size(); ++i) {
-      NodePtr built = build(stmts[i]);
+      StmtNodePtr built = build(stmts[i]);
       std::optional<clang::CharSourceRange> range = cx_.src.statementRange(stmts[i]);
       if (!range) std::tie(built, range, i) = buildMacroGroup(stmts, i, std::move(built));
       if (range) {
@@ -112,7 +112,7 @@ class Builder {
       node->children.push_back(std::move(built));
     }
     if (prev_end + 1 <= text.size()) {  // comments between the last statement and '}'
-      Node trailing(NodeKind::Generated);
+      StmtNode trailing(NodeKind::Generated);
       attachGapComments(text.substr(prev_end, text.size() - 1 - prev_end), line_at(prev_end), prev, trailing);
       node->inner_comment = trailing.comment_before;
       node->inner_comment_line = trailing.comment_line;
@@ -122,10 +122,10 @@ class Builder {
 
   // A macro that expands to several statements (`#define STEP a(); b()`): no file text spells
   // one of them alone, so statements first..last (as few as spell a whole macro use) become one
-  // node printed as that use. Nothing inside it can be converted (Emitter reports what needs
+  // node printed as that use. Nothing inside it can be converted (SourceEmitter reports what needs
   // to be). Returns the node, its range (nullopt: no such use, reported) and the index of last.
-  std::tuple<NodePtr, std::optional<clang::CharSourceRange>, size_t> buildMacroGroup(
-      const std::vector<const clang::Stmt*>& stmts, size_t first, NodePtr first_node) {
+  std::tuple<StmtNodePtr, std::optional<clang::CharSourceRange>, size_t> buildMacroGroup(
+      const std::vector<const clang::Stmt*>& stmts, size_t first, StmtNodePtr first_node) {
     std::optional<clang::CharSourceRange> range;
     size_t last = first + 1;
     for (; last < stmts.size(); ++last) {
@@ -136,15 +136,15 @@ class Builder {
       cx_.diags.report(Diag::PartOfMacro, stmts[first]->getBeginLoc());
       return {std::move(first_node), std::nullopt, first};
     }
-    auto group = std::make_unique<Node>(NodeKind::Original, stmts[first], first_node->line);
+    auto group = std::make_unique<StmtNode>(NodeKind::Original, stmts[first], first_node->line);
     group->text = cx_.src.text(*range);
     group->children.push_back(std::move(first_node));
     for (size_t k = first + 1; k <= last; ++k) group->children.push_back(build(stmts[k]));
     return {std::move(group), range, last};
   }
 
-  NodePtr buildIf(const clang::IfStmt* s) {
-    auto node = std::make_unique<Node>(NodeKind::If, s, line(s));
+  StmtNodePtr buildIf(const clang::IfStmt* s) {
+    auto node = std::make_unique<StmtNode>(NodeKind::If, s, line(s));
     node->cond = s->getCond();
     node->staged = !s->isConstexpr() && !s->isConsteval() && isTensorCondition(s->getCond()) &&
                    stageable(s, "if", {s->getIfLoc(), s->getLParenLoc(), s->getRParenLoc(), s->getElseLoc()});
@@ -161,10 +161,10 @@ class Builder {
     return node;
   }
 
-  NodePtr buildLoop(NodeKind kind, const clang::Stmt* s, const clang::Expr* cond, const clang::Stmt* body,
+  StmtNodePtr buildLoop(NodeKind kind, const clang::Stmt* s, const clang::Expr* cond, const clang::Stmt* body,
                     const char* what, const clang::VarDecl* cond_var,
                     std::initializer_list<clang::SourceLocation> tokens) {
-    auto node = std::make_unique<Node>(kind, s, line(s));
+    auto node = std::make_unique<StmtNode>(kind, s, line(s));
     node->cond = cond;
     node->staged = cond && isTensorCondition(cond) && stageable(s, what, tokens);
     if (node->staged && cond_var) {
@@ -177,9 +177,9 @@ class Builder {
     return node;
   }
 
-  NodePtr buildFor(const clang::ForStmt* s) {
-    NodePtr init = s->getInit() ? build(s->getInit()) : nullptr;
-    NodePtr node = buildLoop(NodeKind::For, s, s->getCond(), s->getBody(), "for", s->getConditionVariable(),
+  StmtNodePtr buildFor(const clang::ForStmt* s) {
+    StmtNodePtr init = s->getInit() ? build(s->getInit()) : nullptr;
+    StmtNodePtr node = buildLoop(NodeKind::For, s, s->getCond(), s->getBody(), "for", s->getConditionVariable(),
                              {s->getForLoc(), s->getLParenLoc(), s->getRParenLoc()});
     node->init = std::move(init);
     node->inc = s->getInc();
@@ -187,8 +187,8 @@ class Builder {
     return node;
   }
 
-  NodePtr buildRangeFor(const clang::CXXForRangeStmt* s) {
-    auto node = std::make_unique<Node>(NodeKind::RangeFor, s, line(s));
+  StmtNodePtr buildRangeFor(const clang::CXXForRangeStmt* s) {
+    auto node = std::make_unique<StmtNode>(NodeKind::RangeFor, s, line(s));
     node->range = s->getRangeInit();
     node->loop_var = s->getLoopVariable();
     node->staged = node->range && isTensorValued(node->range) &&
@@ -200,8 +200,8 @@ class Builder {
     return node;
   }
 
-  NodePtr buildJump(const clang::Stmt* s, JumpKind kind) {
-    auto node = std::make_unique<Node>(NodeKind::Jump, s, line(s));
+  StmtNodePtr buildJump(const clang::Stmt* s, JumpKind kind) {
+    auto node = std::make_unique<StmtNode>(NodeKind::Jump, s, line(s));
     node->jump = kind;
     bool crossed = false;
     for (auto it = stack_.rbegin(); it != stack_.rend(); ++it) {
@@ -224,8 +224,8 @@ class Builder {
     return node;
   }
 
-  NodePtr buildSwitch(const clang::SwitchStmt* s) {
-    auto node = std::make_unique<Node>(NodeKind::Switch, s, line(s));
+  StmtNodePtr buildSwitch(const clang::SwitchStmt* s) {
+    auto node = std::make_unique<StmtNode>(NodeKind::Switch, s, line(s));
     node->cond = s->getCond();
     if (isTensorValued(s->getCond())) cx_.diags.report(Diag::SwitchOnTensor, s->getBeginLoc());
     if (s->getInit()) node->init = build(s->getInit());
@@ -235,9 +235,9 @@ class Builder {
     return node;
   }
 
-  NodePtr buildTry(const clang::CXXTryStmt* s) {
+  StmtNodePtr buildTry(const clang::CXXTryStmt* s) {
     if (const Enclosing* staged = innermostStaged()) cx_.diags.report(Diag::TryInStaged, s->getBeginLoc(), {staged->what});
-    auto node = std::make_unique<Node>(NodeKind::Try, s, line(s));
+    auto node = std::make_unique<StmtNode>(NodeKind::Try, s, line(s));
     node->children.push_back(build(s->getTryBlock()));
     for (unsigned i = 0; i < s->getNumHandlers(); ++i) {
       const clang::CXXCatchStmt* handler = s->getHandler(i);
@@ -250,8 +250,8 @@ class Builder {
     return node;
   }
 
-  NodePtr buildLabeled(const clang::Stmt* s, const clang::Stmt* sub) {
-    auto node = std::make_unique<Node>(NodeKind::Labeled, s, line(s));
+  StmtNodePtr buildLabeled(const clang::Stmt* s, const clang::Stmt* sub) {
+    auto node = std::make_unique<StmtNode>(NodeKind::Labeled, s, line(s));
     const unsigned begin = cx_.src.offset(s->getBeginLoc());
     const unsigned sub_begin = cx_.src.offset(sub->getBeginLoc());
     node->text = cx_.src.textOf(s).substr(0, sub_begin - begin);
@@ -269,16 +269,16 @@ class Builder {
 
 FunctionIr buildFunctionIr(Context& cx, const clang::CompoundStmt* body) { return Builder(cx).run(body); }
 
-void stageIncrement(Context& cx, Node& for_loop, const std::string& run_when) {
-  auto body = std::make_unique<Node>(NodeKind::Block, nullptr, for_loop.body->line);
+void stageIncrement(Context& cx, StmtNode& for_loop, const std::string& run_when) {
+  auto body = std::make_unique<StmtNode>(NodeKind::Block, nullptr, for_loop.body->line);
   for_loop.iteration = for_loop.body.get();
   body->children.push_back(std::move(for_loop.body));
   ExprPrinter printer(cx);
   const unsigned line = cx.src.line(for_loop.inc->getBeginLoc());
-  NodePtr inc = makeGenerated(printer.expression(for_loop.inc) + ";", line);
+  StmtNodePtr inc = makeGenerated(printer.expression(for_loop.inc) + ";", line);
   inc->stmt = for_loop.inc;
   if (!run_when.empty()) {  // a staged guard: `if (!flags) inc;`
-    auto guard = std::make_unique<Node>(NodeKind::If, nullptr, line);
+    auto guard = std::make_unique<StmtNode>(NodeKind::If, nullptr, line);
     guard->staged = true;
     guard->cond_text = run_when;
     guard->then_branch = std::move(inc);

@@ -10,8 +10,8 @@
 namespace ag::rewriter {
 
 struct FunctionIr {
-  NodePtr body;
-  std::vector<Node*> jumps;         // every break/continue/return (not those of nested lambdas)
+  StmtNodePtr body;
+  std::vector<StmtNode*> jumps;         // every break/continue/return (not those of nested lambdas)
   bool returns_need_lowering = false;  // some return sits inside a staged construct
 };
 
@@ -21,6 +21,6 @@ FunctionIr buildFunctionIr(Context& cx, const clang::CompoundStmt* body);
 // still reaches the increment and a lowered break skips it). `run_when`: for a loop whose
 // jumps were lowered already, the guard condition that runs the increment until a break or
 // return sets its flag (`ag::not_(ag__break_1)`).
-void stageIncrement(Context& cx, Node& for_loop, const std::string& run_when = {});
+void stageIncrement(Context& cx, StmtNode& for_loop, const std::string& run_when = {});
 
 }  // namespace ag::rewriter

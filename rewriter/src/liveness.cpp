@@ -149,7 +149,7 @@ class Escapes : public clang::RecursiveASTVisitor<Escapes> {
 
 }  // namespace
 
-Liveness::Liveness(const clang::FunctionDecl* fn, const Node* body) {
+Liveness::Liveness(const clang::FunctionDecl* fn, const StmtNode* body) {
   if (!body || !body->stmt) {
     give_up_ = true;
     return;
@@ -166,19 +166,19 @@ Liveness::Liveness(const clang::FunctionDecl* fn, const Node* body) {
   if (!give_up_) before(body, {}, nullptr);
 }
 
-bool Liveness::live(const Node* construct, const clang::ValueDecl* root) const {
+bool Liveness::live(const StmtNode* construct, const clang::ValueDecl* root) const {
   if (give_up_ || !root || !locals_.count(root) || escaping_.count(root)) return true;
   auto it = live_.find(construct);
   return it == live_.end() || it->second.count(root) > 0;
 }
 
-Liveness::Vars Liveness::conservative(const Node* n, const Vars& after) {
+Liveness::Vars Liveness::conservative(const StmtNode* n, const Vars& after) {
   Vars live = after;
   add(live, uses(n->stmt));
   return live;
 }
 
-Liveness::Vars Liveness::before(const Node* n, const Vars& after, const Loop* loop) {
+Liveness::Vars Liveness::before(const StmtNode* n, const Vars& after, const Loop* loop) {
   if (!n) return after;
   switch (n->kind) {
     case NodeKind::Block: {
@@ -221,7 +221,7 @@ Liveness::Vars Liveness::before(const Node* n, const Vars& after, const Loop* lo
       // Jumps inside may go to the end of the switch, or to the enclosing loop.
       Vars live = conservative(n, after);
       if (loop) add(add(live, *loop->after), *loop->next);
-      for (const Node* part : {n->init.get()})
+      for (const StmtNode* part : {n->init.get()})
         if (part) live = before(part, live, loop);
       return live;
     }
@@ -231,7 +231,7 @@ Liveness::Vars Liveness::before(const Node* n, const Vars& after, const Loop* lo
 
 // Liveness at the entry of a loop (its init excluded), to a fixpoint; records the variables
 // live after it or at its head for the staged-loop state.
-Liveness::Vars Liveness::loop_head(const Node* n, const Vars& after) {
+Liveness::Vars Liveness::loop_head(const StmtNode* n, const Vars& after) {
   const Vars cond_uses = uses(n->cond);
   Vars head = after;  // before the condition (while, for), or before it after a body (do)
   add(head, cond_uses);

@@ -24,26 +24,26 @@ class Liveness {
   using Vars = std::set<const clang::ValueDecl*>;
 
   // Analyzes the statement tree of `fn`'s body (after the lowering of break/continue/return).
-  Liveness(const clang::FunctionDecl* fn, const Node* body);
+  Liveness(const clang::FunctionDecl* fn, const StmtNode* body);
 
   // Whether `root` (a variable of the function) may be read after `construct` runs, or, for a
   // loop, at its head (before its condition, on entry and after each iteration). True for
   // constructs the analysis did not reach.
-  bool live(const Node* construct, const clang::ValueDecl* root) const;
+  bool live(const StmtNode* construct, const clang::ValueDecl* root) const;
 
  private:
   struct Loop {
     const Vars* after;  // live after the loop (a break)
     const Vars* next;   // live where a continue goes
   };
-  Vars before(const Node* n, const Vars& after, const Loop* loop);
-  Vars loop_head(const Node* n, const Vars& after);
-  Vars conservative(const Node* n, const Vars& after);
+  Vars before(const StmtNode* n, const Vars& after, const Loop* loop);
+  Vars loop_head(const StmtNode* n, const Vars& after);
+  Vars conservative(const StmtNode* n, const Vars& after);
 
   Vars locals_;    // the function's own variables: the only ones liveness decides for
   Vars escaping_;  // locals it cannot follow
   bool give_up_ = false;
-  std::map<const Node*, Vars> live_;  // per staged construct: live after it (loops: and at the head)
+  std::map<const StmtNode*, Vars> live_;  // per staged construct: live after it (loops: and at the head)
 };
 
 }  // namespace ag::rewriter

@@ -6,8 +6,8 @@
 
 namespace ag::rewriter {
 
-void lowerJumpsToFlag(FunctionIr& ir, JumpKind kind, Flags& flags, const std::function<std::string(Node& loop)>& flag_of) {
-  for (Node* jump : ir.jumps) {
+void lowerJumpsToFlag(FunctionIr& ir, JumpKind kind, Flags& flags, const std::function<std::string(StmtNode& loop)>& flag_of) {
+  for (StmtNode* jump : ir.jumps) {
     if (jump->kind != NodeKind::Jump || jump->jump != kind || !jump->target || !flags.loops.count(jump->target)) continue;
     const std::string flag = flag_of(*jump->target);
     flags.names.insert(flag);

@@ -33,7 +33,7 @@ struct Flags {
   // Loops whose jumps are all lowered: staged loops, loops that a jump leaves from inside a
   // staged construct, and loops that a lowered return leaves (their bodies get guards, and a
   // native jump inside a guard would have to leave a lambda).
-  std::set<const Node*> loops;
+  std::set<const StmtNode*> loops;
   std::vector<std::string> retvals;  // the return value(s), in order
 };
 
@@ -50,7 +50,7 @@ void appendFinalReturn(Context& cx, FunctionIr& ir, const ReturnInfo& info, cons
 
 // Replaces each `kind` jump whose loop needs flags by `flag = true;`; `flag_of` names (and on
 // first use creates) the loop's flag.
-void lowerJumpsToFlag(FunctionIr& ir, JumpKind kind, Flags& flags, const std::function<std::string(Node& loop)>& flag_of);
+void lowerJumpsToFlag(FunctionIr& ir, JumpKind kind, Flags& flags, const std::function<std::string(StmtNode& loop)>& flag_of);
 
 // Stages the plain loops that a tensor-dependent break or return leaves when that can be sound
 // (tensor_stopped_loops.cpp): `while (true) { ... if (t) break; }` becomes a staged loop.

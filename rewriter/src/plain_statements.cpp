@@ -24,7 +24,7 @@ const clang::Stmt* loopBody(const clang::Stmt* s) {
 
 }  // namespace
 
-std::optional<std::string> Emitter::macroHeader(const Node* n, const clang::Stmt* body, bool header_changes) {
+std::optional<std::string> SourceEmitter::macroHeader(const StmtNode* n, const clang::Stmt* body, bool header_changes) {
   if (SourceText::editable(n->stmt->getBeginLoc()) || !body) return std::nullopt;
   auto whole = cx.src.statementRange(n->stmt);
   auto body_range = cx.src.statementRange(body);
@@ -37,7 +37,7 @@ std::optional<std::string> Emitter::macroHeader(const Node* n, const clang::Stmt
   return text;
 }
 
-void Emitter::plainIf(const Node* n, int indent, const std::string& prefix) {
+void SourceEmitter::plainIf(const StmtNode* n, int indent, const std::string& prefix) {
   const auto* s = llvm::cast<clang::IfStmt>(n->stmt);
   std::string head;
   if (auto from_macro = macroHeader(n, s->getThen(), n->cond && printer.changes(n->cond))) {
@@ -50,7 +50,7 @@ void Emitter::plainIf(const Node* n, int indent, const std::string& prefix) {
     head = "if (" + printer.expression(n->cond) + ")";
   out.line(indent, prefix + head + " {", n->line);
   statements(n->then_branch.get(), indent + 2);
-  const Node* els = n->else_branch.get();
+  const StmtNode* els = n->else_branch.get();
   if (els && els->kind == NodeKind::If && !els->staged && els->comment_before.empty()) {
     plainIf(els, indent, "} else ");
     return;
@@ -62,7 +62,7 @@ void Emitter::plainIf(const Node* n, int indent, const std::string& prefix) {
   out.line(indent, "}");
 }
 
-void Emitter::plainLoop(const Node* n, int indent) {
+void SourceEmitter::plainLoop(const StmtNode* n, int indent) {
   breakFlagDeclaration(*n, indent);
   const std::string not_flags = n->stop_flags.empty() ? std::string() : notFlags(n->stop_flags);
   const std::string loc = cx.sourceLoc(n->line) + (n->plain_reason.empty() ? "" : ", " + quoted(n->plain_reason));
@@ -116,7 +116,7 @@ void Emitter::plainLoop(const Node* n, int indent) {
   }
 }
 
-void Emitter::switchStatement(const Node* n, int indent) {
+void SourceEmitter::switchStatement(const StmtNode* n, int indent) {
   const auto* s = llvm::cast<clang::SwitchStmt>(n->stmt);
   auto from_macro = macroHeader(n, s->getBody(), false);
   out.line(indent, (from_macro ? *from_macro : header(cx.src, s->getBeginLoc(), s->getRParenLoc())) + " {", n->line);
@@ -124,7 +124,7 @@ void Emitter::switchStatement(const Node* n, int indent) {
   out.line(indent, "}");
 }
 
-void Emitter::tryStatement(const Node* n, int indent) {
+void SourceEmitter::tryStatement(const StmtNode* n, int indent) {
   out.line(indent, "try {", n->line);
   statements(n->children[0].get(), indent + 2);
   for (size_t i = 1; i < n->children.size(); ++i) {
@@ -134,7 +134,7 @@ void Emitter::tryStatement(const Node* n, int indent) {
   out.line(indent, "}");
 }
 
-void Emitter::labeled(const Node* n, int indent) {
+void SourceEmitter::labeled(const StmtNode* n, int indent) {
   out.line(indent, n->text, n->line);
   node(n->body.get(), indent + 2);
 }

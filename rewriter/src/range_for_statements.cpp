@@ -10,7 +10,7 @@
 
 namespace ag::rewriter {
 
-void emitRangeForStatement(Emitter& e, const Node& n, int indent) {
+void emitRangeForStatement(SourceEmitter& e, const StmtNode& n, int indent) {
   const clang::VarDecl* var = n.loop_var;
   const std::string param =
       e.cx.src.text(clang::CharSourceRange::getTokenRange(var->getBeginLoc(), var->getLocation()));

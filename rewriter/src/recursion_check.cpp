@@ -30,22 +30,22 @@ const char* constructName(NodeKind kind) {
   }
 }
 
-bool hasStaged(const Node* n) {
+bool hasStaged(const StmtNode* n) {
   if (!n) return false;
   if (n->staged) return true;
   for (const auto& c : n->children)
     if (hasStaged(c.get())) return true;
-  for (const Node* c : {n->then_branch.get(), n->else_branch.get(), n->init.get(), n->body.get()})
+  for (const StmtNode* c : {n->then_branch.get(), n->else_branch.get(), n->init.get(), n->body.get()})
     if (hasStaged(c)) return true;
   return false;
 }
 
 // The first statement of the user's code in `n` (a guard's previous sibling may be a block).
-const Node* firstOriginal(const Node* n) {
+const StmtNode* firstOriginal(const StmtNode* n) {
   if (!n) return nullptr;
   if (n->stmt) return n;
   for (const auto& c : n->children)
-    if (const Node* found = firstOriginal(c.get())) return found;
+    if (const StmtNode* found = firstOriginal(c.get())) return found;
   return nullptr;
 }
 
@@ -53,7 +53,7 @@ class RecursionFinder {
  public:
   RecursionFinder(Context& cx, const clang::FunctionDecl* fn) : cx_(cx), fn_(fn), canonical_(fn->getCanonicalDecl()) {}
 
-  void node(const Node* n, const std::optional<Staging>& under) {
+  void node(const StmtNode* n, const std::optional<Staging>& under) {
     if (!n) return;
     switch (n->kind) {
       case NodeKind::Block: return block(n, under);
@@ -94,16 +94,16 @@ class RecursionFinder {
   // return, break or continue flag. It is staged when that statement sets the flag from inside
   // a staged construct (after a plain C++ `if (...) return`, the flag stays a concrete tensor
   // and the guard runs natively).
-  void block(const Node* b, const std::optional<Staging>& under) {
+  void block(const StmtNode* b, const std::optional<Staging>& under) {
     for (size_t i = 0; i < b->children.size(); ++i) {
-      const Node* c = b->children[i].get();
+      const StmtNode* c = b->children[i].get();
       const bool guard = c->kind == NodeKind::If && c->staged && !c->stmt && i > 0 && hasStaged(b->children[i - 1].get());
-      const Node* before = guard ? firstOriginal(b->children[i - 1].get()) : nullptr;
+      const StmtNode* before = guard ? firstOriginal(b->children[i - 1].get()) : nullptr;
       if (!before) {
         node(c, under);
         continue;
       }
-      const Node* staged = b->children[i - 1].get();
+      const StmtNode* staged = b->children[i - 1].get();
       const char* construct = staged->stmt ? constructName(staged->kind) : "if";
       node(c->then_branch.get(), Staging{construct, before->stmt->getBeginLoc(), true});
     }

@@ -55,7 +55,7 @@ void lowerReturnStatements(Context& cx, FunctionIr& ir, const ReturnInfo& info, 
   const std::string do_return = cx.namer.plain("ag__do_return");
   flags.names.insert(do_return);
   std::vector<std::string> retvals;
-  std::vector<NodePtr> decls;
+  std::vector<StmtNodePtr> decls;
   const unsigned line = 0;  // declarations at the top stand for no line of their own
   if (info.tuple_size > 0) {
     for (size_t k = 0; k < info.tuple_size; ++k) retvals.push_back(cx.namer.plain(fmt::format("ag__retval_{}", k)));
@@ -75,7 +75,7 @@ void lowerReturnStatements(Context& cx, FunctionIr& ir, const ReturnInfo& info, 
   decls.push_back(makeGenerated(fmt::format(tmpl::kFlagDecl, fmt::arg("flag", do_return)), line));
   decls.back()->declares = do_return;
 
-  for (Node* jump : ir.jumps) {
+  for (StmtNode* jump : ir.jumps) {
     if (jump->kind != NodeKind::Jump || jump->jump != JumpKind::Return) continue;
     const auto* ret = llvm::cast<clang::ReturnStmt>(jump->stmt);
     std::string text;
@@ -97,7 +97,7 @@ void lowerReturnStatements(Context& cx, FunctionIr& ir, const ReturnInfo& info, 
     jump->text = text + fmt::format(tmpl::kFlagSet, fmt::arg("flag", do_return));
     jump->assigns = retvals;
     jump->assigns.push_back(do_return);
-    for (Node* loop : jump->enclosing_loops) {
+    for (StmtNode* loop : jump->enclosing_loops) {
       flags.loops.insert(loop);
       if (std::find(loop->stop_flags.begin(), loop->stop_flags.end(), do_return) == loop->stop_flags.end())
         loop->stop_flags.push_back(do_return);
@@ -123,7 +123,7 @@ void appendFinalReturn(Context& cx, FunctionIr& ir, const ReturnInfo& info, cons
 }
 
 void markLoopsNeedingFlags(FunctionIr& ir, Flags& flags) {
-  for (const Node* jump : ir.jumps)
+  for (const StmtNode* jump : ir.jumps)
     if (jump->kind == NodeKind::Jump && jump->jump != JumpKind::Return && jump->target && isLoop(jump->target->kind) &&
         (jump->target->staged || jump->crosses_staged))
       flags.loops.insert(jump->target);

@@ -189,7 +189,7 @@ const Effects& StateAnalysis::ofStmt(const clang::Stmt* s) {
   return cache_.emplace(s, std::move(e)).first->second;
 }
 
-Effects StateAnalysis::ofNode(const Node* n) {
+Effects StateAnalysis::ofNode(const StmtNode* n) {
   Effects e;
   if (!n) return e;
   switch (n->kind) {
@@ -211,7 +211,7 @@ Effects StateAnalysis::ofNode(const Node* n) {
     default: break;
   }
   for (const auto& c : n->children) e.merge(ofNode(c.get()));
-  for (const Node* c : {n->then_branch.get(), n->else_branch.get(), n->init.get(), n->body.get()}) e.merge(ofNode(c));
+  for (const StmtNode* c : {n->then_branch.get(), n->else_branch.get(), n->init.get(), n->body.get()}) e.merge(ofNode(c));
   for (const clang::Expr* x : {n->cond, n->inc, n->range})
     if (x) e.merge(ofStmt(x));
   if (n->loop_var) e.declared.insert(n->loop_var);
@@ -221,11 +221,11 @@ Effects StateAnalysis::ofNode(const Node* n) {
   return e;
 }
 
-std::vector<StateVar> StateAnalysis::stateOf(const std::vector<const Node*>& parts,
+std::vector<StateVar> StateAnalysis::stateOf(const std::vector<const StmtNode*>& parts,
                                              const std::vector<const clang::Expr*>& exprs,
                                              const clang::ValueDecl* extra_declared) {
   Effects all;
-  for (const Node* p : parts) all.merge(ofNode(p));
+  for (const StmtNode* p : parts) all.merge(ofNode(p));
   for (const clang::Expr* x : exprs)
     if (x) all.merge(ofStmt(x));
   if (extra_declared) all.declared.insert(extra_declared);

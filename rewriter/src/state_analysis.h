@@ -40,10 +40,10 @@ class StateAnalysis {
   // What the statement (and the lambdas in it) modifies, declares and takes the address of.
   const Effects& ofStmt(const clang::Stmt* s);
   // The same over a statement tree (generated nodes included); null nodes have no effects.
-  Effects ofNode(const Node* n);
+  Effects ofNode(const StmtNode* n);
   // The variables in `parts` modified and declared outside all of them, sorted by name;
   // `extra_declared` adds names declared inside (a range-for's loop variable).
-  std::vector<StateVar> stateOf(const std::vector<const Node*>& parts, const std::vector<const clang::Expr*>& exprs = {},
+  std::vector<StateVar> stateOf(const std::vector<const StmtNode*>& parts, const std::vector<const clang::Expr*>& exprs = {},
                                 const clang::ValueDecl* extra_declared = nullptr);
 
  private:

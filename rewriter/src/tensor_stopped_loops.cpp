@@ -18,19 +18,19 @@
 namespace ag::rewriter {
 namespace {
 
-bool hasNativeReturn(const Node* n) {
+bool hasNativeReturn(const StmtNode* n) {
   if (!n) return false;
   if (n->kind == NodeKind::Jump && n->jump == JumpKind::Return) return true;
   for (const auto& c : n->children)
     if (hasNativeReturn(c.get())) return true;
-  for (const Node* c : {n->then_branch.get(), n->else_branch.get(), n->init.get(), n->body.get()})
+  for (const StmtNode* c : {n->then_branch.get(), n->else_branch.get(), n->init.get(), n->body.get()})
     if (hasNativeReturn(c)) return true;
   return false;
 }
 
 // A break of this loop, or a return leaving it, set inside a staged construct.
-bool stoppedByTensor(const Node& loop, const FunctionIr& ir) {
-  return std::any_of(ir.jumps.begin(), ir.jumps.end(), [&](const Node* jump) {
+bool stoppedByTensor(const StmtNode& loop, const FunctionIr& ir) {
+  return std::any_of(ir.jumps.begin(), ir.jumps.end(), [&](const StmtNode* jump) {
     if (!jump->crosses_staged) return false;
     if (jump->jump == JumpKind::Break) return jump->target == &loop;
     if (jump->jump == JumpKind::Return)
@@ -40,7 +40,7 @@ bool stoppedByTensor(const Node& loop, const FunctionIr& ir) {
 }
 
 // The first variable the loop would carry that a graph loop cannot ("'k' (an int)"), or "".
-std::string uncarriable(Node& loop, Context& cx, StateAnalysis& analysis, const Liveness& liveness) {
+std::string uncarriable(StmtNode& loop, Context& cx, StateAnalysis& analysis, const Liveness& liveness) {
   for (const StateVar& v : analysis.stateOf({loop.body.get()}, {loop.cond, loop.inc})) {
     if (!v.root || !liveness.live(&loop, v.root)) continue;  // generated flags; dead variables
     if (!v.global && isCarriableType(v.type)) continue;
@@ -53,11 +53,11 @@ std::string uncarriable(Node& loop, Context& cx, StateAnalysis& analysis, const 
   return {};
 }
 
-void visit(Context& cx, Node* n, const FunctionIr& ir, const Flags& flags, StateAnalysis& analysis,
+void visit(Context& cx, StmtNode* n, const FunctionIr& ir, const Flags& flags, StateAnalysis& analysis,
            const Liveness& liveness) {
   if (!n) return;
   for (auto& c : n->children) visit(cx, c.get(), ir, flags, analysis, liveness);
-  for (Node* c : {n->then_branch.get(), n->else_branch.get(), n->init.get(), n->body.get()})
+  for (StmtNode* c : {n->then_branch.get(), n->else_branch.get(), n->init.get(), n->body.get()})
     visit(cx, c, ir, flags, analysis, liveness);
   const bool candidate = n->kind == NodeKind::While || n->kind == NodeKind::For || n->kind == NodeKind::DoWhile;
   if (!candidate || n->staged || !flags.loops.count(n) || n->stop_flags.empty()) return;

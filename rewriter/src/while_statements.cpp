@@ -9,7 +9,7 @@
 
 namespace ag::rewriter {
 
-void emitWhileStatement(Emitter& e, const Node& n, int indent) {
+void emitWhileStatement(SourceEmitter& e, const StmtNode& n, int indent) {
   const char* what = n.kind == NodeKind::For ? "for" : "while";
   std::vector<StateVar> vars = e.state(n, {n.body.get()}, {n.cond}, what);
   e.breakFlagDeclaration(n, indent);

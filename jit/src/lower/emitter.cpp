@@ -242,9 +242,9 @@ llvm::Value* Emitter::allocate_value(Scope& s, ValueId v, const std::vector<llvm
   const ValuePlan& vp = s.plan->at(v);
   const DType d = s.type(v).dtype;
   switch (vp.storage) {
-    case Storage::Arena: return b_.CreateInBoundsGEP(b_.getInt8Ty(), s.arena, i64(vp.offset));
-    case Storage::Owned: return owned_alloc(byte_size(d, dims), s.site(v, dims));
-    case Storage::Dest: {
+    case ValueStorage::Arena: return b_.CreateInBoundsGEP(b_.getInt8Ty(), s.arena, i64(vp.offset));
+    case ValueStorage::Owned: return owned_alloc(byte_size(d, dims), s.site(v, dims));
+    case ValueStorage::Dest: {
       const Sink& sink = s.sinks.at(static_cast<size_t>(vp.dest));
       switch (sink.kind) {
         case Sink::Kind::Static: return sink.ptr;
@@ -266,12 +266,12 @@ llvm::Value* Emitter::output_buffer(int32_t index, const std::vector<llvm::Value
 }
 
 llvm::Value* Emitter::result_buffer(Scope& s, uint32_t i, const std::vector<llvm::Value*>& dims) {
-  if (s.plan->values[i][0].storage == Storage::Reg) return stack_alloc(8);
+  if (s.plan->values[i][0].storage == ValueStorage::Reg) return stack_alloc(8);
   return allocate_value(s, {i, 0}, dims);
 }
 
 void Emitter::finish_result(Scope& s, uint32_t i, LVal out, llvm::Value* ptr) {
-  if (s.plan->values[i][0].storage == Storage::Reg) {
+  if (s.plan->values[i][0].storage == ValueStorage::Reg) {
     out.kind = LVal::Kind::Reg;
     out.reg = load(out.dtype, ptr, i64(0));
     out.ptr = nullptr;

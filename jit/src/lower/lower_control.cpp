@@ -45,13 +45,13 @@ void Emitter::lower_if(Scope& s, uint32_t i) {
     const ValuePlan& vp = s.plan->values[i][k];
     outs[k].dtype = n.outputs[k].dtype;
     switch (vp.storage) {
-      case Storage::Slot:
+      case ValueStorage::Slot:
         outs[k].kind = LVal::Kind::Slot;
         outs[k].slot = vp.slot;
         break;
-      case Storage::Arena: sinks[k] = {Sink::Kind::Static, b_.CreateInBoundsGEP(b_.getInt8Ty(), s.arena, i64(vp.offset)), 0}; break;
-      case Storage::Dest: sinks[k] = s.sinks.at(static_cast<size_t>(vp.dest)); break;
-      case Storage::Owned: sinks[k].kind = Sink::Kind::Owned; break;
+      case ValueStorage::Arena: sinks[k] = {Sink::Kind::Static, b_.CreateInBoundsGEP(b_.getInt8Ty(), s.arena, i64(vp.offset)), 0}; break;
+      case ValueStorage::Dest: sinks[k] = s.sinks.at(static_cast<size_t>(vp.dest)); break;
+      case ValueStorage::Owned: sinks[k].kind = Sink::Kind::Owned; break;
       default: break;  // Reg: a phi
     }
   }
@@ -76,7 +76,7 @@ void Emitter::lower_if(Scope& s, uint32_t i) {
       LVal r = deliver_result(child, k);
       if (outs[k].kind == LVal::Kind::Slot) {
         b_.CreateCall(runtime("agc_rt_slot_copy"), {ctx_, i32(r.slot), i32(outs[k].slot), i32(movable_result(g, k) ? 1 : 0)});
-      } else if (s.plan->values[i][k].storage == Storage::Reg) {
+      } else if (s.plan->values[i][k].storage == ValueStorage::Reg) {
         r.reg = as_register(r);
         r.kind = LVal::Kind::Reg;
       }
@@ -101,7 +101,7 @@ void Emitter::lower_if(Scope& s, uint32_t i) {
     const Shape& shape = n.outputs[k].shape;
     for (int64_t d = 0; d < shape.rank(); ++d)
       outs[k].dims.push_back(shape[d] >= 0 ? i64(shape[d]) : phi(a.dims[static_cast<size_t>(d)], c.dims[static_cast<size_t>(d)]));
-    if (s.plan->values[i][k].storage == Storage::Reg) {
+    if (s.plan->values[i][k].storage == ValueStorage::Reg) {
       outs[k].kind = LVal::Kind::Reg;
       outs[k].reg = phi(a.reg, c.reg);
     } else {
@@ -132,7 +132,7 @@ void Emitter::lower_while(Scope& s, uint32_t i) {
       state[k].kind = LVal::Kind::Slot;
       state[k].slot = vp.slot;
       b_.CreateCall(runtime("agc_rt_slot_copy"), {ctx_, i32(init.slot), i32(vp.slot), i32(info.consume >> k & 1)});
-    } else if (vp.storage == Storage::Reg) {
+    } else if (vp.storage == ValueStorage::Reg) {
       kind[k] = Kind::Reg;
       state[k].kind = LVal::Kind::Reg;
       state[k].reg = as_register(init);
@@ -202,7 +202,7 @@ void Emitter::lower_while(Scope& s, uint32_t i) {
     next[k] = body.at(r);
     if (kind[k] != Kind::Static || param_index(bg, r) == static_cast<int64_t>(k)) continue;
     const ValuePlan& vp = body.plan->at(r);
-    const ValueId root = vp.storage == Storage::View ? vp.root : r;
+    const ValueId root = vp.storage == ValueStorage::View ? vp.root : r;
     const int64_t p = is_param(bg, root) ? param_index(bg, root) : -1;
     if (p < 0 || p >= static_cast<int64_t>(nvars) || next[k].kind != LVal::Kind::Buf) continue;
     llvm::Value* tmp = owned_alloc(byte_size(next[k].dtype, next[k].dims), body.site(r, next[k].dims));
@@ -255,7 +255,7 @@ void Emitter::lower_while(Scope& s, uint32_t i) {
   b_.SetInsertPoint(exit);
   for (size_t k = 0; k < nvars; ++k) {
     const ValuePlan& vp = s.plan->values[i][k];
-    if (kind[k] != Kind::Dynamic || vp.storage != Storage::Dest) continue;
+    if (kind[k] != Kind::Dynamic || vp.storage != ValueStorage::Dest) continue;
     const Sink& sink = s.sinks.at(static_cast<size_t>(vp.dest));
     if (sink.kind == Sink::Kind::Owned) continue;  // the owned state itself goes to the parent
     llvm::Value* dst = allocate_value(s, {i, static_cast<uint32_t>(k)}, state[k].dims);

@@ -116,14 +116,14 @@ void Emitter::lower_elementwise(Scope& s, uint32_t i) {
   LVal out;
   out.dtype = t.dtype;
   out.dims = broadcast_dims(s, i);
-  const Storage storage = s.plan->values[i][0].storage;
+  const ValueStorage storage = s.plan->values[i][0].storage;
   const DType in = n.inputs.empty() ? t.dtype : s.type(n.inputs.back()).dtype;
-  if (storage == Storage::Fused) {
+  if (storage == ValueStorage::Fused) {
     out.kind = LVal::Kind::Fused;
     s.values[i] = {out};
     return;
   }
-  if (storage == Storage::Reg) {
+  if (storage == ValueStorage::Reg) {
     std::vector<llvm::Value*> args;
     if (n.op != OpKind::FillLike)
       for (ValueId v : n.inputs) args.push_back(as_register(s.at(v)));

@@ -19,11 +19,11 @@ void Emitter::finish_view(Scope& s, uint32_t i, const LVal& in, std::vector<llvm
   LVal out;
   out.dtype = s.graph().nodes[i].outputs[0].dtype;
   out.dims = std::move(dims);
-  const Storage st = s.plan->values[i][0].storage;
-  if (st == Storage::Reg) {
+  const ValueStorage st = s.plan->values[i][0].storage;
+  if (st == ValueStorage::Reg) {
     out.kind = LVal::Kind::Reg;
     out.reg = as_register(in);
-  } else if (st == Storage::View) {
+  } else if (st == ValueStorage::View) {
     out.kind = LVal::Kind::Buf;
     out.ptr = in.ptr;
   } else {
@@ -94,7 +94,7 @@ void Emitter::lower_layout(Scope& s, uint32_t i) {
       LVal out;
       out.dtype = DType::Int64;
       out.dims = {i64(static_cast<int64_t>(in.dims.size()))};
-      if (s.plan->values[i][0].storage == Storage::Reg) {
+      if (s.plan->values[i][0].storage == ValueStorage::Reg) {
         out.kind = LVal::Kind::Reg;
         out.reg = in.dims[0];
       } else {
@@ -125,7 +125,7 @@ void Emitter::lower_transpose(Scope& s, uint32_t i) {
     out.dims.push_back(in.dims[static_cast<size_t>(p)]);
     src_strides.push_back(in_strides[static_cast<size_t>(p)]);
   }
-  if (s.plan->values[i][0].storage == Storage::Reg) return finish_view(s, i, in, out.dims);
+  if (s.plan->values[i][0].storage == ValueStorage::Reg) return finish_view(s, i, in, out.dims);
   out.kind = LVal::Kind::Buf;
   out.ptr = allocate_value(s, {i, 0}, out.dims);
   const std::vector<llvm::Value*> dst_strides = contiguous_strides(out.dims);

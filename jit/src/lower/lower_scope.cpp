@@ -24,7 +24,7 @@ void Emitter::lower_node(Scope& s, uint32_t i) {
     LVal v;
     v.dtype = t.dtype;
     v.dims = static_dims(t.shape);
-    if (s.plan->values[i][0].storage == Storage::Reg) {
+    if (s.plan->values[i][0].storage == ValueStorage::Reg) {
       v.kind = LVal::Kind::Reg;
       v.reg = constant(t.dtype, detail::element_as_double(n.attrs.value, 0), detail::element_as_int(n.attrs.value, 0));
     } else {
@@ -53,8 +53,8 @@ LVal Emitter::deliver_result(Scope& s, size_t k) {
   const LVal v = s.at(r);
   const Sink sink = k < s.sinks.size() ? s.sinks[k] : Sink{};
   const ValuePlan& vp = s.plan->at(r);
-  const ValuePlan& root = vp.storage == Storage::View ? s.plan->at(vp.root) : vp;
-  if (sink.kind == Sink::Kind::None || (root.storage == Storage::Dest && root.dest == static_cast<int32_t>(k))) return v;
+  const ValuePlan& root = vp.storage == ValueStorage::View ? s.plan->at(vp.root) : vp;
+  if (sink.kind == Sink::Kind::None || (root.storage == ValueStorage::Dest && root.dest == static_cast<int32_t>(k))) return v;
   LVal out = v;
   out.kind = LVal::Kind::Buf;
   out.reg = nullptr;

@@ -63,8 +63,8 @@ void Emitter::lower_stateful(Scope& s, uint32_t i) {
         b_.CreateCall(runtime("agc_rt_var_read"), {var, ptr});
         return finish_result(s, i, out, ptr);
       }
-      const Storage st = s.plan->values[i][0].storage;
-      const bool unused = !has_uses(s, i) && (st == Storage::Reg || st == Storage::Arena);
+      const ValueStorage st = s.plan->values[i][0].storage;
+      const bool unused = !has_uses(s, i) && (st == ValueStorage::Reg || st == ValueStorage::Arena);
       llvm::Value* ptr = unused ? nullptr : result_buffer(s, i, out.dims);
       llvm::Value* rc = b_.CreateCall(runtime("agc_rt_var_assign"),
                                       {ctx_, i32(id), var, input_args(s, i),
