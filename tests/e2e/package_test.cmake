@@ -3,6 +3,7 @@
 #  1. The project of docs/using-agc-in-your-project.md, its files taken from the page itself
 #     (extract_doc_files.awk), built and run exactly as the page says: its Function must run as
 #     machine code (the program's own report, and the AG_LOG=compile line of the compile).
+#     (installed) The installed ag-emit prints the optimized IR of the page's function.
 #  2. A project that links agc::runtime only (package_runtime_only/): it checks for itself that
 #     Functions run on the interpreter with one warning, and that jit_compile = true is an error.
 #  3. (build-tree) ag_rewrite_sources' depfile: a rebuild with nothing changed does not re-run the
@@ -63,6 +64,13 @@ if(MODE STREQUAL "installed")
   string(FIND "${ninja}" "${WORK_DIR}/prefix/bin/ag-rewrite" used_installed_tool)
   if(used_installed_tool EQUAL -1)
     message(FATAL_ERROR "the consumer did not use the installed ag-rewrite")
+  endif()
+  # The installed developer's driver finds the installed package and prints the IR of the
+  # documented function (its model.h comes from beside model.cpp).
+  run_step(${CMAKE_COMMAND} -E env AG_EMIT_DIR=${WORK_DIR}/emit CXX=${CXX}
+           ${WORK_DIR}/prefix/bin/ag-emit ${WORK_DIR}/consumer/model.cpp grow int32[] --emit=ir-opt)
+  if(NOT step_output MATCHES "define [^\n]*@agc_entry")
+    message(FATAL_ERROR "the installed ag-emit printed no IR:\n${step_output}")
   endif()
 endif()
 
