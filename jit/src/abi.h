@@ -69,7 +69,7 @@ void agc_rt_out_of_memory(ag::jit::JitCallCtx* ctx, int32_t node, int32_t output
                           int64_t block_bytes);
 // Records a run-time error of node `node` (a global node id); the JIT code then returns 1.
 void agc_rt_fail(ag::jit::JitCallCtx* ctx, int32_t node, int32_t kind, int64_t a, int64_t b);
-// The path of the ops whose Jit column in ops.def is still `Runtime` (random draws, TensorArrays):
+// The path of the ops whose Jit column in ops.def is still `Runtime` (the four TensorArray ops):
 // runs the node with its eager kernel. Tensor
 // inputs are `ins[i]`; List inputs come from slots. The result (if any) goes to the node's slot and
 // `*out` views it. Returns 0, or 1 with the error recorded.
@@ -88,6 +88,11 @@ int32_t agc_rt_var_assign(ag::jit::JitCallCtx* ctx, int32_t node, void* var, con
 // ag::print of node `node`: formats its text items (attrs) and tensor inputs `ins` (views of the
 // JIT buffers, no copies) and prints the line. Returns 0, or 1 with the error recorded.
 int32_t agc_rt_print(ag::jit::JitCallCtx* ctx, int32_t node, const ag::jit::JitArg* ins);
+// Random draw node `node` (RandomUniform / RandomNormal) from the Generator state
+// `generator_state` (its VariableState, from ctx->consts): takes its words and advances the
+// counter atomically, then fills `out` (the node's static shape) with the process's per-ISA
+// stream kernel, the eager one. Returns 0, or 1 with the error recorded.
+int32_t agc_rt_random(ag::jit::JitCallCtx* ctx, int32_t node, void* generator_state, void* out);
 // The JIT code found a false element in Assert node `node`'s condition: records the eager
 // kernel's InvalidArgumentError (message from the attrs, values from `ins`). The code returns 1.
 void agc_rt_assert_failed(ag::jit::JitCallCtx* ctx, int32_t node, const ag::jit::JitArg* ins);

@@ -1,4 +1,4 @@
-// The typed helpers behind the native lowering of Variable reads/assignments, print and assert
+// The typed helpers behind the native lowering of Variable reads/assignments, random draws, print and assert
 // (lower/lower_state.cpp). Unlike agc_rt_eval they copy no inputs, allocate nothing on the
 // common path and infer no types: the node's type was checked when the graph was built. The
 // rare paths (a shape that does not fit, an assertion that fails) defer to the eager code so
@@ -8,6 +8,7 @@
 #include <mutex>
 #include <type_traits>
 
+#include "ag/detail/kernel_set.h"
 #include "ag/detail/log.h"
 #include "ag/detail/ops_internal.h"
 #include "ag/detail/out_of_memory.h"
@@ -18,6 +19,7 @@ namespace ag::detail {
 // The eager kernels' pieces these helpers share (runtime/src/ops/stateful.cpp, assert.cpp).
 Tensor assigned_value(OpKind op, const VariableState& v, const Tensor& current, const Tensor& operand, SourceLoc loc);
 std::string format_print(const Attrs& attrs, std::span<const Tensor> tensors);
+std::pair<uint64_t, uint64_t> take_random_words(VariableState& state, OpKind op, const Shape& shape);
 void check_assertion(std::span<const Tensor> in, const Attrs& attrs, SourceLoc loc);
 }  // namespace ag::detail
 
@@ -172,6 +174,22 @@ int32_t agc_rt_print(JitCallCtx* ctx, int32_t node, const JitArg* ins) {
     views.reserve(info.input_types.size());
     for (size_t k = 0; k < info.input_types.size(); ++k) views.push_back(ag::jit::view_of(ins[k], info.input_types[k]));
     ag::detail::print_line(ag::detail::format_print(info.node->attrs, views));
+    return 0;
+  } catch (...) {
+    st.error = std::current_exception();
+    return 1;
+  }
+}
+
+int32_t agc_rt_random(JitCallCtx* ctx, int32_t node, void* generator_state, void* out) {
+  CallState& st = *ctx->state;
+  const ag::Node& n = *st.program->nodes[static_cast<size_t>(node)].node;
+  try {
+    const bool normal = n.op == ag::OpKind::RandomNormal;
+    const auto [seed, counter] =
+        ag::detail::take_random_words(*static_cast<ag::detail::VariableState*>(generator_state), n.op, n.attrs.shape);
+    ag::detail::kernels().random_fill(n.attrs.dtype, out, n.attrs.shape.num_elements(), normal, seed, counter,
+                                      n.attrs.scalar, n.attrs.scalar2);
     return 0;
   } catch (...) {
     st.error = std::current_exception();

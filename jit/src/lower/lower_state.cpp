@@ -3,9 +3,10 @@
 // Native (Jit column `Native`): Variable reads and assignments call typed helpers with the
 // node's VariableState (from ctx->consts) that lock the variable and copy straight between its
 // value and the JIT buffers; print passes the buffers it already has; assert checks its condition
-// in IR and calls a helper only when it fails (rt_state_helpers.cpp).
+// in IR and calls a helper only when it fails; a random draw takes its words from the generator
+// and fills the node's buffer with the eager stream kernel, with no copy (rt_state_helpers.cpp).
 //
-// Runtime (random draws, the List ops): the eager kernels run through agc_rt_eval, so they
+// Runtime (the List ops): the eager kernels run through agc_rt_eval, so they
 // behave exactly as eagerly. Their results live in runtime slots; JIT code reads them through the
 // returned descriptor.
 #include "emitter.h"
@@ -75,6 +76,19 @@ void Emitter::lower_stateful(Scope& s, uint32_t i) {
         s.values[i] = {out};
         return;
       }
+      return finish_result(s, i, out, ptr);
+    }
+    case OpKind::RandomUniform:
+    case OpKind::RandomNormal: {
+      // The generator's state is per call data (the consts table), like a Variable's.
+      llvm::Value* state =
+          b_.CreateLoad(b_.getPtrTy(), b_.CreateInBoundsGEP(b_.getPtrTy(), ctx_field(CtxField::Consts), i64(id)));
+      const TensorType& t = n.outputs[0];
+      LVal out;
+      out.dtype = t.dtype;
+      out.dims = static_dims(t.shape);
+      llvm::Value* ptr = result_buffer(s, i, out.dims);
+      return_if(b_.CreateICmpNE(b_.CreateCall(runtime("agc_rt_random"), {ctx_, i32(id), state, ptr}), i32(0)));
       return finish_result(s, i, out, ptr);
     }
     case OpKind::Print: {

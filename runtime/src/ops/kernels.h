@@ -30,6 +30,9 @@ void check_assertion(std::span<const Tensor> in, const Attrs& attrs, SourceLoc l
 Tensor stateful_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);
 // RandomUniform / RandomNormal: draws from attrs.variable's generator state, advancing it.
 Tensor random_kernel(OpKind op, const Attrs& attrs);
+// Takes the words a draw of `shape` needs from a Generator's state ({seed, counter}) and
+// advances its counter, atomically: returns {seed, first word}. Also compiled code's path.
+std::pair<uint64_t, uint64_t> take_random_words(VariableState& state, OpKind op, const Shape& shape);
 // Their static type (no inputs; errors name the op, the dtype or the bounds).
 TensorType random_type(OpKind op, size_t num_inputs, const Attrs& attrs, SourceLoc loc);
 

@@ -44,26 +44,27 @@ void check_draw(OpKind op, const Shape& shape, DType dtype, double a, double b, 
 
 }  // namespace
 
+std::pair<uint64_t, uint64_t> take_random_words(VariableState& state, OpKind op, const Shape& shape) {
+  // Taking the words and advancing the counter is one step, so concurrent draws from one
+  // generator get disjoint words. The state's tensor is replaced, never written in place: a
+  // reader may hold the old one. (Its allocation comes first: a failure changes nothing.)
+  Tensor next = make_tensor(DType::Int64, Shape{2});
+  std::lock_guard lock(state.mu);
+  const auto* words = static_cast<const int64_t*>(state.value.impl()->data);
+  const auto seed = static_cast<uint64_t>(words[0]), counter = static_cast<uint64_t>(words[1]);
+  auto* out = static_cast<int64_t*>(next.impl()->data);
+  out[0] = words[0];
+  out[1] = static_cast<int64_t>(counter + words_drawn(op, shape));  // wraps after 2^64 words
+  state.value = std::move(next);
+  return {seed, counter};
+}
+
 Tensor random_kernel(OpKind op, const Attrs& attrs) {
-  VariableState& state = *attrs.variable;
   // First: a draw too large to allocate leaves the generator's state as it was.
   Tensor t = make_tensor(attrs.dtype, attrs.shape);
-  uint64_t seed = 0, counter = 0;
-  {
-    // Taking the words and advancing the counter is one step, so concurrent draws from one
-    // generator get disjoint words. The state's tensor is replaced, never written in place: a
-    // reader may hold the old one.
-    std::lock_guard lock(state.mu);
-    const auto* words = static_cast<const int64_t*>(state.value.impl()->data);
-    seed = static_cast<uint64_t>(words[0]);
-    counter = static_cast<uint64_t>(words[1]);
-    Tensor next = make_tensor(DType::Int64, Shape{2});
-    auto* out = static_cast<int64_t*>(next.impl()->data);
-    out[0] = words[0];
-    out[1] = static_cast<int64_t>(counter + words_drawn(op, attrs.shape));  // wraps after 2^64 words
-    state.value = std::move(next);
-  }
-  kernels().random_fill(t, op == OpKind::RandomNormal, seed, counter, attrs.scalar, attrs.scalar2);
+  const auto [seed, counter] = take_random_words(*attrs.variable, op, attrs.shape);
+  kernels().random_fill(t.dtype(), t.impl()->data, t.num_elements(), op == OpKind::RandomNormal, seed, counter,
+                        attrs.scalar, attrs.scalar2);
   return t;
 }
 
@@ -85,14 +86,14 @@ using detail::make_tensor;
 Tensor random_uniform(const Shape& shape, DType dtype, double minval, double maxval, uint64_t seed, Loc loc) {
   detail::check_draw(OpKind::RandomUniform, shape, dtype, minval, maxval, "ag::random_uniform");
   Tensor t = detail::make_tensor_for("ag::random_uniform", dtype, shape, loc);
-  detail::kernels().random_fill(t, false, seed, 0, minval, maxval);
+  detail::kernels().random_fill(t.dtype(), t.impl()->data, t.num_elements(), false, seed, 0, minval, maxval);
   return t;
 }
 
 Tensor random_normal(const Shape& shape, DType dtype, double mean, double stddev, uint64_t seed, Loc loc) {
   detail::check_draw(OpKind::RandomNormal, shape, dtype, mean, stddev, "ag::random_normal");
   Tensor t = detail::make_tensor_for("ag::random_normal", dtype, shape, loc);
-  detail::kernels().random_fill(t, true, seed, 0, mean, stddev);
+  detail::kernels().random_fill(t.dtype(), t.impl()->data, t.num_elements(), true, seed, 0, mean, stddev);
   return t;
 }
 

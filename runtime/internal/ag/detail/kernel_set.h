@@ -59,8 +59,11 @@ struct KernelSet {
   void (*gemm_f64)(const double* a, const double* b, double* c, int64_t m, int64_t k, int64_t n);
   void (*gemm_i32)(const int32_t* a, const int32_t* b, int32_t* c, int64_t m, int64_t k, int64_t n);
   void (*gemm_i64)(const int64_t* a, const int64_t* b, int64_t* c, int64_t m, int64_t k, int64_t n);
-  // The random stream's fill loops (ops/isa/random.cpp): bit-identical at every level.
-  void (*random_fill)(Tensor& t, bool normal, uint64_t seed, uint64_t counter, double a, double b);
+  // Fills `n` elements of `dtype` at `out` with words counter.. of the random stream of `seed`:
+  // uniform in [a, b), or (normal) normal with mean a and stddev b, two words per element
+  // (ops/isa/random.cpp; bit-identical at every level).
+  void (*random_fill)(DType dtype, void* out, int64_t n, bool normal, uint64_t seed, uint64_t counter, double a,
+                      double b);
 };
 
 // The kernel set of this process, chosen on first use: the one AG_KERNEL_ISA names (an

@@ -15,9 +15,8 @@ namespace ag::detail::AG_KERNEL_NS {
 Tensor elementwise_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);
 Tensor reduce_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);
 Tensor matmul_kernel(std::span<const Tensor> in, const TensorType& out, SourceLoc loc);
-// Fills t with words counter.. of the random stream of `seed`: uniform in [a, b), or (normal)
-// normal with mean a and standard deviation b (two words per element).
-void random_fill(Tensor& t, bool normal, uint64_t seed, uint64_t counter, double a, double b);
+// KernelSet::random_fill (kernel_set.h).
+void random_fill(DType dtype, void* out, int64_t n, bool normal, uint64_t seed, uint64_t counter, double a, double b);
 // Row-major C[m, n] = A[m, k] B[k, n] with Eigen's blocked product.
 template <class T>
 void gemm(const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n);

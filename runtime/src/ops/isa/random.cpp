@@ -22,12 +22,11 @@ uint64_t mix(uint64_t x) {
 double uniform01(uint64_t key, uint64_t c) { return static_cast<double>(mix(key ^ c) >> 11) * 0x1.0p-53; }
 
 // One word per element.
-void fill_uniform(Tensor& t, uint64_t seed, uint64_t counter, double minval, double maxval) {
-  const int64_t n = t.num_elements();
+void fill_uniform(DType dtype, void* out, int64_t n, uint64_t seed, uint64_t counter, double minval, double maxval) {
   const uint64_t key = mix(seed);
-  visit_dtype(t.dtype(), [&](auto tag) {
+  visit_dtype(dtype, [&](auto tag) {
     using T = decltype(tag);
-    T* p = static_cast<T*>(t.impl()->data);
+    T* p = static_cast<T*>(out);
     // u < 1, but minval + u * (maxval - minval) can still round up to maxval: such values become
     // the largest value below maxval, so the interval stays half-open.
     if constexpr (std::is_floating_point_v<T>) {
@@ -48,12 +47,11 @@ void fill_uniform(Tensor& t, uint64_t seed, uint64_t counter, double minval, dou
 }
 
 // Two words per element (Box-Muller).
-void fill_normal(Tensor& t, uint64_t seed, uint64_t counter, double mean, double stddev) {
-  const int64_t n = t.num_elements();
+void fill_normal(DType dtype, void* out, int64_t n, uint64_t seed, uint64_t counter, double mean, double stddev) {
   const uint64_t key = mix(seed);
-  visit_dtype(t.dtype(), [&](auto tag) {
+  visit_dtype(dtype, [&](auto tag) {
     using T = decltype(tag);
-    T* p = static_cast<T*>(t.impl()->data);
+    T* p = static_cast<T*>(out);
     for (int64_t k = 0; k < n; ++k) {
       const uint64_t c = counter + 2 * static_cast<uint64_t>(k);
       const double u1 = 1.0 - uniform01(key, c);
@@ -65,9 +63,9 @@ void fill_normal(Tensor& t, uint64_t seed, uint64_t counter, double mean, double
 
 }  // namespace
 
-void random_fill(Tensor& t, bool normal, uint64_t seed, uint64_t counter, double a, double b) {
-  if (normal) fill_normal(t, seed, counter, a, b);
-  else fill_uniform(t, seed, counter, a, b);
+void random_fill(DType dtype, void* out, int64_t n, bool normal, uint64_t seed, uint64_t counter, double a, double b) {
+  if (normal) fill_normal(dtype, out, n, seed, counter, a, b);
+  else fill_uniform(dtype, out, n, seed, counter, a, b);
 }
 
 }  // namespace ag::detail::AG_KERNEL_NS
