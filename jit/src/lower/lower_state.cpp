@@ -46,19 +46,25 @@ llvm::Value* Emitter::input_args(Scope& s, uint32_t i) {
 void Emitter::lower_stateful(Scope& s, uint32_t i) {
   const Node& n = s.graph().nodes[i];
   const int32_t id = s.node_id(i);
+  // A Variable's or a Generator's VariableState is per call data (the backend's consts table),
+  // not a constant in the code: the object code stays independent of the process (disk cache).
+  auto state = [&] {
+    return b_.CreateLoad(b_.getPtrTy(), b_.CreateInBoundsGEP(b_.getPtrTy(), ctx_field(CtxField::Consts), i64(id)));
+  };
+  // The node's result, of its static type.
+  auto static_result = [&] {
+    LVal out;
+    out.dtype = n.outputs[0].dtype;
+    out.dims = static_dims(n.outputs[0].shape);
+    return out;
+  };
   switch (n.op) {
     case OpKind::ReadVariable:
     case OpKind::AssignVariable:
     case OpKind::AssignAddVariable:
     case OpKind::AssignSubVariable: {
-      // The VariableState is per call data (the backend's consts table), not a constant in the
-      // code: the object code stays independent of the process (the disk cache).
-      llvm::Value* var =
-          b_.CreateLoad(b_.getPtrTy(), b_.CreateInBoundsGEP(b_.getPtrTy(), ctx_field(CtxField::Consts), i64(id)));
-      const TensorType& t = n.outputs[0];
-      LVal out;
-      out.dtype = t.dtype;
-      out.dims = static_dims(t.shape);
+      llvm::Value* var = state();
+      LVal out = static_result();
       if (n.op == OpKind::ReadVariable) {
         llvm::Value* ptr = result_buffer(s, i, out.dims);
         b_.CreateCall(runtime("agc_rt_var_read"), {var, ptr});
@@ -80,15 +86,9 @@ void Emitter::lower_stateful(Scope& s, uint32_t i) {
     }
     case OpKind::RandomUniform:
     case OpKind::RandomNormal: {
-      // The generator's state is per call data (the consts table), like a Variable's.
-      llvm::Value* state =
-          b_.CreateLoad(b_.getPtrTy(), b_.CreateInBoundsGEP(b_.getPtrTy(), ctx_field(CtxField::Consts), i64(id)));
-      const TensorType& t = n.outputs[0];
-      LVal out;
-      out.dtype = t.dtype;
-      out.dims = static_dims(t.shape);
+      LVal out = static_result();
       llvm::Value* ptr = result_buffer(s, i, out.dims);
-      return_if(b_.CreateICmpNE(b_.CreateCall(runtime("agc_rt_random"), {ctx_, i32(id), state, ptr}), i32(0)));
+      return_if(b_.CreateICmpNE(b_.CreateCall(runtime("agc_rt_random"), {ctx_, i32(id), state(), ptr}), i32(0)));
       return finish_result(s, i, out, ptr);
     }
     case OpKind::Print: {
