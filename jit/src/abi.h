@@ -69,11 +69,22 @@ void agc_rt_out_of_memory(ag::jit::JitCallCtx* ctx, int32_t node, int32_t output
                           int64_t block_bytes);
 // Records a run-time error of node `node` (a global node id); the JIT code then returns 1.
 void agc_rt_fail(ag::jit::JitCallCtx* ctx, int32_t node, int32_t kind, int64_t a, int64_t b);
-// The path of the ops whose Jit column in ops.def is still `Runtime` (the four TensorArray ops):
-// runs the node with its eager kernel. Tensor
-// inputs are `ins[i]`; List inputs come from slots. The result (if any) goes to the node's slot and
-// `*out` views it. Returns 0, or 1 with the error recorded.
-int32_t agc_rt_eval(ag::jit::JitCallCtx* ctx, int32_t node, const ag::jit::JitArg* ins, ag::jit::JitArg* out);
+// TensorArrays (rt_list_helpers.cpp). A handle lives in a runtime slot (NodeInfo::in_slots,
+// out_slot); its elements are one contiguous buffer. Each returns 0, or 1 with the error recorded
+// (the eager kernel's: an index out of range, an element shape that differs, memory).
+// A TensorArray captured as a constant (Const node `node`): its handle into the node's slot.
+int32_t agc_rt_list_const(ag::jit::JitCallCtx* ctx, int32_t node);
+// ListWrite: element `index` = `value` (dims of the value's static rank), in place when the code
+// holds the only reference to the list, else in a copy; the result handle goes to the node's slot.
+int32_t agc_rt_list_write(ag::jit::JitCallCtx* ctx, int32_t node, int64_t index, const ag::jit::JitArg* value);
+// ListRead: `*data` = the element's data inside the list (the code copies it before anything
+// else runs), `dims` = its dims (an array of the result's rank).
+int32_t agc_rt_list_read(ag::jit::JitCallCtx* ctx, int32_t node, int64_t index, int64_t* dims, const void** data);
+// ListStack: `*data` = the list's buffer ([size] + element shape, row-major) or null when no
+// element was ever written (the result is zeros), `dims` = the stacked dims.
+int32_t agc_rt_list_stack(ag::jit::JitCallCtx* ctx, int32_t node, int64_t* dims, const void** data);
+// ListSize: the element count.
+int64_t agc_rt_list_size(ag::jit::JitCallCtx* ctx, int32_t node);
 // Variables (rt_state_helpers.cpp). `var` is the node's ag::detail::VariableState, which JIT code
 // finds in ctx->consts[node]. Each helper holds the variable's mutex for the whole access, as
 // the eager kernels do: a read copies one whole value, an assignment replaces it whole, and

@@ -25,7 +25,6 @@ bool is_view_op(OpKind op) {
   return op == OpKind::Reshape || op == OpKind::ExpandDims || op == OpKind::Squeeze || op == OpKind::Identity;
 }
 
-bool is_runtime_op(OpKind op) { return op_info(op).jit == JitHandling::Runtime; }
 
 namespace {
 
@@ -71,7 +70,7 @@ class Planner {
       for (size_t k = 0; k < node.outputs.size(); ++k) {
         const TensorType& t = node.outputs[k];
         ValuePlan& vp = outs[k];
-        if (t.dtype == DType::List || is_runtime_op(node.op)) {
+        if (t.dtype == DType::List) {
           vp.storage = ValueStorage::Slot;
           vp.slot = new_slot();
         } else if (is_register_type(t)) {

@@ -93,7 +93,5 @@ bool is_register_type(const TensorType& t);
 bool is_elementwise_expr(OpKind op);
 // Ops whose output aliases their input's buffer.
 bool is_view_op(OpKind op);
-// Ops run by the eager kernel through agc_rt_eval (the TensorArray ops: results in runtime slots).
-bool is_runtime_op(OpKind op);
 
 }  // namespace ag::jit

@@ -9,7 +9,7 @@
 
 namespace ag::jit {
 
-enum class RtType : uint8_t { Void, I32, I64, Ptr, Ctx, Args, Arg };
+enum class RtType : uint8_t { Void, I32, I64, Ptr, Ctx, Args };
 
 // `(A, B, C)` -> `A, B, C`: a row's parenthesized parameter list as a list.
 #define AG_RT_UNPAREN(...) __VA_ARGS__
@@ -28,8 +28,6 @@ template <class T>
 inline constexpr bool rt_type_fits<RtType::Ctx, T> = std::is_same_v<T, JitCallCtx*>;
 template <class T>
 inline constexpr bool rt_type_fits<RtType::Args, T> = std::is_same_v<T, const JitArg*>;
-template <class T>
-inline constexpr bool rt_type_fits<RtType::Arg, T> = std::is_same_v<T, JitArg*>;
 
 template <RtType Result, RtType... Params, class R, class... Ps>
 constexpr bool rt_signature_fits(R (*)(Ps...)) {

@@ -1,5 +1,5 @@
-// The runtime functions JIT code calls: buffers, outputs, errors, eager kernels for side effects
-// and TensorArrays, slot moves, integer powers. None of them lets an exception escape into JIT
+// The runtime functions JIT code calls: buffers, outputs, errors, slot moves, integer powers
+// (state and TensorArrays: rt_state_helpers.cpp, rt_list_helpers.cpp). None of them lets an exception escape into JIT
 // code: errors are recorded in the call state and the code returns 1.
 #include <cstring>
 #include <exception>
@@ -17,14 +17,6 @@ CallState& state_of(JitCallCtx* ctx) { return *ctx->state; }
 
 Shape shape_from(const int64_t* dims, int64_t rank) { return Shape(std::span<const int64_t>(dims, static_cast<size_t>(rank))); }
 
-// A concrete tensor holding a copy of a JIT buffer.
-Tensor tensor_from(const JitArg& a, const TensorType& t) {
-  Tensor out = detail::make_tensor(t.dtype, shape_from(a.dims, t.shape.rank()));
-  const size_t bytes = static_cast<size_t>(out.num_elements()) * dtype_size(t.dtype);
-  if (bytes) std::memcpy(out.impl()->data, a.data, bytes);
-  return out;
-}
-
 // base^exponent (exponent >= 0) by squaring, wrapping like the eager kernel.
 template <class T>
 T wrapping_pow(T base, T exponent) {
@@ -35,16 +27,6 @@ T wrapping_pow(T base, T exponent) {
     b *= b;
   }
   return static_cast<T>(result);
-}
-
-void check_runtime_type(const NodeInfo& info, const Tensor& r) {
-  const TensorType& t = info.node->outputs[0];
-  bool ok = r.has_value() && r.dtype() == t.dtype;
-  if (ok && t.dtype != DType::List) {
-    ok = r.rank() == t.shape.rank();
-    for (int64_t d = 0; ok && d < t.shape.rank(); ++d) ok = t.shape[d] < 0 || t.shape[d] == r.shape()[d];
-  }
-  if (!ok) throw_failure(info, FailKind::RuntimeType, r.has_value() ? r.rank() : -1, t.shape.rank());
 }
 
 // A buffer could not be allocated. The code follows up with agc_rt_out_of_memory, which names
@@ -119,35 +101,6 @@ void agc_rt_fail(JitCallCtx* ctx, int32_t node, int32_t kind, int64_t a, int64_t
     ag::jit::throw_failure(st.program->nodes[static_cast<size_t>(node)], static_cast<ag::jit::FailKind>(kind), a, b);
   } catch (...) {
     st.error = std::current_exception();
-  }
-}
-
-int32_t agc_rt_eval(JitCallCtx* ctx, int32_t node, const JitArg* ins, JitArg* out) {
-  CallState& st = ag::jit::state_of(ctx);
-  try {
-    const ag::jit::NodeInfo& info = st.program->nodes[static_cast<size_t>(node)];
-    const ag::Node& n = *info.node;
-    std::vector<ag::Tensor> in(n.inputs.size());
-    for (size_t k = 0; k < in.size(); ++k) {
-      const int32_t slot = info.in_slots[k];
-      if (slot >= 0) {
-        ag::Tensor& held = st.slots[static_cast<size_t>(slot)];
-        in[k] = (info.consume >> k & 1) ? std::move(held) : held;
-      } else {
-        in[k] = ag::jit::tensor_from(ins[k], info.input_types[k]);
-      }
-    }
-    ag::Tensor r = ag::detail::eval_op(n.op, in, n.attrs, n.loc);
-    if (n.outputs.empty()) return 0;
-    ag::jit::check_runtime_type(info, r);
-    ag::Tensor& slot = st.slots[static_cast<size_t>(info.out_slot)];
-    slot = std::move(r);
-    out->data = slot.impl()->data;
-    out->dims = slot.impl()->shape.data();
-    return 0;
-  } catch (...) {
-    st.error = std::current_exception();
-    return 1;
   }
 }
 

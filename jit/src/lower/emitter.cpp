@@ -219,11 +219,17 @@ LVal Emitter::as_buffer(const LVal& v) {
   return out;
 }
 
+std::vector<llvm::Value*> Emitter::described_dims(const TensorType& t, llvm::Value* dims_ptr) {
+  std::vector<llvm::Value*> dims;
+  for (int64_t d = 0; d < t.shape.rank(); ++d)
+    dims.push_back(t.shape[d] >= 0 ? i64(t.shape[d]) : static_cast<llvm::Value*>(load(DType::Int64, dims_ptr, i64(d))));
+  return dims;
+}
+
 LVal Emitter::described_value(const TensorType& t, llvm::Value* data, llvm::Value* dims_ptr) {
   LVal v;
   v.dtype = t.dtype;
-  for (int64_t d = 0; d < t.shape.rank(); ++d)
-    v.dims.push_back(t.shape[d] >= 0 ? i64(t.shape[d]) : static_cast<llvm::Value*>(load(DType::Int64, dims_ptr, i64(d))));
+  v.dims = described_dims(t, dims_ptr);
   if (is_register_type(t)) {
     v.kind = LVal::Kind::Reg;
     v.reg = load(t.dtype, data, i64(0));
@@ -316,8 +322,7 @@ llvm::Type* Emitter::rt_type(RtType t) {
     case RtType::I64: return b_.getInt64Ty();
     case RtType::Ptr:
     case RtType::Ctx:
-    case RtType::Args:
-    case RtType::Arg: return b_.getPtrTy();
+    case RtType::Args: return b_.getPtrTy();
   }
   throw InternalError("jit: rt_type");
 }

@@ -113,6 +113,8 @@ class Emitter {
   // A value of static type `t` described by a data pointer and a pointer to its dims (a JitArg):
   // static dims become constants, one-element values registers.
   LVal described_value(const TensorType& t, llvm::Value* data, llvm::Value* dims_ptr);
+  // The dims of type t: its static dims, the others loaded from dims_ptr.
+  std::vector<llvm::Value*> described_dims(const TensorType& t, llvm::Value* dims_ptr);
   // Element 0 of a one-element value as a register.
   llvm::Value* as_register(const LVal& v);
   // A fresh buffer for value `v` of node `i` in `s` following the plan (arena, owned, sink).
@@ -165,8 +167,10 @@ class Emitter {
   void lower_slice(Scope& s, uint32_t i);
   void lower_gather(Scope& s, uint32_t i);
   void lower_source(Scope& s, uint32_t i);                                         // lower_source.cpp
-  void lower_runtime_op(Scope& s, uint32_t i);                                     // lower_state.cpp
-  void lower_stateful(Scope& s, uint32_t i);
+  void lower_stateful(Scope& s, uint32_t i);                                       // lower_state.cpp
+  void lower_list(Scope& s, uint32_t i);
+  void fill_arg(llvm::Value* arg, const LVal& v);
+  llvm::Value* tensor_arg(const LVal& v);  // a JitArg on the stack
   llvm::Value* input_args(Scope& s, uint32_t i);
   void lower_if(Scope& s, uint32_t i);                                             // lower_control.cpp
   llvm::Value* child_arena(Scope& s, uint32_t i);

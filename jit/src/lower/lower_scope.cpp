@@ -18,7 +18,7 @@ void Emitter::lower_nodes(Scope& s, const std::vector<LVal>& params) {
 void Emitter::lower_node(Scope& s, uint32_t i) {
   const Node& n = s.graph().nodes[i];
   // A TensorArray captured as a constant: the runtime puts its handle in the node's slot.
-  if (n.op == OpKind::Const && n.outputs[0].dtype == DType::List) return lower_runtime_op(s, i);
+  if (n.op == OpKind::Const && n.outputs[0].dtype == DType::List) return lower_list(s, i);
   if (n.op == OpKind::Const) {
     const TensorType& t = n.outputs[0];
     LVal v;
@@ -36,13 +36,13 @@ void Emitter::lower_node(Scope& s, uint32_t i) {
     return;
   }
   if (is_elementwise_expr(n.op)) return lower_elementwise(s, i);
-  if (is_runtime_op(n.op)) return lower_runtime_op(s, i);
   switch (op_class(n.op)) {
     case OpClass::Reduce: return lower_reduce(s, i);
     case OpClass::ArgReduce: return lower_arg_reduce(s, i);
     case OpClass::MatMul: return lower_matmul(s, i);
     case OpClass::Source: return lower_source(s, i);
     case OpClass::Stateful: return lower_stateful(s, i);
+    case OpClass::List: return lower_list(s, i);
     case OpClass::Control: return n.op == OpKind::If ? lower_if(s, i) : lower_while(s, i);
     default: return lower_layout(s, i);  // Identity and the layout ops
   }

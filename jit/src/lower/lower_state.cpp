@@ -6,9 +6,9 @@
 // in IR and calls a helper only when it fails; a random draw takes its words from the generator
 // and fills the node's buffer with the eager stream kernel, with no copy (rt_state_helpers.cpp).
 //
-// Runtime (the List ops): the eager kernels run through agc_rt_eval, so they
-// behave exactly as eagerly. Their results live in runtime slots; JIT code reads them through the
-// returned descriptor.
+// TensorArrays: a handle lives in a runtime slot and its elements in one contiguous buffer; typed
+// helpers (rt_list_helpers.cpp) write into it in place, and hand reads and stacks a pointer to
+// the data, which the code copies into the node's buffer.
 #include "emitter.h"
 
 namespace ag::jit {
@@ -27,19 +27,28 @@ bool has_uses(const Scope& s, uint32_t i) {
 
 }  // namespace
 
-// A JitArg array on the stack describing node i's tensor inputs (data pointer, dims).
+// Fills the JitArg at `arg` (data pointer, dims) for a tensor value.
+void Emitter::fill_arg(llvm::Value* arg, const LVal& v) {
+  const LVal buf = as_buffer(v);
+  llvm::Value* dims = stack_alloc(static_cast<int64_t>(std::max<size_t>(buf.dims.size(), 1) * 8));
+  for (size_t d = 0; d < buf.dims.size(); ++d) store(DType::Int64, dims, i64(static_cast<int64_t>(d)), buf.dims[d]);
+  b_.CreateStore(buf.ptr, arg);
+  b_.CreateStore(dims, b_.CreateInBoundsGEP(b_.getPtrTy(), arg, i64(1)));
+}
+
+llvm::Value* Emitter::tensor_arg(const LVal& v) {
+  llvm::Value* arg = stack_alloc(16);
+  fill_arg(arg, v);
+  return arg;
+}
+
+// A JitArg array on the stack describing node i's tensor inputs.
 llvm::Value* Emitter::input_args(Scope& s, uint32_t i) {
   const Node& n = s.graph().nodes[i];
   const size_t nin = n.inputs.size();
   llvm::Value* args = stack_alloc(static_cast<int64_t>(std::max<size_t>(nin, 1) * 16));
-  for (size_t k = 0; k < nin; ++k) {
-    const LVal buf = as_buffer(s.at(n.inputs[k]));
-    llvm::Value* dims = stack_alloc(static_cast<int64_t>(std::max<size_t>(buf.dims.size(), 1) * 8));
-    for (size_t d = 0; d < buf.dims.size(); ++d) store(DType::Int64, dims, i64(static_cast<int64_t>(d)), buf.dims[d]);
-    llvm::Value* arg = b_.CreateInBoundsGEP(b_.getPtrTy(), args, i64(static_cast<int64_t>(2 * k)));
-    b_.CreateStore(buf.ptr, arg);
-    b_.CreateStore(dims, b_.CreateInBoundsGEP(b_.getPtrTy(), arg, i64(1)));
-  }
+  for (size_t k = 0; k < nin; ++k)
+    fill_arg(b_.CreateInBoundsGEP(b_.getPtrTy(), args, i64(static_cast<int64_t>(2 * k))), s.at(n.inputs[k]));
   return args;
 }
 
@@ -119,39 +128,61 @@ void Emitter::lower_stateful(Scope& s, uint32_t i) {
   }
 }
 
-void Emitter::lower_runtime_op(Scope& s, uint32_t i) {
+void Emitter::lower_list(Scope& s, uint32_t i) {
   const Node& n = s.graph().nodes[i];
   const int32_t id = s.node_id(i);
-  const size_t nin = n.inputs.size();
-  llvm::Value* args = stack_alloc(static_cast<int64_t>(std::max<size_t>(nin, 1) * 16));
-  for (size_t k = 0; k < nin; ++k) {
-    const LVal& v = s.at(n.inputs[k]);
-    if (v.kind == LVal::Kind::Slot) continue;  // the runtime reads TensorArrays from their slots
-    const LVal buf = as_buffer(v);
-    llvm::Value* dims = stack_alloc(static_cast<int64_t>(std::max<size_t>(buf.dims.size(), 1) * 8));
-    for (size_t d = 0; d < buf.dims.size(); ++d) store(DType::Int64, dims, i64(static_cast<int64_t>(d)), buf.dims[d]);
-    llvm::Value* arg = b_.CreateInBoundsGEP(b_.getPtrTy(), args, i64(static_cast<int64_t>(2 * k)));
-    b_.CreateStore(buf.ptr, arg);
-    b_.CreateStore(dims, b_.CreateInBoundsGEP(b_.getPtrTy(), arg, i64(1)));
-  }
-  llvm::Value* result = stack_alloc(16);
-  llvm::Value* rc = b_.CreateCall(runtime("agc_rt_eval"), {ctx_, i32(id), args, result});
-  return_if(b_.CreateICmpNE(rc, i32(0)));
-  if (n.outputs.empty()) return;
-
-  const TensorType& t = n.outputs[0];
-  LVal out;
-  out.dtype = t.dtype;
-  if (t.dtype == DType::List) {
+  auto index = [&] { return b_.CreateSExtOrTrunc(as_register(s.at(n.inputs[1])), b_.getInt64Ty()); };
+  auto check = [&](llvm::Value* rc) { return_if(b_.CreateICmpNE(rc, i32(0))); };
+  // A List result is the handle the helper put in the node's slot.
+  auto list_result = [&] {
+    LVal out;
     out.kind = LVal::Kind::Slot;
+    out.dtype = DType::List;
     out.slot = s.plan->values[i][0].slot;
     s.values[i] = {out};
-    return;
+  };
+  switch (n.op) {
+    case OpKind::Const:  // a TensorArray captured as a constant
+      check(b_.CreateCall(runtime("agc_rt_list_const"), {ctx_, i32(id)}));
+      return list_result();
+    case OpKind::ListWrite:
+      check(b_.CreateCall(runtime("agc_rt_list_write"), {ctx_, i32(id), index(), tensor_arg(s.at(n.inputs[2]))}));
+      return list_result();
+    case OpKind::ListSize: {
+      LVal out;
+      out.kind = LVal::Kind::Reg;
+      out.dtype = n.outputs[0].dtype;
+      out.reg = b_.CreateTrunc(b_.CreateCall(runtime("agc_rt_list_size"), {ctx_, i32(id)}), b_.getInt32Ty());
+      s.values[i] = {out};
+      return;
+    }
+    case OpKind::ListRead:
+    case OpKind::ListStack: {
+      // The helper points at the data inside the list; it is copied out before anything else
+      // runs, so a later write to the list cannot change this value.
+      const TensorType& t = n.outputs[0];
+      llvm::Value* dims = stack_alloc(std::max<int64_t>(t.shape.rank(), 1) * 8);
+      llvm::Value* data_slot = stack_alloc(8);
+      check(n.op == OpKind::ListRead
+                ? b_.CreateCall(runtime("agc_rt_list_read"), {ctx_, i32(id), index(), dims, data_slot})
+                : b_.CreateCall(runtime("agc_rt_list_stack"), {ctx_, i32(id), dims, data_slot}));
+      llvm::Value* src = b_.CreateLoad(b_.getPtrTy(), data_slot);
+      if (n.op == OpKind::ListRead && is_register_type(t)) {  // a read always points at data
+        s.values[i] = {described_value(t, src, dims)};
+        return;
+      }
+      LVal out;
+      out.dtype = t.dtype;
+      out.dims = described_dims(t, dims);
+      llvm::Value* ptr = result_buffer(s, i, out.dims);
+      llvm::Value* bytes = byte_size(t.dtype, out.dims);
+      llvm::Value* none = b_.CreateICmpEQ(src, llvm::ConstantPointerNull::get(b_.getPtrTy()));
+      if_then(none, [&] { b_.CreateMemSet(ptr, b_.getInt8(0), bytes, llvm::MaybeAlign(1)); });  // stack: nothing written
+      if_then(b_.CreateNot(none), [&] { copy_bytes(ptr, src, bytes); });
+      return finish_result(s, i, out, ptr);
+    }
+    default: throw InternalError("jit: no TensorArray lowering for " + std::string(op_name(n.op)));
   }
-  // agc_rt_eval has checked the runtime value against the static type.
-  llvm::Value* data = b_.CreateLoad(b_.getPtrTy(), result);
-  llvm::Value* dims = b_.CreateLoad(b_.getPtrTy(), b_.CreateInBoundsGEP(b_.getPtrTy(), result, i64(1)));
-  s.values[i] = {described_value(t, data, dims)};
 }
 
 }  // namespace ag::jit

@@ -1,7 +1,7 @@
 // Running ops on concrete tensors (eval_op), static types of tensors, readability checks.
 #include <fmt/format.h>
 
-#include "../tensor/tensor_list.h"
+#include "ag/detail/tensor_list.h"
 #include "../trace/frame.h"
 #include "ag/detail/out_of_memory.h"
 #include "kernels.h"

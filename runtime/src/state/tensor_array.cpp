@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "../tensor/tensor_list.h"
+#include "ag/detail/tensor_list.h"
 #include "../trace/frame.h"
 #include "ag/detail/ops_internal.h"
 
@@ -36,7 +36,7 @@ TensorArray::TensorArray(DType dtype, int64_t size, bool dynamic_size) : dtype_(
   auto* list = new detail::TensorList;
   list->elem_dtype = dtype;
   list->dynamic_size = dynamic_size;
-  list->items.resize(static_cast<size_t>(size));
+  list->resize(size);
   handle_ = detail::make_list_tensor(list);
 }
 
@@ -87,7 +87,7 @@ Tensor TensorArray::stack() const {
 Tensor TensorArray::size() const {
   detail::check_readable(handle_, OpKind::ListSize, {});
   if (handle_.is_symbolic()) return detail::trace_op(OpKind::ListSize, {&handle_, 1}, Attrs::none(), {});
-  return Tensor(static_cast<int32_t>(detail::list_of(handle_).items.size()));
+  return Tensor(static_cast<int32_t>(detail::list_of(handle_).size));
 }
 
 }  // namespace ag

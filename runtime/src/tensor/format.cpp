@@ -6,7 +6,7 @@
 
 #include "ag/graph/graph.h"
 #include "ag/print.h"
-#include "tensor_list.h"
+#include "ag/detail/tensor_list.h"
 
 namespace ag {
 namespace {
@@ -78,7 +78,7 @@ void format_dim(const Tensor& t, int d, int64_t base, bool summarize, Style styl
 std::string format_concrete(const Tensor& t, Style style, bool summarize) {
   if (t.dtype() == DType::List) {
     const auto& l = detail::list_of(t);
-    return fmt::format("<TensorArray of {} {} elements>", l.items.size(), dtype_name(l.elem_dtype));
+    return fmt::format("<TensorArray of {} {} elements>", l.size, dtype_name(l.elem_dtype));
   }
   if (t.rank() == 0) return format_element(t, 0, style == Style::Repr ? Style::ReprScalar : style);
   if (style == Style::Repr && t.num_elements() == 0) return "[]";  // NumPy: any empty array

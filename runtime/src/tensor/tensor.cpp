@@ -9,7 +9,7 @@
 #include "ag/ops.h"
 #include "../ops/internal_ops.h"
 #include "allocator.h"
-#include "tensor_list.h"
+#include "ag/detail/tensor_list.h"
 
 namespace ag::detail {
 
@@ -211,7 +211,8 @@ TensorList* writable_list(const Tensor& handle) {
   copy->elem_shape = l.elem_shape;
   copy->elem_shape_known = l.elem_shape_known;
   copy->dynamic_size = l.dynamic_size;
-  copy->items = l.items;
+  copy->size = l.size;
+  copy->data = l.data;
   return copy;
 }
 

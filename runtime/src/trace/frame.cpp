@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "../tensor/tensor_list.h"
+#include "ag/detail/tensor_list.h"
 #include "ag/detail/ops_internal.h"
 #include "trace_depth.h"
 

@@ -37,8 +37,8 @@ inline constexpr int kNumOps = 0
 
 // How compiled code runs an op (ops.def's Jit column).
 enum class JitHandling : uint8_t {
-  Native,   // lowered to LLVM IR
-  Runtime,  // a call of the eager kernel through agc_rt_eval
+  Inline,  // lowered to LLVM IR
+  Helper,  // a call of a typed runtime helper (state, side effects, TensorArrays)
 };
 
 // One row of ops.def (see there for what each column means).
