@@ -2,6 +2,8 @@
 // element by element (another elementwise op, or a reduction reading it as its operand) and
 // fusing does not duplicate expensive work:
 //   - it has one consumer node, or it is a fill (a constant: reads nothing);
+//   - a float RandomUniform draw fuses too (is_inlined_draw): it takes its words where it stands
+//     and its consumer computes each element from them (never recomputed by broadcasting);
 //   - its group's loop is no larger than the value itself, or the op is cheap to recompute
 //     (is_cheap_to_recompute) and the group recomputes at most kMaxRecomputedPerGroup such ops.
 // `x[1000,4] + exp(b[4])` therefore computes exp(b) once into a 4-element buffer and the add
@@ -103,7 +105,11 @@ std::vector<std::vector<uint32_t>> fuse_elementwise(const Graph& g, std::vector<
       const ValueId v = c.inputs[k];
       if (v.index != 0) continue;
       if (consumers[v.node].empty() || consumers[v.node].back() != i) consumers[v.node].push_back(i);
-      if (!consumes_elementwise(c, k) || values[i][0].storage == ValueStorage::Reg) fusible_uses[v.node] = false;
+      // A register elementwise value is computed once, not in a loop; a reduction to a register
+      // still walks its operand.
+      const bool reg = !values[i].empty() && values[i][0].storage == ValueStorage::Reg;
+      const bool loops = !(reg && is_elementwise_expr(c.op));
+      if (!consumes_elementwise(c, k) || !loops) fusible_uses[v.node] = false;
     }
   }
   std::vector<bool> is_result(n, false);
@@ -123,7 +129,8 @@ std::vector<std::vector<uint32_t>> fuse_elementwise(const Graph& g, std::vector<
   for (uint32_t i = n; i-- > 0;) {
     root[i] = i;
     const Node& p = g.nodes[i];
-    if (!is_elementwise_expr(p.op) || p.outputs.size() != 1 || is_result[i] || !fusible_uses[i]) continue;
+    if (!(is_elementwise_expr(p.op) || is_inlined_draw(p)) || p.outputs.size() != 1 || is_result[i] || !fusible_uses[i])
+      continue;
     ValuePlan& vp = values[i][0];
     if (vp.storage != ValueStorage::Arena && vp.storage != ValueStorage::Owned) continue;
     if (consumers[i].empty()) continue;

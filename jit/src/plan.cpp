@@ -21,6 +21,10 @@ bool is_elementwise_expr(OpKind op) {
   return (is_elementwise(op) && op != OpKind::Identity) || op == OpKind::Fill || op == OpKind::FillLike;
 }
 
+bool is_inlined_draw(const Node& n) {
+  return n.op == OpKind::RandomUniform && is_floating(n.attrs.dtype);
+}
+
 bool is_view_op(OpKind op) {
   return op == OpKind::Reshape || op == OpKind::ExpandDims || op == OpKind::Squeeze || op == OpKind::Identity;
 }

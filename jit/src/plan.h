@@ -91,6 +91,9 @@ int64_t static_bytes(const TensorType& t);
 bool is_register_type(const TensorType& t);
 // Ops lowered as elementwise expressions (candidates for fusion).
 bool is_elementwise_expr(OpKind op);
+// A draw computed inside the loop of the value that consumes it (the counter-based stream
+// inlined): RandomUniform of a float dtype. Its words are still taken at its own position.
+bool is_inlined_draw(const Node& n);
 // Ops whose output aliases their input's buffer.
 bool is_view_op(OpKind op);
 

@@ -197,6 +197,21 @@ int32_t agc_rt_random(JitCallCtx* ctx, int32_t node, void* generator_state, void
   }
 }
 
+int32_t agc_rt_random_words(JitCallCtx* ctx, int32_t node, void* generator_state, uint64_t* words) {
+  CallState& st = *ctx->state;
+  const ag::Node& n = *st.program->nodes[static_cast<size_t>(node)].node;
+  try {
+    const auto [seed, counter] =
+        ag::detail::take_random_words(*static_cast<ag::detail::VariableState*>(generator_state), n.op, n.attrs.shape);
+    words[0] = seed;
+    words[1] = counter;
+    return 0;
+  } catch (...) {
+    st.error = std::current_exception();
+    return 1;
+  }
+}
+
 void agc_rt_assert_failed(JitCallCtx* ctx, int32_t node, const JitArg* ins) {
   CallState& st = *ctx->state;
   try {

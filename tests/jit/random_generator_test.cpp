@@ -9,25 +9,30 @@ using ag::Tensor;
 using ag::random::Generator;
 
 // One call of `fn(g, args...)` eagerly, interpreted and compiled, with three generators of one
-// seed, `calls` times: every call's results agree and the three states stay equal.
+// seed, `calls` times: every call's results agree (within `tol`) and the three states stay equal.
 template <class F, class... Args>
-void expect_same_draws(const std::string& what, F fn, int calls, const Args&... args) {
+void expect_same_draws_tol(const std::string& what, F fn, int calls, agtest::Tol tol, const Args&... args) {
   Generator eager_g(1234), interp_g(1234), jit_g(1234);
   auto interp = ag::function([&](const Args&... a) { return fn(interp_g, a...); }, {.jit_compile = false});
   auto jit = ag::function([&](const Args&... a) { return fn(jit_g, a...); });
   for (int call = 0; call < calls; ++call) {
     const auto expected = fn(eager_g, args...);
     const std::string where = what + ", call " + std::to_string(call);
-    agtest::expect_same(expected, interp(args...), {}, where + " [interpreter]");
-    agtest::expect_same(expected, jit(args...), {}, where + " [jit]");
+    agtest::expect_same(expected, interp(args...), tol, where + " [interpreter]");
+    agtest::expect_same(expected, jit(args...), tol, where + " [jit]");
   }
   EXPECT_EQ(interp_g.state().value().to_vector<int64_t>(), eager_g.state().value().to_vector<int64_t>()) << what;
   EXPECT_EQ(jit_g.state().value().to_vector<int64_t>(), eager_g.state().value().to_vector<int64_t>()) << what;
   EXPECT_EQ(jit.tracing_count(), 1) << what;
   EXPECT_EQ(jit.stats().compiles + jit.stats().disk_hits, 1) << what << ": the JIT did not compile the function";
-  // The draws are native: a typed helper fills the node's buffer.
+  // The draws are native: a typed helper fills the node's buffer or gives a fused draw its words.
   const std::string ir = jit.get_concrete_function(args...).llvm_ir(false);
   EXPECT_TRUE(agtest::ir_calls(ir, "agc_rt_random")) << what;
+}
+
+template <class F, class... Args>
+void expect_same_draws(const std::string& what, F fn, int calls, const Args&... args) {
+  expect_same_draws_tol(what, fn, calls, agtest::Tol{}, args...);
 }
 
 TEST(JitRandom, DrawsAgreeCallAfterCall) {
@@ -93,6 +98,52 @@ TEST(JitRandom, DrawsInBranches) {
                       return ag::cond(ag::reduce_sum(x) > 0.f, [&] { return g.uniform({2}); }, [&] { return g.normal({2}) - 10.f; });
                     },
                     2, ag::constant({1.f, 3.f}));
+}
+
+}  // namespace
+
+namespace {
+
+// Whether the IR fills a draw's buffer with the stream kernel (agc_rt_random, not _words).
+bool fills_a_buffer(const std::string& ir) { return ir.find("@agc_rt_random(") != std::string::npos; }
+
+TEST(JitRandom, UniformDrawsFuseIntoTheirConsumerBitForBit) {
+  const agtest::Tol exact{0, 0};
+  // Fused into an elementwise loop, into reductions (a max is exact whatever the order; a sum's
+  // order differs between backends), and with an interval so narrow that most float32 values
+  // round up to maxval and take the clamp below it.
+  auto into_add = [](Generator& g, const Tensor& x) { return x + g.uniform({64, 3}, ag::float32, -1, 2); };
+  auto into_max = [](Generator& g, const Tensor& x) { return ag::reduce_max(g.uniform({1000}, ag::float64) * x); };
+  auto into_sum = [](Generator& g, const Tensor& x) { return ag::reduce_sum(g.uniform({1000}, ag::float64) * x); };
+  auto clamped = [](Generator& g, const Tensor& x) { return x * g.uniform({256}, ag::float32, 1.0, 1.0000002); };
+  expect_same_draws_tol("fused into an add", into_add, 3, exact, ag::ones({64, 3}));
+  expect_same_draws_tol("fused into a max", into_max, 3, exact, ag::ones({1000}, ag::float64));
+  expect_same_draws("fused into a sum", into_sum, 3, ag::ones({1000}, ag::float64));
+  expect_same_draws_tol("clamped below maxval", clamped, 3, exact, ag::ones({256}));
+  Generator g(7);
+  {
+    const std::string plan = agtest::fused_plan([&](const Tensor& x) { return into_add(g, x); }, {}, ag::ones({64, 3}));
+    EXPECT_NE(agtest::plan_line(plan, "RandomUniform").find("[fused"), std::string::npos) << plan;
+    auto f = ag::function([&](const Tensor& x) { return into_add(g, x); });
+    const std::string ir = f.get_concrete_function(ag::ones({64, 3})).llvm_ir(false);
+    EXPECT_TRUE(agtest::ir_calls(ir, "agc_rt_random_words")) << ir;
+    EXPECT_FALSE(fills_a_buffer(ir)) << ir;
+  }
+  // Not fused: a draw broadcast into a larger loop (it would be recomputed per row), one read by
+  // two consumers, and a normal draw (its log and cos are libm's, in the kernel).
+  auto broadcast = [](Generator& g, const Tensor& x) { return x + g.uniform({4}); };
+  auto two_uses = [](Generator& g, const Tensor& x) {
+    const Tensor u = g.uniform({16});
+    return std::tuple<Tensor, Tensor>{u + x, ag::reduce_max(u * x)};
+  };
+  expect_same_draws_tol("broadcast", broadcast, 2, exact, ag::ones({8, 4}));
+  expect_same_draws_tol("two consumers", two_uses, 2, exact, ag::ones({16}));
+  for (const auto& [what, plan] : {std::pair{"broadcast", agtest::fused_plan([&](const Tensor& x) { return broadcast(g, x); }, {}, ag::ones({8, 4}))},
+                                   std::pair{"two consumers", agtest::fused_plan([&](const Tensor& x) { return two_uses(g, x); }, {}, ag::ones({16}))}}) {
+    const std::string line = agtest::plan_line(plan, "RandomUniform");
+    ASSERT_FALSE(line.empty()) << what << "\n" << plan;
+    EXPECT_EQ(line.find("[fused"), std::string::npos) << what << "\n" << plan;
+  }
 }
 
 }  // namespace

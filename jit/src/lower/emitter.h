@@ -19,7 +19,8 @@ namespace ag::jit {
 struct LVal {
   enum class Kind : uint8_t { None, Reg, Buf, Fused, Slot } kind = Kind::None;
   DType dtype = DType::Float32;
-  llvm::Value* reg = nullptr;          // Reg: the element (i1 for bool)
+  llvm::Value* reg = nullptr;          // Reg: the element (i1 for bool); a fused draw: its stream key
+  llvm::Value* counter = nullptr;      // a fused draw (RandomUniform): the counter of its first word
   llvm::Value* ptr = nullptr;          // Buf: the row-major data
   std::vector<llvm::Value*> dims;      // i64 per dim, constants where static (Reg, Buf, Fused)
   int32_t slot = -1;                   // Slot: a TensorArray handle held by the runtime
@@ -152,6 +153,8 @@ class Emitter {
   llvm::Value* scalar_op(const Node& n, int32_t node_id, DType in, const std::vector<llvm::Value*>& args);  // lower_scalar.cpp
   llvm::Value* math_call(OpKind op, DType d, llvm::Value* x);                      // lower_math.cpp
   llvm::Value* tanh_f32(llvm::Value* x);
+  llvm::Value* stream_mix(llvm::Value* x);                                           // lower_random.cpp
+  llvm::Value* uniform_element(const Node& n, const LVal& draw, llvm::Value* k);
   Walk make_walk(const std::vector<llvm::Value*>& dims, const std::vector<const LVal*>& leaves, bool collapse);  // lower_fused.cpp
   void collect_leaves(Scope& s, ValueId v, std::vector<const LVal*>& out);
   llvm::Value* eval_element(Scope& s, ValueId v, const Walk& w, const std::vector<llvm::Value*>& idx);

@@ -74,11 +74,12 @@ Walk Emitter::make_walk(const std::vector<llvm::Value*>& dims, const std::vector
 
 void Emitter::collect_leaves(Scope& s, ValueId v, std::vector<const LVal*>& out) {
   const LVal& lv = s.at(v);
-  if (lv.kind == LVal::Kind::Fused) {
+  const bool draw = lv.kind == LVal::Kind::Fused && lv.counter;  // a fused draw walks its own index
+  if (lv.kind == LVal::Kind::Fused && !draw) {
     const Node& n = s.graph().nodes[v.node];
     if (n.op == OpKind::FillLike) return;  // a constant: reads nothing
     for (ValueId in : n.inputs) collect_leaves(s, in, out);
-  } else if (lv.kind == LVal::Kind::Buf && std::find(out.begin(), out.end(), &lv) == out.end()) {
+  } else if ((lv.kind == LVal::Kind::Buf || draw) && std::find(out.begin(), out.end(), &lv) == out.end()) {
     out.push_back(&lv);
   }
 }
@@ -100,6 +101,11 @@ llvm::Value* Emitter::eval_element(Scope& s, ValueId v, const Walk& w, const std
     }
     case LVal::Kind::Fused: {
       const Node& n = s.graph().nodes[v.node];
+      if (lv.counter) {  // a fused draw: element k of its own row-major layout
+        const std::vector<llvm::Value*>* strides = w.find(&lv);
+        if (!strides) throw InternalError("jit: a fused draw missing from its loop's walk");
+        return uniform_element(n, lv, linear_offset(*strides, idx));
+      }
       std::vector<llvm::Value*> args;
       if (n.op != OpKind::FillLike)
         for (ValueId in : n.inputs) args.push_back(eval_element(s, in, w, idx));

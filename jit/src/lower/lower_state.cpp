@@ -96,6 +96,17 @@ void Emitter::lower_stateful(Scope& s, uint32_t i) {
     case OpKind::RandomUniform:
     case OpKind::RandomNormal: {
       LVal out = static_result();
+      if (s.plan->values[i][0].storage == ValueStorage::Fused) {
+        // Inlined: take the words here (the draw's place among the generator's draws); the
+        // consuming loop computes each element from them (lower_random.cpp).
+        llvm::Value* words = stack_alloc(16);
+        return_if(b_.CreateICmpNE(b_.CreateCall(runtime("agc_rt_random_words"), {ctx_, i32(id), state(), words}), i32(0)));
+        out.kind = LVal::Kind::Fused;
+        out.reg = stream_mix(b_.CreateLoad(b_.getInt64Ty(), words));
+        out.counter = b_.CreateLoad(b_.getInt64Ty(), b_.CreateInBoundsGEP(b_.getInt64Ty(), words, i64(1)));
+        s.values[i] = {out};
+        return;
+      }
       llvm::Value* ptr = result_buffer(s, i, out.dims);
       return_if(b_.CreateICmpNE(b_.CreateCall(runtime("agc_rt_random"), {ctx_, i32(id), state(), ptr}), i32(0)));
       return finish_result(s, i, out, ptr);
