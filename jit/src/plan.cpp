@@ -18,7 +18,8 @@ bool is_register_type(const TensorType& t) { return t.dtype != DType::List && t.
 
 bool is_elementwise_expr(OpKind op) {
   // Identity is a view here; fills broadcast a constant and fuse like elementwise ops.
-  return (is_elementwise(op) && op != OpKind::Identity) || op == OpKind::Fill || op == OpKind::FillLike;
+  return (is_elementwise(op) && op != OpKind::Identity && op != OpKind::StopGradient) || op == OpKind::Fill ||
+         op == OpKind::FillLike;
 }
 
 bool is_inlined_draw(const Node& n) {
@@ -26,7 +27,8 @@ bool is_inlined_draw(const Node& n) {
 }
 
 bool is_view_op(OpKind op) {
-  return op == OpKind::Reshape || op == OpKind::ExpandDims || op == OpKind::Squeeze || op == OpKind::Identity;
+  return op == OpKind::Reshape || op == OpKind::ExpandDims || op == OpKind::Squeeze || op == OpKind::Identity ||
+         op == OpKind::StopGradient;
 }
 
 

@@ -49,7 +49,8 @@ void Emitter::lower_layout(Scope& s, uint32_t i) {
   }
   const LVal& in = n.inputs.empty() ? LVal{} : s.at(n.inputs[0]);
   switch (n.op) {
-    case OpKind::Identity: return finish_view(s, i, in, in.dims);
+    case OpKind::Identity:
+    case OpKind::StopGradient: return finish_view(s, i, in, in.dims);
     case OpKind::Reshape: {
       std::vector<llvm::Value*> dims;
       llvm::Value* known = i64(1);

@@ -8,6 +8,8 @@
 #include "ag/error.h"
 #include "ag/function.h"
 #include "ag/function_options.h"
+#include "ag/gradients.h"
+#include "ag/optimizers.h"
 #include "ag/memory.h"
 #include "ag/graph/graph.h"
 #include "ag/graph/printer.h"

@@ -59,6 +59,13 @@ class ConversionError : public Error {
  public:
   using Error::Error;
 };
+// The program is valid but asks for something agc does not do yet (TensorFlow's
+// UnimplementedError): for example the gradient of an op whose gradient rule is missing. The
+// message names what and where.
+class UnimplementedError : public Error {
+ public:
+  using Error::Error;
+};
 // A bug in agc itself. Deliberately not an ag::Error: code that handles user errors must not
 // swallow these.
 class InternalError : public std::logic_error {

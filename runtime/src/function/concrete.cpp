@@ -1,6 +1,8 @@
 // ConcreteCore: lazy compilation, argument checks, running.
 #include "concrete.h"
 
+#include "ag/detail/tape.h"
+
 #include <fmt/format.h>
 
 #include <chrono>
@@ -13,6 +15,19 @@
 
 namespace ag::detail {
 
+namespace {
+
+bool reads_float_variable(const Graph& g) {
+  for (const Node& n : g.nodes) {
+    if (n.op == OpKind::ReadVariable && is_floating(n.outputs[0].dtype)) return true;
+    for (const auto& sub : n.subgraphs)
+      if (reads_float_variable(*sub)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 ConcreteCore::ConcreteCore(std::string name, Signature signature, std::shared_ptr<const Graph> traced,
                            std::shared_ptr<const Graph> optimized, std::optional<bool> jit, std::shared_ptr<StatCounters> stats,
                            std::string dump_prefix)
@@ -22,7 +37,8 @@ ConcreteCore::ConcreteCore(std::string name, Signature signature, std::shared_pt
       graph_(std::move(optimized)),
       jit_(jit),
       stats_(std::move(stats)),
-      dump_prefix_(std::move(dump_prefix)) {}
+      dump_prefix_(std::move(dump_prefix)),
+      reads_variables_(reads_float_variable(*graph_)) {}
 
 std::string ConcreteCore::signature_str() const {
   std::string out;
@@ -65,7 +81,14 @@ void ConcreteCore::run(std::span<const ArgView> args, std::span<Tensor> outputs)
   const Executable& exe = executable();
   BorrowedTensors<16> inputs(graph_->params.size());
   for_each_tensor(args, [&](const Tensor& t) { inputs.push_back(t); });
-  exe.run(std::span<const Tensor>(inputs.data(), inputs.size()), outputs);
+  const std::span<const Tensor> in(inputs.data(), inputs.size());
+  if (tapes_alive() && eager_tape_follows(in, reads_variables_)) [[unlikely]] {
+    // A tape follows an argument or watches the Variables the graph reads: run the graph op by
+    // op so that the tape records it (docs/gradients.md, "Functions under a tape").
+    replay_graph(*graph_, in, outputs);
+    return;
+  }
+  exe.run(in, outputs);
 }
 
 void ConcreteCore::check_call(std::span<const ArgView> args) const {

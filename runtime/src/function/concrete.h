@@ -57,6 +57,7 @@ class ConcreteCore {
   std::mutex compile_mu_;
   std::unique_ptr<Executable> exe_owned_;
   std::atomic<const Executable*> exe_{nullptr};
+  bool reads_variables_ = false;  // a floating-point Variable (a tape watches its reads)
 };
 
 }  // namespace ag::detail

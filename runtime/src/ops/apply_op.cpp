@@ -2,12 +2,15 @@
 // graph being traced when one is symbolic.
 #include "../trace/frame.h"
 #include "ag/detail/ops_internal.h"
+#include "ag/detail/tape.h"
 
 namespace ag::detail {
 
 std::atomic<EagerOpHook> g_eager_op_hook{nullptr};
 
-Tensor apply_op(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, SourceLoc loc) {
+namespace {
+
+Tensor run_op(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, SourceLoc loc) {
   bool symbolic = false;
   for (const Tensor& t : inputs) {
     check_readable(t, op, loc);
@@ -17,6 +20,16 @@ Tensor apply_op(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, S
   if (EagerOpHook hook = g_eager_op_hook.load(std::memory_order_relaxed)) [[unlikely]]
     return hook(op, inputs, attrs, loc);
   return eval_op(op, inputs, attrs, loc);
+}
+
+}  // namespace
+
+Tensor apply_op(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, SourceLoc loc) {
+  if (!tapes_alive()) [[likely]]
+    return run_op(op, inputs, attrs, loc);
+  Tensor out = run_op(op, inputs, attrs, loc);
+  tape_record(op, inputs, attrs, loc, {&out, 1});
+  return out;
 }
 
 }  // namespace ag::detail

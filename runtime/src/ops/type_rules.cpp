@@ -69,7 +69,7 @@ TensorType infer_type(OpKind op, std::span<const TensorType> in, const Attrs& at
   if (arity >= 0 && in.size() != static_cast<size_t>(arity))
     throw InternalError(fmt::format("{} expects {} inputs, got {}{}", op_name(op), arity, in.size(), at(loc)));
   switch (op) {
-#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Jit, Differentiable, Api, ApiName) \
+#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Jit, Gradient, Api, ApiName) \
   case OpKind::Name: return type_rule_##TypeRule(op, in, attrs, loc);
 #include "ag/graph/ops.def"
   }

@@ -7,6 +7,7 @@
 #include "ag/detail/tensor_list.h"
 #include "../trace/frame.h"
 #include "ag/detail/ops_internal.h"
+#include "ag/detail/tape.h"
 
 namespace ag {
 namespace detail {
@@ -57,6 +58,10 @@ TensorArray TensorArray::write(Operand index, const Tensor& value) {
     return *this;
   }
   detail::list_write_in_place(detail::list_of(handle_), detail::element_as_int(idx, 0), value, index.loc());
+  if (detail::tapes_alive()) [[unlikely]] {  // eager list ops bypass apply_op: tell the tapes
+    const Tensor in[3] = {handle_, idx, value};
+    detail::tape_record(OpKind::ListWrite, in, Attrs::none(), index.loc(), {&handle_, 1});
+  }
   return *this;
 }
 
@@ -71,7 +76,12 @@ Tensor TensorArray::read(Operand index) const {
     const Tensor in[2] = {handle_, idx};
     return detail::trace_op(OpKind::ListRead, in, Attrs::none(), index.loc());
   }
-  return detail::list_read(detail::list_of(handle_), detail::element_as_int(idx, 0), index.loc());
+  Tensor out = detail::list_read(detail::list_of(handle_), detail::element_as_int(idx, 0), index.loc());
+  if (detail::tapes_alive()) [[unlikely]] {
+    const Tensor in[2] = {handle_, idx};
+    detail::tape_record(OpKind::ListRead, in, Attrs::none(), index.loc(), {&out, 1});
+  }
+  return out;
 }
 
 Tensor TensorArray::stack() const {
@@ -81,7 +91,10 @@ Tensor TensorArray::stack() const {
     attrs.shape = handle_.shape();  // the element shape (a List handle's shape is its element shape)
     return detail::trace_op(OpKind::ListStack, {&handle_, 1}, attrs, {});
   }
-  return detail::list_stack(detail::list_of(handle_), Shape{});
+  Tensor out = detail::list_stack(detail::list_of(handle_), Shape{});
+  if (detail::tapes_alive()) [[unlikely]]
+    detail::tape_record(OpKind::ListStack, {&handle_, 1}, Attrs::none(), {}, {&out, 1});
+  return out;
 }
 
 Tensor TensorArray::size() const {

@@ -6,6 +6,7 @@
 
 #include "../trace/frame.h"
 #include "ag/detail/ops_internal.h"
+#include "ag/detail/tape.h"
 #include "ag/detail/variable_state.h"
 
 namespace ag {
@@ -72,12 +73,17 @@ Variable::Variable(const Tensor& init, std::string name) : state_(std::make_shar
 }
 
 Tensor Variable::value() const {
+  Tensor value;
   if (detail::is_tracing()) {
     Attrs a;
     a.variable = state_;
-    return detail::trace_op(OpKind::ReadVariable, {}, a, {});
+    value = detail::trace_op(OpKind::ReadVariable, {}, a, {});
+  } else {
+    value = state_->read();
   }
-  return state_->read();
+  if (detail::tapes_alive()) [[unlikely]]
+    return detail::tape_variable_read(state_, std::move(value));  // a watched read
+  return value;
 }
 
 Tensor Variable::assign(Operand v) { return detail::assign_op(OpKind::AssignVariable, state_, v); }

@@ -9,6 +9,7 @@
 #include "ag/ops.h"
 #include "../ops/internal_ops.h"
 #include "allocator.h"
+#include "ag/detail/tape.h"
 #include "ag/detail/tensor_list.h"
 
 namespace ag::detail {
@@ -253,7 +254,8 @@ Tensor Tensor::operator[](int64_t i) const {
   const Shape& s = shape();
   if (s.rank() == 0) throw ValueError("x[i]: cannot index a scalar tensor (shape [])");
   const int64_t n = s[0];
-  if (is_symbolic() || dtype() == DType::List) {
+  // (A tape records ops, so under one an eager index is a gather, not an unrecorded view.)
+  if (is_symbolic() || dtype() == DType::List || detail::tapes_alive()) {
     // A negative index counts from the end, as eagerly: at trace time when dim 0 is static,
     // else in the graph (gather itself takes no negative indices). operator[] cannot take a
     // location, so the gather gets its frame's (the enclosing construct's line).

@@ -1,6 +1,8 @@
 // Tracing frames: values, captures across nested frames, constants, leaks and rollback.
 #include "frame.h"
 
+#include "ag/detail/tape.h"
+
 #include <fmt/format.h>
 
 #include "ag/detail/tensor_list.h"
@@ -179,9 +181,14 @@ std::vector<Tensor> trace_node(OpKind op, std::span<const Tensor> inputs, Attrs 
   n.subgraphs = std::move(subgraphs);
   for (const Tensor& t : inputs) n.inputs.push_back(f->value_of(t, op, loc));
   const size_t num_outputs = n.outputs.size();
+  // A gradient tape records staged control flow as one op (its rule goes through the sub-graphs).
+  const bool record = tapes_alive() && op_class(op) == OpClass::Control;
+  const Attrs kept = record ? n.attrs : Attrs{};
+  const auto kept_subgraphs = record ? n.subgraphs : std::vector<std::shared_ptr<const Graph>>{};
   ValueId v = f->emit(std::move(n));
   std::vector<Tensor> out;
   for (uint32_t i = 0; i < num_outputs; ++i) out.push_back(f->symbolic({v.node, i}));
+  if (record) tape_record(op, inputs, kept, loc, out, kept_subgraphs);
   return out;
 }
 

@@ -26,12 +26,12 @@ enum class OpClass : uint8_t {
 };
 
 enum class OpKind : uint16_t {
-#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Jit, Differentiable, Api, ApiName) Name,
+#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Jit, Gradient, Api, ApiName) Name,
 #include "ag/graph/ops.def"
 };
 
 inline constexpr int kNumOps = 0
-#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Jit, Differentiable, Api, ApiName) +1
+#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Jit, Gradient, Api, ApiName) +1
 #include "ag/graph/ops.def"
     ;
 
@@ -52,7 +52,7 @@ struct OpInfo {
   // (has_side_effects, graph/passes/prune.cpp).
   bool stateful;
   JitHandling jit;
-  bool differentiable;
+  bool differentiable;  // a gradient flows through it (its Gradient rule is not `none`)
 };
 
 const OpInfo& op_info(OpKind op);

@@ -121,7 +121,8 @@ void unary_numeric(OpKind op, const T* x, T* y, int64_t n) {
   In<T> a(x, n);
   Eigen::Map<Arr<T>> b(y, n);
   switch (op) {
-    case OpKind::Identity: b = a; break;
+    case OpKind::Identity:
+    case OpKind::StopGradient: b = a; break;
     case OpKind::Neg:
       if constexpr (std::is_integral_v<T>)  // wraps like the JIT (no signed-overflow UB)
         for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(0 - static_cast<std::make_unsigned_t<T>>(x[i]));
@@ -346,7 +347,7 @@ Tensor elementwise_kernel(OpKind op, std::span<const Tensor> in, const Attrs& at
       visit_dtype(in[0].dtype(), [&](auto tag) {
         using T = decltype(tag);
         if constexpr (std::is_same_v<T, bool>) {
-          if (op != OpKind::Identity) throw InternalError("unary op on bool");
+          if (op != OpKind::Identity && op != OpKind::StopGradient) throw InternalError("unary op on bool");
           std::copy_n(ptr<bool>(in[0]), n, mut<bool>(out));
         } else {
           unary_numeric<T>(op, ptr<T>(in[0]), mut<T>(out), n);

@@ -1,0 +1,36 @@
+// The hooks through which ops reach the gradient tapes (runtime/src/grad/). Every op goes
+// through apply_op, which pays one thread-local load to learn that no tape records; the rest
+// runs only while a tape does.
+#pragma once
+
+#include <memory>
+#include <span>
+
+#include "ag/graph/graph.h"
+#include "ag/tensor.h"
+
+namespace ag::detail {
+
+struct VariableState;
+
+// The number of GradientTapes alive on this thread.
+inline constinit thread_local int t_live_tapes = 0;
+inline bool tapes_alive() { return t_live_tapes != 0; }
+
+// After an op made `outputs` from `inputs` (eagerly or in the frame being traced): records it on
+// every tape recording in this frame that follows one of the inputs, and follows the outputs.
+void tape_record(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, SourceLoc loc,
+                 std::span<const Tensor> outputs, const std::vector<std::shared_ptr<const Graph>>& subgraphs = {});
+// A read of Variable `v` gave `value`: returns the tensor to hand out, which every tape
+// recording in this frame watches as a read of `v` (eagerly a fresh alias of the value, so that
+// each read is its own source).
+Tensor tape_variable_read(const std::shared_ptr<VariableState>& v, Tensor value);
+// Whether a tape recording eagerly (outside any trace) follows one of `inputs`, or watches
+// Variables and `reads_variables`: then a Function call runs its graph op by op, recorded.
+bool eager_tape_follows(std::span<const Tensor> inputs, bool reads_variables);
+
+// Runs `g` op by op through apply_op (so tapes record each op): eagerly, or, while tracing, into
+// the current frame. Stateful ops run once, as in the graph. (replay.cpp)
+void replay_graph(const Graph& g, std::span<const Tensor> inputs, std::span<Tensor> outputs);
+
+}  // namespace ag::detail

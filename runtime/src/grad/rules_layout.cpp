@@ -1,0 +1,122 @@
+// Gradient rules of the layout ops: each moves the upstream gradient back to where its input's
+// elements were. A slice pads with zeros (zeros_like of slices of the input, so unknown dims need
+// no shape arithmetic); a gather along axis 0 scatter-adds, as a one-hot matmul.
+#include "rules.h"
+
+#include <fmt/format.h>
+
+#include "ag/construct.h"
+#include "ag/detail/ops_internal.h"
+
+namespace ag::detail {
+namespace {
+
+[[noreturn]] void unimplemented(const GradContext& c, const std::string& why) {
+  throw UnimplementedError(fmt::format("the gradient of {} {}{}", user_op_name(c.op), why, at(c.loc)));
+}
+
+// `shape` with at most one unknown dim as -1, for reshape (UnimplementedError otherwise).
+Shape reshape_target(const GradContext& c, const Shape& shape) {
+  int unknown = 0;
+  for (int64_t d : shape) unknown += d < 0;
+  if (unknown > 1)
+    unimplemented(c, fmt::format("back to shape {} (more than one unknown dim) is not supported yet", shape.str()));
+  return shape;
+}
+
+}  // namespace
+
+std::vector<Tensor> grad_transpose(const GradContext& c) {
+  const Shape& perm = c.attrs.perm();
+  std::vector<int64_t> inverse(static_cast<size_t>(perm.rank()));
+  for (int64_t i = 0; i < perm.rank(); ++i) inverse[static_cast<size_t>(perm[i])] = i;
+  return {transpose(c.dys[0], inverse)};
+}
+
+std::vector<Tensor> grad_reshape(const GradContext& c) {
+  return {reshape(c.dys[0], reshape_target(c, c.inputs[0].shape()))};
+}
+
+std::vector<Tensor> grad_expand_dims(const GradContext& c) {
+  const int64_t axis = normalize_axis(c.attrs.axis, c.outputs[0].shape().rank(), c.op, c.loc);
+  return {squeeze(c.dys[0], {axis})};
+}
+
+std::vector<Tensor> grad_squeeze(const GradContext& c) {
+  Tensor g = c.dys[0];
+  for (int64_t axis : c.attrs.axes()) g = expand_dims(g, axis);  // ascending: each lands where it was
+  return {g};
+}
+
+std::vector<Tensor> grad_concat(const GradContext& c) {
+  const int64_t rank = c.outputs[0].shape().rank();
+  const int64_t axis = normalize_axis(c.attrs.axis, rank, c.op, c.loc);
+  std::vector<Tensor> grads;
+  int64_t offset = 0;
+  for (size_t i = 0; i < c.inputs.size(); ++i) {
+    const int64_t n = c.inputs[i].shape()[axis];
+    if (n < 0 && i + 1 < c.inputs.size())
+      unimplemented(c, "with an operand of unknown size along the axis (other than the last) is not supported yet");
+    std::vector<int64_t> begin(static_cast<size_t>(rank), 0), size(static_cast<size_t>(rank), -1);
+    begin[static_cast<size_t>(axis)] = offset;
+    size[static_cast<size_t>(axis)] = n;  // -1 for the last: to the end
+    grads.push_back(slice(c.dys[0], begin, size));
+    offset += n;
+  }
+  return grads;
+}
+
+std::vector<Tensor> grad_slice(const GradContext& c) {
+  const Tensor& x = c.inputs[0];
+  const Shape& begin = c.attrs.slice_begin();
+  const Shape& size = c.attrs.slice_size();
+  const int64_t rank = x.shape().rank();
+  // Pad one dim at a time: dims before d already have x's extent, dims after d the slice's.
+  Tensor g = c.dys[0];
+  for (int64_t d = 0; d < rank; ++d) {
+    std::vector<int64_t> b(static_cast<size_t>(rank)), s(static_cast<size_t>(rank));
+    for (int64_t j = 0; j < rank; ++j) {
+      b[static_cast<size_t>(j)] = j < d ? 0 : begin[j];
+      s[static_cast<size_t>(j)] = j < d ? -1 : size[j];
+    }
+    std::vector<Tensor> parts;
+    if (begin[d] > 0) {
+      std::vector<int64_t> bb = b, ss = s;
+      bb[static_cast<size_t>(d)] = 0;
+      ss[static_cast<size_t>(d)] = begin[d];
+      parts.push_back(zeros_like(slice(x, bb, ss)));
+    }
+    parts.push_back(g);
+    const bool to_end = size[d] < 0;
+    const int64_t end = begin[d] + size[d];
+    if (!to_end && (x.shape()[d] < 0 || end < x.shape()[d])) {
+      std::vector<int64_t> bb = b, ss = s;
+      bb[static_cast<size_t>(d)] = end;
+      ss[static_cast<size_t>(d)] = -1;
+      parts.push_back(zeros_like(slice(x, bb, ss)));
+    }
+    if (parts.size() > 1) g = concat(parts, d);
+  }
+  return {g};
+}
+
+std::vector<Tensor> grad_gather(const GradContext& c) {
+  const Tensor& params = c.inputs[0];
+  const Tensor& indices = c.inputs[1];
+  if (normalize_axis(c.attrs.axis, params.shape().rank(), c.op, c.loc) != 0)
+    unimplemented(c, "along an axis other than 0 is not supported yet");
+  // One row of a one-hot [K, N] matrix per index; its transpose times the gradient rows adds
+  // each row into the row of params it came from.
+  const int64_t k = indices.shape().num_elements();
+  const Shape rest(params.shape().begin() + 1, params.shape().end());
+  const int64_t r = rest.num_elements();
+  if (k < 0 && r < 0)
+    unimplemented(c, "with both the indices' and the rows' sizes unknown is not supported yet");
+  const Tensor n = gather(shape_of(params), Tensor(int64_t{0}));
+  const Tensor flat = reshape(cast(indices, DType::Int64), {-1, 1});
+  const Tensor one_hot = cast(equal(flat, reshape(range(n), {1, -1})), params.dtype());
+  const Tensor rows = reshape(c.dys[0], {k < 0 ? -1 : k, k < 0 ? r : (r < 0 ? -1 : r)});
+  return {reshape(matmul(transpose(one_hot, {1, 0}), rows), reshape_target(c, params.shape())), Tensor()};
+}
+
+}  // namespace ag::detail

@@ -1,0 +1,55 @@
+// Gradient rules of reductions and matmul. A reduction's gradient is its upstream gradient given
+// back the reduced dims (expand_dims, in ascending order) and broadcast over them; reduce_max /
+// reduce_min share it among the elements equal to the extremum, as TensorFlow does.
+#include "rules.h"
+
+#include "ag/construct.h"
+
+namespace ag::detail {
+namespace {
+
+// `g` (a reduction's result or its gradient) with the reduced dims of size 1 again.
+Tensor keep_dims(const GradContext& c, Tensor g) {
+  if (c.attrs.keepdims) return g;
+  for (int64_t axis : c.attrs.axes()) g = expand_dims(g, axis);  // axes are sorted
+  return g;
+}
+
+// The number of elements each result element reduced, in the gradient's dtype.
+Tensor reduced_count(const GradContext& c) {
+  const std::vector<int64_t> axes(c.attrs.axes().begin(), c.attrs.axes().end());
+  if (axes.empty()) return cast(Tensor(int64_t{1}), c.dys[0].dtype());
+  return cast(reduce_prod(gather(shape_of(c.inputs[0]), constant(axes))), c.dys[0].dtype());
+}
+
+// The last two dims swapped.
+Tensor swap_last(const Tensor& x) {
+  std::vector<int64_t> perm(static_cast<size_t>(x.shape().rank()));
+  for (size_t i = 0; i < perm.size(); ++i) perm[i] = static_cast<int64_t>(i);
+  std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
+  return transpose(x, perm);
+}
+
+}  // namespace
+
+std::vector<Tensor> grad_reduce_sum(const GradContext& c) { return {keep_dims(c, c.dys[0]) * ones_like(c.inputs[0])}; }
+
+std::vector<Tensor> grad_reduce_mean(const GradContext& c) {
+  return {keep_dims(c, c.dys[0] / reduced_count(c)) * ones_like(c.inputs[0])};
+}
+
+std::vector<Tensor> grad_reduce_extremum(const GradContext& c) {
+  const Tensor& x = c.inputs[0];
+  const Tensor hit = cast(equal(x, keep_dims(c, c.outputs[0])), x.dtype());
+  const std::vector<int64_t> axes(c.attrs.axes().begin(), c.attrs.axes().end());
+  return {keep_dims(c, c.dys[0]) * hit / reduce_sum(hit, axes, /*keepdims=*/true)};
+}
+
+std::vector<Tensor> grad_matmul(const GradContext& c) {
+  const Tensor& a = c.inputs[0];
+  const Tensor& b = c.inputs[1];
+  const Tensor& g = c.dys[0];
+  return {unbroadcast(matmul(g, swap_last(b)), a, c.loc), unbroadcast(matmul(swap_last(a), g), b, c.loc)};
+}
+
+}  // namespace ag::detail

@@ -1,0 +1,287 @@
+// The gradient tape: what it records, and the backward pass over the record.
+//
+// A tape follows tensors by identity: a concrete tensor by its TensorImpl, a symbolic one by its
+// (frame, node, output). It records an op when one of the op's inputs is followed, and then
+// follows the op's outputs; gradient() walks the record backwards from the target, calling each
+// op's rule (rules.h). A tape records only in the frame it was created in (eagerly: outside any
+// trace), so a tape around a Function call never sees the Function's trace, and a tape inside a
+// traced function records that function's ops into its graph.
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+#include "../trace/frame.h"
+#include "ag/construct.h"
+#include "ag/detail/ops_internal.h"
+#include "ag/detail/tape.h"
+#include "ag/detail/variable_state.h"
+#include "ag/gradients.h"
+#include "ag/operators/staging.h"
+#include "rules.h"
+
+namespace ag::detail {
+namespace {
+
+struct TapeKey {
+  const void* base;
+  uint64_t index;
+  bool operator==(const TapeKey&) const = default;
+};
+struct TapeKeyHash {
+  size_t operator()(const TapeKey& k) const {
+    return std::hash<const void*>()(k.base) ^ (std::hash<uint64_t>()(k.index) * 0x9e3779b97f4a7c15ull);
+  }
+};
+
+TapeKey key_of(const Tensor& t) {
+  const TensorImpl* impl = t.impl();
+  if (impl->kind == ImplKind::Symbolic) return {impl->frame, (uint64_t{impl->node} << 32) | impl->output};
+  return {impl, ~uint64_t{0}};
+}
+
+struct TapeEntry {
+  OpKind op;
+  Attrs attrs;
+  SourceLoc loc;
+  std::vector<Tensor> inputs;
+  std::vector<Tensor> outputs;
+  std::vector<std::shared_ptr<const Graph>> subgraphs;
+};
+
+}  // namespace
+
+struct TapeState {
+  TapeState(bool persistent_, TraceFrame* frame_) : persistent(persistent_), frame(frame_) {
+    live().push_back(this);
+    ++t_live_tapes;
+  }
+  ~TapeState() {
+    auto& tapes = live();
+    tapes.erase(std::find(tapes.begin(), tapes.end(), this));
+    --t_live_tapes;
+  }
+  TapeState(const TapeState&) = delete;
+  TapeState& operator=(const TapeState&) = delete;
+
+  // The tapes alive on this thread, oldest first.
+  static std::vector<TapeState*>& live() {
+    thread_local std::vector<TapeState*> tapes;
+    return tapes;
+  }
+
+  bool records_here() const { return recording && frame == current_frame(); }
+  bool follows(const Tensor& t) const { return t.has_value() && followed.count(key_of(t)) != 0; }
+  void watch(const Tensor& t) {
+    if (t.has_value()) followed.insert(key_of(t));
+  }
+
+  std::vector<Tensor> gradient(std::span<const Tensor> targets, std::span<const Tensor> seeds,
+                               const std::vector<GradSource>& sources, UnconnectedGradients unconnected);
+
+  const bool persistent;
+  TraceFrame* const frame;
+  bool recording = true;
+  bool used = false;
+  std::vector<TapeEntry> entries;
+  std::unordered_set<TapeKey, TapeKeyHash> followed;
+  struct Read {
+    const VariableState* variable;
+    Tensor value;
+  };
+  std::vector<Read> reads;
+};
+
+namespace {
+
+// While a tape computes a gradient it records nothing itself (other tapes go on recording the
+// backward ops: nested tapes give higher-order gradients).
+class Paused {
+ public:
+  explicit Paused(TapeState& t) : tape_(t), was_(t.recording) { t.recording = false; }
+  ~Paused() { tape_.recording = was_; }
+  Paused(const Paused&) = delete;
+  Paused& operator=(const Paused&) = delete;
+
+ private:
+  TapeState& tape_;
+  bool was_;
+};
+
+void accumulate(std::unordered_map<TapeKey, Tensor, TapeKeyHash>& grads, const Tensor& x, Tensor g) {
+  auto [it, fresh] = grads.try_emplace(key_of(x), g);
+  if (!fresh) it->second = it->second + g;
+}
+
+// A concrete tensor's fresh alias (same buffer, new identity).
+Tensor alias_of(const Tensor& t) {
+  const TensorImpl* impl = t.impl();
+  if (impl->kind != ImplKind::Concrete || !impl->storage) return t;
+  const size_t offset = static_cast<size_t>(static_cast<const char*>(impl->data) - static_cast<const char*>(impl->storage->data));
+  return make_view(impl->storage, offset, impl->dtype, impl->shape);
+}
+
+}  // namespace
+
+std::vector<Tensor> TapeState::gradient(std::span<const Tensor> targets, std::span<const Tensor> seeds,
+                                        const std::vector<GradSource>& sources, UnconnectedGradients unconnected) {
+  if (used && !persistent)
+    throw ValueError(
+        "GradientTape::gradient: this tape has already computed a gradient; a non-persistent tape computes one "
+        "(create it with ag::GradientTape(/*persistent=*/true) to call gradient() several times)");
+  used = true;
+  Paused paused(*this);
+  std::unordered_map<TapeKey, Tensor, TapeKeyHash> grads;
+  for (size_t t = 0; t < targets.size(); ++t) {
+    const Tensor& target = targets[t];
+    if (!target.has_value() || !is_floating(target.dtype())) continue;  // nothing flows from it
+    accumulate(grads, target, seeds.empty() ? ones_like(target) : seeds[t]);
+  }
+  for (size_t i = entries.size(); i-- > 0;) {
+    const TapeEntry& e = entries[i];
+    std::vector<Tensor> dys(e.outputs.size());
+    bool any = false;
+    for (size_t k = 0; k < e.outputs.size(); ++k) {
+      auto it = grads.find(key_of(e.outputs[k]));
+      if (it != grads.end()) {
+        dys[k] = it->second;
+        any = true;
+      }
+    }
+    if (!any) continue;
+    for (size_t k = 0; k < dys.size(); ++k)
+      if (!dys[k].has_value() && is_floating(e.outputs[k].dtype())) dys[k] = zeros_like(e.outputs[k]);
+    const GradContext c{e.op, e.attrs, e.loc, e.inputs, e.outputs, dys, e.subgraphs};
+    const std::vector<Tensor> dxs = grad_rule(e.op)(c);
+    for (size_t j = 0; j < dxs.size() && j < e.inputs.size(); ++j) {
+      const Tensor& x = e.inputs[j];
+      if (!dxs[j].has_value() || !follows(x) || !is_floating(x.dtype())) continue;
+      accumulate(grads, x, dxs[j]);
+    }
+  }
+  std::vector<Tensor> out;
+  out.reserve(sources.size());
+  for (const GradSource& s : sources) {
+    Tensor g;
+    DType dtype;
+    if (const Variable* v = s.variable()) {
+      dtype = v->dtype();
+      for (const Read& r : reads) {
+        if (r.variable != v->state().get()) continue;
+        auto it = grads.find(key_of(r.value));
+        if (it != grads.end()) g = g.has_value() ? g + it->second : it->second;
+      }
+      if (!g.has_value() && unconnected == UnconnectedGradients::zero && is_floating(dtype)) g = zeros(v->shape(), dtype);
+    } else {
+      const Tensor& x = s.tensor();
+      if (!x.has_value()) throw ValueError("GradientTape::gradient: a source tensor has no value");
+      dtype = x.dtype();
+      auto it = grads.find(key_of(x));
+      if (it != grads.end()) g = it->second;
+      if (!g.has_value() && unconnected == UnconnectedGradients::zero && is_floating(dtype)) g = zeros_like(x);
+    }
+    out.push_back(is_floating(dtype) ? g : Tensor());  // integer and bool sources: none
+  }
+  return out;
+}
+
+void tape_record(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, SourceLoc loc,
+                 std::span<const Tensor> outputs, const std::vector<std::shared_ptr<const Graph>>& subgraphs) {
+  if (!op_info(op).differentiable) return;
+  const GradRule rule = grad_rule(op);
+  const bool unsupported = rule == &grad_unsupported;  // recorded whatever the dtypes: it must raise
+  for (TapeState* tape : TapeState::live()) {
+    if (!tape->records_here()) continue;
+    if (std::none_of(inputs.begin(), inputs.end(), [&](const Tensor& t) { return tape->follows(t); })) continue;
+    // The outputs to follow: the floating-point ones (an unsupported op's all, so that its
+    // gradient raises), except an input given back (the identity there: nothing to record).
+    std::vector<Tensor> follow;
+    for (const Tensor& o : outputs) {
+      if (!o.has_value() || (!unsupported && !is_floating(o.dtype()))) continue;
+      if (!unsupported && std::any_of(inputs.begin(), inputs.end(), [&](const Tensor& t) { return key_of(t) == key_of(o); }))
+        continue;
+      follow.push_back(o);
+    }
+    if (follow.empty()) continue;
+    tape->entries.push_back({op, attrs, loc, std::vector<Tensor>(inputs.begin(), inputs.end()),
+                             std::vector<Tensor>(outputs.begin(), outputs.end()), subgraphs});
+    for (const Tensor& o : follow) tape->watch(o);
+  }
+}
+
+Tensor tape_variable_read(const std::shared_ptr<VariableState>& v, Tensor value) {
+  if (!is_floating(v->dtype)) return value;
+  bool aliased = false;
+  for (TapeState* tape : TapeState::live()) {
+    if (!tape->records_here()) continue;
+    if (!aliased) {
+      value = alias_of(value);
+      aliased = true;
+    }
+    tape->watch(value);
+    tape->reads.push_back({v.get(), value});
+  }
+  return value;
+}
+
+bool eager_tape_follows(std::span<const Tensor> inputs, bool reads_variables) {
+  for (TapeState* tape : TapeState::live()) {
+    if (!tape->recording || tape->frame != nullptr) continue;
+    if (reads_variables) return true;
+    for (const Tensor& t : inputs)
+      if (tape->follows(t)) return true;
+  }
+  return false;
+}
+
+std::vector<Tensor> staged_if_gradient(std::span<const Tensor> inputs, std::span<const Tensor> dys,
+                                       const Graph& then_graph, const Graph& else_graph, SourceLoc loc) {
+  std::vector<size_t> differentiable;  // positions in `inputs` of the operands that get a gradient
+  for (size_t k = 1; k < inputs.size(); ++k)
+    if (is_floating(inputs[k].dtype())) differentiable.push_back(k);
+  const std::vector<Tensor> xs(inputs.begin() + 1, inputs.end());
+  auto branch_gradient = [&](const Graph& g) {
+    TapeState tape(/*persistent=*/false, current_frame());
+    for (const Tensor& x : xs) tape.watch(x);
+    std::vector<Tensor> outs(g.results.size());
+    replay_graph(g, xs, outs);
+    std::vector<GradSource> sources;
+    for (size_t k : differentiable) sources.emplace_back(inputs[k]);
+    std::vector<Tensor> grads = tape.gradient(outs, dys, sources, UnconnectedGradients::zero);
+    return grads;
+  };
+  auto then_fn = [&] { return branch_gradient(then_graph); };
+  auto else_fn = [&] { return branch_gradient(else_graph); };
+  const std::vector<Tensor> staged = staged_cond(inputs[0], then_fn, else_fn, loc);
+  std::vector<Tensor> result(inputs.size());
+  for (size_t i = 0; i < differentiable.size(); ++i) result[differentiable[i]] = staged[i];
+  return result;
+}
+
+}  // namespace ag::detail
+
+namespace ag {
+
+GradientTape::GradientTape(bool persistent)
+    : state_(std::make_unique<detail::TapeState>(persistent, detail::current_frame())) {}
+GradientTape::~GradientTape() = default;
+
+void GradientTape::watch(const Tensor& t) { state_->watch(t); }
+void GradientTape::watch(const Variable& v) { (void)v; }  // every Variable read while recording is watched
+
+Tensor GradientTape::gradient(const Tensor& target, const GradSource& source, UnconnectedGradients unconnected) {
+  return state_->gradient({&target, 1}, {}, {source}, unconnected)[0];
+}
+
+std::vector<Tensor> GradientTape::gradient(const Tensor& target, const std::vector<GradSource>& sources,
+                                           UnconnectedGradients unconnected) {
+  return state_->gradient({&target, 1}, {}, sources, unconnected);
+}
+
+std::vector<Tensor> GradientTape::gradient(const Tensor& target, const std::vector<GradSource>& sources,
+                                           const Tensor& output_gradients, UnconnectedGradients unconnected) {
+  return state_->gradient({&target, 1}, {&output_gradients, 1}, sources, unconnected);
+}
+
+}  // namespace ag

@@ -1,0 +1,161 @@
+// Gradients in compiled code: a tape inside a traced function differentiates its graph, so the
+// forward, the backward and an optimizer's update are one concrete function; eager ==
+// interpreter == JIT. ag::grad / value_and_grad; a staged if's gradient; the errors for what is
+// not supported yet; optimizers (SGD with momentum, Adam) eagerly and compiled, and the
+// singleton rule for their slot variables.
+#include "jit_test_util.h"
+
+namespace {
+
+using ag::Tensor;
+
+Tensor sin_times_x_grad(Tensor x) {
+  ag::GradientTape tape;
+  tape.watch(x);
+  const Tensor y = ag::sin(x) * x + ag::reduce_sum(ag::tanh(x) * x);
+  return tape.gradient(y, x);
+}
+
+TEST(JitGradients, ATapeInsideATracedFunction) {
+  const Tensor x = ag::constant({0.5f, -1.25f, 2.0f, 0.0f});
+  const auto stats = agtest::expect_three_way("d/dx (sin(x) x + sum(tanh(x) x))", sin_times_x_grad, {}, x);
+  EXPECT_EQ(stats.compiles + stats.disk_hits, 1);
+}
+
+// A two-layer MLP's loss and its gradient w.r.t. every parameter, one graph.
+std::tuple<Tensor, Tensor, Tensor, Tensor> mlp_grads(Tensor x, Tensor y, Tensor w1, Tensor w2) {
+  ag::GradientTape tape;
+  tape.watch(w1);
+  tape.watch(w2);
+  const Tensor h = ag::relu(ag::matmul(x, w1));
+  const Tensor logits = ag::matmul(h, w2);
+  const Tensor loss = ag::reduce_mean(ag::square(logits - y));
+  const std::vector<Tensor> g = tape.gradient(loss, {w1, w2});
+  return {loss, g[0], g[1], ag::reduce_sum(h)};
+}
+
+TEST(JitGradients, AnMlpsLossAndGradientsAgreeOnEveryBackend) {
+  const Tensor x = ag::random_uniform({8, 5}, ag::float32, -1, 1, 1);
+  const Tensor y = ag::random_uniform({8, 3}, ag::float32, -1, 1, 2);
+  const Tensor w1 = ag::random_uniform({5, 16}, ag::float32, -0.5, 0.5, 3);
+  const Tensor w2 = ag::random_uniform({16, 3}, ag::float32, -0.5, 0.5, 4);
+  agtest::expect_three_way("mlp", mlp_grads, {}, x, y, w1, w2);
+}
+
+Tensor through_a_staged_if(Tensor x) {
+  ag::GradientTape tape;
+  tape.watch(x);
+  Tensor y;
+  ag::if_stmt(ag::reduce_sum(x) > 0, [&] { y = ag::exp(x) * x; }, [&] { y = ag::sin(x) * 3.0f; }, ag::state(y), {"y"},
+              AG_SOURCE_LOC("if_grad.cpp", 3));
+  return tape.gradient(y, x);
+}
+
+TEST(JitGradients, ThroughAStagedIf) {
+  for (const Tensor& x : {ag::constant({0.5f, 1.0f}), ag::constant({-0.5f, -1.0f})})
+    agtest::expect_three_way("if", through_a_staged_if, {}, x);
+}
+
+TEST(JitGradients, AStagedWhileInsideATracedFunctionIsNotSupportedYet) {
+  auto f = ag::function([](Tensor x, Tensor n) {
+    ag::GradientTape tape;
+    tape.watch(x);
+    Tensor y = x, i = 0;
+    ag::while_stmt([&] { return i < n; },
+                   [&] {
+                     y = y * x;
+                     i += 1;
+                   },
+                   ag::state(y, i), {"y", "i"}, AG_SOURCE_LOC("while_grad.cpp", 7));
+    return tape.gradient(y, x);
+  });
+  agtest::expect_raises<ag::UnimplementedError>(f, {"staged while loop", "while_grad.cpp:7", "not supported yet"},
+                                                ag::constant(2.0f), Tensor(3));
+}
+
+Tensor cube(Tensor x, Tensor scale) { return ag::reduce_sum(x * x * x) * scale; }
+
+TEST(JitGradients, GradAndValueAndGrad) {
+  auto d_cube = ag::grad(cube);
+  const Tensor x = ag::constant({1.0f, -2.0f});
+  EXPECT_TRUE(agtest::same_tensor(ag::constant({6.0f, 24.0f}), d_cube(x, ag::constant(2.0f))));
+  auto both = ag::value_and_grad(cube, ag::argnums<0, 1>);
+  const auto [value, dx, dscale] = both(x, ag::constant(2.0f));
+  EXPECT_FLOAT_EQ(value.item<float>(), -14.0f);
+  EXPECT_TRUE(agtest::same_tensor(ag::constant({6.0f, 24.0f}), dx));
+  EXPECT_FLOAT_EQ(dscale.item<float>(), -7.0f);
+  EXPECT_EQ(d_cube.stats().compiles + d_cube.stats().disk_hits, 1);
+  EXPECT_NE(d_cube.name().find("grad("), std::string::npos) << d_cube.name();
+}
+
+// A Function compiled by the JIT, called under an eager tape: the tape sees its ops.
+TEST(JitGradients, ACompiledFunctionCalledUnderATape) {
+  ag::Variable w(ag::constant({1.0f, 2.0f}), "w");
+  auto f = ag::function([&](Tensor x) { return ag::reduce_sum(w * x * x); });
+  const Tensor x = ag::constant({3.0f, -1.0f});
+  EXPECT_FLOAT_EQ(f(x).item<float>(), 11.0f);  // compiled first
+  ag::GradientTape tape;
+  tape.watch(x);
+  const Tensor y = f(x);
+  const std::vector<Tensor> g = tape.gradient(y, {x, w});
+  EXPECT_TRUE(agtest::same_tensor(ag::constant({6.0f, -4.0f}), g[0])) << g[0].str();
+  EXPECT_TRUE(agtest::same_tensor(ag::constant({9.0f, 1.0f}), g[1])) << g[1].str();
+}
+
+// The guide's train_step: forward, backward and the optimizer's update in one Function.
+std::vector<float> train(ag::optimizers::Optimizer& opt, bool compiled, int steps) {
+  ag::Variable w(ag::constant({0.5f, -0.5f}), "w");
+  const Tensor x = ag::constant({{1.0f, 2.0f}, {3.0f, -1.0f}, {0.5f, 0.5f}});
+  const Tensor y = ag::constant({1.0f, 2.0f, 0.5f});
+  auto step = [&](Tensor xs, Tensor ys) {
+    ag::GradientTape tape;
+    const Tensor pred = ag::reduce_sum(xs * w, 1);
+    const Tensor loss = ag::reduce_mean(ag::square(pred - ys));
+    opt.apply_gradients({{tape.gradient(loss, w), &w}});
+    return loss;
+  };
+  std::vector<float> losses;
+  if (compiled) {
+    auto f = ag::function(step);
+    for (int i = 0; i < steps; ++i) losses.push_back(f(x, y).item<float>());
+    EXPECT_EQ(f.tracing_count(), 1);
+  } else {
+    for (int i = 0; i < steps; ++i) losses.push_back(step(x, y).item<float>());
+  }
+  for (float v : w.value().to_vector<float>()) losses.push_back(v);
+  return losses;
+}
+
+TEST(JitGradients, TrainStepsWithSgdAndAdamAgreeEagerAndCompiled) {
+  for (int which : {0, 1, 2}) {
+    auto make = [&]() -> std::unique_ptr<ag::optimizers::Optimizer> {
+      if (which == 0) return std::make_unique<ag::optimizers::SGD>(0.05);
+      if (which == 1) return std::make_unique<ag::optimizers::SGD>(0.05, 0.9);
+      return std::make_unique<ag::optimizers::Adam>(0.1);
+    };
+    auto eager_opt = make(), jit_opt = make();
+    const std::vector<float> eager = train(*eager_opt, false, 20), jit = train(*jit_opt, true, 20);
+    ASSERT_EQ(eager.size(), jit.size());
+    for (size_t i = 0; i < eager.size(); ++i) EXPECT_NEAR(eager[i], jit[i], 1e-5 * std::max(1.0f, std::abs(eager[i]))) << which << " " << i;
+    EXPECT_LT(eager[19], eager[0] * 0.5f) << "optimizer " << which << " did not reduce the loss";
+  }
+}
+
+TEST(JitGradients, SlotVariablesFollowTheSingletonRule) {
+  // The guide: one Function traced with two optimizers creates the second's slots on a later trace.
+  ag::optimizers::Adam adam(0.1);
+  ag::optimizers::SGD sgd(0.1, 0.9);
+  ag::Variable w(ag::constant({1.0f}), "w");
+  auto f = ag::function([&](Tensor x, int which) {
+    ag::GradientTape tape;
+    const Tensor loss = ag::reduce_sum(ag::square(w * x));
+    const Tensor g = tape.gradient(loss, w);
+    if (which == 0) adam.apply_gradients({{g, &w}});
+    else sgd.apply_gradients({{g, &w}});
+    return loss;
+  });
+  f(ag::constant({2.0f}), 0);
+  agtest::expect_raises<ag::ValueError>(f, {"on a later trace"}, ag::constant({2.0f}), 1);
+}
+
+}  // namespace

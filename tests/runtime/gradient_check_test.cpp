@@ -1,0 +1,139 @@
+// The gradient checker: every differentiable op's gradient, computed by a GradientTape, against
+// central finite differences in float64 (as tf.test.compute_gradient and torch's gradcheck do),
+// at several shapes, including broadcast, scalar and empty ones, with a random upstream gradient.
+#include <gtest/gtest.h>
+
+#include <ag/ag.h>
+
+#include <cmath>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+using ag::Tensor;
+using Fn = std::function<Tensor(const std::vector<Tensor>&)>;
+
+// Values in [lo, hi] with a random sign when `signed_values` (kept away from 0 and from each
+// other, so that relu, abs, maximum and reduce_max are differentiable at them).
+Tensor sample(const ag::Shape& shape, uint32_t seed, double lo = 0.2, double hi = 1.5, bool signed_values = true) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(lo, hi);
+  std::vector<double> v(static_cast<size_t>(shape.num_elements()));
+  for (size_t i = 0; i < v.size(); ++i) {
+    v[i] = u(rng) + 1e-3 * static_cast<double>(i);
+    if (signed_values && (rng() & 1)) v[i] = -v[i];
+  }
+  return ag::constant(v, shape);
+}
+
+// L(xs) = sum(f(xs) * w): a scalar whose gradient weights each output element by w.
+double loss(const Fn& f, const std::vector<Tensor>& xs, const Tensor& w) {
+  return ag::reduce_sum(f(xs) * w).item<double>();
+}
+
+// Checks the tape's d L / d xs[i] against central differences for every input.
+// `eps`: the finite-difference step (larger where the function rounds to float32).
+void check_gradient(const std::string& what, const Fn& f, const std::vector<Tensor>& xs, double tol = 1e-6,
+                    double eps = 1e-6) {
+  SCOPED_TRACE(what);
+  const Tensor y = f(xs);
+  const Tensor w = sample(y.shape(), 99, 0.5, 1.5, false);
+  std::vector<Tensor> analytic;
+  {
+    ag::GradientTape tape;
+    for (const Tensor& x : xs) tape.watch(x);
+    const Tensor l = ag::reduce_sum(f(xs) * w);
+    std::vector<ag::GradSource> sources(xs.begin(), xs.end());
+    analytic = tape.gradient(l, sources, ag::UnconnectedGradients::zero);
+  }
+  for (size_t i = 0; i < xs.size(); ++i) {
+    ASSERT_TRUE(analytic[i].has_value()) << "input " << i;
+    ASSERT_EQ(analytic[i].shape(), xs[i].shape()) << "input " << i;
+    ASSERT_EQ(analytic[i].dtype(), xs[i].dtype()) << "input " << i;
+    const std::vector<double> got = analytic[i].to_vector<double>();
+    std::vector<double> base = xs[i].to_vector<double>();
+    for (size_t k = 0; k < base.size(); ++k) {
+      std::vector<Tensor> plus = xs, minus = xs;
+      std::vector<double> p = base, m = base;
+      p[k] += eps;
+      m[k] -= eps;
+      plus[i] = ag::constant(p, xs[i].shape());
+      minus[i] = ag::constant(m, xs[i].shape());
+      const double numeric = (loss(f, plus, w) - loss(f, minus, w)) / (2 * eps);
+      EXPECT_NEAR(got[k], numeric, tol * std::max(1.0, std::abs(numeric))) << "input " << i << " element " << k;
+    }
+  }
+}
+
+Fn unary(Tensor (*op)(const Tensor&, ag::Loc)) {
+  return [op](const std::vector<Tensor>& x) { return op(x[0], ag::Loc::current()); };
+}
+
+TEST(GradientCheck, UnaryOps) {
+  const std::vector<std::pair<const char*, Tensor (*)(const Tensor&, ag::Loc)>> any_sign = {
+      {"neg", ag::neg},       {"abs", ag::abs},   {"square", ag::square},   {"relu", ag::relu},
+      {"exp", ag::exp},       {"tanh", ag::tanh}, {"sigmoid", ag::sigmoid}, {"softplus", ag::softplus},
+      {"sin", ag::sin},       {"cos", ag::cos},   {"identity", ag::identity}};
+  for (const ag::Shape& shape : {ag::Shape{}, ag::Shape{5}, ag::Shape{2, 3}, ag::Shape{0, 3}})
+    for (const auto& [name, op] : any_sign) check_gradient(std::string(name) + " " + shape.str(), unary(op), {sample(shape, 1)});
+  for (const auto& [name, op] : std::vector<std::pair<const char*, Tensor (*)(const Tensor&, ag::Loc)>>{
+           {"log", ag::log}, {"sqrt", ag::sqrt}})
+    check_gradient(name, unary(op), {sample({2, 3}, 2, 0.2, 2.0, false)});
+  check_gradient("cast to float64 and back", [](const std::vector<Tensor>& x) { return ag::cast(ag::cast(x[0], ag::float32), ag::float64); },
+                 {sample({4}, 3)}, 1e-4, 1e-2);
+}
+
+TEST(GradientCheck, BinaryOpsWithBroadcasting) {
+  const std::vector<std::pair<const char*, Fn>> ops = {
+      {"add", [](const std::vector<Tensor>& x) { return x[0] + x[1]; }},
+      {"sub", [](const std::vector<Tensor>& x) { return x[0] - x[1]; }},
+      {"mul", [](const std::vector<Tensor>& x) { return x[0] * x[1]; }},
+      {"div", [](const std::vector<Tensor>& x) { return x[0] / x[1]; }},
+      {"maximum", [](const std::vector<Tensor>& x) { return ag::maximum(x[0], x[1]); }},
+      {"minimum", [](const std::vector<Tensor>& x) { return ag::minimum(x[0], x[1]); }},
+  };
+  const std::vector<std::pair<ag::Shape, ag::Shape>> shapes = {
+      {{2, 3}, {2, 3}}, {{2, 3}, {3}}, {{3, 1}, {4}}, {{}, {2, 3}}, {{2, 1, 3}, {4, 1}}, {{0, 3}, {3}}};
+  for (const auto& [name, f] : ops)
+    for (const auto& [a, b] : shapes)
+      check_gradient(std::string(name) + " " + a.str() + " " + b.str(), f, {sample(a, 4), sample(b, 5)});
+  check_gradient("pow", [](const std::vector<Tensor>& x) { return ag::pow(x[0], x[1]); },
+                 {sample({2, 3}, 6, 0.5, 2.0, false), sample({3}, 7)});
+  check_gradient("where", [](const std::vector<Tensor>& x) { return ag::where(x[0] > 0, x[0] * 3, x[1]); },
+                 {sample({2, 3}, 8), sample({3}, 9)});
+}
+
+TEST(GradientCheck, ReductionsAndMatmul) {
+  for (bool keep : {false, true}) {
+    const std::string k = keep ? " keepdims" : "";
+    check_gradient("sum all" + k, [&](const std::vector<Tensor>& x) { return ag::reduce_sum(x[0], {}, keep); }, {sample({2, 3}, 10)});
+    check_gradient("sum axis 1" + k, [&](const std::vector<Tensor>& x) { return ag::reduce_sum(x[0], 1, keep); }, {sample({2, 3, 2}, 11)});
+    check_gradient("mean axes 0,2" + k, [&](const std::vector<Tensor>& x) { return ag::reduce_mean(x[0], {0, 2}, keep); },
+                   {sample({2, 3, 2}, 12)});
+    check_gradient("max axis 0" + k, [&](const std::vector<Tensor>& x) { return ag::reduce_max(x[0], 0, keep); }, {sample({3, 4}, 13)});
+    check_gradient("min all" + k, [&](const std::vector<Tensor>& x) { return ag::reduce_min(x[0], {}, keep); }, {sample({3, 4}, 14)});
+  }
+  check_gradient("sum of empty", [](const std::vector<Tensor>& x) { return ag::reduce_sum(x[0], 0); }, {sample({0, 3}, 15)});
+  check_gradient("matmul", [](const std::vector<Tensor>& x) { return ag::matmul(x[0], x[1]); }, {sample({3, 4}, 16), sample({4, 2}, 17)});
+  check_gradient("batched matmul, broadcast batch", [](const std::vector<Tensor>& x) { return ag::matmul(x[0], x[1]); },
+                 {sample({2, 3, 4}, 18), sample({4, 2}, 19)});
+}
+
+TEST(GradientCheck, LayoutOps) {
+  check_gradient("transpose", [](const std::vector<Tensor>& x) { return ag::transpose(x[0], {2, 0, 1}); }, {sample({2, 3, 4}, 20)});
+  check_gradient("reshape", [](const std::vector<Tensor>& x) { return ag::reshape(x[0], {3, -1}); }, {sample({2, 3}, 21)});
+  check_gradient("expand_dims", [](const std::vector<Tensor>& x) { return ag::expand_dims(x[0], -1) * x[0]; }, {sample({3}, 22)});
+  check_gradient("squeeze", [](const std::vector<Tensor>& x) { return ag::squeeze(x[0]); }, {sample({1, 3, 1}, 23)});
+  check_gradient("concat", [](const std::vector<Tensor>& x) { return ag::concat({x[0], x[1], x[0]}, 1); },
+                 {sample({2, 3}, 24), sample({2, 1}, 25)});
+  check_gradient("stack", [](const std::vector<Tensor>& x) { return ag::stack({x[0], x[1]}, 1); }, {sample({3}, 26), sample({3}, 27)});
+  check_gradient("slice", [](const std::vector<Tensor>& x) { return ag::slice(x[0], {1, 0}, {2, -1}); }, {sample({4, 3}, 28)});
+  check_gradient("gather, repeated indices",
+                 [](const std::vector<Tensor>& x) { return ag::gather(x[0], ag::constant({2, 0, 2, 3})); }, {sample({4, 2}, 29)});
+  check_gradient("x[i]", [](const std::vector<Tensor>& x) { return x[0][1] * x[0][2]; }, {sample({3, 2}, 30)});
+}
+
+}  // namespace
