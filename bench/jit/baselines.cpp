@@ -79,4 +79,27 @@ double estimate_pi_plain(unsigned seed, int64_t points) {
   return 4.0 * static_cast<double>(inside) / static_cast<double>(points);
 }
 
+float mlp_sgd_step_eigen(MlpParams p, const float* x, const float* y, int64_t batch, float lr) {
+  using Mat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using Row = Eigen::Matrix<float, 1, Eigen::Dynamic>;
+  const Eigen::Index b = batch;
+  Eigen::Map<const Mat> X(x, b, 784), Y(y, b, 10);
+  Eigen::Map<Mat> W1(p.w1, 784, 256), W2(p.w2, 256, 10);
+  Eigen::Map<Row> B1(p.b1, 256), B2(p.b2, 10);
+  const Mat H = ((X * W1).rowwise() + B1).cwiseMax(0.0f);
+  const Mat Z = (H * W2).rowwise() + B2;
+  const Mat S = Z.colwise() - Z.rowwise().maxCoeff();
+  const Mat E = S.array().exp();
+  const Eigen::VectorXf denom = E.rowwise().sum();
+  const Mat P = E.array().colwise() / denom.array();
+  const float loss = -(Y.array() * (S.array().colwise() - denom.array().log())).sum() / static_cast<float>(b);
+  const Mat dZ = (P - Y) / static_cast<float>(b);
+  const Mat dH = ((dZ * W2.transpose()).array() * (H.array() > 0.0f).cast<float>()).matrix();
+  W2.noalias() -= lr * (H.transpose() * dZ);
+  B2 -= lr * dZ.colwise().sum();
+  W1.noalias() -= lr * (X.transpose() * dH);
+  B1 -= lr * dH.colwise().sum();
+  return loss;
+}
+
 }  // namespace bench

@@ -22,4 +22,15 @@ float add_one(float x);
 // W6: pi from `points` uniform float points of std::mt19937 (hand-written float conversion).
 double estimate_pi_plain(unsigned seed, int64_t points);
 
+// W8: one SGD step of a 784-256-10 MLP (relu, softmax cross-entropy) on a batch, forward and
+// backward written by hand with Eigen. All matrices row-major, as agc's tensors; updates in
+// place; returns the loss.
+struct MlpParams {
+  float* w1;  // [784, 256]
+  float* b1;  // [256]
+  float* w2;  // [256, 10]
+  float* b2;  // [10]
+};
+float mlp_sgd_step_eigen(MlpParams p, const float* x, const float* y, int64_t batch, float lr);
+
 }  // namespace bench

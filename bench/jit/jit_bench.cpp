@@ -10,6 +10,8 @@
 //                                                the stream was inlined
 //   W7 1M Variable::assign_add calls in a staged loop (int64)   JIT vs a plain C++ loop of
 //      std::atomic<int64_t>::fetch_add (the same per-update atomicity)
+//   W8 an MLP train step (tape + SGD in one Function)   JIT vs hand-written Eigen; the eager
+//      tape's overhead per recorded op; the train step's first call
 // Times are the minimum over repetitions (this machine is shared; the minimum is the least noisy).
 // Usage: jit_bench [--quick]          (internal: jit_bench --first-call <workload>)
 #include <sys/wait.h>
@@ -23,6 +25,7 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -340,6 +343,71 @@ void w7(int reps) {
   row(w, "plain C++ loop of std::atomic<int64_t>::fetch_add", t_atomic);
 }
 
+// W8: a training step compiled into one Function (the guide's train_step: forward, backward and
+// the SGD update), against the same step written by hand with Eigen in the same run; the eager
+// tape's cost per recorded op; the first call (trace + backward + compile).
+ag::Tensor softmax_cross_entropy(const ag::Tensor& logits, const ag::Tensor& labels) {
+  const ag::Tensor shifted = logits - ag::stop_gradient(ag::reduce_max(logits, 1, true));
+  const ag::Tensor log_softmax = shifted - ag::log(ag::reduce_sum(ag::exp(shifted), 1, true));
+  return -ag::reduce_mean(ag::reduce_sum(labels * log_softmax, 1));
+}
+
+void w8(int reps) {
+  constexpr int64_t kBatch = 64;
+  constexpr float kLr = 0.01f;
+  const ag::Tensor x = ag::random_uniform({kBatch, 784}, ag::float32, 0, 1, 1);
+  std::vector<float> onehot(kBatch * 10, 0.0f);
+  for (int64_t i = 0; i < kBatch; ++i) onehot[static_cast<size_t>(i * 10 + (i * 7) % 10)] = 1.0f;
+  const ag::Tensor y = ag::constant(onehot, {kBatch, 10});
+  ag::Variable w1(ag::random_normal({784, 256}, ag::float32, 0, 0.05, 2), "w1"), b1(ag::zeros({256}), "b1");
+  ag::Variable w2(ag::random_normal({256, 10}, ag::float32, 0, 0.05, 3), "w2"), b2(ag::zeros({10}), "b2");
+  // The Eigen baseline starts from the same weights.
+  std::vector<float> ew1 = w1.value().to_vector<float>(), eb1(256, 0.0f), ew2 = w2.value().to_vector<float>(), eb2(10, 0.0f);
+  ag::optimizers::SGD sgd(kLr);
+  auto body = [&](ag::Tensor xs, ag::Tensor ys) {
+    ag::GradientTape tape;
+    const ag::Tensor h = ag::relu(ag::matmul(xs, w1) + b1);
+    const ag::Tensor loss = softmax_cross_entropy(ag::matmul(h, w2) + b2, ys);
+    const std::vector<ag::Tensor> g = tape.gradient(loss, {w1, b1, w2, b2});
+    sgd.apply_gradients({{g[0], &w1}, {g[1], &b1}, {g[2], &w2}, {g[3], &b2}});
+    return loss;
+  };
+  auto step = ag::function(body, {.name = "train_step"});
+  const auto t0 = Clock::now();
+  keep(step(x, y));
+  const double t_first = std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
+  const double t_jit = time_ns([&] { keep(step(x, y)); }, 10, reps);
+  const bench::MlpParams p{ew1.data(), eb1.data(), ew2.data(), eb2.data()};
+  const std::vector<float> xv = x.to_vector<float>();
+  const double t_eigen = time_ns([&] { keep(bench::mlp_sgd_step_eigen(p, xv.data(), onehot.data(), kBatch, kLr)); }, 10, reps);
+  const double t_eager = time_ns([&] { keep(body(x, y)); }, 3, reps);
+  // The tape's cost per recorded eager op: 200 multiplies of a 1-element tensor, with and without.
+  auto chain = [&](bool taped) {
+    const ag::Tensor s = ag::constant(1.0f);
+    std::optional<ag::GradientTape> tape;
+    if (taped) {
+      tape.emplace();
+      tape->watch(s);
+    }
+    ag::Tensor v = s;
+    for (int k = 0; k < 200; ++k) v = v * 1.0001f;
+    keep(v);
+  };
+  const double t_untaped = time_ns([&] { chain(false); }, 20, reps) / 200;
+  const double t_taped = time_ns([&] { chain(true); }, 20, reps) / 200;
+
+  const char* w = "W8 train step, MLP 784-256-10, batch 64, softmax CE, SGD";
+  const double ratio = t_jit / t_eigen;
+  row(w, "JIT (ag::function: forward + tape backward + SGD update)", t_jit, ratio_str(ratio, "hand-written Eigen"),
+      verdict(ratio <= 1.3) + " (<= 1.3x)");
+  row(w, "hand-written Eigen forward + backward + update", t_eigen);
+  row(w, "eager (the same body, tape and optimizer)", t_eager, ratio_str(t_eager / t_jit, "JIT"));
+  row(w, "first call (trace, backward, optimize, compile)", t_first);
+  const char* w2n = "W8 eager tape overhead per recorded op (x * c on 1 element)";
+  row(w2n, "with a tape watching", t_taped, std::to_string(static_cast<int>(t_taped - t_untaped + 0.5)) + " ns per op above");
+  row(w2n, "no tape", t_untaped);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -366,5 +434,6 @@ int main(int argc, char** argv) {
   if (wanted("W5")) w5(std::filesystem::canonical("/proc/self/exe").string());
   if (wanted("W6")) w6(reps);
   if (wanted("W7")) w7(reps);
+  if (wanted("W8")) w8(reps);
   return 0;
 }
