@@ -14,14 +14,24 @@
 
 namespace ag::detail {
 
+struct VariableState;
+
+// The gradient of a Variable that a sub-graph reads (If/While rules report these: the Variable is
+// not one of the node's inputs).
+struct VariableGrad {
+  const VariableState* variable;
+  Tensor grad;
+};
+
 struct GradContext {
   OpKind op;
   const Attrs& attrs;
   SourceLoc loc;
   std::span<const Tensor> inputs;
   std::span<const Tensor> outputs;
-  std::span<const Tensor> dys;  // one per output, each with a value (zeros where none flowed)
+  std::span<const Tensor> dys;  // one per output; floating-point ones have a value (zeros where none flowed)
   const std::vector<std::shared_ptr<const Graph>>& subgraphs;
+  std::vector<VariableGrad>& variable_grads;
 };
 
 // The gradient of each input (a Tensor without a value: none flows to that input).
@@ -34,10 +44,15 @@ GradRule grad_rule(OpKind op);
 // BroadcastGradientArgs + reduce_sum do.
 Tensor unbroadcast(const Tensor& g, const Tensor& x, SourceLoc loc);
 
-// The gradient of a staged If with inputs [pred, x...] and output gradients `dys`: an If whose
-// branches replay the forward branches under a tape (tape.cpp).
-std::vector<Tensor> staged_if_gradient(std::span<const Tensor> inputs, std::span<const Tensor> dys,
-                                       const Graph& then_graph, const Graph& else_graph, SourceLoc loc);
+// The floating-point Variables that `g` or its sub-graphs read, each once.
+std::vector<std::shared_ptr<VariableState>> variables_read(const Graph& g);
+
+// Replays `g` on `xs` in the current frame under a fresh tape and returns the gradients of its
+// results, weighted by `dys` (one per result; the floating-point ones with a value), with respect
+// to xs[k] for each k in `wrt`, then to each of `variables`: zeros where none flows (tape.cpp).
+std::vector<Tensor> replay_gradient(const Graph& g, std::span<const Tensor> xs, std::span<const Tensor> dys,
+                                    std::span<const size_t> wrt,
+                                    std::span<const std::shared_ptr<VariableState>> variables);
 
 #define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Jit, Gradient, Api, ApiName) \
   std::vector<Tensor> grad_##Gradient(const GradContext& c);

@@ -41,6 +41,26 @@ TapeKey key_of(const Tensor& t) {
   return {impl, ~uint64_t{0}};
 }
 
+// A source of gradient(): a tensor, or a Variable (the sum over its reads).
+struct Source {
+  Tensor tensor;
+  const VariableState* variable = nullptr;
+  DType dtype = DType::Float32;
+  Shape shape;
+};
+
+Source source_of(const GradSource& s) {
+  if (const Variable* v = s.variable()) return {Tensor(), v->state().get(), v->dtype(), v->shape()};
+  if (!s.tensor().has_value()) throw ValueError("GradientTape::gradient: a source tensor has no value");
+  return {s.tensor(), nullptr, s.tensor().dtype(), s.tensor().shape()};
+}
+
+std::vector<Source> sources_of(const std::vector<GradSource>& sources) {
+  std::vector<Source> out;
+  for (const GradSource& s : sources) out.push_back(source_of(s));
+  return out;
+}
+
 struct TapeEntry {
   OpKind op;
   Attrs attrs;
@@ -78,7 +98,7 @@ struct TapeState {
   }
 
   std::vector<Tensor> gradient(std::span<const Tensor> targets, std::span<const Tensor> seeds,
-                               const std::vector<GradSource>& sources, UnconnectedGradients unconnected);
+                               const std::vector<Source>& sources, UnconnectedGradients unconnected);
 
   const bool persistent;
   TraceFrame* const frame;
@@ -125,7 +145,7 @@ Tensor alias_of(const Tensor& t) {
 }  // namespace
 
 std::vector<Tensor> TapeState::gradient(std::span<const Tensor> targets, std::span<const Tensor> seeds,
-                                        const std::vector<GradSource>& sources, UnconnectedGradients unconnected) {
+                                        const std::vector<Source>& sources, UnconnectedGradients unconnected) {
   if (used && !persistent)
     throw ValueError(
         "GradientTape::gradient: this tape has already computed a gradient; a non-persistent tape computes one "
@@ -133,6 +153,7 @@ std::vector<Tensor> TapeState::gradient(std::span<const Tensor> targets, std::sp
   used = true;
   Paused paused(*this);
   std::unordered_map<TapeKey, Tensor, TapeKeyHash> grads;
+  std::vector<VariableGrad> variable_grads;  // from the sub-graphs of control flow
   for (size_t t = 0; t < targets.size(); ++t) {
     const Tensor& target = targets[t];
     if (!target.has_value() || !is_floating(target.dtype())) continue;  // nothing flows from it
@@ -152,7 +173,7 @@ std::vector<Tensor> TapeState::gradient(std::span<const Tensor> targets, std::sp
     if (!any) continue;
     for (size_t k = 0; k < dys.size(); ++k)
       if (!dys[k].has_value() && is_floating(e.outputs[k].dtype())) dys[k] = zeros_like(e.outputs[k]);
-    const GradContext c{e.op, e.attrs, e.loc, e.inputs, e.outputs, dys, e.subgraphs};
+    const GradContext c{e.op, e.attrs, e.loc, e.inputs, e.outputs, dys, e.subgraphs, variable_grads};
     const std::vector<Tensor> dxs = grad_rule(e.op)(c);
     for (size_t j = 0; j < dxs.size() && j < e.inputs.size(); ++j) {
       const Tensor& x = e.inputs[j];
@@ -162,26 +183,24 @@ std::vector<Tensor> TapeState::gradient(std::span<const Tensor> targets, std::sp
   }
   std::vector<Tensor> out;
   out.reserve(sources.size());
-  for (const GradSource& s : sources) {
+  for (const Source& s : sources) {
     Tensor g;
-    DType dtype;
-    if (const Variable* v = s.variable()) {
-      dtype = v->dtype();
+    auto add = [&](const Tensor& t) { g = g.has_value() ? g + t : t; };
+    if (s.variable) {
       for (const Read& r : reads) {
-        if (r.variable != v->state().get()) continue;
+        if (r.variable != s.variable) continue;
         auto it = grads.find(key_of(r.value));
-        if (it != grads.end()) g = g.has_value() ? g + it->second : it->second;
+        if (it != grads.end()) add(it->second);
       }
-      if (!g.has_value() && unconnected == UnconnectedGradients::zero && is_floating(dtype)) g = zeros(v->shape(), dtype);
+      for (const VariableGrad& vg : variable_grads)
+        if (vg.variable == s.variable) add(vg.grad);
     } else {
-      const Tensor& x = s.tensor();
-      if (!x.has_value()) throw ValueError("GradientTape::gradient: a source tensor has no value");
-      dtype = x.dtype();
-      auto it = grads.find(key_of(x));
+      auto it = grads.find(key_of(s.tensor));
       if (it != grads.end()) g = it->second;
-      if (!g.has_value() && unconnected == UnconnectedGradients::zero && is_floating(dtype)) g = zeros_like(x);
     }
-    out.push_back(is_floating(dtype) ? g : Tensor());  // integer and bool sources: none
+    if (!g.has_value() && unconnected == UnconnectedGradients::zero && is_floating(s.dtype))
+      g = s.variable ? zeros(s.shape, s.dtype) : zeros_like(s.tensor);
+    out.push_back(is_floating(s.dtype) ? g : Tensor());  // integer and bool sources: none
   }
   return out;
 }
@@ -191,9 +210,14 @@ void tape_record(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, 
   if (!op_info(op).differentiable) return;
   const GradRule rule = grad_rule(op);
   const bool unsupported = rule == &grad_unsupported;  // recorded whatever the dtypes: it must raise
+  // Control flow whose sub-graphs read Variables is recorded even when no input is followed:
+  // every tape watches the Variables read while it records.
+  bool reads_variables = false;
+  for (const auto& sub : subgraphs) reads_variables = reads_variables || !variables_read(*sub).empty();
   for (TapeState* tape : TapeState::live()) {
     if (!tape->records_here()) continue;
-    if (std::none_of(inputs.begin(), inputs.end(), [&](const Tensor& t) { return tape->follows(t); })) continue;
+    if (!reads_variables && std::none_of(inputs.begin(), inputs.end(), [&](const Tensor& t) { return tape->follows(t); }))
+      continue;
     // The outputs to follow: the floating-point ones (an unsupported op's all, so that its
     // gradient raises), except an input given back (the identity there: nothing to record).
     std::vector<Tensor> follow;
@@ -235,28 +259,31 @@ bool eager_tape_follows(std::span<const Tensor> inputs, bool reads_variables) {
   return false;
 }
 
-std::vector<Tensor> staged_if_gradient(std::span<const Tensor> inputs, std::span<const Tensor> dys,
-                                       const Graph& then_graph, const Graph& else_graph, SourceLoc loc) {
-  std::vector<size_t> differentiable;  // positions in `inputs` of the operands that get a gradient
-  for (size_t k = 1; k < inputs.size(); ++k)
-    if (is_floating(inputs[k].dtype())) differentiable.push_back(k);
-  const std::vector<Tensor> xs(inputs.begin() + 1, inputs.end());
-  auto branch_gradient = [&](const Graph& g) {
-    TapeState tape(/*persistent=*/false, current_frame());
-    for (const Tensor& x : xs) tape.watch(x);
-    std::vector<Tensor> outs(g.results.size());
-    replay_graph(g, xs, outs);
-    std::vector<GradSource> sources;
-    for (size_t k : differentiable) sources.emplace_back(inputs[k]);
-    std::vector<Tensor> grads = tape.gradient(outs, dys, sources, UnconnectedGradients::zero);
-    return grads;
+std::vector<Tensor> replay_gradient(const Graph& g, std::span<const Tensor> xs, std::span<const Tensor> dys,
+                                    std::span<const size_t> wrt,
+                                    std::span<const std::shared_ptr<VariableState>> variables) {
+  TapeState tape(/*persistent=*/false, current_frame());
+  for (size_t k : wrt) tape.watch(xs[k]);
+  std::vector<Tensor> outs(g.results.size());
+  replay_graph(g, xs, outs);
+  std::vector<Source> sources;
+  for (size_t k : wrt) sources.push_back({xs[k], nullptr, xs[k].dtype(), xs[k].shape()});
+  for (const auto& v : variables) sources.push_back({Tensor(), v.get(), v->dtype, v->shape});
+  return tape.gradient(outs, dys, sources, UnconnectedGradients::zero);
+}
+
+std::vector<std::shared_ptr<VariableState>> variables_read(const Graph& g) {
+  std::vector<std::shared_ptr<VariableState>> out;
+  auto visit = [&](auto& self, const Graph& graph) -> void {
+    for (const Node& n : graph.nodes) {
+      if (n.op == OpKind::ReadVariable && is_floating(n.outputs[0].dtype) &&
+          std::none_of(out.begin(), out.end(), [&](const auto& v) { return v.get() == n.attrs.variable.get(); }))
+        out.push_back(n.attrs.variable);
+      for (const auto& sub : n.subgraphs) self(self, *sub);
+    }
   };
-  auto then_fn = [&] { return branch_gradient(then_graph); };
-  auto else_fn = [&] { return branch_gradient(else_graph); };
-  const std::vector<Tensor> staged = staged_cond(inputs[0], then_fn, else_fn, loc);
-  std::vector<Tensor> result(inputs.size());
-  for (size_t i = 0; i < differentiable.size(); ++i) result[differentiable[i]] = staged[i];
-  return result;
+  visit(visit, g);
+  return out;
 }
 
 }  // namespace ag::detail
@@ -271,17 +298,17 @@ void GradientTape::watch(const Tensor& t) { state_->watch(t); }
 void GradientTape::watch(const Variable& v) { (void)v; }  // every Variable read while recording is watched
 
 Tensor GradientTape::gradient(const Tensor& target, const GradSource& source, UnconnectedGradients unconnected) {
-  return state_->gradient({&target, 1}, {}, {source}, unconnected)[0];
+  return state_->gradient({&target, 1}, {}, {detail::source_of(source)}, unconnected)[0];
 }
 
 std::vector<Tensor> GradientTape::gradient(const Tensor& target, const std::vector<GradSource>& sources,
                                            UnconnectedGradients unconnected) {
-  return state_->gradient({&target, 1}, {}, sources, unconnected);
+  return state_->gradient({&target, 1}, {}, detail::sources_of(sources), unconnected);
 }
 
 std::vector<Tensor> GradientTape::gradient(const Tensor& target, const std::vector<GradSource>& sources,
                                            const Tensor& output_gradients, UnconnectedGradients unconnected) {
-  return state_->gradient({&target, 1}, {&output_gradients, 1}, sources, unconnected);
+  return state_->gradient({&target, 1}, {&output_gradients, 1}, detail::sources_of(sources), unconnected);
 }
 
 }  // namespace ag
