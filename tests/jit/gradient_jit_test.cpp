@@ -5,6 +5,8 @@
 // singleton rule for their slot variables.
 #include "jit_test_util.h"
 
+#include "ag/detail/tape.h"
+
 namespace {
 
 using ag::Tensor;
@@ -141,18 +143,53 @@ TEST(JitGradients, GradAndValueAndGrad) {
   EXPECT_NE(d_cube.name().find("grad("), std::string::npos) << d_cube.name();
 }
 
-// A Function compiled by the JIT, called under an eager tape: the tape sees its ops.
-TEST(JitGradients, ACompiledFunctionCalledUnderATape) {
+// A Function compiled by the JIT, called under an eager tape: one op on the tape, whose gradient
+// is a compiled backward Function (traced once per forward signature).
+TEST(JitGradients, ACompiledFunctionCalledUnderATapeIsOneOpWithACompiledBackward) {
   ag::Variable w(ag::constant({1.0f, 2.0f}), "w");
   auto f = ag::function([&](Tensor x) { return ag::reduce_sum(w * x * x); });
   const Tensor x = ag::constant({3.0f, -1.0f});
   EXPECT_FLOAT_EQ(f(x).item<float>(), 11.0f);  // compiled first
+  for (int call = 0; call < 3; ++call) {
+    const uint64_t runs = ag::detail::call_backward_runs();
+    ag::GradientTape tape;
+    tape.watch(x);
+    const Tensor y = f(x);
+    const std::vector<Tensor> g = tape.gradient(y, {x, w});
+    EXPECT_EQ(ag::detail::call_backward_runs(), runs + 1) << "the backward function did not run";
+    EXPECT_TRUE(agtest::same_tensor(ag::constant({6.0f, -4.0f}), g[0])) << g[0].str();
+    EXPECT_TRUE(agtest::same_tensor(ag::constant({9.0f, 1.0f}), g[1])) << g[1].str();
+  }
+  EXPECT_EQ(f.tracing_count(), 1);
+  // Second order through the call: the backward call is itself a Function call under a tape.
+  ag::GradientTape outer;
+  outer.watch(x);
+  Tensor dx;
+  {
+    ag::GradientTape inner;
+    inner.watch(x);
+    dx = inner.gradient(f(x), x);  // 2 w x
+  }
+  EXPECT_TRUE(agtest::same_tensor(ag::constant({2.0f, 4.0f}), outer.gradient(dx, x))) << "d2/dx2 = 2 w";
+}
+
+// A Function with a side effect runs op by op under a tape (its backward would repeat the print).
+TEST(JitGradients, AFunctionWithSideEffectsUnderATapeRunsOpByOp) {
+  auto f = ag::function([](Tensor x) {
+    ag::print("called");
+    return ag::reduce_sum(ag::exp(x));
+  });
+  std::string printed;
+  ag::set_print_sink([&](std::string_view s) { printed += s; });
+  const Tensor x = ag::constant({0.0f, 1.0f});
+  const uint64_t runs = ag::detail::call_backward_runs();
   ag::GradientTape tape;
   tape.watch(x);
-  const Tensor y = f(x);
-  const std::vector<Tensor> g = tape.gradient(y, {x, w});
-  EXPECT_TRUE(agtest::same_tensor(ag::constant({6.0f, -4.0f}), g[0])) << g[0].str();
-  EXPECT_TRUE(agtest::same_tensor(ag::constant({9.0f, 1.0f}), g[1])) << g[1].str();
+  const Tensor g = tape.gradient(f(x), x);
+  ag::set_print_sink(nullptr);
+  EXPECT_EQ(ag::detail::call_backward_runs(), runs);
+  EXPECT_TRUE(agtest::same_tensor(ag::exp(x), g)) << g.str();
+  EXPECT_EQ(printed, "called\n");
 }
 
 // The guide's train_step: forward, backward and the optimizer's update in one Function.

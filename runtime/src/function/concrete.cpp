@@ -2,6 +2,7 @@
 #include "concrete.h"
 
 #include "ag/detail/tape.h"
+#include "../grad/call_backward.h"
 
 #include <fmt/format.h>
 
@@ -38,7 +39,14 @@ ConcreteCore::ConcreteCore(std::string name, Signature signature, std::shared_pt
       jit_(jit),
       stats_(std::move(stats)),
       dump_prefix_(std::move(dump_prefix)),
-      reads_variables_(reads_float_variable(*graph_)) {}
+      reads_variables_(reads_float_variable(*graph_)),
+      one_op_under_tape_(differentiable_as_a_call(*graph_)) {}
+
+const std::shared_ptr<const CallBackward>& ConcreteCore::backward() {
+  std::lock_guard lock(compile_mu_);
+  if (!backward_) backward_ = std::make_shared<CallBackward>(graph_, name_, jit_);
+  return backward_;
+}
 
 std::string ConcreteCore::signature_str() const {
   std::string out;
@@ -83,9 +91,15 @@ void ConcreteCore::run(std::span<const ArgView> args, std::span<Tensor> outputs)
   for_each_tensor(args, [&](const Tensor& t) { inputs.push_back(t); });
   const std::span<const Tensor> in(inputs.data(), inputs.size());
   if (tapes_alive() && eager_tape_follows(in, reads_variables_)) [[unlikely]] {
-    // A tape follows an argument or watches the Variables the graph reads: run the graph op by
-    // op so that the tape records it (docs/gradients.md, "Functions under a tape").
-    replay_graph(*graph_, in, outputs);
+    // A tape follows an argument or watches the Variables the graph reads (docs/gradients.md,
+    // "Functions under a tape"): the call is one op whose gradient is a compiled backward
+    // function; a graph with side effects runs op by op instead, recorded op by op.
+    if (!one_op_under_tape_) {
+      replay_graph(*graph_, in, outputs);
+      return;
+    }
+    exe.run(in, outputs);
+    tape_record_call(backward(), in, outputs);
     return;
   }
   exe.run(in, outputs);

@@ -19,6 +19,8 @@ struct StatCounters {
   StripedCounter memory_hits;  // counted on every cached call: no locked instruction
 };
 
+class CallBackward;
+
 class ConcreteCore {
  public:
   ConcreteCore(std::string name, Signature signature, std::shared_ptr<const Graph> traced,
@@ -58,6 +60,9 @@ class ConcreteCore {
   std::unique_ptr<Executable> exe_owned_;
   std::atomic<const Executable*> exe_{nullptr};
   bool reads_variables_ = false;  // a floating-point Variable (a tape watches its reads)
+  bool one_op_under_tape_ = false;  // a call under a tape is recorded as one op (else op by op)
+  std::shared_ptr<const CallBackward> backward_;  // made on the first call under a tape
+  const std::shared_ptr<const CallBackward>& backward();
 };
 
 }  // namespace ag::detail

@@ -19,6 +19,7 @@
 #include "ag/detail/variable_state.h"
 #include "ag/gradients.h"
 #include "ag/operators/staging.h"
+#include "call_backward.h"
 #include "rules.h"
 
 namespace ag::detail {
@@ -68,6 +69,7 @@ struct TapeEntry {
   std::vector<Tensor> inputs;
   std::vector<Tensor> outputs;
   std::vector<std::shared_ptr<const Graph>> subgraphs;
+  std::shared_ptr<const CallBackward> call;  // a Function call recorded as one op
 };
 
 }  // namespace
@@ -174,7 +176,7 @@ std::vector<Tensor> TapeState::gradient(std::span<const Tensor> targets, std::sp
     for (size_t k = 0; k < dys.size(); ++k)
       if (!dys[k].has_value() && is_floating(e.outputs[k].dtype())) dys[k] = zeros_like(e.outputs[k]);
     const GradContext c{e.op, e.attrs, e.loc, e.inputs, e.outputs, dys, e.subgraphs, variable_grads};
-    const std::vector<Tensor> dxs = grad_rule(e.op)(c);
+    const std::vector<Tensor> dxs = e.call ? e.call->run(e.inputs, dys, variable_grads) : grad_rule(e.op)(c);
     for (size_t j = 0; j < dxs.size() && j < e.inputs.size(); ++j) {
       const Tensor& x = e.inputs[j];
       if (!dxs[j].has_value() || !follows(x) || !is_floating(x.dtype())) continue;
@@ -231,6 +233,20 @@ void tape_record(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, 
     tape->entries.push_back({op, attrs, loc, std::vector<Tensor>(inputs.begin(), inputs.end()),
                              std::vector<Tensor>(outputs.begin(), outputs.end()), subgraphs});
     for (const Tensor& o : follow) tape->watch(o);
+  }
+}
+
+void tape_record_call(const std::shared_ptr<const CallBackward>& backward, std::span<const Tensor> inputs,
+                      std::span<const Tensor> outputs) {
+  for (TapeState* tape : TapeState::live()) {
+    if (!tape->records_here()) continue;
+    if (!backward->reads_variables() &&
+        std::none_of(inputs.begin(), inputs.end(), [&](const Tensor& t) { return tape->follows(t); }))
+      continue;
+    tape->entries.push_back({OpKind::Identity, Attrs{}, SourceLoc{}, std::vector<Tensor>(inputs.begin(), inputs.end()),
+                             std::vector<Tensor>(outputs.begin(), outputs.end()), {}, backward});
+    for (const Tensor& o : outputs)
+      if (o.has_value() && is_floating(o.dtype())) tape->watch(o);
   }
 }
 

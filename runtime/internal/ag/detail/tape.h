@@ -12,6 +12,7 @@
 namespace ag::detail {
 
 struct VariableState;
+class CallBackward;
 
 // The number of GradientTapes alive on this thread.
 inline constinit thread_local int t_live_tapes = 0;
@@ -28,6 +29,16 @@ Tensor tape_variable_read(const std::shared_ptr<VariableState>& v, Tensor value)
 // Whether a tape recording eagerly (outside any trace) follows one of `inputs`, or watches
 // Variables and `reads_variables`: then a Function call runs its graph op by op, recorded.
 bool eager_tape_follows(std::span<const Tensor> inputs, bool reads_variables);
+
+// A call of a concrete function made eagerly: every recording tape that follows one of its
+// inputs (or watches the Variables it reads) records the call as one op, differentiated by
+// `backward` (grad/call_backward.h).
+void tape_record_call(const std::shared_ptr<const CallBackward>& backward, std::span<const Tensor> inputs,
+                      std::span<const Tensor> outputs);
+
+// How many times a Function call's compiled backward has run in this process (grad/call_backward.cpp):
+// the tests check that path ran.
+uint64_t call_backward_runs();
 
 // Runs `g` op by op through apply_op (so tapes record each op): eagerly, or, while tracing, into
 // the current frame. Stateful ops run once, as in the graph. (replay.cpp)
