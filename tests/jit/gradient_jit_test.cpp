@@ -141,6 +141,11 @@ TEST(JitGradients, GradAndValueAndGrad) {
   EXPECT_FLOAT_EQ(dscale.item<float>(), -7.0f);
   EXPECT_EQ(d_cube.stats().compiles + d_cube.stats().disk_hits, 1);
   EXPECT_NE(d_cube.name().find("grad("), std::string::npos) << d_cube.name();
+  // Backward nodes carry the line of the forward op they differentiate, not agc's rule files.
+  const std::string text = d_cube.get_concrete_function(x, ag::constant(2.0f)).graph_text();
+  for (const char* internal : {"rules_", "tape.cpp", "gradients.h"})
+    EXPECT_EQ(text.find(internal), std::string::npos) << internal << "\n" << text;
+  EXPECT_NE(text.find("gradient_jit_test.cpp:"), std::string::npos) << text;
 }
 
 // A Function compiled by the JIT, called under an eager tape: one op on the tape, whose gradient

@@ -57,13 +57,14 @@ class GradientTape {
 
   // d(sum of target) / d source, the source's shape and dtype; `output_gradients` (the target's
   // shape) weights the target's elements instead of ones. Integer and bool sources give no value.
+  // `loc` (the caller's line) names the backward's seed in graphs and errors.
   Tensor gradient(const Tensor& target, const GradSource& source,
-                  UnconnectedGradients unconnected = UnconnectedGradients::none);
+                  UnconnectedGradients unconnected = UnconnectedGradients::none, Loc loc = Loc::current());
   std::vector<Tensor> gradient(const Tensor& target, const std::vector<GradSource>& sources,
-                               UnconnectedGradients unconnected = UnconnectedGradients::none);
+                               UnconnectedGradients unconnected = UnconnectedGradients::none, Loc loc = Loc::current());
   std::vector<Tensor> gradient(const Tensor& target, const std::vector<GradSource>& sources,
                                const Tensor& output_gradients,
-                               UnconnectedGradients unconnected = UnconnectedGradients::none);
+                               UnconnectedGradients unconnected = UnconnectedGradients::none, Loc loc = Loc::current());
 
  private:
   std::unique_ptr<detail::TapeState> state_;
@@ -99,12 +100,14 @@ struct GradCall;
 template <class F, class R, class... A, bool WithValue, size_t... I>
 struct GradCall<F, R(A...), WithValue, I...> {
   F fn;
+  std::source_location loc;  // the ag::grad call: the backward's seed is attributed to it
   auto operator()(A... a) const {
     GradientTape tape;
     auto args = std::forward_as_tuple(a...);
     (tape.watch(Tensor(std::get<I>(args))), ...);
     const Tensor value = fn(a...);  // (copies: the sources must outlive the call)
-    const std::vector<Tensor> g = tape.gradient(value, std::vector<GradSource>{GradSource(std::get<I>(args))...}, UnconnectedGradients::zero);
+    const std::vector<Tensor> g = tape.gradient(value, std::vector<GradSource>{GradSource(std::get<I>(args))...},
+                                                UnconnectedGradients::zero, loc);
     return [&]<size_t... K>(std::index_sequence<K...>) {
       if constexpr (WithValue) return std::tuple{value, g[K]...};
       else if constexpr (sizeof...(I) == 1) return g[0];
@@ -119,7 +122,7 @@ auto make_grad(F fn, Argnums<I...>, FunctionOptions options, std::source_locatio
   const void* fn_ptr = nullptr;
   if constexpr (std::is_pointer_v<std::decay_t<F>>) fn_ptr = reinterpret_cast<const void*>(fn);
   if (options.name.empty()) options.name = std::string(what) + "(" + function_info_of(fn_ptr, loc.file_name(), loc.line()).name + ")";
-  return function(GradCall<std::decay_t<F>, Sig, WithValue, I...>{std::move(fn)}, std::move(options), loc);
+  return function(GradCall<std::decay_t<F>, Sig, WithValue, I...>{std::move(fn), loc}, std::move(options), loc);
 }
 
 }  // namespace detail

@@ -7,6 +7,7 @@
 // trace), so a tape around a Function call never sees the Function's trace, and a tape inside a
 // traced function records that function's ops into its graph.
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -100,7 +101,8 @@ struct TapeState {
   }
 
   std::vector<Tensor> gradient(std::span<const Tensor> targets, std::span<const Tensor> seeds,
-                               const std::vector<Source>& sources, UnconnectedGradients unconnected);
+                               const std::vector<Source>& sources, UnconnectedGradients unconnected,
+                               SourceLoc loc = {});
 
   const bool persistent;
   TraceFrame* const frame;
@@ -147,7 +149,8 @@ Tensor alias_of(const Tensor& t) {
 }  // namespace
 
 std::vector<Tensor> TapeState::gradient(std::span<const Tensor> targets, std::span<const Tensor> seeds,
-                                        const std::vector<Source>& sources, UnconnectedGradients unconnected) {
+                                        const std::vector<Source>& sources, UnconnectedGradients unconnected,
+                                        SourceLoc loc) {
   if (used && !persistent)
     throw ValueError(
         "GradientTape::gradient: this tape has already computed a gradient; a non-persistent tape computes one "
@@ -156,11 +159,14 @@ std::vector<Tensor> TapeState::gradient(std::span<const Tensor> targets, std::sp
   Paused paused(*this);
   std::unordered_map<TapeKey, Tensor, TapeKeyHash> grads;
   std::vector<VariableGrad> variable_grads;  // from the sub-graphs of control flow
+  std::optional<GradientLocScope> at_caller;
+  if (loc.known()) at_caller.emplace(loc);
   for (size_t t = 0; t < targets.size(); ++t) {
     const Tensor& target = targets[t];
     if (!target.has_value() || !is_floating(target.dtype())) continue;  // nothing flows from it
     accumulate(grads, target, seeds.empty() ? ones_like(target) : seeds[t]);
   }
+  at_caller.reset();
   for (size_t i = entries.size(); i-- > 0;) {
     const TapeEntry& e = entries[i];
     std::vector<Tensor> dys(e.outputs.size());
@@ -176,7 +182,11 @@ std::vector<Tensor> TapeState::gradient(std::span<const Tensor> targets, std::sp
     for (size_t k = 0; k < dys.size(); ++k)
       if (!dys[k].has_value() && is_floating(e.outputs[k].dtype())) dys[k] = zeros_like(e.outputs[k]);
     const GradContext c{e.op, e.attrs, e.loc, e.inputs, e.outputs, dys, e.subgraphs, variable_grads};
-    const std::vector<Tensor> dxs = e.call ? e.call->run(e.inputs, dys, variable_grads) : grad_rule(e.op)(c);
+    std::vector<Tensor> dxs;
+    {
+      GradientLocScope at_forward(e.loc);
+      dxs = e.call ? e.call->run(e.inputs, dys, variable_grads) : grad_rule(e.op)(c);
+    }
     for (size_t j = 0; j < dxs.size() && j < e.inputs.size(); ++j) {
       const Tensor& x = e.inputs[j];
       if (!dxs[j].has_value() || !follows(x) || !is_floating(x.dtype())) continue;
@@ -313,18 +323,19 @@ GradientTape::~GradientTape() = default;
 void GradientTape::watch(const Tensor& t) { state_->watch(t); }
 void GradientTape::watch(const Variable& v) { (void)v; }  // every Variable read while recording is watched
 
-Tensor GradientTape::gradient(const Tensor& target, const GradSource& source, UnconnectedGradients unconnected) {
-  return state_->gradient({&target, 1}, {}, {detail::source_of(source)}, unconnected)[0];
+Tensor GradientTape::gradient(const Tensor& target, const GradSource& source, UnconnectedGradients unconnected,
+                              Loc loc) {
+  return state_->gradient({&target, 1}, {}, {detail::source_of(source)}, unconnected, loc)[0];
 }
 
 std::vector<Tensor> GradientTape::gradient(const Tensor& target, const std::vector<GradSource>& sources,
-                                           UnconnectedGradients unconnected) {
-  return state_->gradient({&target, 1}, {}, detail::sources_of(sources), unconnected);
+                                           UnconnectedGradients unconnected, Loc loc) {
+  return state_->gradient({&target, 1}, {}, detail::sources_of(sources), unconnected, loc);
 }
 
 std::vector<Tensor> GradientTape::gradient(const Tensor& target, const std::vector<GradSource>& sources,
-                                           const Tensor& output_gradients, UnconnectedGradients unconnected) {
-  return state_->gradient({&target, 1}, {&output_gradients, 1}, detail::sources_of(sources), unconnected);
+                                           const Tensor& output_gradients, UnconnectedGradients unconnected, Loc loc) {
+  return state_->gradient({&target, 1}, {&output_gradients, 1}, detail::sources_of(sources), unconnected, loc);
 }
 
 }  // namespace ag

@@ -27,6 +27,7 @@ Tensor run_op(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, Sou
 Tensor apply_op(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, SourceLoc loc) {
   if (!tapes_alive()) [[likely]]
     return run_op(op, inputs, attrs, loc);
+  if (t_gradient_loc.known()) loc = t_gradient_loc;  // an op of a gradient rule
   Tensor out = run_op(op, inputs, attrs, loc);
   tape_record(op, inputs, attrs, loc, {&out, 1});
   return out;

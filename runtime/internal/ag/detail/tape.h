@@ -18,6 +18,22 @@ class CallBackward;
 inline constinit thread_local int t_live_tapes = 0;
 inline bool tapes_alive() { return t_live_tapes != 0; }
 
+// While a gradient rule runs: the line of the forward op it differentiates. The ops the rule
+// applies take it, so backward nodes (and errors) name the user's line, not agc's rule file.
+inline constinit thread_local SourceLoc t_gradient_loc{};
+
+// Sets t_gradient_loc for a scope (an unknown `loc` clears it: a replay keeps each node's own).
+class GradientLocScope {
+ public:
+  explicit GradientLocScope(SourceLoc loc) : saved_(t_gradient_loc) { t_gradient_loc = loc; }
+  ~GradientLocScope() { t_gradient_loc = saved_; }
+  GradientLocScope(const GradientLocScope&) = delete;
+  GradientLocScope& operator=(const GradientLocScope&) = delete;
+
+ private:
+  SourceLoc saved_;
+};
+
 // After an op made `outputs` from `inputs` (eagerly or in the frame being traced): records it on
 // every tape recording in this frame that follows one of the inputs, and follows the outputs.
 void tape_record(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, SourceLoc loc,
