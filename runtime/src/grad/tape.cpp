@@ -182,17 +182,15 @@ std::vector<Tensor> TapeState::gradient(std::span<const Tensor> targets, std::sp
     for (size_t k = 0; k < dys.size(); ++k)
       if (!dys[k].has_value() && is_floating(e.outputs[k].dtype())) dys[k] = zeros_like(e.outputs[k]);
     const GradContext c{e.op, e.attrs, e.loc, e.inputs, e.outputs, dys, e.subgraphs, variable_grads};
-    std::vector<Tensor> dxs;
-    {
-      GradientLocScope at_forward(e.loc);
-      dxs = e.call ? e.call->run(e.inputs, dys, variable_grads) : grad_rule(e.op)(c);
-    }
+    GradientLocScope at_forward(e.loc);  // the rule's ops and the sums below take the op's line
+    const std::vector<Tensor> dxs = e.call ? e.call->run(e.inputs, dys, variable_grads) : grad_rule(e.op)(c);
     for (size_t j = 0; j < dxs.size() && j < e.inputs.size(); ++j) {
       const Tensor& x = e.inputs[j];
       if (!dxs[j].has_value() || !follows(x) || !is_floating(x.dtype())) continue;
       accumulate(grads, x, dxs[j]);
     }
   }
+  if (loc.known()) at_caller.emplace(loc);  // sums over a Variable's reads, zeros
   std::vector<Tensor> out;
   out.reserve(sources.size());
   for (const Source& s : sources) {
