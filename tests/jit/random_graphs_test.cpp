@@ -213,6 +213,62 @@ void run_graphs(int first, int count) {
   EXPECT_GE(checked, count);
 }
 
+// The gradients of the random programs: a tape inside the function differentiates a weighted sum
+// of the outputs with respect to both float inputs, through the staged If/While of the traced
+// graphs (their gradient rules) and through the plain C++ control flow of the eager run; the
+// three backends must agree. For float64 functions the eager gradient must also match central
+// finite differences.
+void run_gradient_graphs(int first, int count) {
+  const char* saved = std::getenv("AG_JIT_OPT");
+  const std::string saved_opt = saved ? saved : "";
+  for (int base = first; base < first + count; ++base) {
+    const Program program(static_cast<uint64_t>(base) * 2654435761u + 1);
+    const int k = base;
+    const ag::DType fdt = k % 3 == 1 ? ag::float64 : ag::float32, idt = k % 2 ? ag::int64 : ag::int32;
+    const bool unknown = k % 4 == 2, b_of_one = unknown && k % 8 == 2;
+    const uint64_t s = static_cast<uint64_t>(base) + 7;
+    const ag::Tensor a = agtest::sample(fdt, {3, 4}, s, agtest::Values::Moderate);
+    const ag::Tensor b = agtest::sample(fdt, {b_of_one ? 1 : 4}, s + 1, agtest::Values::Moderate);
+    const ag::Tensor n = agtest::sample(idt, {3, 4}, s + 2, agtest::Values::Moderate);
+    const ag::Tensor w = agtest::sample(fdt, {3, 3, 4}, s + 3, agtest::Values::Moderate);
+    auto loss = [&program, w](const ag::Tensor& x, const ag::Tensor& y, const ag::Tensor& m) {
+      return ag::reduce_sum(program.run(x, y, m) * w);
+    };
+    auto fn = [loss](ag::Tensor x, ag::Tensor y, ag::Tensor m) {
+      ag::GradientTape tape;
+      tape.watch(x);
+      tape.watch(y);
+      const std::vector<ag::Tensor> g = tape.gradient(loss(x, y, m), {x, y}, ag::UnconnectedGradients::zero);
+      return std::tuple<ag::Tensor, ag::Tensor>{g[0], g[1]};
+    };
+    ag::FunctionOptions options;
+    if (unknown)
+      options.input_signature = {ag::TensorSpec({-1, -1}, fdt), ag::TensorSpec({-1}, fdt), ag::TensorSpec({-1, 4}, idt)};
+    const std::string what = fmt::format("gradients of random graph {} ({}, {}{})", base, ag::dtype_name(fdt),
+                                         ag::dtype_name(idt), unknown ? ", unknown dims" : "");
+    setenv("AG_JIT_OPT", k % 8 ? "0" : "3", 1);  // as above: both code generators, a quick suite
+    agtest::expect_three_way_with(what, fn, options, {.rtol = 1e-3, .atol = 1e-4}, a, b, n);
+    if (fdt == ag::float64) {
+      const auto [ga, gb] = fn(a, b, n);
+      const std::vector<double> got = ga.to_vector<double>();
+      std::vector<double> av = a.to_vector<double>();
+      for (size_t e = 0; e < av.size(); e += 5) {  // a few elements: each costs two runs
+        constexpr double eps = 1e-6;
+        std::vector<double> p = av, q = av;
+        p[e] += eps;
+        q[e] -= eps;
+        const double fd = (loss(ag::constant(p, {3, 4}), b, n).item<double>() - loss(ag::constant(q, {3, 4}), b, n).item<double>()) / (2 * eps);
+        EXPECT_NEAR(got[e], fd, 1e-4 * std::max(1.0, std::abs(fd))) << what << ": d/da[" << e << "]";
+      }
+    }
+    if (::testing::Test::HasFailure()) break;
+  }
+  if (saved) setenv("AG_JIT_OPT", saved_opt.c_str(), 1);
+  else unsetenv("AG_JIT_OPT");
+}
+
+TEST(JitRandomGraphs, Gradients) { run_gradient_graphs(0, std::max(64, graphs_to_run() / 16)); }
+
 // Four shards so that ctest can run them in parallel; AG_RANDOM_GRAPHS scales all of them.
 constexpr int kShards = 4;
 TEST(JitRandomGraphs, Shard0) { run_graphs(0 * graphs_to_run() / kShards, graphs_to_run() / kShards); }

@@ -133,6 +133,9 @@ TEST(GradientCheck, LayoutOps) {
   check_gradient("slice", [](const std::vector<Tensor>& x) { return ag::slice(x[0], {1, 0}, {2, -1}); }, {sample({4, 3}, 28)});
   check_gradient("gather, repeated indices",
                  [](const std::vector<Tensor>& x) { return ag::gather(x[0], ag::constant({2, 0, 2, 3})); }, {sample({4, 2}, 29)});
+  check_gradient("gather along axis 1, 2-D indices",
+                 [](const std::vector<Tensor>& x) { return ag::gather(x[0], ag::constant({{2, 0}, {2, 1}}), 1); },
+                 {sample({2, 3, 2}, 31)});
   check_gradient("x[i]", [](const std::vector<Tensor>& x) { return x[0][1] * x[0][2]; }, {sample({3, 2}, 30)});
 }
 

@@ -4,6 +4,7 @@
 #include "rules.h"
 
 #include "ag/construct.h"
+#include "ag/operators/functional.h"
 
 namespace ag::detail {
 namespace {
@@ -20,18 +21,23 @@ std::vector<Tensor> binary(const GradContext& c, const Tensor& da, const Tensor&
 }  // namespace
 
 Tensor unbroadcast(const Tensor& g, const Tensor& x, SourceLoc loc) {
-  (void)loc;
   const Shape& gs = g.shape();
   const Shape& xs = x.shape();
   const int64_t lead = gs.rank() - xs.rank();
   std::vector<int64_t> axes;
   for (int64_t d = 0; d < lead; ++d) axes.push_back(d);
-  // A dim of x that is 1 where the result's is not (or is unknown) was broadcast. An unknown dim
-  // of x is taken to be the result's (docs/gradients.md, "Unknown dims").
+  // A dim of x that is 1 where the result's is not (or is unknown) was broadcast.
   for (int64_t j = 0; j < xs.rank(); ++j)
     if (xs[j] == 1 && gs[lead + j] != 1) axes.push_back(lead + j);
-  if (axes.empty()) return g;
-  Tensor r = reduce_sum(g, axes, /*keepdims=*/true);
+  Tensor r = axes.empty() ? g : reduce_sum(g, axes, /*keepdims=*/true);
+  // A dim of x unknown while tracing may turn out 1 at run time: then it was broadcast too, and
+  // the sum over it is taken in a staged if (TensorFlow's BroadcastGradientArgs, at run time).
+  for (int64_t j = 0; j < xs.rank(); ++j) {
+    if (xs[j] >= 0 || gs[lead + j] == 1) continue;
+    const Tensor x_dim = gather(shape_of(x), Tensor(j)), g_dim = gather(shape_of(r), Tensor(lead + j));
+    const Tensor summed = logical_and(x_dim == 1, g_dim != 1);
+    r = cond(summed, [&] { return reduce_sum(r, lead + j, /*keepdims=*/true); }, [&] { return r; }, loc);
+  }
   if (lead == 0) return r;
   std::vector<int64_t> leading(static_cast<size_t>(lead));
   for (int64_t d = 0; d < lead; ++d) leading[static_cast<size_t>(d)] = d;

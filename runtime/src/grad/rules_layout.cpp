@@ -1,6 +1,7 @@
 // Gradient rules of the layout ops: each moves the upstream gradient back to where its input's
 // elements were. A slice pads with zeros (zeros_like of slices of the input, so unknown dims need
-// no shape arithmetic); a gather along axis 0 scatter-adds, as a one-hot matmul.
+// no shape arithmetic); a gather scatter-adds, as a one-hot matmul (along another axis than 0:
+// with that axis moved first and back).
 #include "rules.h"
 
 #include <fmt/format.h>
@@ -103,20 +104,33 @@ std::vector<Tensor> grad_slice(const GradContext& c) {
 std::vector<Tensor> grad_gather(const GradContext& c) {
   const Tensor& params = c.inputs[0];
   const Tensor& indices = c.inputs[1];
-  if (normalize_axis(c.attrs.axis, params.shape().rank(), c.op, c.loc) != 0)
-    unimplemented(c, "along an axis other than 0 is not supported yet");
+  const int64_t rank = params.shape().rank(), index_rank = indices.shape().rank();
+  const int64_t axis = normalize_axis(c.attrs.axis, rank, c.op, c.loc);
+  // Along another axis: move it first (in dy: the index dims first), scatter, move it back.
+  std::vector<int64_t> perm_p, perm_dy;
+  perm_p.push_back(axis);
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != axis) perm_p.push_back(d);
+  for (int64_t d = 0; d < index_rank; ++d) perm_dy.push_back(axis + d);
+  for (int64_t d = 0; d < axis; ++d) perm_dy.push_back(d);
+  for (int64_t d = axis + index_rank; d < c.dys[0].shape().rank(); ++d) perm_dy.push_back(d);
+  Shape moved;
+  for (int64_t d : perm_p) moved.push_back(params.shape()[d]);
+  const Tensor dy = axis == 0 ? c.dys[0] : transpose(c.dys[0], perm_dy);
   // One row of a one-hot [K, N] matrix per index; its transpose times the gradient rows adds
   // each row into the row of params it came from.
   const int64_t k = indices.shape().num_elements();
-  const Shape rest(params.shape().begin() + 1, params.shape().end());
-  const int64_t r = rest.num_elements();
-  if (k < 0 && r < 0)
-    unimplemented(c, "with both the indices' and the rows' sizes unknown is not supported yet");
-  const Tensor n = gather(shape_of(params), Tensor(int64_t{0}));
+  const int64_t r = Shape(moved.begin() + 1, moved.end()).num_elements();
+  if (k < 0 && r < 0) unimplemented(c, "with both the indices' and the rows' sizes unknown is not supported yet");
+  const Tensor n = gather(shape_of(params), Tensor(axis));
   const Tensor flat = reshape(cast(indices, DType::Int64), {-1, 1});
   const Tensor one_hot = cast(equal(flat, reshape(range(n), {1, -1})), params.dtype());
-  const Tensor rows = reshape(c.dys[0], {k < 0 ? -1 : k, k < 0 ? r : (r < 0 ? -1 : r)});
-  return {reshape(matmul(transpose(one_hot, {1, 0}), rows), reshape_target(c, params.shape())), Tensor()};
+  const Tensor rows = reshape(dy, {k < 0 ? -1 : k, k < 0 ? r : (r < 0 ? -1 : r)});
+  const Tensor g = reshape(matmul(transpose(one_hot, {1, 0}), rows), reshape_target(c, moved));
+  if (axis == 0) return {g, Tensor()};
+  std::vector<int64_t> back(static_cast<size_t>(rank));
+  for (int64_t i = 0; i < rank; ++i) back[static_cast<size_t>(perm_p[static_cast<size_t>(i)])] = i;
+  return {transpose(g, back), Tensor()};
 }
 
 }  // namespace ag::detail
