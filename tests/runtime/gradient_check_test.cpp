@@ -116,6 +116,10 @@ TEST(GradientCheck, ReductionsAndMatmul) {
     check_gradient("max axis 0" + k, [&](const std::vector<Tensor>& x) { return ag::reduce_max(x[0], 0, keep); }, {sample({3, 4}, 13)});
     check_gradient("min all" + k, [&](const std::vector<Tensor>& x) { return ag::reduce_min(x[0], {}, keep); }, {sample({3, 4}, 14)});
   }
+  check_gradient("prod axis 1", [](const std::vector<Tensor>& x) { return ag::reduce_prod(x[0], 1); }, {sample({2, 3}, 32)});
+  // With zeros: one in a row (the product of the others there), two in a row (all zero).
+  check_gradient("prod with zeros", [](const std::vector<Tensor>& x) { return ag::reduce_prod(x[0] * x[1], 1); },
+                 {sample({3, 3}, 33), ag::constant({{1.0, 0.0, 2.0}, {0.0, 1.0, 0.0}, {1.5, 1.0, 0.5}})});
   check_gradient("sum of empty", [](const std::vector<Tensor>& x) { return ag::reduce_sum(x[0], 0); }, {sample({0, 3}, 15)});
   check_gradient("matmul", [](const std::vector<Tensor>& x) { return ag::matmul(x[0], x[1]); }, {sample({3, 4}, 16), sample({4, 2}, 17)});
   check_gradient("batched matmul, broadcast batch", [](const std::vector<Tensor>& x) { return ag::matmul(x[0], x[1]); },

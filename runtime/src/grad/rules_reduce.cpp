@@ -45,6 +45,20 @@ std::vector<Tensor> grad_reduce_extremum(const GradContext& c) {
   return {keep_dims(c, c.dys[0]) * hit / reduce_sum(hit, axes, /*keepdims=*/true)};
 }
 
+// d prod / d x_i = the product of the others, exactly, also with zeros: with no zero it is
+// prod / x_i; with one zero, the product of the nonzero elements at the zero and 0 elsewhere;
+// with more, 0 everywhere.
+std::vector<Tensor> grad_reduce_prod(const GradContext& c) {
+  const Tensor& x = c.inputs[0];
+  const std::vector<int64_t> axes(c.attrs.axes().begin(), c.attrs.axes().end());
+  const Tensor zero = x == 0;
+  const Tensor nonzero_product = reduce_prod(where(zero, 1, x), axes, /*keepdims=*/true);
+  const Tensor zeros_counted = reduce_sum(cast(zero, DType::Int32), axes, /*keepdims=*/true);
+  const Tensor others = where(zero, where(zeros_counted == 1, nonzero_product, 0),
+                              where(zeros_counted == 0, nonzero_product / where(zero, 1, x), 0));
+  return {keep_dims(c, c.dys[0]) * others};
+}
+
 std::vector<Tensor> grad_matmul(const GradContext& c) {
   const Tensor& a = c.inputs[0];
   const Tensor& b = c.inputs[1];
