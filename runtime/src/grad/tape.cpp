@@ -7,9 +7,10 @@
 // trace), so a tape around a Function call never sees the Function's trace, and a tape inside a
 // traced function records that function's ops into its graph.
 #include <algorithm>
+#include <deque>
 #include <optional>
 #include <unordered_map>
-#include <unordered_set>
+#include <array>
 
 #include <fmt/format.h>
 
@@ -33,8 +34,45 @@ struct TapeKey {
 };
 struct TapeKeyHash {
   size_t operator()(const TapeKey& k) const {
-    return std::hash<const void*>()(k.base) ^ (std::hash<uint64_t>()(k.index) * 0x9e3779b97f4a7c15ull);
+    const uint64_t h = (reinterpret_cast<uintptr_t>(k.base) ^ (k.index * 0x9e3779b97f4a7c15ull)) * 0xbf58476d1ce4e5b9ull;
+    return static_cast<size_t>(h ^ (h >> 31));
   }
+};
+
+// The set of followed tensors: open addressing in one array, as recording inserts one key per
+// op and looks up one per input (a node-based set allocated per insert).
+class KeySet {
+ public:
+  KeySet() : slots_(64) {}
+  bool contains(const TapeKey& k) const {
+    for (size_t i = index(k);; i = (i + 1) & (slots_.size() - 1)) {
+      if (!slots_[i].base) return false;
+      if (slots_[i] == k) return true;
+    }
+  }
+  void insert(const TapeKey& k) {
+    if (2 * (size_ + 1) > slots_.size()) grow();
+    for (size_t i = index(k);; i = (i + 1) & (slots_.size() - 1)) {
+      if (!slots_[i].base) {
+        slots_[i] = k;
+        ++size_;
+        return;
+      }
+      if (slots_[i] == k) return;
+    }
+  }
+
+ private:
+  size_t index(const TapeKey& k) const { return TapeKeyHash()(k) & (slots_.size() - 1); }
+  void grow() {
+    std::vector<TapeKey> old(slots_.size() * 2);
+    old.swap(slots_);
+    size_ = 0;
+    for (const TapeKey& k : old)
+      if (k.base) insert(k);
+  }
+  std::vector<TapeKey> slots_;  // a power of two; base == nullptr: empty
+  size_t size_ = 0;
 };
 
 TapeKey key_of(const Tensor& t) {
@@ -64,11 +102,39 @@ std::vector<Source> sources_of(const std::vector<GradSource>& sources) {
 }
 
 struct TapeEntry {
+  TapeEntry(OpKind op_, const Attrs& attrs_, SourceLoc loc_, std::span<const Tensor> inputs_,
+            std::span<const Tensor> outputs_, const std::vector<std::shared_ptr<const Graph>>& subgraphs_,
+            std::shared_ptr<const CallBackward> call_ = nullptr)
+      : op(op_), loc(loc_), num_inputs(static_cast<uint32_t>(inputs_.size())), subgraphs(subgraphs_),
+        call(std::move(call_)) {
+    // The elementwise rules read no attributes: most entries skip the copy.
+    const OpClass family = op_class(op_);
+    if (family != OpClass::Unary && family != OpClass::UnaryFloat && family != OpClass::Binary) attrs.emplace(attrs_);
+    const size_t n = inputs_.size() + outputs_.size();
+    if (n > inline_values.size()) heap_values.resize(n);  // most ops fit inline: no allocation
+    Tensor* v = data();
+    std::copy(inputs_.begin(), inputs_.end(), v);
+    std::copy(outputs_.begin(), outputs_.end(), v + inputs_.size());
+    num_values = static_cast<uint32_t>(n);
+  }
+  std::span<const Tensor> inputs() const { return {data(), num_inputs}; }
+  std::span<const Tensor> outputs() const { return {data() + num_inputs, num_values - num_inputs}; }
+
+  const Attrs& attributes() const {
+    static const Attrs none;
+    return attrs ? *attrs : none;
+  }
+
   OpKind op;
-  Attrs attrs;
+  std::optional<Attrs> attrs;
   SourceLoc loc;
-  std::vector<Tensor> inputs;
-  std::vector<Tensor> outputs;
+  uint32_t num_inputs;
+  uint32_t num_values = 0;
+  // The inputs, then the outputs.
+  std::array<Tensor, 4> inline_values;
+  std::vector<Tensor> heap_values;
+  Tensor* data() { return heap_values.empty() ? inline_values.data() : heap_values.data(); }
+  const Tensor* data() const { return heap_values.empty() ? inline_values.data() : heap_values.data(); }
   std::vector<std::shared_ptr<const Graph>> subgraphs;
   std::shared_ptr<const CallBackward> call;  // a Function call recorded as one op
 };
@@ -95,7 +161,7 @@ struct TapeState {
   }
 
   bool records_here() const { return recording && frame == current_frame(); }
-  bool follows(const Tensor& t) const { return t.has_value() && followed.count(key_of(t)) != 0; }
+  bool follows(const Tensor& t) const { return t.has_value() && followed.contains(key_of(t)); }
   void watch(const Tensor& t) {
     if (t.has_value()) followed.insert(key_of(t));
   }
@@ -108,8 +174,8 @@ struct TapeState {
   TraceFrame* const frame;
   bool recording = true;
   bool used = false;
-  std::vector<TapeEntry> entries;
-  std::unordered_set<TapeKey, TapeKeyHash> followed;
+  std::deque<TapeEntry> entries;  // (a deque: recording never moves earlier entries)
+  KeySet followed;
   struct Read {
     const VariableState* variable;
     Tensor value;
@@ -169,10 +235,11 @@ std::vector<Tensor> TapeState::gradient(std::span<const Tensor> targets, std::sp
   at_caller.reset();
   for (size_t i = entries.size(); i-- > 0;) {
     const TapeEntry& e = entries[i];
-    std::vector<Tensor> dys(e.outputs.size());
+    const std::span<const Tensor> inputs = e.inputs(), outputs = e.outputs();
+    std::vector<Tensor> dys(outputs.size());
     bool any = false;
-    for (size_t k = 0; k < e.outputs.size(); ++k) {
-      auto it = grads.find(key_of(e.outputs[k]));
+    for (size_t k = 0; k < outputs.size(); ++k) {
+      auto it = grads.find(key_of(outputs[k]));
       if (it != grads.end()) {
         dys[k] = it->second;
         any = true;
@@ -180,12 +247,12 @@ std::vector<Tensor> TapeState::gradient(std::span<const Tensor> targets, std::sp
     }
     if (!any) continue;
     for (size_t k = 0; k < dys.size(); ++k)
-      if (!dys[k].has_value() && is_floating(e.outputs[k].dtype())) dys[k] = zeros_like(e.outputs[k]);
-    const GradContext c{e.op, e.attrs, e.loc, e.inputs, e.outputs, dys, e.subgraphs, variable_grads};
+      if (!dys[k].has_value() && is_floating(outputs[k].dtype())) dys[k] = zeros_like(outputs[k]);
+    const GradContext c{e.op, e.attributes(), e.loc, inputs, outputs, dys, e.subgraphs, variable_grads};
     GradientLocScope at_forward(e.loc);  // the rule's ops and the sums below take the op's line
-    const std::vector<Tensor> dxs = e.call ? e.call->run(e.inputs, dys, variable_grads) : grad_rule(e.op)(c);
-    for (size_t j = 0; j < dxs.size() && j < e.inputs.size(); ++j) {
-      const Tensor& x = e.inputs[j];
+    const std::vector<Tensor> dxs = e.call ? e.call->run(inputs, dys, variable_grads) : grad_rule(e.op)(c);
+    for (size_t j = 0; j < dxs.size() && j < inputs.size(); ++j) {
+      const Tensor& x = inputs[j];
       if (!dxs[j].has_value() || !follows(x) || !is_floating(x.dtype())) continue;
       accumulate(grads, x, dxs[j]);
     }
@@ -238,8 +305,7 @@ void tape_record(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, 
       follow.push_back(o);
     }
     if (follow.empty()) continue;
-    tape->entries.push_back({op, attrs, loc, std::vector<Tensor>(inputs.begin(), inputs.end()),
-                             std::vector<Tensor>(outputs.begin(), outputs.end()), subgraphs});
+    tape->entries.emplace_back(op, attrs, loc, inputs, outputs, subgraphs);
     for (const Tensor& o : follow) tape->watch(o);
   }
 }
@@ -251,8 +317,8 @@ void tape_record_call(const std::shared_ptr<const CallBackward>& backward, std::
     if (!backward->reads_variables() &&
         std::none_of(inputs.begin(), inputs.end(), [&](const Tensor& t) { return tape->follows(t); }))
       continue;
-    tape->entries.push_back({OpKind::Identity, Attrs{}, SourceLoc{}, std::vector<Tensor>(inputs.begin(), inputs.end()),
-                             std::vector<Tensor>(outputs.begin(), outputs.end()), {}, backward});
+    tape->entries.emplace_back(OpKind::Identity, Attrs{}, SourceLoc{}, inputs, outputs,
+                               std::vector<std::shared_ptr<const Graph>>{}, backward);
     for (const Tensor& o : outputs)
       if (o.has_value() && is_floating(o.dtype())) tape->watch(o);
   }
