@@ -128,6 +128,48 @@ TEST(JitGradients, AStagedLoopWithSideEffectsIsNotDifferentiatedYet) {
                                                 ag::constant(2.0f), Tensor(3));
 }
 
+// TensorArray writes, an overwrite, a read and a stack, differentiated inside the function.
+Tensor through_a_tensor_array(Tensor x) {
+  ag::GradientTape tape;
+  tape.watch(x);
+  ag::TensorArray ta(ag::float32);
+  ta.write(0, ag::tanh(x));
+  ta.write(1, x * x);
+  ta.write(1, x * 3.0f);
+  const Tensor first = ta.read(0);
+  ta.write(3, ag::exp(x));
+  const Tensor y = ag::reduce_sum(ta.stack() * ag::constant({{1.0f}, {2.0f}, {3.0f}, {4.0f}})) + ag::reduce_sum(first);
+  return tape.gradient(y, x);
+}
+
+TEST(JitGradients, ThroughTensorArrays) {
+  agtest::expect_three_way("tensor array", through_a_tensor_array, {}, ag::constant({0.5f, -1.0f, 2.0f}));
+}
+
+// The guide's dynamic_rnn, trained: a TensorArray accumulates the states in a staged loop whose
+// trip count is the input's length; the loss reads the stacked states.
+std::tuple<Tensor, Tensor> rnn_grads(Tensor input, Tensor w) {
+  ag::GradientTape tape;
+  tape.watch(w);
+  ag::TensorArray states(ag::float32);
+  Tensor state = ag::zeros({3});
+  ag::for_stmt(ag::range(ag::shape_of(input)[0]), ag::no_extra_test,
+               [&](Tensor i) {
+                 state = ag::tanh(ag::matmul(ag::reshape(input[i] + state, {1, 3}), w)[0]);
+                 states.write(i, state);
+               },
+               ag::state(state, states), {"state", "states"}, AG_SOURCE_LOC("rnn_grad.cpp", 5));
+  const Tensor loss = ag::reduce_sum(ag::square(states.stack() - 0.5f));
+  return {loss, tape.gradient(loss, w)};
+}
+
+TEST(JitGradients, ADynamicRnnThroughATensorArrayInAStagedLoop) {
+  const Tensor w = ag::random_uniform({3, 3}, ag::float32, -0.8, 0.8, 5);
+  for (int steps : {1, 2, 6})
+    agtest::expect_three_way("rnn steps=" + std::to_string(steps), rnn_grads, {},
+                             ag::random_uniform({steps, 3}, ag::float32, -1, 1, steps), w);
+}
+
 Tensor cube(Tensor x, Tensor scale) { return ag::reduce_sum(x * x * x) * scale; }
 
 TEST(JitGradients, GradAndValueAndGrad) {

@@ -151,14 +151,23 @@ TEST(GradientTape, AFunctionsVariablesAndLoopsUnderATape) {
   EXPECT_DOUBLE_EQ(item(tape.gradient(y, w)), 3 * 1.5 * 1.5);
 }
 
-TEST(GradientTape, ATensorArrayOnTheGradientPathIsAnError) {
-  const Tensor x = ag::constant(2.0f);
+TEST(GradientTape, ThroughTensorArrayWritesReadsAndStacks) {
+  const Tensor x = ag::constant({1.5, -2.0});
   ag::GradientTape tape;
   tape.watch(x);
-  ag::TensorArray ta(ag::float32);
-  ta.write(0, x * 3.0f);
-  const Tensor y = ta.read(0);
-  AG_EXPECT_ERROR(ag::UnimplementedError, tape.gradient(y, x), "TensorArray::read", "not supported yet");
+  ag::TensorArray ta(ag::float64);
+  ta.write(0, x * 3.0);
+  ta.write(1, ag::square(x));
+  ta.write(2, x);
+  ta.write(2, x * 10.0);  // overwritten: the first x * 1 gets no gradient
+  const Tensor first = ta.read(0);
+  ta.write(4, ag::sin(x));  // grows; row 3 stays zeros
+  const Tensor y = ag::reduce_sum(first * first) + ag::reduce_sum(ta.stack() * ag::constant(std::vector<double>{1, 2, 3, 4, 5}, {5, 1}));
+  // d/dx: 2*(3x)*3 + 1*3 + 2*2x + 3*10 + 5*cos(x)
+  const std::vector<double> got = agtest::doubles(tape.gradient(y, x));
+  const std::vector<double> xv = agtest::doubles(x);
+  for (size_t i = 0; i < 2; ++i)
+    EXPECT_NEAR(got[i], 18 * xv[i] + 3 + 4 * xv[i] + 30 + 5 * std::cos(xv[i]), 1e-12) << i;
 }
 
 }  // namespace

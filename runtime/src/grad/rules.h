@@ -44,6 +44,12 @@ GradRule grad_rule(OpKind op);
 // BroadcastGradientArgs + reduce_sum do.
 Tensor unbroadcast(const Tensor& g, const Tensor& x, SourceLoc loc);
 
+// Whether a gradient can flow through `t`: a floating-point tensor, or a TensorArray of them
+// (whose gradient is a dense tensor of its stacked shape, rules_list.cpp).
+bool carries_gradient(const Tensor& t);
+// Zeros for a value no gradient reached: of its shape, or a TensorArray's stacked shape.
+Tensor zero_gradient(const Tensor& t);
+
 // The floating-point Variables that `g` or its sub-graphs read, each once.
 std::vector<std::shared_ptr<VariableState>> variables_read(const Graph& g);
 
@@ -53,6 +59,9 @@ std::vector<std::shared_ptr<VariableState>> variables_read(const Graph& g);
 std::vector<Tensor> replay_gradient(const Graph& g, std::span<const Tensor> xs, std::span<const Tensor> dys,
                                     std::span<const size_t> wrt,
                                     std::span<const std::shared_ptr<VariableState>> variables);
+
+// The rule of the `unsupported` token (declared here too: no op may use it at the moment).
+std::vector<Tensor> grad_unsupported(const GradContext& c);
 
 #define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Jit, Gradient, Api, ApiName) \
   std::vector<Tensor> grad_##Gradient(const GradContext& c);

@@ -55,8 +55,27 @@ std::vector<std::shared_ptr<VariableState>> variables_of(std::span<const std::sh
 std::vector<size_t> floating_positions(std::span<const Tensor> xs) {
   std::vector<size_t> out;
   for (size_t k = 0; k < xs.size(); ++k)
-    if (is_floating(xs[k].dtype())) out.push_back(k);
+    if (carries_gradient(xs[k])) out.push_back(k);
   return out;
+}
+
+// Whether the body only writes loop variable `j` (a TensorArray): each use of it, and of what
+// writes make of it, is another write or the body's result j. Such an accumulator can be
+// replayed with its final handle: a write's gradient needs only the array's rows.
+bool only_written(const Graph& body, size_t j) {
+  std::vector<bool> chain(body.nodes.size(), false);
+  chain[body.params[j]] = true;
+  for (uint32_t id = 0; id < body.nodes.size(); ++id) {
+    const Node& n = body.nodes[id];
+    for (size_t k = 0; k < n.inputs.size(); ++k) {
+      if (!chain[n.inputs[k].node]) continue;
+      if (n.op != OpKind::ListWrite || k != 0) return false;
+      chain[id] = true;
+    }
+  }
+  for (size_t r = 0; r < body.results.size(); ++r)
+    if (chain[body.results[r].node] && r != j) return false;
+  return true;
 }
 
 std::vector<Tensor> if_gradient(const GradContext& c) {
@@ -77,10 +96,18 @@ std::vector<Tensor> while_gradient(const GradContext& c) {
   const Graph& body = *c.subgraphs[1];
   const size_t n = static_cast<size_t>(c.attrs.loop_vars());
   const std::vector<Tensor> invariants(c.inputs.begin() + static_cast<std::ptrdiff_t>(n), c.inputs.end());
-  for (size_t j = 0; j < n; ++j)
-    if (c.inputs[j].dtype() == DType::List)
+  // TensorArrays the body only writes (accumulators, as in dynamic_rnn) are not saved: each step
+  // is replayed with the final array. Others are not differentiated yet.
+  std::vector<bool> accumulator(n, false);
+  for (size_t j = 0; j < n; ++j) {
+    if (c.inputs[j].dtype() != DType::List) continue;
+    if (!only_written(body, j))
       throw UnimplementedError(fmt::format(
-          "the gradient of a staged while loop{} that carries a TensorArray is not supported yet", at(c.loc)));
+          "the gradient of a staged while loop{} whose body reads a TensorArray it carries is not supported yet "
+          "(an array the body only writes is)",
+          at(c.loc)));
+    accumulator[j] = true;
+  }
   auto with_invariants = [&](std::span<const Tensor> vars) {
     std::vector<Tensor> xs(vars.begin(), vars.end());
     xs.insert(xs.end(), invariants.begin(), invariants.end());
@@ -89,7 +116,8 @@ std::vector<Tensor> while_gradient(const GradContext& c) {
 
   // 1. The forward loop again, writing the loop variables of iteration k at index k.
   std::vector<Tensor> fwd(c.inputs.begin(), c.inputs.begin() + static_cast<std::ptrdiff_t>(n));
-  for (size_t j = 0; j < n; ++j) fwd.push_back(TensorArray(c.inputs[j].dtype()).handle());
+  for (size_t j = 0; j < n; ++j)
+    fwd.push_back(accumulator[j] ? c.inputs[j] : TensorArray(c.inputs[j].dtype()).handle());  // (unused: not saved)
   fwd.push_back(Tensor(int32_t{0}));
   auto fwd_cond = [&]() -> Tensor {
     std::vector<Tensor> out(1);
@@ -99,6 +127,7 @@ std::vector<Tensor> while_gradient(const GradContext& c) {
   auto fwd_body = [&] {
     const Tensor k = fwd[2 * n];
     for (size_t j = 0; j < n; ++j) {
+      if (accumulator[j]) continue;
       TensorArray saved = TensorArray::from_handle(fwd[n + j], c.inputs[j].dtype());
       saved.write(k, fwd[j]);
       fwd[n + j] = saved.handle();
@@ -112,20 +141,22 @@ std::vector<Tensor> while_gradient(const GradContext& c) {
   append_state_vars(fwd_vars, fwd, "the loop's state (for its gradient)");
   staged_while(fwd_cond, fwd_body, fwd_vars, c.loc, "while loop (forward, for its gradient)");
   const std::vector<Tensor> saved(fwd.begin() + static_cast<std::ptrdiff_t>(n), fwd.begin() + static_cast<std::ptrdiff_t>(2 * n));
+  const std::vector<Tensor> final_arrays(fwd.begin(), fwd.begin() + static_cast<std::ptrdiff_t>(n));
 
   // 2. The body steps backwards: [d loop vars (floating), d invariants (floating), d Variables, k].
   std::vector<Tensor> all(c.inputs.begin(), c.inputs.end());
   const std::vector<size_t> wrt = floating_positions(all);  // loop vars first, then invariants
   const auto variables = variables_of(std::span(c.subgraphs).subspan(1));
   std::vector<Tensor> bwd;
-  for (size_t p : wrt) bwd.push_back(p < n ? c.dys[p] : zeros_like(c.inputs[p]));
+  for (size_t p : wrt) bwd.push_back(p < n ? c.dys[p] : zero_gradient(c.inputs[p]));
   for (const auto& v : variables) bwd.push_back(zeros(v->shape, v->dtype));
   bwd.push_back(fwd[2 * n] - 1);
   auto bwd_cond = [&]() -> Tensor { return bwd.back() >= 0; };
   auto bwd_body = [&] {
     const Tensor k = bwd.back();
     std::vector<Tensor> step(n);
-    for (size_t j = 0; j < n; ++j) step[j] = TensorArray::from_handle(saved[j], c.inputs[j].dtype()).read(k);
+    for (size_t j = 0; j < n; ++j)
+      step[j] = accumulator[j] ? final_arrays[j] : TensorArray::from_handle(saved[j], c.inputs[j].dtype()).read(k);
     std::vector<Tensor> dys(n);
     for (size_t i = 0; i < wrt.size() && wrt[i] < n; ++i) dys[wrt[i]] = bwd[i];
     const std::vector<Tensor> g = replay_gradient(body, with_invariants(step), dys, wrt, variables);

@@ -21,6 +21,7 @@
 #include "ag/detail/variable_state.h"
 #include "ag/gradients.h"
 #include "ag/operators/staging.h"
+#include "ag/tensor_array.h"
 #include "call_backward.h"
 #include "rules.h"
 
@@ -214,6 +215,20 @@ Tensor alias_of(const Tensor& t) {
 
 }  // namespace
 
+// Whether a gradient can flow through `t`: a floating-point tensor, or a TensorArray of them
+// (whose gradient is a dense tensor of its stacked shape, rules_list.cpp).
+bool carries_gradient(const Tensor& t) {
+  if (!t.has_value()) return false;
+  if (t.dtype() == DType::List) return is_floating(type_of(t).elem_dtype);
+  return is_floating(t.dtype());
+}
+
+// Zeros for a value no gradient reached: of its shape, or a TensorArray's stacked shape.
+Tensor zero_gradient(const Tensor& t) {
+  if (t.dtype() != DType::List) return zeros_like(t);
+  return zeros_like(TensorArray::from_handle(t, type_of(t).elem_dtype).stack());
+}
+
 std::vector<Tensor> TapeState::gradient(std::span<const Tensor> targets, std::span<const Tensor> seeds,
                                         const std::vector<Source>& sources, UnconnectedGradients unconnected,
                                         SourceLoc loc) {
@@ -229,7 +244,7 @@ std::vector<Tensor> TapeState::gradient(std::span<const Tensor> targets, std::sp
   if (loc.known()) at_caller.emplace(loc);
   for (size_t t = 0; t < targets.size(); ++t) {
     const Tensor& target = targets[t];
-    if (!target.has_value() || !is_floating(target.dtype())) continue;  // nothing flows from it
+    if (!carries_gradient(target)) continue;  // nothing flows from it
     accumulate(grads, target, seeds.empty() ? ones_like(target) : seeds[t]);
   }
   at_caller.reset();
@@ -247,13 +262,13 @@ std::vector<Tensor> TapeState::gradient(std::span<const Tensor> targets, std::sp
     }
     if (!any) continue;
     for (size_t k = 0; k < dys.size(); ++k)
-      if (!dys[k].has_value() && is_floating(outputs[k].dtype())) dys[k] = zeros_like(outputs[k]);
+      if (!dys[k].has_value() && carries_gradient(outputs[k])) dys[k] = zero_gradient(outputs[k]);
     const GradContext c{e.op, e.attributes(), e.loc, inputs, outputs, dys, e.subgraphs, variable_grads};
     GradientLocScope at_forward(e.loc);  // the rule's ops and the sums below take the op's line
     const std::vector<Tensor> dxs = e.call ? e.call->run(inputs, dys, variable_grads) : grad_rule(e.op)(c);
     for (size_t j = 0; j < dxs.size() && j < inputs.size(); ++j) {
       const Tensor& x = inputs[j];
-      if (!dxs[j].has_value() || !follows(x) || !is_floating(x.dtype())) continue;
+      if (!dxs[j].has_value() || !follows(x) || !carries_gradient(x)) continue;
       accumulate(grads, x, dxs[j]);
     }
   }
@@ -275,9 +290,10 @@ std::vector<Tensor> TapeState::gradient(std::span<const Tensor> targets, std::sp
       auto it = grads.find(key_of(s.tensor));
       if (it != grads.end()) g = it->second;
     }
-    if (!g.has_value() && unconnected == UnconnectedGradients::zero && is_floating(s.dtype))
-      g = s.variable ? zeros(s.shape, s.dtype) : zeros_like(s.tensor);
-    out.push_back(is_floating(s.dtype) ? g : Tensor());  // integer and bool sources: none
+    if (!g.has_value() && unconnected == UnconnectedGradients::zero && (is_floating(s.dtype) || carries_gradient(s.tensor)))
+      g = s.variable ? zeros(s.shape, s.dtype) : zero_gradient(s.tensor);
+    const bool differentiable = is_floating(s.dtype) || carries_gradient(s.tensor);
+    out.push_back(differentiable ? g : Tensor());  // integer and bool sources: none
   }
   return out;
 }
@@ -299,7 +315,7 @@ void tape_record(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, 
     // gradient raises), except an input given back (the identity there: nothing to record).
     std::vector<Tensor> follow;
     for (const Tensor& o : outputs) {
-      if (!o.has_value() || (!unsupported && !is_floating(o.dtype()))) continue;
+      if (!o.has_value() || (!unsupported && !carries_gradient(o))) continue;
       if (!unsupported && std::any_of(inputs.begin(), inputs.end(), [&](const Tensor& t) { return key_of(t) == key_of(o); }))
         continue;
       follow.push_back(o);
@@ -323,6 +339,8 @@ void tape_record_call(const std::shared_ptr<const CallBackward>& backward, std::
       if (o.has_value() && is_floating(o.dtype())) tape->watch(o);
   }
 }
+
+Tensor tape_alias(const Tensor& t) { return alias_of(t); }
 
 Tensor tape_variable_read(const std::shared_ptr<VariableState>& v, Tensor value) {
   if (!is_floating(v->dtype)) return value;

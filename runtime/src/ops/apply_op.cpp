@@ -29,6 +29,10 @@ Tensor apply_op(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, S
     return run_op(op, inputs, attrs, loc);
   if (t_gradient_loc.known()) loc = t_gradient_loc;  // an op of a gradient rule
   Tensor out = run_op(op, inputs, attrs, loc);
+  // A TensorArray written in place comes back as its input handle: give it its own identity.
+  if (out.dtype() == DType::List && !out.is_symbolic())
+    for (const Tensor& in : inputs)
+      if (in.impl() == out.impl()) out = tape_alias(out);
   tape_record(op, inputs, attrs, loc, {&out, 1});
   return out;
 }

@@ -52,16 +52,18 @@ TensorArray TensorArray::write(Operand index, const Tensor& value) {
   const Tensor idx = detail::index_tensor(index, OpKind::ListWrite);
   detail::check_readable(value, OpKind::ListWrite, index.loc());
   detail::check_readable(handle_, OpKind::ListWrite, index.loc());
+  const Tensor in[3] = {handle_, idx, value};
   if (handle_.is_symbolic() || idx.is_symbolic() || value.is_symbolic()) {
-    const Tensor in[3] = {handle_, idx, value};
     handle_ = detail::trace_op(OpKind::ListWrite, in, Attrs::none(), index.loc());
-    return *this;
+  } else {
+    detail::list_write_in_place(detail::list_of(handle_), detail::element_as_int(idx, 0), value, index.loc());
+    // In place: under a tape the array gets a new handle, so that the tape tells it apart from
+    // the array before the write (the same elements).
+    if (detail::tapes_alive()) handle_ = detail::tape_alias(handle_);
   }
-  detail::list_write_in_place(detail::list_of(handle_), detail::element_as_int(idx, 0), value, index.loc());
-  if (detail::tapes_alive()) [[unlikely]] {  // eager list ops bypass apply_op: tell the tapes
-    const Tensor in[3] = {handle_, idx, value};
+  // The list ops bypass apply_op: they tell the tapes themselves.
+  if (detail::tapes_alive()) [[unlikely]]
     detail::tape_record(OpKind::ListWrite, in, Attrs::none(), index.loc(), {&handle_, 1});
-  }
   return *this;
 }
 
@@ -73,27 +75,24 @@ Tensor TensorArray::read(Operand index) const {
       throw ValueError(fmt::format("TensorArray::read: the TensorArray has no element shape yet: nothing has been "
                                    "written to it before this read (write an element first){}",
                                    detail::at(index.loc())));
-    const Tensor in[2] = {handle_, idx};
-    return detail::trace_op(OpKind::ListRead, in, Attrs::none(), index.loc());
   }
-  Tensor out = detail::list_read(detail::list_of(handle_), detail::element_as_int(idx, 0), index.loc());
-  if (detail::tapes_alive()) [[unlikely]] {
-    const Tensor in[2] = {handle_, idx};
+  const Tensor in[2] = {handle_, idx};
+  const Tensor out = handle_.is_symbolic() || idx.is_symbolic()
+                         ? detail::trace_op(OpKind::ListRead, in, Attrs::none(), index.loc())
+                         : detail::list_read(detail::list_of(handle_), detail::element_as_int(idx, 0), index.loc());
+  if (detail::tapes_alive()) [[unlikely]]
     detail::tape_record(OpKind::ListRead, in, Attrs::none(), index.loc(), {&out, 1});
-  }
   return out;
 }
 
 Tensor TensorArray::stack() const {
   detail::check_readable(handle_, OpKind::ListStack, {});
-  if (handle_.is_symbolic()) {
-    Attrs attrs;
-    attrs.shape = handle_.shape();  // the element shape (a List handle's shape is its element shape)
-    return detail::trace_op(OpKind::ListStack, {&handle_, 1}, attrs, {});
-  }
-  Tensor out = detail::list_stack(detail::list_of(handle_), Shape{});
+  Attrs attrs;
+  attrs.shape = handle_.shape();  // the element shape (a List handle's shape is its element shape)
+  const Tensor out = handle_.is_symbolic() ? detail::trace_op(OpKind::ListStack, {&handle_, 1}, attrs, {})
+                                           : detail::list_stack(detail::list_of(handle_), Shape{});
   if (detail::tapes_alive()) [[unlikely]]
-    detail::tape_record(OpKind::ListStack, {&handle_, 1}, Attrs::none(), {}, {&out, 1});
+    detail::tape_record(OpKind::ListStack, {&handle_, 1}, attrs, {}, {&out, 1});
   return out;
 }
 

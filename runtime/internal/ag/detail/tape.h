@@ -42,6 +42,10 @@ void tape_record(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, 
 // recording in this frame watches as a read of `v` (eagerly a fresh alias of the value, so that
 // each read is its own source).
 Tensor tape_variable_read(const std::shared_ptr<VariableState>& v, Tensor value);
+// A fresh identity for a concrete tensor (same buffer): an eager TensorArray write, done in
+// place, gives the array a new handle so that the tape tells the array before and after apart.
+Tensor tape_alias(const Tensor& t);
+
 // Whether a tape recording eagerly (outside any trace) follows one of `inputs`, or watches
 // Variables and `reads_variables`: then a Function call runs its graph op by op, recorded.
 bool eager_tape_follows(std::span<const Tensor> inputs, bool reads_variables);
