@@ -198,17 +198,20 @@ TEST(JitGradients, ACompiledFunctionCalledUnderATapeIsOneOpWithACompiledBackward
   const Tensor x = ag::constant({3.0f, -1.0f});
   EXPECT_FLOAT_EQ(f(x).item<float>(), 11.0f);  // compiled first
   for (int call = 0; call < 3; ++call) {
-    const uint64_t runs = ag::detail::call_backward_runs();
+    const uint64_t runs = ag::detail::call_backward_runs(), recorded = ag::detail::call_backward_recorded_runs();
     ag::GradientTape tape;
     tape.watch(x);
-    const Tensor y = f(x);
+    const Tensor y = f(x);  // the forward half of the pair: the outputs and the residuals
+    EXPECT_FLOAT_EQ(y.item<float>(), 11.0f);
     const std::vector<Tensor> g = tape.gradient(y, {x, w});
     EXPECT_EQ(ag::detail::call_backward_runs(), runs + 1) << "the backward function did not run";
+    EXPECT_EQ(ag::detail::call_backward_recorded_runs(), recorded) << "the backward recomputed the forward";
     EXPECT_TRUE(agtest::same_tensor(ag::constant({6.0f, -4.0f}), g[0])) << g[0].str();
     EXPECT_TRUE(agtest::same_tensor(ag::constant({9.0f, 1.0f}), g[1])) << g[1].str();
   }
   EXPECT_EQ(f.tracing_count(), 1);
-  // Second order through the call: the backward call is itself a Function call under a tape.
+  // Second order through the call: the backward runs as a Function call, recorded in turn.
+  const uint64_t recorded = ag::detail::call_backward_recorded_runs();
   ag::GradientTape outer;
   outer.watch(x);
   Tensor dx;
@@ -218,6 +221,7 @@ TEST(JitGradients, ACompiledFunctionCalledUnderATapeIsOneOpWithACompiledBackward
     dx = inner.gradient(f(x), x);  // 2 w x
   }
   EXPECT_TRUE(agtest::same_tensor(ag::constant({2.0f, 4.0f}), outer.gradient(dx, x))) << "d2/dx2 = 2 w";
+  EXPECT_EQ(ag::detail::call_backward_recorded_runs(), recorded + 1);
 }
 
 // A Function with a side effect runs op by op under a tape (its backward would repeat the print).

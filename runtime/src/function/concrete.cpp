@@ -98,8 +98,9 @@ void ConcreteCore::run(std::span<const ArgView> args, std::span<Tensor> outputs)
       replay_graph(*graph_, in, outputs);
       return;
     }
-    exe.run(in, outputs);
-    tape_record_call(backward(), in, outputs);
+    const std::shared_ptr<const CallBackward>& pair = backward();
+    std::vector<Tensor> residuals = pair->run_forward(in, outputs);  // the forward half of the pair
+    tape_record_call(pair, in, outputs, std::move(residuals));
     return;
   }
   exe.run(in, outputs);

@@ -56,9 +56,11 @@ std::vector<std::shared_ptr<VariableState>> variables_read(const Graph& g);
 // Replays `g` on `xs` in the current frame under a fresh tape and returns the gradients of its
 // results, weighted by `dys` (one per result; the floating-point ones with a value), with respect
 // to xs[k] for each k in `wrt`, then to each of `variables`: zeros where none flows (tape.cpp).
+// `forward_outputs`, when given, receives the replayed results.
 std::vector<Tensor> replay_gradient(const Graph& g, std::span<const Tensor> xs, std::span<const Tensor> dys,
                                     std::span<const size_t> wrt,
-                                    std::span<const std::shared_ptr<VariableState>> variables);
+                                    std::span<const std::shared_ptr<VariableState>> variables,
+                                    std::vector<Tensor>* forward_outputs = nullptr);
 
 // The rule of the `unsupported` token (declared here too: no op may use it at the moment).
 std::vector<Tensor> grad_unsupported(const GradContext& c);

@@ -138,6 +138,7 @@ struct TapeEntry {
   const Tensor* data() const { return heap_values.empty() ? inline_values.data() : heap_values.data(); }
   std::vector<std::shared_ptr<const Graph>> subgraphs;
   std::shared_ptr<const CallBackward> call;  // a Function call recorded as one op
+  std::vector<Tensor> residuals;              // its forward's intermediates its backward reads
 };
 
 }  // namespace
@@ -265,7 +266,8 @@ std::vector<Tensor> TapeState::gradient(std::span<const Tensor> targets, std::sp
       if (!dys[k].has_value() && carries_gradient(outputs[k])) dys[k] = zero_gradient(outputs[k]);
     const GradContext c{e.op, e.attributes(), e.loc, inputs, outputs, dys, e.subgraphs, variable_grads};
     GradientLocScope at_forward(e.loc);  // the rule's ops and the sums below take the op's line
-    const std::vector<Tensor> dxs = e.call ? e.call->run(inputs, dys, variable_grads) : grad_rule(e.op)(c);
+    const std::vector<Tensor> dxs =
+        e.call ? e.call->run(inputs, e.residuals, dys, variable_grads) : grad_rule(e.op)(c);
     for (size_t j = 0; j < dxs.size() && j < inputs.size(); ++j) {
       const Tensor& x = inputs[j];
       if (!dxs[j].has_value() || !follows(x) || !carries_gradient(x)) continue;
@@ -327,7 +329,7 @@ void tape_record(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, 
 }
 
 void tape_record_call(const std::shared_ptr<const CallBackward>& backward, std::span<const Tensor> inputs,
-                      std::span<const Tensor> outputs) {
+                      std::span<const Tensor> outputs, std::vector<Tensor> residuals) {
   for (TapeState* tape : TapeState::live()) {
     if (!tape->records_here()) continue;
     if (!backward->reads_variables() &&
@@ -335,6 +337,7 @@ void tape_record_call(const std::shared_ptr<const CallBackward>& backward, std::
       continue;
     tape->entries.emplace_back(OpKind::Identity, Attrs{}, SourceLoc{}, inputs, outputs,
                                std::vector<std::shared_ptr<const Graph>>{}, backward);
+    tape->entries.back().residuals = residuals;
     for (const Tensor& o : outputs)
       if (o.has_value() && is_floating(o.dtype())) tape->watch(o);
   }
@@ -369,11 +372,13 @@ bool eager_tape_follows(std::span<const Tensor> inputs, bool reads_variables) {
 
 std::vector<Tensor> replay_gradient(const Graph& g, std::span<const Tensor> xs, std::span<const Tensor> dys,
                                     std::span<const size_t> wrt,
-                                    std::span<const std::shared_ptr<VariableState>> variables) {
+                                    std::span<const std::shared_ptr<VariableState>> variables,
+                                    std::vector<Tensor>* forward_outputs) {
   TapeState tape(/*persistent=*/false, current_frame());
   for (size_t k : wrt) tape.watch(xs[k]);
   std::vector<Tensor> outs(g.results.size());
   replay_graph(g, xs, outs);
+  if (forward_outputs) *forward_outputs = outs;
   std::vector<Source> sources;
   for (size_t k : wrt) sources.push_back({xs[k], nullptr, xs[k].dtype(), xs[k].shape()});
   for (const auto& v : variables) sources.push_back({Tensor(), v.get(), v->dtype, v->shape});

@@ -52,13 +52,16 @@ bool eager_tape_follows(std::span<const Tensor> inputs, bool reads_variables);
 
 // A call of a concrete function made eagerly: every recording tape that follows one of its
 // inputs (or watches the Variables it reads) records the call as one op, differentiated by
-// `backward` (grad/call_backward.h).
+// `backward` from the `residuals` its forward returned (grad/call_backward.h).
 void tape_record_call(const std::shared_ptr<const CallBackward>& backward, std::span<const Tensor> inputs,
-                      std::span<const Tensor> outputs);
+                      std::span<const Tensor> outputs, std::vector<Tensor> residuals);
 
 // How many times a Function call's compiled backward has run in this process (grad/call_backward.cpp):
 // the tests check that path ran.
 uint64_t call_backward_runs();
+// Of those, the runs as a recorded Function that recomputes the forward (a tape recorded them);
+// the others ran the backward half of the pair on the residuals.
+uint64_t call_backward_recorded_runs();
 
 // Runs `g` op by op through apply_op (so tapes record each op): eagerly, or, while tracing, into
 // the current frame. Stateful ops run once, as in the graph. (replay.cpp)
