@@ -132,6 +132,31 @@ TEST_F(DiskCache, TruncatedEntriesAreNeverLoaded) {
   EXPECT_EQ(run_helper(dir_).disk_hits, 1);
 }
 
+// An entry that is not this one: another function's code under this name (a copied file), and
+// a file that is no agc entry at all. Each is reported, deleted and recompiled; none is run.
+TEST_F(DiskCache, ForeignEntriesAreReportedAndRecompiled) {
+  const HelperRun first = run_helper(dir_, 1);
+  const fs::path mine = only_entry();
+  const fs::path other_dir = dir_ + "-other";
+  fs::remove_all(other_dir);
+  run_helper(other_dir.string(), 2);
+  fs::path theirs;
+  for (const auto& e : fs::directory_iterator(other_dir)) theirs = e.path();
+  ASSERT_FALSE(theirs.empty());
+  fs::copy_file(theirs, mine, fs::copy_options::overwrite_existing);
+  fs::remove_all(other_dir);
+  const HelperRun copied = run_helper(dir_, 1);
+  EXPECT_EQ(copied.compiles, 1) << copied.log;
+  EXPECT_EQ(copied.value, first.value);
+  EXPECT_NE(copied.log.find("its key does not match its name"), std::string::npos) << copied.log;
+  std::ofstream(mine, std::ios::binary | std::ios::trunc) << std::string(4096, 'x');
+  const HelperRun junk = run_helper(dir_, 1);
+  EXPECT_EQ(junk.compiles, 1) << junk.log;
+  EXPECT_EQ(junk.value, first.value);
+  EXPECT_NE(junk.log.find("not an agc cache entry"), std::string::npos) << junk.log;
+  EXPECT_EQ(run_helper(dir_, 1).disk_hits, 1);  // the recompiled entry is good
+}
+
 TEST_F(DiskCache, ConcurrentWritersLeaveOneValidEntry) {
   constexpr int kWriters = 4;
   std::vector<FILE*> procs;
