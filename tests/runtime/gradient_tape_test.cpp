@@ -39,6 +39,12 @@ TEST(GradientTape, ListsOfSourcesVariablesAndANonScalarTarget) {
   const Tensor y = ag::matmul(x, w) * 2.0;  // [1, 2], summed by gradient()
   const std::vector<Tensor> g = tape.gradient(y, {x, w});
   ASSERT_EQ(g.size(), 2u);
+  // A braced list of one is a list too (TensorFlow's tape.gradient(y, [x])).
+  ag::GradientTape again;
+  again.watch(x);
+  const std::vector<Tensor> one = again.gradient(ag::matmul(x, w) * 2.0, {w});
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(agtest::doubles(one[0]), (std::vector<double>{2, 2, -2, -2}));
   EXPECT_EQ(agtest::doubles(g[0]), (std::vector<double>{6, 14}));       // 2 * row sums of w
   EXPECT_EQ(agtest::doubles(g[1]), (std::vector<double>{2, 2, -2, -2}));  // 2 * x^T 1
 }

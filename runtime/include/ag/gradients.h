@@ -65,6 +65,16 @@ class GradientTape {
   std::vector<Tensor> gradient(const Tensor& target, const std::vector<GradSource>& sources,
                                const Tensor& output_gradients,
                                UnconnectedGradients unconnected = UnconnectedGradients::none, Loc loc = Loc::current());
+  // A braced list of sources, also of one (`tape.gradient(y, {x})`, TensorFlow's `[x]`): a list.
+  std::vector<Tensor> gradient(const Tensor& target, std::initializer_list<GradSource> sources,
+                               UnconnectedGradients unconnected = UnconnectedGradients::none, Loc loc = Loc::current()) {
+    return gradient(target, std::vector<GradSource>(sources), unconnected, loc);
+  }
+  std::vector<Tensor> gradient(const Tensor& target, std::initializer_list<GradSource> sources,
+                               const Tensor& output_gradients,
+                               UnconnectedGradients unconnected = UnconnectedGradients::none, Loc loc = Loc::current()) {
+    return gradient(target, std::vector<GradSource>(sources), output_gradients, unconnected, loc);
+  }
 
  private:
   std::unique_ptr<detail::TapeState> state_;
