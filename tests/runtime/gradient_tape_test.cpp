@@ -102,19 +102,30 @@ TEST(GradientTape, NestedTapesGiveHigherOrderGradients) {
   }
   EXPECT_DOUBLE_EQ(item(dy), 3 * 1.5 * 1.5);
   EXPECT_DOUBLE_EQ(item(outer.gradient(dy, x)), 6 * 1.5);
-  // Second order through matmul and tanh.
+  // Second order through matmul and tanh: d/da sum(g(a)^2), g = d/da sum(tanh(a a)), against
+  // central differences of the first-order gradient.
+  auto first_order = [](const Tensor& m) {
+    ag::GradientTape t;
+    t.watch(m);
+    return t.gradient(ag::reduce_sum(ag::tanh(ag::matmul(m, m))), m);
+  };
   const Tensor a = ag::constant({{0.5, -1.0}, {2.0, 0.25}});
   ag::GradientTape o2;
   o2.watch(a);
-  Tensor g;
-  {
-    ag::GradientTape i2;
-    i2.watch(a);
-    g = i2.gradient(ag::reduce_sum(ag::tanh(ag::matmul(a, a))), a);
-  }
+  const Tensor g = first_order(a);
   const Tensor h = o2.gradient(ag::reduce_sum(g * g), a);
   ASSERT_TRUE(h.has_value());
   EXPECT_EQ(h.shape(), a.shape());
+  const std::vector<double> got = agtest::doubles(h), base = agtest::doubles(a);
+  for (size_t e = 0; e < base.size(); ++e) {
+    constexpr double eps = 1e-6;
+    std::vector<double> p = base, m = base;
+    p[e] += eps;
+    m[e] -= eps;
+    const Tensor gp = first_order(ag::constant(p, {2, 2})), gm = first_order(ag::constant(m, {2, 2}));
+    const double fd = (ag::reduce_sum(gp * gp).item<double>() - ag::reduce_sum(gm * gm).item<double>()) / (2 * eps);
+    EXPECT_NEAR(got[e], fd, 1e-6 * std::max(1.0, std::abs(fd))) << e;
+  }
 }
 
 TEST(GradientTape, StopGradientBlocksTheFlow) {
