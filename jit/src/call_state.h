@@ -27,6 +27,19 @@ struct CallState {
   }
 };
 
+// Runs a runtime helper's `body(state)`: an exception becomes the call's recorded error and a
+// return of 1, as JIT code expects (no exception may escape into it); else 0.
+template <class F>
+int32_t guarded(JitCallCtx* ctx, F&& body) {
+  try {
+    body(*ctx->state);
+    return 0;
+  } catch (...) {
+    ctx->state->error = std::current_exception();
+    return 1;
+  }
+}
+
 // Formats the error of a FailKind raised by node `node` (an ag::Error subclass).
 [[noreturn]] void throw_failure(const NodeInfo& node, FailKind kind, int64_t a, int64_t b);
 

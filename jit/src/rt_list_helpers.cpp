@@ -16,18 +16,6 @@
 namespace ag::jit {
 namespace {
 
-// Runs `body` and turns an exception into the recorded error and a return of 1.
-template <class F>
-int32_t guarded(JitCallCtx* ctx, F&& body) {
-  try {
-    body(*ctx->state);
-    return 0;
-  } catch (...) {
-    ctx->state->error = std::current_exception();
-    return 1;
-  }
-}
-
 const NodeInfo& info_of(CallState& st, int32_t node) { return st.program->nodes[static_cast<size_t>(node)]; }
 
 const detail::TensorList& input_list(CallState& st, const NodeInfo& info) {

@@ -136,6 +136,11 @@ void assign(const NodeInfo& info, VariableState& v, const JitArg& in, void* resu
   if (result && value_bytes(v)) std::memcpy(result, v.value.impl()->data, value_bytes(v));
 }
 
+// A draw's words from its Generator's state (one locked step, as eagerly).
+std::pair<uint64_t, uint64_t> take_words(const Node& n, void* generator_state) {
+  return detail::take_random_words(*static_cast<VariableState*>(generator_state), n.op, n.attrs.shape);
+}
+
 }  // namespace
 }  // namespace ag::jit
 
@@ -167,49 +172,30 @@ int32_t agc_rt_var_assign(JitCallCtx* ctx, int32_t node, void* var, const JitArg
 }
 
 int32_t agc_rt_print(JitCallCtx* ctx, int32_t node, const JitArg* ins) {
-  CallState& st = *ctx->state;
-  try {
+  return ag::jit::guarded(ctx, [&](CallState& st) {
     const ag::jit::NodeInfo& info = st.program->nodes[static_cast<size_t>(node)];
     std::vector<ag::Tensor> views;  // headers only: the values stay in the JIT buffers
     views.reserve(info.input_types.size());
     for (size_t k = 0; k < info.input_types.size(); ++k) views.push_back(ag::jit::view_of(ins[k], info.input_types[k]));
     ag::detail::print_line(ag::detail::format_print(info.node->attrs, views));
-    return 0;
-  } catch (...) {
-    st.error = std::current_exception();
-    return 1;
-  }
+  });
 }
 
 int32_t agc_rt_random(JitCallCtx* ctx, int32_t node, void* generator_state, void* out) {
-  CallState& st = *ctx->state;
-  const ag::Node& n = *st.program->nodes[static_cast<size_t>(node)].node;
-  try {
-    const bool normal = n.op == ag::OpKind::RandomNormal;
-    const auto [seed, counter] =
-        ag::detail::take_random_words(*static_cast<ag::detail::VariableState*>(generator_state), n.op, n.attrs.shape);
-    ag::detail::kernels().random_fill(n.attrs.dtype, out, n.attrs.shape.num_elements(), normal, seed, counter,
-                                      n.attrs.scalar, n.attrs.scalar2);
-    return 0;
-  } catch (...) {
-    st.error = std::current_exception();
-    return 1;
-  }
+  return ag::jit::guarded(ctx, [&](CallState& st) {
+    const ag::Node& n = *st.program->nodes[static_cast<size_t>(node)].node;
+    const auto [seed, counter] = ag::jit::take_words(n, generator_state);
+    ag::detail::kernels().random_fill(n.attrs.dtype, out, n.attrs.shape.num_elements(),
+                                      n.op == ag::OpKind::RandomNormal, seed, counter, n.attrs.scalar, n.attrs.scalar2);
+  });
 }
 
 int32_t agc_rt_random_words(JitCallCtx* ctx, int32_t node, void* generator_state, uint64_t* words) {
-  CallState& st = *ctx->state;
-  const ag::Node& n = *st.program->nodes[static_cast<size_t>(node)].node;
-  try {
-    const auto [seed, counter] =
-        ag::detail::take_random_words(*static_cast<ag::detail::VariableState*>(generator_state), n.op, n.attrs.shape);
+  return ag::jit::guarded(ctx, [&](CallState& st) {
+    const auto [seed, counter] = ag::jit::take_words(*st.program->nodes[static_cast<size_t>(node)].node, generator_state);
     words[0] = seed;
     words[1] = counter;
-    return 0;
-  } catch (...) {
-    st.error = std::current_exception();
-    return 1;
-  }
+  });
 }
 
 void agc_rt_assert_failed(JitCallCtx* ctx, int32_t node, const JitArg* ins) {
