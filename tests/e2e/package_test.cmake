@@ -52,6 +52,7 @@ message(STATUS "${step_output}")
 foreach(expected
     "grow\\(1\\) = 5162 traced, 5162 eagerly"
     "JIT linked: yes \\(code for [a-z0-9-]+\\), compiles: 1, disk-cache hits: 0"
+    "d/dx x\\^3 at 2 = 12\n"
     "agc: compile: grow\\(x: [^\n]* with jit")
   if(NOT step_output MATCHES "${expected}")
     message(FATAL_ERROR "the documented project did not print /${expected}/:\n${step_output}")

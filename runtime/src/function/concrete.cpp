@@ -16,19 +16,6 @@
 
 namespace ag::detail {
 
-namespace {
-
-bool reads_float_variable(const Graph& g) {
-  for (const Node& n : g.nodes) {
-    if (n.op == OpKind::ReadVariable && is_floating(n.outputs[0].dtype)) return true;
-    for (const auto& sub : n.subgraphs)
-      if (reads_float_variable(*sub)) return true;
-  }
-  return false;
-}
-
-}  // namespace
-
 ConcreteCore::ConcreteCore(std::string name, Signature signature, std::shared_ptr<const Graph> traced,
                            std::shared_ptr<const Graph> optimized, std::optional<bool> jit, std::shared_ptr<StatCounters> stats,
                            std::string dump_prefix)
@@ -39,7 +26,7 @@ ConcreteCore::ConcreteCore(std::string name, Signature signature, std::shared_pt
       jit_(jit),
       stats_(std::move(stats)),
       dump_prefix_(std::move(dump_prefix)),
-      reads_variables_(reads_float_variable(*graph_)),
+      reads_variables_(!variables_read(*graph_).empty()),
       one_op_under_tape_(differentiable_as_a_call(*graph_)) {}
 
 const std::shared_ptr<const CallBackward>& ConcreteCore::backward() {

@@ -19,15 +19,6 @@ namespace {
 
 std::atomic<uint64_t> g_runs{0}, g_recorded_runs{0};
 
-bool effects_other_than_reads(const Graph& g) {
-  for (const Node& n : g.nodes) {
-    if (op_info(n.op).stateful && n.op != OpKind::ReadVariable && op_class(n.op) != OpClass::Control) return true;
-    for (const auto& sub : n.subgraphs)
-      if (effects_other_than_reads(*sub)) return true;
-  }
-  return false;
-}
-
 std::unique_ptr<Executable> compile_graph(Graph g, const std::string& name, std::optional<bool> jit) {
   verify_graph(g);
   auto optimized = std::make_shared<const Graph>(optimize(g));
@@ -43,7 +34,7 @@ bool differentiable_as_a_call(const Graph& g) {
     if (g.nodes[p].outputs[0].dtype == DType::List) return false;
   for (ValueId r : g.results)
     if (g.type(r).dtype == DType::List) return false;
-  return !effects_other_than_reads(g);
+  return !has_effects_besides_reads(g);
 }
 
 uint64_t call_backward_runs() { return g_runs.load(std::memory_order_relaxed); }

@@ -36,7 +36,6 @@ class CallBackward {
   std::vector<Tensor> run(std::span<const Tensor> inputs, std::span<const Tensor> residuals,
                           std::span<const Tensor> dys, std::vector<VariableGrad>& variable_grads) const;
   bool reads_variables() const { return !variables_.empty(); }
-  size_t num_residuals() const { return num_residuals_; }
 
  private:
   std::vector<Tensor> trace_joint(std::span<const Tensor> placeholders, std::vector<Tensor>* forward_outputs) const;

@@ -23,21 +23,21 @@
 #include "ag/tensor_array.h"
 
 namespace ag::detail {
-namespace {
 
-// Side effects other than Variable reads.
-bool has_effects(const Graph& g) {
+bool has_effects_besides_reads(const Graph& g) {
   for (const Node& n : g.nodes) {
     if (op_info(n.op).stateful && n.op != OpKind::ReadVariable && op_class(n.op) != OpClass::Control) return true;
     for (const auto& sub : n.subgraphs)
-      if (has_effects(*sub)) return true;
+      if (has_effects_besides_reads(*sub)) return true;
   }
   return false;
 }
 
+namespace {
+
 void refuse_effects(const GradContext& c, const char* what) {
   for (const auto& g : c.subgraphs)
-    if (has_effects(*g))
+    if (has_effects_besides_reads(*g))
       throw UnimplementedError(fmt::format(
           "the gradient of a staged {}{} whose {} has side effects (variable assignments, prints, asserts, random "
           "draws) is not supported yet: differentiating it would repeat them",
