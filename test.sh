@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds agc and runs every test.   ./test.sh [--asan] [ctest args...]
+# Builds agc and runs every test.   ./test.sh [--asan | --tsan] [ctest args...]
 #   --asan   build in build-asan/ with AddressSanitizer + UndefinedBehaviorSanitizer
+#   --tsan   build in build-tsan/ with ThreadSanitizer (suppressions: tests/tsan.supp)
 #   CXX=g++ ./test.sh   builds with another compiler, in build-g++/
 # A full run (no ctest arguments) also builds and tests the interpreter-only configuration
 # (-DAG_WITH_LLVM=OFF) in build-nollvm/.
@@ -20,6 +21,14 @@ for arg in "$@"; do
     packages+=(libclang-rt-19-dev)
     export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
     export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
+  elif [ "$arg" = --tsan ]; then
+    build_dir="$AG_BUILD_DIR-tsan"
+    sanitized=true
+    cmake_args+=(-DAG_TSAN=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAG_BUILD_BENCH=OFF)
+    packages+=(libclang-rt-19-dev)
+    # A report fails its test (exit code 66); allocator_may_return_null: the out-of-memory tests
+    # ask for 4 TiB and expect ag::ResourceExhaustedError, not TSan's own abort.
+    export TSAN_OPTIONS=${TSAN_OPTIONS:-"halt_on_error=1 exitcode=66 second_deadlock_stack=1 allocator_may_return_null=1 suppressions=$AG_ROOT/tests/tsan.supp"}
   else
     ctest_args+=("$arg")
   fi

@@ -22,5 +22,26 @@ if(AG_SANITIZE)
   add_link_options(-fsanitize=address,undefined)
 endif()
 
+if(AG_TSAN)
+  # Every target instrumented, as with AG_SANITIZE; code the JIT generates is not (its races are
+  # out of TSan's sight), nor are libLLVM and libclang-cpp (their mutexes are still seen through
+  # the intercepted pthread calls).
+  # The shared TSan runtime (with an rpath to it): a test that replaces the global operator new
+  # (function_call_allocations_test.cpp) then links, as it does with the static ASan runtime.
+  execute_process(COMMAND ${CMAKE_CXX_COMPILER} -fsanitize=thread -print-file-name=libclang_rt.tsan-x86_64.so
+                  OUTPUT_VARIABLE tsan_runtime OUTPUT_STRIP_TRAILING_WHITESPACE)
+  get_filename_component(AG_TSAN_RUNTIME_DIR "${tsan_runtime}" DIRECTORY)
+  set(AG_TSAN_LINK_OPTIONS -fsanitize=thread -shared-libsan "-Wl,-rpath,${AG_TSAN_RUNTIME_DIR}")
+  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
+  add_link_options(${AG_TSAN_LINK_OPTIONS})
+endif()
+
+if(AG_FUZZ)
+  # Coverage feedback and ASan for the rewriter's code (the libFuzzer runtime is linked into the
+  # fuzzer target only); build-fuzz/ holds this configuration.
+  add_compile_options(-fsanitize=fuzzer-no-link,address)
+  add_link_options(-fsanitize=address)
+endif()
+
 # Release builds keep frame pointers: cheap, and it makes perf and crash reports readable.
 add_compile_options(-fno-omit-frame-pointer)

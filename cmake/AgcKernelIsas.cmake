@@ -31,7 +31,7 @@ function(ag_add_kernel_isas target)
       COMMAND ${AG_OBJCOPY} --keep-global-symbol=agc_kernels_${id} ${merged}
       # Nothing of a level may run before its CPU check: no static initializers (sanitizers
       # add their own, which only register globals).
-      COMMAND ${CMAKE_COMMAND} -DOBJECT=${merged} -DREADELF=${AG_READELF} -DALLOW=${AG_SANITIZE}
+      COMMAND ${CMAKE_COMMAND} -DOBJECT=${merged} -DREADELF=${AG_READELF} -DALLOW=$<OR:$<BOOL:${AG_SANITIZE}>,$<BOOL:${AG_TSAN}>>
               -P ${PROJECT_SOURCE_DIR}/cmake/check_no_initializers.cmake
       DEPENDS ${objects} $<TARGET_OBJECTS:${objects}> ${PROJECT_SOURCE_DIR}/cmake/check_no_initializers.cmake
       COMMAND_EXPAND_LISTS

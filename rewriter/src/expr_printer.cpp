@@ -10,12 +10,22 @@
 namespace ag::rewriter {
 namespace {
 
+// A conversion by constructor: one argument as written, any others defaulted (ag::Operand's
+// constructors take the caller's std::source_location that way).
+bool isConvertingConstruction(const clang::Stmt* s) {
+  const auto* construct = llvm::dyn_cast<clang::CXXConstructExpr>(s);
+  if (!construct || construct->getNumArgs() == 0) return false;
+  for (unsigned i = 1; i < construct->getNumArgs(); ++i)
+    if (!llvm::isa<clang::CXXDefaultArgExpr>(construct->getArg(i))) return false;
+  return true;
+}
+
 // Nodes the compiler wraps around a value on its way to where it is used.
 bool isTransparent(const clang::Stmt* s) {
   return llvm::isa<clang::ParenExpr, clang::ImplicitCastExpr, clang::MaterializeTemporaryExpr,
                    clang::CXXBindTemporaryExpr, clang::ExprWithCleanups, clang::CXXFunctionalCastExpr,
                    clang::CXXStaticCastExpr>(s) ||
-         (llvm::isa<clang::CXXConstructExpr>(s) && llvm::cast<clang::CXXConstructExpr>(s)->getNumArgs() == 1);
+         isConvertingConstruction(s);
 }
 
 // Whether the value of the innermost node in `parents`' child becomes an ag::Tensor.

@@ -172,6 +172,12 @@ bool Liveness::live(const StmtNode* construct, const clang::ValueDecl* root) con
   return it == live_.end() || it->second.count(root) > 0;
 }
 
+bool Liveness::liveAtEntry(const StmtNode* branch, const clang::ValueDecl* root) const {
+  if (give_up_ || !root || !locals_.count(root) || escaping_.count(root)) return true;
+  auto it = entry_.find(branch);
+  return it == entry_.end() || it->second.count(root) > 0;
+}
+
 Liveness::Vars Liveness::conservative(const StmtNode* n, const Vars& after) {
   Vars live = after;
   add(live, uses(n->stmt));
@@ -205,7 +211,10 @@ Liveness::Vars Liveness::before(const StmtNode* n, const Vars& after, const Loop
     case NodeKind::If: {
       live_[n] = after;
       Vars live = before(n->then_branch.get(), after, loop);
-      add(live, before(n->else_branch.get(), after, loop));
+      Vars else_entry = before(n->else_branch.get(), after, loop);
+      if (n->then_branch) entry_[n->then_branch.get()] = live;
+      if (n->else_branch) entry_[n->else_branch.get()] = else_entry;
+      add(live, else_entry);
       add(live, uses(n->cond));
       return n->init ? before(n->init.get(), live, loop) : live;
     }

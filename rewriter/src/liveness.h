@@ -30,6 +30,9 @@ class Liveness {
   // loop, at its head (before its condition, on entry and after each iteration). True for
   // constructs the analysis did not reach.
   bool live(const StmtNode* construct, const clang::ValueDecl* root) const;
+  // Whether `root` may be read in `branch` (a staged if's then or else) before the branch
+  // writes it. True for branches the analysis did not reach.
+  bool liveAtEntry(const StmtNode* branch, const clang::ValueDecl* root) const;
 
  private:
   struct Loop {
@@ -44,6 +47,7 @@ class Liveness {
   Vars escaping_;  // locals it cannot follow
   bool give_up_ = false;
   std::map<const StmtNode*, Vars> live_;  // per staged construct: live after it (loops: and at the head)
+  std::map<const StmtNode*, Vars> entry_;  // per branch of an if: live at its entry
 };
 
 }  // namespace ag::rewriter

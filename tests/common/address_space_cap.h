@@ -1,7 +1,8 @@
 // Makes huge allocations fail whatever the machine's overcommit policy: caps this process's
 // address space (the soft limit, restored when the cap goes out of scope, since some ctest
-// runs execute every test of a binary in one process). Under AddressSanitizer, whose shadow
-// mappings already exceed any cap, nothing is capped: there the kernel refuses a 4 TiB mapping.
+// runs execute every test of a binary in one process). Under AddressSanitizer or
+// ThreadSanitizer, whose shadow mappings already exceed any cap, nothing is capped: there the
+// sanitizer's allocator refuses a 4 TiB allocation.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -10,15 +11,15 @@
 #include <algorithm>
 #include <cstdint>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define AGTEST_ASAN 1
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define AGTEST_SANITIZER_SHADOW 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define AGTEST_ASAN 1
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define AGTEST_SANITIZER_SHADOW 1
 #endif
 #endif
-#ifndef AGTEST_ASAN
-#define AGTEST_ASAN 0
+#ifndef AGTEST_SANITIZER_SHADOW
+#define AGTEST_SANITIZER_SHADOW 0
 #endif
 
 namespace agtest {
@@ -32,7 +33,7 @@ inline constexpr const char* kHugeBytes = "4398046511104 bytes, 4.0 TiB";
 class AddressSpaceCap {
  public:
   AddressSpaceCap() {
-#if !AGTEST_ASAN
+#if !AGTEST_SANITIZER_SHADOW
     EXPECT_EQ(::getrlimit(RLIMIT_AS, &saved_), 0);
     rlimit cap = saved_;
     cap.rlim_cur = std::min<rlim_t>(saved_.rlim_cur, rlim_t{64} << 30);  // far below the 4 TiB the tests ask for
@@ -40,7 +41,7 @@ class AddressSpaceCap {
 #endif
   }
   ~AddressSpaceCap() {
-#if !AGTEST_ASAN
+#if !AGTEST_SANITIZER_SHADOW
     ::setrlimit(RLIMIT_AS, &saved_);
 #endif
   }

@@ -398,3 +398,30 @@ AG_FUNCTION Tensor forever_builds_array(Tensor x) {
   return trail.stack();
 }
 AG_E2E(forever_builds_array, std::tuple{1.0f}, std::tuple{256.0f});
+
+// Found by the program fuzzer: `i` is written in the then-branch and read in the else-branch,
+// and dead after the if. The else-branch is traced after the then-branch, so `i` is state of
+// the if (restored between the branches) although nothing reads it after.
+AG_FUNCTION Tensor written_in_one_branch_read_in_the_other(Tensor a, Tensor b) {
+  Tensor i = a, r = 0;
+  if (a < b) {
+    i = i + 1;
+    r = i;
+  } else {
+    Tensor c = 0;
+    while (c < 2 && (i <= a ? a : b) > 0) c += 1;
+    r = c + i;
+  }
+  i = b;
+  return r + i;
+}
+AG_E2E(written_in_one_branch_read_in_the_other, std::tuple{1, 2}, std::tuple{7, 1}, std::tuple{-3, -5});
+
+// Found by the program fuzzer: a `?:` on a tensor condition with int arms, as the operand of a
+// tensor operator, becomes ag::if_exp (it was left as C++, which cannot branch on a traced tensor).
+AG_FUNCTION Tensor int_arms_into_a_tensor_operator(Tensor x) {
+  Tensor c = 0;
+  for (auto i : ag::range(3)) c += (x > i) ? 1 : 10;
+  return c * (x < 0 ? -1 : 1);
+}
+AG_E2E(int_arms_into_a_tensor_operator, std::tuple{-1}, std::tuple{1}, std::tuple{5});

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "../broadcast.h"
+#include "ieee_min_max.h"
 #include "isa_kernels.h"
 
 namespace ag::detail::AG_KERNEL_NS {
@@ -203,20 +204,13 @@ void binary_scalar(const BroadcastLoop& L, const T* a, const T* b, R* out, F&& f
   });
 }
 
-// maximum/minimum on Eigen arrays or on scalars; NaN propagates (TensorFlow's semantics).
+// maximum/minimum on Eigen arrays or on scalars (ieee_min_max.h).
 template <bool kMax>
-struct NanMaxMin {
+struct ArrayMaxMin {
   template <class X, class Z>
   auto operator()(const X& x, const Z& z) const {
-    if constexpr (std::is_arithmetic_v<X>) {
-      if constexpr (std::is_floating_point_v<X>)
-        if (std::isnan(x) || std::isnan(z)) return x + z;
-      return kMax ? std::max(x, z) : std::min(x, z);
-    } else {
-      using T = typename X::Scalar;
-      if constexpr (kMax) return x.binaryExpr(z, Eigen::internal::scalar_max_op<T, T, Eigen::PropagateNaN>());
-      else return x.binaryExpr(z, Eigen::internal::scalar_min_op<T, T, Eigen::PropagateNaN>());
-    }
+    if constexpr (std::is_arithmetic_v<X>) return IeeeMaxMin<kMax>()(x, z);
+    else return x.binaryExpr(z, IeeeMaxMin<kMax>());
   }
 };
 
@@ -250,8 +244,8 @@ void binary_int(OpKind op, const BroadcastLoop& L, const Tensor& ta, const Tenso
     case OpKind::Add: binary_scalar(L, a, b, y, [](T x, T z) { return static_cast<T>(U(x) + U(z)); }); break;
     case OpKind::Sub: binary_scalar(L, a, b, y, [](T x, T z) { return static_cast<T>(U(x) - U(z)); }); break;
     case OpKind::Mul: binary_scalar(L, a, b, y, [](T x, T z) { return static_cast<T>(U(x) * U(z)); }); break;
-    case OpKind::Maximum: binary_rows(L, a, b, y, NanMaxMin<true>()); break;
-    case OpKind::Minimum: binary_rows(L, a, b, y, NanMaxMin<false>()); break;
+    case OpKind::Maximum: binary_rows(L, a, b, y, ArrayMaxMin<true>()); break;
+    case OpKind::Minimum: binary_rows(L, a, b, y, ArrayMaxMin<false>()); break;
     // x / -1 and x % -1 are spelled out: INT_MIN / -1 traps on x86.
     case OpKind::Div:
       binary_scalar(L, a, b, y, [](T x, T z) { return z == -1 ? static_cast<T>(U(0) - U(x)) : static_cast<T>(x / z); });
@@ -284,8 +278,8 @@ void binary_float(OpKind op, const BroadcastLoop& L, const T* a, const T* b, T* 
     case OpKind::Mul: binary_rows(L, a, b, y, [](auto&& x, auto&& z) { return x * z; }); break;
     case OpKind::Div: binary_rows(L, a, b, y, [](auto&& x, auto&& z) { return x / z; }); break;
     case OpKind::Pow: binary_scalar(L, a, b, y, [](T x, T z) { return std::pow(x, z); }); break;
-    case OpKind::Maximum: binary_rows(L, a, b, y, NanMaxMin<true>()); break;
-    case OpKind::Minimum: binary_rows(L, a, b, y, NanMaxMin<false>()); break;
+    case OpKind::Maximum: binary_rows(L, a, b, y, ArrayMaxMin<true>()); break;
+    case OpKind::Minimum: binary_rows(L, a, b, y, ArrayMaxMin<false>()); break;
     case OpKind::Mod: binary_scalar(L, a, b, y, [](T x, T z) { return std::fmod(x, z); }); break;
     case OpKind::FloorDiv: binary_scalar(L, a, b, y, [](T x, T z) { return std::floor(x / z); }); break;
     case OpKind::FloorMod:

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <limits>
 
+#include "ieee_min_max.h"
 #include "isa_kernels.h"
 
 namespace ag::detail::AG_KERNEL_NS {
@@ -60,8 +61,8 @@ T reduce_row(OpKind op, const T* x, int64_t n) {
     case OpKind::ReduceSum:
     case OpKind::ReduceMean: return r.sum();
     case OpKind::ReduceProd: return r.prod();
-    case OpKind::ReduceMax: return r.template maxCoeff<Eigen::PropagateNaN>();
-    case OpKind::ReduceMin: return r.template minCoeff<Eigen::PropagateNaN>();
+    case OpKind::ReduceMax: return r.redux(IeeeMaxMin<true>());
+    case OpKind::ReduceMin: return r.redux(IeeeMaxMin<false>());
     case OpKind::ReduceAny: return static_cast<T>(r.any());
     case OpKind::ReduceAll: return static_cast<T>(r.all());
     default: throw InternalError("reduce_row");
@@ -80,8 +81,8 @@ void accumulate(OpKind op, MutRow<T>& acc, const Row<T>& x) {
     case OpKind::ReduceSum:
     case OpKind::ReduceMean: acc += x; break;
     case OpKind::ReduceProd: acc *= x; break;
-    case OpKind::ReduceMax: acc = acc.binaryExpr(x, Eigen::internal::scalar_max_op<T, T, Eigen::PropagateNaN>()); break;
-    case OpKind::ReduceMin: acc = acc.binaryExpr(x, Eigen::internal::scalar_min_op<T, T, Eigen::PropagateNaN>()); break;
+    case OpKind::ReduceMax: acc = acc.binaryExpr(x, IeeeMaxMin<true>()); break;
+    case OpKind::ReduceMin: acc = acc.binaryExpr(x, IeeeMaxMin<false>()); break;
     default: throw InternalError("accumulate");
   }
 }
