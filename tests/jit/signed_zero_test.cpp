@@ -71,4 +71,16 @@ TEST(JitSignedZeros, ReductionsOrderZerosOnEveryBackend) {
   }
 }
 
+TEST(JitSignedZeros, AnExtremeOfOneSignedZeroKeepsItsSign) {
+  // reduce_max of only -0 is -0, reduce_min of only +0 is +0 (the fix-up pass must not flip them).
+  const ag::Tensor neg = ag::constant(std::vector<float>(40, kNeg)), pos = ag::constant(std::vector<float>(40, kPos));
+  auto extremes = [](ag::Tensor n, ag::Tensor p) { return ag::stack({ag::reduce_max(n), ag::reduce_min(p)}); };
+  const std::vector<uint32_t> want = {std::bit_cast<uint32_t>(kNeg), std::bit_cast<uint32_t>(kPos)};
+  EXPECT_EQ(bits(extremes(neg, pos)), want);
+  for (bool jit : {false, true}) {
+    auto f = ag::function(extremes, {.jit_compile = jit});
+    EXPECT_EQ(bits(f(neg, pos)), want) << (jit ? "compiled" : "interpreter");
+  }
+}
+
 }  // namespace

@@ -2,6 +2,7 @@
 // single reduced run is walked in place as (outer, reduced, inner), anything else is first
 // transposed so the reduced dims come last.
 #include <Eigen/Core>
+#include <cmath>
 #include <fmt/format.h>
 #include <limits>
 
@@ -53,6 +54,21 @@ T init_value(OpKind op) {
   }
 }
 
+// Eigen's vectorized max/minCoeff return either zero when the extreme is a zero; IEEE 754-2019
+// (ieee_min_max.h) wants +0 from a max that saw a +0, -0 from a min that saw a -0. A second
+// pass only when the extreme is a zero keeps the common case at Eigen's speed.
+template <bool kMax, class T>
+T ieee_signed_zero(T extreme, const T* x, int64_t n) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (extreme == T(0)) {
+      for (int64_t i = 0; i < n; ++i)
+        if (x[i] == T(0) && std::signbit(x[i]) != kMax) return x[i];
+      return kMax ? -T(0) : T(0);
+    }
+  }
+  return extreme;
+}
+
 template <class T>
 T reduce_row(OpKind op, const T* x, int64_t n) {
   if (n == 0) return init_value<T>(op);
@@ -61,8 +77,8 @@ T reduce_row(OpKind op, const T* x, int64_t n) {
     case OpKind::ReduceSum:
     case OpKind::ReduceMean: return r.sum();
     case OpKind::ReduceProd: return r.prod();
-    case OpKind::ReduceMax: return r.redux(IeeeMaxMin<true>());
-    case OpKind::ReduceMin: return r.redux(IeeeMaxMin<false>());
+    case OpKind::ReduceMax: return ieee_signed_zero<true>(r.template maxCoeff<Eigen::PropagateNaN>(), x, n);
+    case OpKind::ReduceMin: return ieee_signed_zero<false>(r.template minCoeff<Eigen::PropagateNaN>(), x, n);
     case OpKind::ReduceAny: return static_cast<T>(r.any());
     case OpKind::ReduceAll: return static_cast<T>(r.all());
     default: throw InternalError("reduce_row");
