@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <set>
 
 #include "lowering.h"
 #include "templates.h"
@@ -146,22 +145,7 @@ std::vector<StateVar> SourceEmitter::state(const StmtNode& construct, const std:
                                      const std::vector<const clang::Expr*>& exprs, const char* what,
                                      const clang::ValueDecl* declared_inside) {
   std::vector<StateVar> vars = analysis.stateOf(parts, exprs, declared_inside);
-  // Dead after the construct, a variable still is state when one part writes it and another
-  // part, traced after it, reads it first: the branches of an if are traced one after the
-  // other, and the second must see the value from before the if, not the first's.
-  std::vector<std::set<const clang::ValueDecl*>> written(parts.size());
-  for (size_t i = 0; i < parts.size(); ++i)
-    for (const StateVar& m : analysis.ofNode(parts[i]).modified) written[i].insert(m.root);
-  auto read_by_another_part = [&](const clang::ValueDecl* root) {
-    if (construct.kind != NodeKind::If) return false;
-    for (size_t w = 0; w < parts.size(); ++w)
-      for (size_t r = 0; r < parts.size(); ++r)
-        if (w != r && parts[w] && parts[r] && written[w].count(root) && liveness.liveAtEntry(parts[r], root)) return true;
-    return false;
-  };
-  std::erase_if(vars, [&](const StateVar& v) {
-    return v.root && !liveness.live(&construct, v.root) && !read_by_another_part(v.root);
-  });
+  std::erase_if(vars, [&](const StateVar& v) { return v.root && !liveness.live(&construct, v.root); });
   if (construct.stmt) {
     Effects effects;
     for (const StmtNode* p : parts) effects.merge(analysis.ofNode(p));

@@ -61,7 +61,13 @@ std::optional<std::string> convertFunctionBody(Context& cx, const clang::Functio
   // Then the statements are printed: staged if/loops through their converters, logical and
   // conditional expressions on tensors as they are met, lambdas inside through this function.
   StateAnalysis analysis(cx.src);
-  const Liveness liveness(fn, ir.body.get());
+  const Liveness liveness(fn, ir.body.get(), [&analysis](const StmtNode* n) {
+    Liveness::Vars written;
+    if (n)
+      for (const StateVar& m : analysis.ofNode(n).modified)
+        if (m.root) written.insert(m.root);
+    return written;
+  });
   stageLoopsStoppedByTensors(cx, ir, flags, analysis, liveness);
   checkRecursionUnderStagedControlFlow(cx, fn, ir);
   StaticChecks checks(cx, body);

@@ -149,7 +149,8 @@ class Escapes : public clang::RecursiveASTVisitor<Escapes> {
 
 }  // namespace
 
-Liveness::Liveness(const clang::FunctionDecl* fn, const StmtNode* body) {
+Liveness::Liveness(const clang::FunctionDecl* fn, const StmtNode* body, WrittenIn written_in)
+    : written_in_(std::move(written_in)) {
   if (!body || !body->stmt) {
     give_up_ = true;
     return;
@@ -170,12 +171,6 @@ bool Liveness::live(const StmtNode* construct, const clang::ValueDecl* root) con
   if (give_up_ || !root || !locals_.count(root) || escaping_.count(root)) return true;
   auto it = live_.find(construct);
   return it == live_.end() || it->second.count(root) > 0;
-}
-
-bool Liveness::liveAtEntry(const StmtNode* branch, const clang::ValueDecl* root) const {
-  if (give_up_ || !root || !locals_.count(root) || escaping_.count(root)) return true;
-  auto it = entry_.find(branch);
-  return it == entry_.end() || it->second.count(root) > 0;
 }
 
 Liveness::Vars Liveness::conservative(const StmtNode* n, const Vars& after) {
@@ -209,11 +204,20 @@ Liveness::Vars Liveness::before(const StmtNode* n, const Vars& after, const Loop
       return after;
     case NodeKind::Labeled: return before(n->body.get(), after, loop);
     case NodeKind::If: {
-      live_[n] = after;
-      Vars live = before(n->then_branch.get(), after, loop);
-      Vars else_entry = before(n->else_branch.get(), after, loop);
-      if (n->then_branch) entry_[n->then_branch.get()] = live;
-      if (n->else_branch) entry_[n->else_branch.get()] = else_entry;
+      Vars out = after;
+      Vars live = before(n->then_branch.get(), out, loop);
+      Vars else_entry = before(n->else_branch.get(), out, loop);
+      Vars crossing;  // written by one branch, read first by the other
+      for (const clang::ValueDecl* v : written_in_(n->then_branch.get()))
+        if (else_entry.count(v) && !out.count(v)) crossing.insert(v);
+      for (const clang::ValueDecl* v : written_in_(n->else_branch.get()))
+        if (live.count(v) && !out.count(v)) crossing.insert(v);
+      if (!crossing.empty()) {
+        add(out, crossing);
+        live = before(n->then_branch.get(), out, loop);
+        else_entry = before(n->else_branch.get(), out, loop);
+      }
+      live_[n] = out;
       add(live, else_entry);
       add(live, uses(n->cond));
       return n->init ? before(n->init.get(), live, loop) : live;

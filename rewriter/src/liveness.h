@@ -12,6 +12,7 @@
 
 #include <clang/AST/Decl.h>
 
+#include <functional>
 #include <map>
 #include <set>
 
@@ -23,16 +24,20 @@ class Liveness {
  public:
   using Vars = std::set<const clang::ValueDecl*>;
 
+  // The variables (roots) a statement tree may modify (StateAnalysis), for the rule on ifs below.
+  using WrittenIn = std::function<Vars(const StmtNode*)>;
+
   // Analyzes the statement tree of `fn`'s body (after the lowering of break/continue/return).
-  Liveness(const clang::FunctionDecl* fn, const StmtNode* body);
+  // An if's branches are traced one after the other, and the second must start from the values
+  // before the if: a variable one branch writes and the other reads before writing is state of
+  // the if, so it counts as live after the if (and at the end of both branches, so that the
+  // constructs inside them carry it too).
+  Liveness(const clang::FunctionDecl* fn, const StmtNode* body, WrittenIn written_in);
 
   // Whether `root` (a variable of the function) may be read after `construct` runs, or, for a
   // loop, at its head (before its condition, on entry and after each iteration). True for
   // constructs the analysis did not reach.
   bool live(const StmtNode* construct, const clang::ValueDecl* root) const;
-  // Whether `root` may be read in `branch` (a staged if's then or else) before the branch
-  // writes it. True for branches the analysis did not reach.
-  bool liveAtEntry(const StmtNode* branch, const clang::ValueDecl* root) const;
 
  private:
   struct Loop {
@@ -47,7 +52,7 @@ class Liveness {
   Vars escaping_;  // locals it cannot follow
   bool give_up_ = false;
   std::map<const StmtNode*, Vars> live_;  // per staged construct: live after it (loops: and at the head)
-  std::map<const StmtNode*, Vars> entry_;  // per branch of an if: live at its entry
+  WrittenIn written_in_;
 };
 
 }  // namespace ag::rewriter

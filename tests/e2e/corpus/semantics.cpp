@@ -425,3 +425,19 @@ AG_FUNCTION Tensor int_arms_into_a_tensor_operator(Tensor x) {
   return c * (x < 0 ? -1 : 1);
 }
 AG_E2E(int_arms_into_a_tensor_operator, std::tuple{-1}, std::tuple{1}, std::tuple{5});
+
+// Found by the program fuzzer: as above, but the write is in an if nested in the then-branch,
+// and the read in the else-branch's condition. The inner if must carry `t` out too (it is
+// live at the end of the outer then-branch, which hands it to the outer if).
+AG_FUNCTION Tensor written_in_a_nested_if_read_in_the_other_branch(Tensor a, Tensor b) {
+  Tensor t = a + 1, r = 0;
+  if (a < b) {
+    if (a > 0) t = (b > 0) ? 2 : -1;
+    r = a;
+  } else if (a > t * 2) {
+    r = t;
+  }
+  t = b;
+  return r + t;
+}
+AG_E2E(written_in_a_nested_if_read_in_the_other_branch, std::tuple{1, 2}, std::tuple{-4, 3}, std::tuple{7, 1}, std::tuple{-3, -5});
