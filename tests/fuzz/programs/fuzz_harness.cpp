@@ -189,6 +189,7 @@ Outcome run_program(const Program& p) {
   if (p.seed % 2 == 1)
     compiled_options.input_signature = {ag::TensorSpec({}, ag::int32), ag::TensorSpec({}, ag::int32),
                                         ag::TensorSpec({}, ag::float32), ag::TensorSpec({-1}, ag::int32)};
+  ag::Variable acc(0, "acc");
   auto eagerly = ag::function(p.fn);
   auto interpreted = ag::function(p.fn, {.jit_compile = false});
   auto compiled = ag::function(p.fn, compiled_options);
@@ -198,15 +199,16 @@ Outcome run_program(const Program& p) {
     for (Mode mode : kModes) {
       Result got;
       try {
+        acc.assign(0);  // the same Variable every call (a Function holds it by reference), reset
         switch (mode) {
-          case Mode::Direct: got = to_result(p.fn(a, b, x, v, in.k, in.flag)); break;
+          case Mode::Direct: got = to_result(p.fn(a, b, x, v, in.k, in.flag, acc)); break;
           case Mode::Eagerly: {
             const RunFunctionsEagerly scope;
-            got = to_result(eagerly(a, b, x, v, in.k, in.flag));
+            got = to_result(eagerly(a, b, x, v, in.k, in.flag, acc));
             break;
           }
-          case Mode::Interpreter: got = to_result(interpreted(a, b, x, v, in.k, in.flag)); break;
-          case Mode::Compiled: got = to_result(compiled(a, b, x, v, in.k, in.flag)); break;
+          case Mode::Interpreter: got = to_result(interpreted(a, b, x, v, in.k, in.flag, acc)); break;
+          case Mode::Compiled: got = to_result(compiled(a, b, x, v, in.k, in.flag, acc)); break;
         }
       } catch (const std::exception& e) {
         got.error = e.what();

@@ -116,7 +116,8 @@ class Trips {
   int64_t n_ = 0;
 };
 
-using TensorFn = std::tuple<ag::Tensor, ag::Tensor> (*)(ag::Tensor, ag::Tensor, ag::Tensor, ag::Tensor, int, bool);
+using TensorFn = std::tuple<ag::Tensor, ag::Tensor> (*)(ag::Tensor, ag::Tensor, ag::Tensor, ag::Tensor, int, bool,
+                                                       ag::Variable&);
 using ReferenceFn = Result (*)(const Input&, Coverage&);
 
 struct Program {

@@ -137,8 +137,10 @@ class Generator:
             return tensor_or_ref("ag::reduce_sum(v)", "agfuzz::reduce_sum(v)")
         if r < 0.93:
             return tensor_or_ref("ag::reduce_max(v)", "agfuzz::reduce_max(v)")
-        if r < 0.96:
+        if r < 0.94:
             return lit("ta.size()")
+        if r < 0.96:
+            return tensor_or_ref("acc.value()", "acc")
         return lit(self.rng.choice(["ta.read(0)", "ta.read(ta.size() - 1)"]))
 
     def int_expr(self, scope, depth=0):
@@ -236,7 +238,8 @@ class Generator:
     def statement(self, scope):
         self.statements_left -= 1
         compound_ok = scope.depth < 3
-        choices = [("assign_int", 5), ("assign_float", 2), ("assign_vec", 1), ("append", 1), ("local", 1)]
+        choices = [("assign_int", 5), ("assign_float", 2), ("assign_vec", 1), ("append", 1), ("local", 1),
+                   ("variable", 1)]
         if compound_ok:
             choices += [("if", 4), ("while", 2), ("do", 1), ("range_for", 2), ("tensor_for", 1), ("c_for", 1),
                         ("plain_for", 1)]
@@ -267,6 +270,18 @@ class Generator:
         op = self.rng.choice(["+", "-", "*"])
         e = self.int_expr(scope, 1)
         return self.node("assign", lambda m, body: [f"w = w {op} {int_value(e)(m)};"])
+
+    def stmt_variable(self, scope):
+        """A side effect on the Variable the harness passes by reference (ordered with its reads)."""
+        e = self.int_expr(scope, 1)
+        add = self.rng.random() < 0.7
+
+        def render(m, body):
+            if m == "ref":
+                return [f"acc {'+=' if add else '='} {int_value(e)(m)};"]
+            return [f"acc.{'assign_add' if add else 'assign'}({e(m)});"]
+
+        return self.node("variable", render)
 
     def stmt_append(self, scope):
         e = self.int_expr(scope, 1)
@@ -472,9 +487,11 @@ class Program:
                 lines += n.render(mode, body)
             return lines
 
-        ints_t = "ag::stack({" + ", ".join(self.ints + ["ag::reduce_sum(w)", "ta.size()", "ag::reduce_sum(ta.stack())"]) + "})"
+        ints_t = "ag::stack({" + ", ".join(self.ints + ["ag::reduce_sum(w)", "ta.size()", "ag::reduce_sum(ta.stack())",
+                                                         "acc.value()"]) + "})"
         floats_t = "ag::stack({" + ", ".join(self.floats) + "})"
-        ints_r = "{" + ", ".join(f"{v}.v" for v in self.ints) + ", agfuzz::reduce_sum(w).v, ta.size().v, agfuzz::reduce_sum(ta).v}"
+        ints_r = "{" + ", ".join(f"{v}.v" for v in self.ints) + \
+            ", agfuzz::reduce_sum(w).v, ta.size().v, agfuzz::reduce_sum(ta).v, acc.v}"
         floats_r = "{" + ", ".join(self.floats) + "}"
 
         def results(line):
@@ -483,7 +500,7 @@ class Program:
 
         if mode == "tensor":
             head = [f"AG_FUNCTION std::tuple<ag::Tensor, ag::Tensor> {self.name}(ag::Tensor a, ag::Tensor b, "
-                    f"ag::Tensor x, ag::Tensor v, int k, bool flag) {{"]
+                    f"ag::Tensor x, ag::Tensor v, int k, bool flag, ag::Variable& acc) {{"]
             decl = {"int": "ag::Tensor", "float": "ag::Tensor"}
             setup = ["ag::Tensor w = v * 2;", "ag::TensorArray ta(ag::int32);", "ta.write(0, a);"]
         else:
@@ -492,7 +509,8 @@ class Program:
                     "  agfuzz::IVec v;", "  for (int32_t e : in.v) v.e.push_back(e);",
                     "  const int k = in.k;", "  const bool flag = in.flag;", "  (void)cov, (void)flag, (void)k, (void)x, (void)b;"]
             decl = {"int": "agfuzz::I32", "float": "float"}
-            setup = ["agfuzz::IVec w = v * agfuzz::I32(2);", "agfuzz::IList ta;", "ta.append(a);"]
+            setup = ["agfuzz::IVec w = v * agfuzz::I32(2);", "agfuzz::IList ta;", "ta.append(a);",
+                     "agfuzz::I32 acc = 0;  // the Variable, which the harness sets to 0 before each call"]
         lines = list(head)
         lines += indent(setup)
         for name, kind, e in self.inits:
