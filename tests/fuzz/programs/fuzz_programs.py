@@ -39,6 +39,7 @@ class Project:
     """A build directory of the fuzz project over a directory of generated sources."""
 
     def __init__(self, work, agc_dir, name):
+        self.work = work
         self.sources = os.path.join(work, name, "programs")
         self.build = os.path.join(work, name, "build")
         self.agc_dir = agc_dir
@@ -150,22 +151,24 @@ def check_programs(project, programs, per_tu, tag):
     ok, output = project.build_all()
     results = {}
     if not ok:
-        # Pin the failure on its programs: one program per translation unit, build what builds.
-        log("a batch failed to build; building each program on its own to find which")
-        singles = {f"{p.name}.cpp": program_generator.translation_unit([p], tag) for p in programs}
-        project.write(singles)
-        project.build_all(keep_going=True)
-        failed = []
-        for p in programs:
-            obj_ok, out = single_program_builds(project, p)
-            if not obj_ok:
-                results[p.name] = Failure(p, "build", out)
-                failed.append(p.name)
-        project.write({f"{p.name}.cpp": program_generator.translation_unit([p], tag)
-                       for p in programs if p.name not in failed})
+        # Pin the failure on its programs: each program of a failing unit is built on its own.
+        # (A target's objects all wait for all its rewrites, so one failure stops every unit.)
+        error_lines = "\n".join(l for l in output.splitlines() if "error" in l or l.startswith("FAILED"))
+        failing = set(re.findall(r"(batch_\d{4}\.cpp)", error_lines)) & set(units)
+        suspects = [p for name in sorted(failing) for p in units[name][0]] or programs
+        log(f"{', '.join(sorted(failing)) or 'a batch'} failed to build; building its {len(suspects)} programs one by one")
+        triage = Project(project.work, project.agc_dir, "triage")
+        for p in suspects:
+            triage.write({f"{p.name}.cpp": program_generator.translation_unit([p], tag)})
+            one_ok, one_output = triage.build_all()
+            if not one_ok:
+                results[p.name] = Failure(p, "build", one_output)
+        kept = [p for p in programs if p.name not in results]
+        project.write({f"batch_{i // per_tu:04d}.cpp": program_generator.translation_unit(kept[i:i + per_tu], tag)
+                       for i in range(0, len(kept), per_tu)})
         ok, output = project.build_all()
         if not ok:
-            sys.exit(f"fuzz_programs: the harness does not build without the failing programs:\n{output[-4000:]}")
+            sys.exit(f"fuzz_programs: the batch does not build without the failing programs:\n{output[-4000:]}")
     results.update(run_batch(project, [p for p in programs if p.name not in results]))
     counts = results.pop("SUMMARY_COUNTS", None)
     if counts:
@@ -174,27 +177,6 @@ def check_programs(project, programs, per_tu, tag):
     for p in programs:
         results.setdefault(p.name, Failure(p, "crash", "the harness never reported it"))
     return results
-
-
-def single_program_builds(project, program):
-    """Whether `program`'s unit rewrote and compiled (after a keep-going build), and the errors."""
-    obj = None
-    for dirpath, _, files in os.walk(project.build):
-        for f in files:
-            if f == f"{program.name}.cpp.o":
-                obj = os.path.join(dirpath, f)
-    if obj:
-        return True, ""
-    # Rebuild just this unit to get its messages.
-    target = os.path.relpath(os.path.join(project.build, "ag_rewritten", "fuzz_programs", f"{program.name}.cpp"),
-                             project.build)
-    r = subprocess.run(["ninja", "-C", project.build, target], capture_output=True, text=True)
-    if r.returncode != 0:
-        return False, r.stdout + r.stderr
-    r = subprocess.run(["ninja", "-C", project.build, "-t", "targets", "all"], capture_output=True, text=True)
-    objs = [l.split(":")[0] for l in r.stdout.splitlines() if l.split(":")[0].endswith(f"{program.name}.cpp.o")]
-    r = subprocess.run(["ninja", "-C", project.build, *objs], capture_output=True, text=True)
-    return r.returncode == 0, r.stdout + r.stderr
 
 
 def still_fails(project, failure, removed, unwrapped):

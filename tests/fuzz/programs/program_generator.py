@@ -67,10 +67,12 @@ class Scope:
         self.innermost_plain = innermost_plain
         self.staged_since_loop = staged_since_loop  # a staged if between the innermost loop and here
         self.under_staged = under_staged  # any staged if or loop around here
+        self.in_switch = False  # inside a case of a switch, loops in it included
 
     def inner(self, **changes):
         s = Scope(list(self.ints), list(self.floats), list(self.readonly_ints), self.in_loop, self.depth + 1,
                   self.in_plain_loop, self.innermost_plain, self.staged_since_loop, self.under_staged)
+        s.in_switch = self.in_switch
         for k, v in changes.items():
             setattr(s, k, v)
         return s
@@ -243,11 +245,13 @@ class Generator:
         if compound_ok:
             choices += [("if", 4), ("while", 2), ("do", 1), ("range_for", 2), ("tensor_for", 1), ("c_for", 1),
                         ("plain_for", 1)]
+            if not self.staged_return:  # its cases' breaks would be guarded by the return's flag
+                choices += [("switch", 1)]
         staged_since_loop = scope.staged_since_loop or self.staged_return
         under_staged = scope.under_staged or self.staged_return
         if scope.in_loop and not (scope.innermost_plain and staged_since_loop):
             choices += [("break", 2), ("continue", 2)]
-        if not (scope.in_plain_loop and under_staged):
+        if not (scope.in_plain_loop and under_staged) and not scope.in_switch:
             choices += [("return", 1)]
         kinds = [c for c, _ in choices]
         weights = [w for _, w in choices]
@@ -299,6 +303,22 @@ class Generator:
         e = self.int_expr(scope)
         scope.ints.append(name)  # readable and assignable after it, in this block
         return self.node("local", lambda m, body: [f"{'ag::Tensor' if m == 'tensor' else 'agfuzz::I32'} {name} = {e(m)};"])
+
+    def stmt_switch(self, scope):
+        """A plain C++ switch on `k` (decided while tracing) around staged code. Its cases get no
+        break, continue or return of their own: a break there would leave the switch, and a staged
+        return would guard the case's closing break; the rewriter reports a break out of a switch
+        under a staged condition (rewriter-diagnostics.md)."""
+        inner = scope.inner(in_loop=False, in_switch=True)
+        cases = [self.block(inner.inner(), 1, 2) for _ in range(3)]
+
+        def render(m, body):
+            lines = ["switch (k) {"]
+            for label, block in zip(["case 0:", "case 1:", "default:"], cases):
+                lines += [f"  {label} {{"] + indent(body(block), 4) + ["    break;", "  }"]
+            return lines + ["}"]
+
+        return self.node("switch", render, cases)
 
     def staged_scope(self, scope, staged):
         return scope.inner(staged_since_loop=scope.staged_since_loop or staged, under_staged=scope.under_staged or staged)
