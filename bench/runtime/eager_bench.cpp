@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <array>
 #include <cmath>
 #include <cstdlib>
@@ -17,6 +18,7 @@
 
 #include <time.h>
 
+#include "ag/platform.h"
 #include "ag/construct.h"
 #include "ag/ops.h"
 #include "ag/random.h"
@@ -163,8 +165,42 @@ void add_throughput_rows(std::vector<Row>& rows, const std::string& name, double
 
 }  // namespace
 
+// Wall-clock time per call of `f`, the best of `reps` runs of `iters` calls (the thread rows:
+// thread CPU time would not see the pool's workers).
+template <class F>
+double wall_ns(F&& f, int iters, int reps) {
+  double best = 1e300;
+  for (int r = 0; r < reps; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < iters; ++i) f();
+    best = std::min(best, std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() / iters);
+  }
+  return best;
+}
+
+// The thread pool's threshold: one eager elementwise op at sizes around the grain, 1 and 2
+// threads, wall-clock (docs/jit.md, "Threads").
+void print_thread_rows() {
+  fmt::print("\nthread pool: (a + b) * c - a as eager ops (3 ops), wall-clock best of 7; the pool splits ops of >= 256K elements\n");
+  fmt::print("{:>10} {:>12} {:>12} {:>9}\n", "elements", "1 thread", "2 threads", "speed-up");
+  for (int64_t n : {int64_t{1} << 16, int64_t{1} << 17, int64_t{3} << 16, int64_t{1} << 18, int64_t{1} << 19, int64_t{1} << 20, int64_t{1} << 22}) {
+    const ag::Tensor a = ag::random_uniform({n}, ag::float32, -1, 1, 1), b = ag::random_uniform({n}, ag::float32, -1, 1, 2),
+                     c = ag::random_uniform({n}, ag::float32, -1, 1, 3);
+    const int iters = static_cast<int>(std::max<int64_t>(4, (int64_t{1} << 24) / n / 4));
+    auto op = [&] { escape(ag::Tensor((a + b) * c - a).impl()); };
+    ag::set_num_threads(1);
+    const double one = wall_ns(op, iters, 7);
+    ag::set_num_threads(2);
+    const double two = wall_ns(op, iters, 7);
+    fmt::print("{:>10} {:>12} {:>12} {:>8.2f}x\n", n, format_ns(one), format_ns(two), one / two);
+  }
+  ag::set_num_threads(1);
+}
+
 int main() {
   std::vector<Row> rows;
+  // Thread CPU time below: one thread, so it is the whole work (the pool has its own rows).
+  ag::set_num_threads(1);
 
   // ---- dispatch: ops on small tensors ----
   const ag::Tensor a1 = ag::constant({1.5f}), b1 = ag::constant({2.5f});
@@ -247,5 +283,6 @@ int main() {
   fmt::print("\ntarget: small-op dispatch <= 300 ns ............ median {:.1f} ns, best {:.1f} ns: {}\n",
              eager_add.median, eager_add.best, eager_add.median <= 300 ? "met" : "MISSED");
   fmt::print("target: elementwise op >= 0.7x the plain loop ... {:.2f}x: {}\n", ratio, ratio >= 0.7 ? "met" : "MISSED");
+  print_thread_rows();
   return 0;
 }

@@ -218,11 +218,11 @@ struct Engine::Impl {
 
 std::shared_ptr<Engine> Engine::get() {
   static std::mutex mu;
-  static std::weak_ptr<Engine> current;
+  static auto* current = new std::weak_ptr<Engine>;  // never destroyed: the background compiler may run at exit
   std::lock_guard lock(mu);
-  if (auto e = current.lock()) return e;
+  if (auto e = current->lock()) return e;
   std::shared_ptr<Engine> e(new Engine());
-  current = e;
+  *current = e;
   return e;
 }
 

@@ -8,6 +8,7 @@
 
 #include "ag/detail/ops_internal.h"
 #include "ag/detail/out_of_memory.h"
+#include "ag/detail/parallel.h"
 #include "call_state.h"
 
 namespace ag::jit {
@@ -109,6 +110,10 @@ void agc_rt_slot_copy(JitCallCtx* ctx, int32_t from, int32_t to, int32_t move) {
   if (from == to) return;
   if (move) slots[static_cast<size_t>(to)] = std::move(slots[static_cast<size_t>(from)]);
   else slots[static_cast<size_t>(to)] = slots[static_cast<size_t>(from)];
+}
+
+void agc_rt_parallel_for(void (*worker)(void*, int64_t, int64_t), void* closure, int64_t n, int64_t grain) {
+  ag::detail::parallel_for_erased(n, grain, worker, closure);  // the worker cannot fail: no error exits
 }
 
 int32_t agc_rt_ipow_i32(int32_t base, int32_t exponent) { return ag::jit::wrapping_pow(base, exponent); }

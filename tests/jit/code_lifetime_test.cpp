@@ -1,6 +1,9 @@
 // Compiled code lives as long as its concrete function: evicting it (LRU or evict()) or
 // destroying its Function removes its JITDylib from the engine, unless a ConcreteFunction still
 // holds it. White-box: counts the engine's live per-function JITDylibs.
+#include <atomic>
+#include <thread>
+
 #include "engine.h"
 #include "jit_test_util.h"
 
@@ -51,6 +54,37 @@ TEST(JitCodeLifetime, AConcreteFunctionKeepsItsCodeAfterEviction) {
     EXPECT_EQ(live(), before + 1);  // c still runs it
     EXPECT_TRUE(agtest::same_tensor(ag::constant({2.f, 3.f}), c(ag::constant({3.f, 4.f}))));
   }
+  EXPECT_EQ(live(), before);
+}
+
+// Calls served by the inline cache hold their code through a hazard slot, not a reference:
+// after threads call in bursts while the Function evicts, evict() still frees every piece of
+// code (none is left retired once no call runs).
+TEST(JitCodeLifetime, InlineCachedCallsUnderEvictionLeaveNoCodeBehind) {
+  auto engine = ag::jit::Engine::get();
+  const int64_t before = live();
+  auto f = ag::function([](Tensor x) { return x * 2.f; }, {.name = "inline_lifetime", .max_cached = 2});
+  ag::set_log_sink([](std::string_view) {});
+  std::atomic<bool> stop{false};
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; !stop; ++i) {
+        const int64_t n = 1 + (i / 20 + t) % 3;
+        if (f(ag::ones({n})).to_vector<float>() != std::vector<float>(static_cast<size_t>(n), 2.f)) ++wrong;
+      }
+    });
+  for (int i = 0; i < 20; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    f.evict();
+  }
+  stop = true;
+  for (auto& th : threads) th.join();
+  ag::set_log_sink(nullptr);
+  EXPECT_EQ(wrong, 0);
+  EXPECT_GT(f.stats().inline_hits, 0);
+  f.evict();
   EXPECT_EQ(live(), before);
 }
 

@@ -415,6 +415,7 @@ void Emitter::emit_entry() {
 
   b_.SetInsertPoint(entry_);
   b_.CreateBr(body);
+  outline_parallel_loops();
 }
 
 void Emitter::emit_results(Scope& root) {

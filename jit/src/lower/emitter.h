@@ -93,6 +93,12 @@ class Emitter {
   // ---- control flow ----
   void loop(llvm::Value* n, const std::function<void(llvm::Value*)>& body);
   void loop_nest(const std::vector<llvm::Value*>& dims, const std::function<void(const std::vector<llvm::Value*>&)>& body);
+  // A loop nest whose outermost loop the thread pool may split (parallel_loops.cpp): large or
+  // dynamic elementwise loops whose only writes are to `out` (any other write, or an error
+  // exit, keeps the loop serial). Outlined by outline_parallel_loops() once the entry is done.
+  void parallel_loop_nest(const std::vector<llvm::Value*>& dims, llvm::Value* out,
+                          const std::function<void(const std::vector<llvm::Value*>&)>& body);
+  void outline_parallel_loops();
   void if_then(llvm::Value* cond, const std::function<void()>& then);
   // Raises `kind` for node `node_id` when `cond` holds: the function returns 1.
   void fail_if(llvm::Value* cond, int32_t node_id, FailKind kind, llvm::Value* a = nullptr, llvm::Value* b = nullptr);
@@ -194,6 +200,21 @@ class Emitter {
   llvm::BasicBlock* entry_ = nullptr;  // allocas go here
   llvm::Value* args_ = nullptr;
   llvm::Value* ctx_ = nullptr;
+
+  // A loop nest emitted inline, to be moved into a worker function the pool calls per range of
+  // its outer index: its blocks [entry, exit), the stack slots its range is read from, its outer
+  // trip count, the elements per outer iteration, and the buffer it may write.
+  struct ParallelLoop {
+    llvm::BasicBlock* entry = nullptr;
+    llvm::BasicBlock* exit = nullptr;
+    llvm::Value* lo_slot = nullptr;
+    llvm::Value* hi_slot = nullptr;
+    llvm::Value* outer = nullptr;
+    llvm::Value* inner_elements = nullptr;
+    llvm::Value* out = nullptr;
+  };
+  std::vector<ParallelLoop> parallel_loops_;
+  bool outline_parallel_loop(const ParallelLoop& loop, int index);
 };
 
 }  // namespace ag::jit

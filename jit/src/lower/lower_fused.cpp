@@ -145,7 +145,7 @@ void Emitter::lower_elementwise(Scope& s, uint32_t i) {
     for (ValueId v : n.inputs) collect_leaves(s, v, leaves);
   leaves.push_back(&out);
   const Walk w = make_walk(out.dims, leaves, /*collapse=*/true);
-  loop_nest(w.dims, [&](const std::vector<llvm::Value*>& idx) {
+  parallel_loop_nest(w.dims, out.ptr, [&](const std::vector<llvm::Value*>& idx) {
     std::vector<llvm::Value*> args;
     if (n.op != OpKind::FillLike)
       for (ValueId v : n.inputs) args.push_back(eval_element(s, v, w, idx));

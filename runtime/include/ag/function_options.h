@@ -41,12 +41,24 @@ struct FunctionOptions {
   // Cap on traces per Function (-1: none), and what happens at the cap.
   int64_t max_traces = -1;
   TracePolicy on_max_traces = TracePolicy::error;
+  // Tiered execution (with a JIT linked and jit_compile not false): the calls of a new
+  // signature run on the graph interpreter while one background thread compiles it, and
+  // switch to the machine code once it is ready. The first call then costs a trace, not a
+  // trace and a compile. Off by default: until the switch, float results follow the
+  // interpreter's kernels (a few ULP from compiled code for exp, tanh, ...; docs/jit.md,
+  // "Tiered execution").
+  bool tiered = false;
 };
 
 struct FunctionStats {
   int64_t traces = 0;       // graphs traced
   int64_t compiles = 0;     // code generations by the JIT
   int64_t memory_hits = 0;  // calls served by an in-memory concrete function
+  // Of memory_hits: calls whose signature equalled the calling thread's previous lookup,
+  // served by the per-thread inline cache without a table lookup (docs/performance.md, "W4").
+  int64_t inline_hits = 0;
+  // Tiered execution: calls run on the interpreter while their code compiled in the background.
+  int64_t interpreted_calls = 0;
   int64_t disk_hits = 0;    // machine code loaded from the on-disk cache without code generation
   int64_t evictions = 0;    // concrete functions evicted (LRU or evict())
   // Not a counter: call signatures now mapped to a more general concrete function (an

@@ -20,4 +20,11 @@ std::string jit_target_cpu();
 // widest this CPU supports, or the one AG_KERNEL_ISA names.
 std::string_view kernel_isa();
 
+// The threads large eager kernels and compiled loops run on (one shared pool, the caller
+// included): AG_NUM_THREADS, else the CPUs this process may use. 1 runs everything on the
+// calling thread. Results do not depend on it (docs/jit.md, "Threads"). set_num_threads takes
+// effect at the next parallel loop; ValueError outside 1..1024.
+void set_num_threads(int n);
+int get_num_threads();
+
 }  // namespace ag

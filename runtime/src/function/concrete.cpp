@@ -13,12 +13,13 @@
 #include "ag/detail/tensor_buffer.h"
 #include "ag/detail/variable_state.h"
 #include "ag/variable.h"
+#include "background_compiler.h"
 
 namespace ag::detail {
 
 ConcreteCore::ConcreteCore(std::string name, Signature signature, std::shared_ptr<const Graph> traced,
                            std::shared_ptr<const Graph> optimized, std::optional<bool> jit, std::shared_ptr<StatCounters> stats,
-                           std::string dump_prefix)
+                           std::string dump_prefix, bool tiered)
     : name_(std::move(name)),
       signature_(std::move(signature)),
       traced_(std::move(traced)),
@@ -26,6 +27,7 @@ ConcreteCore::ConcreteCore(std::string name, Signature signature, std::shared_pt
       jit_(jit),
       stats_(std::move(stats)),
       dump_prefix_(std::move(dump_prefix)),
+      tiered_(tiered && jit_.value_or(true) && compiler_backend() != nullptr),
       reads_variables_(!variables_read(*graph_).empty()),
       one_op_under_tape_(differentiable_as_a_call(*graph_)) {}
 
@@ -70,6 +72,30 @@ const Executable& ConcreteCore::compile() {
   }
   exe_.store(exe_owned_.get(), std::memory_order_release);
   return *exe_owned_;
+}
+
+const Executable& ConcreteCore::interpreter_while_compiling() {
+  std::call_once(interpreter_once_, [&] { interpreter_ = make_interpreter(graph_); });
+  if (!compile_queued_.exchange(true)) {
+    if (log_enabled(LogTopic::Compile))
+      log_line(fmt::format("agc: compile: {}: tiered: calls run on the interpreter until the background compile is done",
+                           signature_str()));
+    enqueue_background_compile(shared_from_this());
+  }
+  stats_->interpreted_calls.fetch_add(1, std::memory_order_relaxed);
+  return *interpreter_;
+}
+
+void ConcreteCore::compile_in_background() {
+  try {
+    compile();
+  } catch (const std::exception& e) {
+    log_line(fmt::format("agc: warning: the background compile of {} failed, so it keeps running on the graph "
+                         "interpreter: {}",
+                         signature_str(), e.what()));
+    std::call_once(interpreter_once_, [&] { interpreter_ = make_interpreter(graph_); });
+    exe_.store(interpreter_.get(), std::memory_order_release);
+  }
 }
 
 void ConcreteCore::run(std::span<const ArgView> args, std::span<Tensor> outputs) {

@@ -15,17 +15,18 @@ namespace ag::detail {
 
 // Counters shared by a Function and its concrete functions.
 struct StatCounters {
-  std::atomic<int64_t> traces{0}, compiles{0}, disk_hits{0}, evictions{0};
-  StripedCounter memory_hits;  // counted on every cached call: no locked instruction
+  std::atomic<int64_t> traces{0}, compiles{0}, disk_hits{0}, evictions{0}, interpreted_calls{0};
+  StripedCounter memory_hits;  // cached calls served by a table lookup: no locked instruction
+  StripedCounter inline_hits;  // cached calls served by the inline cache (not in memory_hits)
 };
 
 class CallBackward;
 
-class ConcreteCore {
+class ConcreteCore : public std::enable_shared_from_this<ConcreteCore> {
  public:
   ConcreteCore(std::string name, Signature signature, std::shared_ptr<const Graph> traced,
                std::shared_ptr<const Graph> optimized, std::optional<bool> jit, std::shared_ptr<StatCounters> stats,
-               std::string dump_prefix);
+               std::string dump_prefix, bool tiered = false);
 
   const std::string& name() const { return name_; }
   const Signature& signature() const { return signature_; }
@@ -35,12 +36,21 @@ class ConcreteCore {
   // f(x: TensorSpec(shape=(2,), dtype=int32)) -> TensorSpec(shape=(2,), dtype=int32)
   std::string signature_str() const;
 
-  // The compiled code; compiles on first use, once, even under concurrent calls.
+  // What runs a call: the compiled code, compiled on first use, once, even under concurrent
+  // calls; with tiered execution, the interpreter until the background compile is done.
   const Executable& executable() {
     if (const Executable* e = exe_.load(std::memory_order_acquire)) [[likely]]
       return *e;
+    return tiered_ ? interpreter_while_compiling() : compile();
+  }
+  // The compiled code, waiting for (or doing) the compile: inspection (llvm_ir, assembly).
+  const Executable& compiled_executable() {
+    if (const Executable* e = exe_.load(std::memory_order_acquire)) return *e;
     return compile();
   }
+  // The background compiler's job (background_compiler.cpp); a failure is logged and the
+  // concrete function stays on the interpreter.
+  void compile_in_background();
   // Runs with the tensor arguments of `args` (in order) as inputs.
   void run(std::span<const ArgView> args, std::span<Tensor> outputs);
   // Checks a call against this signature (ConcreteFunction::operator()).
@@ -48,6 +58,7 @@ class ConcreteCore {
 
  private:
   const Executable& compile();
+  const Executable& interpreter_while_compiling();
 
   std::string name_;
   Signature signature_;
@@ -59,6 +70,10 @@ class ConcreteCore {
   std::mutex compile_mu_;
   std::unique_ptr<Executable> exe_owned_;
   std::atomic<const Executable*> exe_{nullptr};
+  const bool tiered_;
+  std::once_flag interpreter_once_;
+  std::unique_ptr<Executable> interpreter_;  // tiered: runs calls until exe_ is set
+  std::atomic<bool> compile_queued_{false};
   bool reads_variables_ = false;  // a floating-point Variable (a tape watches its reads)
   bool one_op_under_tape_ = false;  // a call under a tape is recorded as one op (else op by op)
   std::shared_ptr<const CallBackward> backward_;  // made on the first call under a tape

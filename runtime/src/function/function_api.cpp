@@ -63,7 +63,7 @@ std::string concrete_signature(const ConcreteCore& c) { return c.signature_str()
 const Graph& concrete_graph(const ConcreteCore& c) { return c.graph(); }
 
 std::string concrete_llvm_ir(ConcreteCore& c, bool optimized) {
-  std::string ir = c.executable().llvm_ir(optimized);
+  std::string ir = c.compiled_executable().llvm_ir(optimized);
   if (ir.empty())
     throw ValueError(fmt::format("{} runs on the graph interpreter (jit_compile=false or no JIT backend linked): it has "
                                  "no LLVM IR",
@@ -72,7 +72,7 @@ std::string concrete_llvm_ir(ConcreteCore& c, bool optimized) {
 }
 
 std::string concrete_assembly(ConcreteCore& c) {
-  std::string s = c.executable().assembly();
+  std::string s = c.compiled_executable().assembly();
   if (s.empty())
     throw ValueError(fmt::format("{} runs on the graph interpreter: it has no assembly", c.signature_str()));
   return s;

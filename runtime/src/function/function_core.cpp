@@ -87,8 +87,25 @@ void FunctionCore::call(std::span<const ArgView> args, std::span<Tensor> outputs
     call_while_tracing(args, outputs);
     return;
   }
+  // The inline cache: the signature of the previous lookup, checked without building a key
+  // (with an input_signature, against the built key: building it checks the arguments).
+  hazard::SlotGuard guard;
+  const SignatureCache::Entry* hit = nullptr;
   KeyBuf key;
-  build_key(args, rules_, key);
+  if (!rules_.input_signature) [[likely]] {
+    hit = cache_.find_inline(guard, [&](const uint64_t* w, size_t n) { return call_has_key(args, w, n); });
+    if (!hit) build_key(args, rules_, key);
+  } else {
+    build_key(args, rules_, key);
+    hit = cache_.find_inline(
+        guard, [&](const uint64_t* w, size_t n) { return n == key.size() && std::equal(w, w + n, key.data()); });
+  }
+  if (hit) [[likely]] {
+    note_hit();
+    stats_->inline_hits.fetch_add(1, std::memory_order_relaxed);
+    hit->fn->run(args, outputs);
+    return;
+  }
   std::shared_ptr<ConcreteCore> fn = cache_.find(key.data(), key.size(), key.hash());
   if (fn) [[likely]] {
     note_hit();
@@ -318,7 +335,8 @@ std::shared_ptr<ConcreteCore> FunctionCore::trace(const Signature& sig, std::spa
   }
   stats_->traces.fetch_add(1);
   if (!options_.jit_compile.has_value() && !compiler_backend()) warn_no_jit_once(info_.name);
-  auto fn = std::make_shared<ConcreteCore>(info_.name, sig, traced, optimized, options_.jit_compile, stats_, prefix);
+  auto fn = std::make_shared<ConcreteCore>(info_.name, sig, traced, optimized, options_.jit_compile, stats_, prefix,
+                                           options_.tiered);
   if (log_enabled(LogTopic::Retrace)) {
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     log_line(fmt::format("agc: retrace: Function '{}' traced {}({}) (trace #{}, {:.2f} ms): {}", info_.name,
@@ -396,7 +414,8 @@ void FunctionCore::note_trace(const std::string& reason) {
   if (traced < 5 || warnings_ >= 2) return;
   // The calls so far: the traced ones plus the cache hits the call path already counts (so the
   // hot path does no extra work for this message).
-  const int64_t calls = traces_noted_ + stats_->memory_hits.load(std::memory_order_relaxed);
+  const int64_t calls = traces_noted_ + stats_->memory_hits.load(std::memory_order_relaxed) +
+                        stats_->inline_hits.load(std::memory_order_relaxed);
   const int64_t window = std::max<int64_t>(traced, std::min<int64_t>(10, calls));
   ++warnings_;
   log_line(fmt::format(
@@ -426,8 +445,10 @@ FunctionStats FunctionCore::stats() const {
   FunctionStats s;
   s.traces = stats_->traces.load();
   s.compiles = stats_->compiles.load();
-  s.memory_hits = stats_->memory_hits.load();
+  s.inline_hits = stats_->inline_hits.load();
+  s.memory_hits = stats_->memory_hits.load() + s.inline_hits;
   s.disk_hits = stats_->disk_hits.load();
+  s.interpreted_calls = stats_->interpreted_calls.load();
   s.evictions = stats_->evictions.load();
   std::lock_guard lock(mu_);
   for (const auto& e : cache_.entries()) s.aliases += e->alias;

@@ -79,6 +79,9 @@ struct SignatureRules {
 // The cache key of a call; validates tensors against the input signature (TypeError/ValueError
 // naming the argument and the expected spec) and checks that tensors have values.
 void build_key(std::span<const ArgView> args, const SignatureRules& rules, KeyBuf& key);
+// Whether build_key(args) would build exactly `words`, for calls without an input_signature;
+// false also where build_key would throw. Builds nothing: the inline cache's check.
+bool call_has_key(std::span<const ArgView> args, const uint64_t* words, size_t n);
 // The key a concrete function with this signature is stored under.
 void key_of(const Signature& sig, const SignatureRules& rules, KeyBuf& key);
 Signature describe(std::span<const ArgView> args, const SignatureRules& rules);

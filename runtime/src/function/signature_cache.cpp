@@ -6,18 +6,6 @@
 #include <utility>
 
 namespace ag::detail {
-namespace {
-
-// Keys are a few words: an inline compare beats a call to memcmp.
-bool same_key(const std::vector<uint64_t>& a, const uint64_t* b, size_t n) {
-  if (a.size() != n) return false;
-  const uint64_t* w = a.data();
-  for (size_t i = 0; i < n; ++i)
-    if (w[i] != b[i]) return false;
-  return true;
-}
-
-}  // namespace
 
 SignatureCache::SignatureCache() : table_(new Table{std::vector<const Entry*>(1, nullptr), 0}) {}
 
@@ -37,14 +25,11 @@ std::shared_ptr<ConcreteCore> SignatureCache::find(const uint64_t* key, size_t n
       const Entry* entry = t->slots[i];
       if (!entry) break;
       if (entry->hash == hash && same_key(entry->key, key, n)) {
-        // Approximate LRU clock: a racy increment is fine, it only orders evictions. A hit on
-        // the entry used last changes nothing, so a loop calling one signature writes no
-        // shared cache line (which other threads calling the Function would have to re-read).
-        const uint64_t tick = clock_.load(std::memory_order_relaxed);
-        if (entry->last_used.load(std::memory_order_relaxed) + 1 != tick) {
-          clock_.store(tick + 1, std::memory_order_relaxed);
-          entry->last_used.store(tick, std::memory_order_relaxed);
-        }
+        touch(*entry);
+        // Pinned: a writer that drops this entry unpublishes it only after this reader unpins.
+        const uint32_t stripe = StripedCounter::current_stripe();
+        if (stripe < hazard::kSlots && inline_[stripe].entry.load(std::memory_order_relaxed) != entry)
+          inline_[stripe].entry.store(entry, std::memory_order_release);
         found = entry->fn;
         break;
       }
@@ -65,6 +50,20 @@ void SignatureCache::insert(std::shared_ptr<Entry> e, const Entry* replaced) {
       }
   if (e) entries_.push_back(std::move(e));
   publish();
+  if (dropped) retire({std::move(dropped)});
+}
+
+void SignatureCache::retire(std::vector<std::shared_ptr<Entry>> dropped) {
+  for (auto& d : dropped) {
+    for (InlineEntry& slot : inline_) {
+      const Entry* expected = d.get();
+      slot.entry.compare_exchange_strong(expected, nullptr, std::memory_order_seq_cst);
+    }
+    retired_.push_back(std::move(d));
+  }
+  if (retired_.empty()) return;
+  hazard::writer_fence();  // every caller's hazard store before now is visible to the scan
+  std::erase_if(retired_, [](const std::shared_ptr<Entry>& e) { return !hazard::held_by_any_thread(e.get()); });
 }
 
 void SignatureCache::publish() {

@@ -191,6 +191,58 @@ void build_key(std::span<const ArgView> args, const SignatureRules& rules, KeyBu
   }
 }
 
+namespace {
+
+// Compares the words build_key would push with a stored key, without building it.
+class KeyCursor {
+ public:
+  KeyCursor(const uint64_t* w, size_t n) : w_(w), end_(w + n) {}
+  bool next(uint64_t v) { return w_ != end_ && *w_++ == v; }
+  bool at_end() const { return w_ == end_; }
+  bool tensor(const Tensor& t) {
+    if (!t.has_value()) return false;  // build_key's error, on the slow path
+    const Shape& shape = t.shape();
+    if (!next(kTagTensor | (static_cast<uint64_t>(t.dtype()) << 8) | static_cast<uint64_t>(shape.rank()))) return false;
+    for (int64_t d : shape)
+      if (!next(static_cast<uint64_t>(d))) return false;
+    return true;
+  }
+
+ private:
+  const uint64_t* w_;
+  const uint64_t* end_;
+};
+
+}  // namespace
+
+bool call_has_key(std::span<const ArgView> args, const uint64_t* words, size_t n) {
+  KeyCursor c(words, n);
+  for (const ArgView& a : args) {
+    bool same = false;
+    switch (a.kind) {
+      case ArgKind::Tensor: same = c.tensor(a.tensor()); break;
+      case ArgKind::TensorList:
+        same = c.next(list_header(kTagList, a.count()));
+        for (size_t k = 0; same && k < a.count(); ++k) same = c.tensor(a.tensors()[k]);
+        break;
+      case ArgKind::Variable:
+        same = c.next(kTagVariable) &&
+               c.next(reinterpret_cast<uint64_t>(static_cast<const Variable*>(a.ptr)->state().get()));
+        break;
+      case ArgKind::Bool: same = c.next(kTagBool | static_cast<uint64_t>(a.i)); break;
+      case ArgKind::Int: same = c.next(kTagInt) && c.next(static_cast<uint64_t>(a.i)); break;
+      case ArgKind::Float: same = c.next(kTagFloat) && c.next(double_bits(a.f)); break;
+      case ArgKind::ScalarList:
+        same = c.next(list_header(kTagScalarList, a.count()));
+        for (size_t k = 0; same && k < a.count(); ++k) same = c.next(a.scalar_at(a.ptr, k));
+        break;
+      default: return false;  // strings, specs: build_key
+    }
+    if (!same) return false;
+  }
+  return c.at_end();
+}
+
 void key_of(const Signature& sig, const SignatureRules& rules, KeyBuf& key) {
   size_t slot = 0;
   auto tensor = [&](const ArgSig& a) {

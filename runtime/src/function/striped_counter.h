@@ -35,12 +35,14 @@ class StripedCounter {
     return sum;
   }
 
- private:
-  // The calling thread's stripe, claimed on its first count; kStripes or more: none.
+  // The calling thread's stripe, claimed on its first use; kStripes or more: none. The hazard
+  // slots of the inline call cache (hazard_slots.h) are indexed by it too.
   static uint32_t current_stripe() {
     const uint32_t s = t_stripe;
     return s != kUnclaimed ? s : claim_stripe();
   }
+
+ private:
   static uint32_t claim_stripe();
   friend struct StripeRelease;
   static void release_thread_stripe(uint32_t stripe);

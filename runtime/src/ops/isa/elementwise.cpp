@@ -7,6 +7,7 @@
 
 #include "../broadcast.h"
 #include "ieee_min_max.h"
+#include "ag/detail/parallel.h"
 #include "isa_kernels.h"
 
 namespace ag::detail::AG_KERNEL_NS {
@@ -330,10 +331,56 @@ BroadcastLoop plan(const TensorType& out, std::span<const Tensor> in) {
 
 }  // namespace
 
+namespace {
+
+void elementwise_into(OpKind op, std::span<const Tensor> in, const TensorType& type, Tensor& out, SourceLoc loc);
+
+// Elements per chunk of a parallel elementwise op, and the unit chunks are cut in (64 bytes
+// of any dtype: every chunk starts as aligned as the whole buffer). docs/jit.md, "Threads",
+// has the measurement behind the grain.
+constexpr int64_t kParallelGrain = kElementwiseGrain, kChunkUnit = 64;
+
+size_t byte_offset(const Tensor& t) {
+  return static_cast<size_t>(static_cast<const char*>(t.impl()->data) - static_cast<const char*>(t.impl()->storage->data));
+}
+
+// `t`'s elements [begin, end) as a one-dimensional view; a one-element operand stays whole
+// (as a scalar: it broadcasts against any chunk).
+Tensor chunk_of(const Tensor& t, int64_t begin, int64_t end) {
+  if (t.num_elements() == 1) return t.rank() == 0 ? t : make_view(t.impl()->storage, byte_offset(t), t.dtype(), Shape{});
+  return make_view(t.impl()->storage, byte_offset(t) + static_cast<size_t>(begin) * dtype_size(t.dtype()), t.dtype(),
+                   Shape{end - begin});
+}
+
+}  // namespace
+
 Tensor elementwise_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& type,
                           SourceLoc loc) {
   (void)attrs;
   Tensor out = make_tensor(type.dtype, type.shape);
+  const int64_t n = out.num_elements();
+  // Large ops whose operands are each the whole shape or one element (no broadcast along a
+  // dim) run in contiguous chunks on the shared pool; chunks write disjoint ranges, so the
+  // result is the serial one bit for bit.
+  bool flat = n >= 2 * kParallelGrain && in.size() <= 3;
+  for (const Tensor& t : in) flat = flat && (t.shape() == type.shape || t.num_elements() == 1);
+  if (flat && parallel_threads() > 1) {
+    parallel_for((n + kChunkUnit - 1) / kChunkUnit, kParallelGrain / kChunkUnit, [&](int64_t b, int64_t e) {
+      const int64_t begin = b * kChunkUnit, end = std::min(n, e * kChunkUnit);
+      Tensor views[3];
+      for (size_t k = 0; k < in.size(); ++k) views[k] = chunk_of(in[k], begin, end);
+      Tensor o = chunk_of(out, begin, end);
+      elementwise_into(op, std::span<const Tensor>(views, in.size()), TensorType{type.dtype, Shape{end - begin}}, o, loc);
+    });
+    return out;
+  }
+  elementwise_into(op, in, type, out, loc);
+  return out;
+}
+
+namespace {
+
+void elementwise_into(OpKind op, std::span<const Tensor> in, const TensorType& type, Tensor& out, SourceLoc loc) {
   const int64_t n = out.num_elements();
   switch (op_class(op)) {
     case OpClass::Unary:
@@ -347,16 +394,16 @@ Tensor elementwise_kernel(OpKind op, std::span<const Tensor> in, const Attrs& at
           unary_numeric<T>(op, ptr<T>(in[0]), mut<T>(out), n);
         }
       });
-      return out;
+      return;
     case OpClass::UnaryBool: {
       const bool* x = ptr<bool>(in[0]);
       bool* y = mut<bool>(out);
       for (int64_t i = 0; i < n; ++i) y[i] = !x[i];
-      return out;
+      return;
     }
     case OpClass::Cast:
       visit_dtype(in[0].dtype(), [&](auto tag) { cast_from<decltype(tag)>(in[0], out); });
-      return out;
+      return;
     case OpClass::Binary: {
       const BroadcastLoop L = plan(type, in);
       visit_dtype(type.dtype, [&](auto tag) {
@@ -365,7 +412,7 @@ Tensor elementwise_kernel(OpKind op, std::span<const Tensor> in, const Attrs& at
         else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) binary_int<T>(op, L, in[0], in[1], out, loc);
         else throw InternalError("binary op on bool");
       });
-      return out;
+      return;
     }
     case OpClass::Compare: {
       const BroadcastLoop L = plan(type, in);
@@ -373,7 +420,7 @@ Tensor elementwise_kernel(OpKind op, std::span<const Tensor> in, const Attrs& at
         using T = decltype(tag);
         compare<T>(op, L, ptr<T>(in[0]), ptr<T>(in[1]), mut<bool>(out));
       });
-      return out;
+      return;
     }
     case OpClass::Logical: {
       const BroadcastLoop L = plan(type, in);
@@ -385,7 +432,7 @@ Tensor elementwise_kernel(OpKind op, std::span<const Tensor> in, const Attrs& at
         case OpKind::LogicalOr: binary_scalar(L, a, b, y, [](bool x, bool z) { return x || z; }); break;
         default: binary_scalar(L, a, b, y, [](bool x, bool z) { return x != z; }); break;
       }
-      return out;
+      return;
     }
     case OpClass::Select: {
       const BroadcastLoop L = plan(type, in);
@@ -402,10 +449,12 @@ Tensor elementwise_kernel(OpKind op, std::span<const Tensor> in, const Attrs& at
             y[o + i] = c[off[0] + i * sc] ? a[off[1] + i * sa] : b[off[2] + i * sb];
         });
       });
-      return out;
+      return;
     }
     default: throw InternalError("elementwise_kernel: " + std::string(op_name(op)));
   }
 }
+
+}  // namespace
 
 }  // namespace ag::detail::AG_KERNEL_NS

@@ -1,0 +1,166 @@
+// Parallel elementwise loops. A large (or dynamic) materialized elementwise loop is emitted inline
+// like any other, its outer range read from two stack slots; when the entry function is complete,
+// LLVM's CodeExtractor moves the loop into a function of its live-in values, and a worker
+// `void(closure, begin, end)` that loads them from a closure struct calls it for one range. The
+// loop's place then calls agc_rt_parallel_for(worker, closure, outer, grain), which splits the outer
+// range over the shared thread pool (or runs it whole on one thread, or when small).
+//
+// Only loops that cannot fail and write nothing but their output buffer are split: chunks write
+// disjoint ranges of it, so the result is the serial one bit for bit. Anything else (an error exit,
+// a store to a stack temporary, a call that writes memory) keeps the loop inline and serial.
+#include <llvm/ADT/SetVector.h>
+#include <llvm/Analysis/ValueTracking.h>
+#include <llvm/IR/CFG.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/Transforms/Utils/CodeExtractor.h>
+
+#include <unordered_set>
+
+#include "ag/detail/parallel.h"
+#include "emitter.h"
+
+namespace ag::jit {
+namespace {
+
+// Below this many elements a loop stays inline (the pool's hand-off costs a few microseconds);
+// the same grain as the eager kernels (docs/jit.md, "Threads").
+constexpr int64_t kParallelGrain = detail::kElementwiseGrain;
+
+int64_t static_product(const std::vector<llvm::Value*>& dims) {
+  int64_t total = 1;
+  for (llvm::Value* d : dims) {
+    auto* c = llvm::dyn_cast<llvm::ConstantInt>(d);
+    if (!c) return -1;
+    total *= c->getSExtValue();
+  }
+  return total;
+}
+
+}  // namespace
+
+void Emitter::parallel_loop_nest(const std::vector<llvm::Value*>& dims, llvm::Value* out,
+                                 const std::function<void(const std::vector<llvm::Value*>&)>& body) {
+  const int64_t total = static_product(dims);
+  if (dims.empty() || (total >= 0 && total < 2 * kParallelGrain)) {
+    loop_nest(dims, body);
+    return;
+  }
+  ParallelLoop p;
+  p.out = out;
+  p.outer = dims[0];
+  const std::vector<llvm::Value*> rest(dims.begin() + 1, dims.end());
+  p.inner_elements = numel(rest);
+  p.lo_slot = stack_alloc(8);
+  p.hi_slot = stack_alloc(8);
+  store(DType::Int64, p.lo_slot, i64(0), i64(0));
+  store(DType::Int64, p.hi_slot, i64(0), p.outer);
+  p.entry = llvm::BasicBlock::Create(ctx_ref_, "par.loop", fn_);
+  b_.CreateBr(p.entry);
+  b_.SetInsertPoint(p.entry);
+  llvm::Value* lo = load(DType::Int64, p.lo_slot, i64(0));
+  llvm::Value* hi = load(DType::Int64, p.hi_slot, i64(0));
+  llvm::BasicBlock* pre = b_.GetInsertBlock();
+  llvm::BasicBlock* head = llvm::BasicBlock::Create(ctx_ref_, "par.outer", fn_);
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_ref_, "par.outer.end", fn_);
+  b_.CreateCondBr(b_.CreateICmpSLT(lo, hi), head, done);
+  b_.SetInsertPoint(head);
+  llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2, "i");
+  i->addIncoming(lo, pre);
+  loop_nest(rest, [&](const std::vector<llvm::Value*>& inner) {
+    std::vector<llvm::Value*> idx{i};
+    idx.insert(idx.end(), inner.begin(), inner.end());
+    body(idx);
+  });
+  llvm::Value* next = b_.CreateAdd(i, i64(1), "i.next", /*HasNUW=*/true, /*HasNSW=*/true);
+  i->addIncoming(next, b_.GetInsertBlock());
+  b_.CreateCondBr(b_.CreateICmpSLT(next, hi), head, done);
+  b_.SetInsertPoint(done);
+  p.exit = llvm::BasicBlock::Create(ctx_ref_, "par.end", fn_);
+  b_.CreateBr(p.exit);
+  b_.SetInsertPoint(p.exit);
+  parallel_loops_.push_back(p);
+}
+
+void Emitter::outline_parallel_loops() {
+  for (size_t k = 0; k < parallel_loops_.size(); ++k) outline_parallel_loop(parallel_loops_[k], static_cast<int>(k));
+  parallel_loops_.clear();
+}
+
+bool Emitter::outline_parallel_loop(const ParallelLoop& loop, int index) {
+  // The loop's blocks: every block from its entry up to its exit, in creation order.
+  std::vector<llvm::BasicBlock*> blocks;
+  bool inside = false;
+  for (llvm::BasicBlock& bb : *fn_) {
+    if (&bb == loop.entry) inside = true;
+    if (&bb == loop.exit) break;
+    if (inside) blocks.push_back(&bb);
+  }
+  const std::unordered_set<llvm::BasicBlock*> in_loop(blocks.begin(), blocks.end());
+  const llvm::Value* out_base = llvm::getUnderlyingObject(loop.out);
+  for (llvm::BasicBlock* bb : blocks) {
+    for (llvm::BasicBlock* succ : llvm::successors(bb))
+      if (!in_loop.count(succ) && succ != loop.exit) return false;  // an error exit
+    for (llvm::Instruction& inst : *bb) {
+      if (!inst.mayWriteToMemory()) continue;
+      auto* st = llvm::dyn_cast<llvm::StoreInst>(&inst);
+      if (!st || llvm::getUnderlyingObject(st->getPointerOperand()) != out_base) return false;
+    }
+  }
+  llvm::CodeExtractorAnalysisCache cache(*fn_);
+  llvm::CodeExtractor extractor(blocks);
+  if (!extractor.isEligible()) return false;
+  llvm::SetVector<llvm::Value*> inputs, outputs, allocas;
+  extractor.findInputsOutputs(inputs, outputs, allocas);
+  if (!outputs.empty()) return false;
+  llvm::Function* body = extractor.extractCodeRegion(cache);
+  if (!body) return false;
+  body->setLinkage(llvm::GlobalValue::InternalLinkage);
+  body->addFnAttr(llvm::Attribute::AlwaysInline);
+  body->addFnAttr(llvm::Attribute::NoUnwind);
+  llvm::CallInst* call = nullptr;
+  for (llvm::User* u : body->users())
+    if (auto* c = llvm::dyn_cast<llvm::CallInst>(u)) call = c;
+  if (!call) throw InternalError("jit: an outlined parallel loop without its call");
+
+  // The closure: one field per argument of the outlined body (the range slots are the worker's).
+  std::vector<llvm::Type*> fields;
+  for (llvm::Value* a : call->args()) fields.push_back(a->getType());
+  llvm::StructType* closure_type = llvm::StructType::get(ctx_ref_, fields);
+  llvm::IRBuilder<> eb(entry_, entry_->begin());
+  llvm::AllocaInst* closure = eb.CreateAlloca(closure_type);
+  llvm::IRBuilder<> cb(call);
+  for (unsigned j = 0; j < call->arg_size(); ++j) {
+    llvm::Value* a = call->getArgOperand(j);
+    if (a == loop.lo_slot || a == loop.hi_slot) continue;
+    cb.CreateStore(a, cb.CreateStructGEP(closure_type, closure, j));
+  }
+
+  auto* worker_type = llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), b_.getInt64Ty(), b_.getInt64Ty()}, false);
+  llvm::Function* worker = llvm::Function::Create(worker_type, llvm::GlobalValue::InternalLinkage,
+                                                  "agc_parallel_loop." + std::to_string(index), module_);
+  worker->addFnAttr(llvm::Attribute::NoUnwind);
+  llvm::IRBuilder<> wb(llvm::BasicBlock::Create(ctx_ref_, "entry", worker));
+  llvm::Value* begin_slot = wb.CreateAlloca(wb.getInt64Ty());
+  llvm::Value* end_slot = wb.CreateAlloca(wb.getInt64Ty());
+  wb.CreateStore(worker->getArg(1), begin_slot);
+  wb.CreateStore(worker->getArg(2), end_slot);
+  std::vector<llvm::Value*> args;
+  for (unsigned j = 0; j < call->arg_size(); ++j) {
+    llvm::Value* a = call->getArgOperand(j);
+    if (a == loop.lo_slot) args.push_back(begin_slot);
+    else if (a == loop.hi_slot) args.push_back(end_slot);
+    else args.push_back(wb.CreateLoad(fields[j], wb.CreateStructGEP(closure_type, worker->getArg(0), j)));
+  }
+  wb.CreateCall(body, args);
+  wb.CreateRetVoid();
+
+  // grain in outer iterations: kParallelGrain elements, at least one row.
+  llvm::Value* inner = cb.CreateSelect(cb.CreateICmpSGT(loop.inner_elements, i64(0)), loop.inner_elements, i64(1));
+  llvm::Value* grain = cb.CreateSDiv(i64(kParallelGrain), inner);
+  grain = cb.CreateSelect(cb.CreateICmpSGT(grain, i64(0)), grain, i64(1));
+  cb.CreateCall(runtime("agc_rt_parallel_for"), {worker, closure, loop.outer, grain});
+  call->eraseFromParent();
+  return true;
+}
+
+}  // namespace ag::jit

@@ -1,0 +1,43 @@
+// The thread pool shared by eager kernels and compiled code (docs/jit.md, "Threads").
+//
+// parallel_for splits [0, n) into contiguous chunks of at least `grain` items and runs them on
+// the pool's threads and on the calling thread; it returns when every chunk is done and rethrows
+// the first exception a chunk threw. With one thread, a range below two grains, or when called
+// from a pool thread (nested parallelism), it calls f(0, n) on the caller: the serial path costs
+// one branch.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+namespace ag::detail {
+
+// Elements per chunk of a parallel elementwise loop, eager or compiled: a loop splits from two
+// grains up. Below ~256K float elements, waking a pool thread costs more than it saves on this
+// project's machine (bench/runtime's thread rows; docs/jit.md, "Threads").
+inline constexpr int64_t kElementwiseGrain = int64_t{1} << 17;
+
+// The pool size set by ag::set_num_threads / AG_NUM_THREADS (1 = serial).
+int parallel_threads();
+
+// Loops split over more than one thread since the process started (tests check that the
+// parallel path ran).
+int64_t parallel_loops_split();
+
+// The type-erased form, which compiled code calls through agc_rt_parallel_for.
+using RangeFn = void (*)(void* closure, int64_t begin, int64_t end);
+void parallel_for_erased(int64_t n, int64_t grain, RangeFn fn, void* closure);
+
+template <class F>
+void parallel_for(int64_t n, int64_t grain, F&& f) {
+  if (n < 2 * grain || parallel_threads() <= 1) {
+    if (n > 0) f(int64_t{0}, n);
+    return;
+  }
+  using Fn = std::remove_reference_t<F>;
+  parallel_for_erased(
+      n, grain, [](void* c, int64_t b, int64_t e) { (*static_cast<Fn*>(c))(b, e); },
+      const_cast<void*>(static_cast<const void*>(&f)));
+}
+
+}  // namespace ag::detail

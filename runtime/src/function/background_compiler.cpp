@@ -1,0 +1,88 @@
+// The background compile thread. At process exit it must not be compiling while the JIT's and
+// LLVM's globals are destroyed: an exit handler, registered when the thread starts, drops the
+// queue and waits for the compile in progress (if any) to finish; the thread then only ever
+// waits. Its state is never destroyed, so the waiting thread touches nothing that exit frees.
+#include "background_compiler.h"
+
+#include <condition_variable>
+#include <cstdlib>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include "concrete.h"
+
+namespace ag::detail {
+namespace {
+
+struct Compiler {
+  std::mutex mu;
+  std::condition_variable changed;
+  std::deque<std::shared_ptr<ConcreteCore>> queue;
+  std::function<void()> gate;
+  bool started = false, busy = false, exiting = false;
+};
+
+Compiler& compiler() {
+  static Compiler* c = new Compiler;  // never destroyed (see above)
+  return *c;
+}
+
+void work() {
+  Compiler& c = compiler();
+  std::unique_lock lock(c.mu);
+  for (;;) {
+    c.changed.wait(lock, [&] { return c.exiting || !c.queue.empty(); });
+    if (c.exiting) return;
+    std::shared_ptr<ConcreteCore> fn = std::move(c.queue.front());
+    c.queue.pop_front();
+    c.busy = true;
+    std::function<void()> gate = c.gate;
+    lock.unlock();
+    if (gate) gate();
+    fn->compile_in_background();
+    fn.reset();  // an evicted concrete function is freed here, with its code
+    lock.lock();
+    c.busy = false;
+    c.changed.notify_all();
+  }
+}
+
+void stop_at_exit() {
+  Compiler& c = compiler();
+  std::deque<std::shared_ptr<ConcreteCore>> dropped;
+  std::unique_lock lock(c.mu);
+  c.exiting = true;
+  dropped.swap(c.queue);
+  c.changed.notify_all();
+  c.changed.wait(lock, [&] { return !c.busy; });
+}
+
+}  // namespace
+
+void enqueue_background_compile(std::shared_ptr<ConcreteCore> fn) {
+  Compiler& c = compiler();
+  std::lock_guard lock(c.mu);
+  if (c.exiting) return;  // calls keep running on the interpreter
+  if (!c.started) {
+    c.started = true;
+    std::atexit(stop_at_exit);
+    std::thread(work).detach();
+  }
+  c.queue.push_back(std::move(fn));
+  c.changed.notify_all();
+}
+
+void wait_for_background_compiles() {
+  Compiler& c = compiler();
+  std::unique_lock lock(c.mu);
+  c.changed.wait(lock, [&] { return c.exiting || (c.queue.empty() && !c.busy); });
+}
+
+void set_background_compile_gate(std::function<void()> gate) {
+  Compiler& c = compiler();
+  std::lock_guard lock(c.mu);
+  c.gate = std::move(gate);
+}
+
+}  // namespace ag::detail

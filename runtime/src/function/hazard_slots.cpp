@@ -1,0 +1,65 @@
+// Hazard slots: the membarrier registration and the writer's side (see hazard_slots.h).
+#include "hazard_slots.h"
+
+#include <mutex>
+
+#if defined(__linux__)
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+namespace ag::detail::hazard {
+namespace {
+
+#if defined(__SANITIZE_THREAD__)
+constexpr bool kThreadSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+constexpr bool kThreadSanitizer = true;
+#else
+constexpr bool kThreadSanitizer = false;
+#endif
+#else
+constexpr bool kThreadSanitizer = false;
+#endif
+
+// ThreadSanitizer cannot see the ordering membarrier gives, so its builds use fences.
+bool register_membarrier() {
+#if defined(__linux__) && defined(SYS_membarrier)
+  if (kThreadSanitizer) return false;
+  const long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+  if (cmds < 0 || !(cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED)) return false;
+  return syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+#else
+  return false;
+#endif
+}
+
+}  // namespace
+
+int decide_mode() {
+  static std::once_flag once;
+  std::call_once(once, [] { g_mode.store(register_membarrier() ? 1 : 0, std::memory_order_seq_cst); });
+  return g_mode.load(std::memory_order_seq_cst);
+}
+
+void writer_fence() {
+  if (decide_mode() == 1) {
+#if defined(__linux__) && defined(SYS_membarrier)
+    if (syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0) return;
+#endif
+    // Registered but refused now: cannot happen on Linux; a fence alone would be unsound
+    // against callers that skip theirs, so fail loudly rather than free something in use.
+    std::terminate();
+  }
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+
+bool held_by_any_thread(const void* p) {
+  for (const Slot& s : g_slots)
+    if (s.held.load(std::memory_order_acquire) == p) return true;
+  return false;
+}
+
+}  // namespace ag::detail::hazard

@@ -1,0 +1,127 @@
+// The shared thread pool: Eigen's NonBlockingThreadPool (the pool under TensorFlow's CPU
+// runtime: per-thread work-stealing queues, spinning before sleeping), sized by
+// ag::set_num_threads or AG_NUM_THREADS. Why this one and not oneTBB or OpenMP: docs/jit.md.
+#define EIGEN_USE_THREADS
+#include <sched.h>
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+#include <unsupported/Eigen/CXX11/ThreadPool>
+
+#include "ag/detail/parallel.h"
+#include "ag/error.h"
+#include "ag/platform.h"
+
+namespace ag::detail {
+namespace {
+
+// The CPUs this process may run on (its affinity mask, e.g. under taskset or a container's
+// cpuset), which hardware_concurrency() ignores.
+int available_cpus() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+int threads_from_env() {
+  const char* s = std::getenv("AG_NUM_THREADS");
+  if (!s || !*s) return available_cpus();
+  char* end = nullptr;
+  const long n = std::strtol(s, &end, 10);
+  if (*end || n < 1 || n > 1024)
+    throw ValueError(fmt::format("AG_NUM_THREADS={}: expected a number of threads from 1 to 1024", s));
+  return static_cast<int>(n);
+}
+
+struct PoolState {
+  std::mutex mu;  // guards pool replacement
+  std::shared_ptr<Eigen::ThreadPool> pool;  // threads - 1 workers: the caller runs a chunk too
+  std::atomic<int> threads{0};              // 0: not read from the environment yet
+};
+
+PoolState& state() {
+  static PoolState* s = new PoolState;  // never destroyed: kernels may run during static destruction
+  return *s;
+}
+
+int ensure_threads() {
+  PoolState& s = state();
+  int n = s.threads.load(std::memory_order_acquire);
+  if (n > 0) return n;
+  std::lock_guard lock(s.mu);
+  n = s.threads.load(std::memory_order_relaxed);
+  if (n == 0) {
+    n = threads_from_env();
+    s.threads.store(n, std::memory_order_release);
+  }
+  return n;
+}
+
+std::shared_ptr<Eigen::ThreadPool> current_pool(int threads) {
+  PoolState& s = state();
+  std::lock_guard lock(s.mu);
+  if (!s.pool || s.pool->NumThreads() != threads - 1) s.pool = std::make_shared<Eigen::ThreadPool>(threads - 1);
+  return s.pool;
+}
+
+std::atomic<int64_t> g_split{0};
+
+}  // namespace
+
+int64_t parallel_loops_split() { return g_split.load(std::memory_order_relaxed); }
+
+int parallel_threads() { return ensure_threads(); }
+
+void parallel_for_erased(int64_t n, int64_t grain, RangeFn fn, void* closure) {
+  const int threads = ensure_threads();
+  std::shared_ptr<Eigen::ThreadPool> pool;
+  if (threads > 1 && n >= 2 * grain) pool = current_pool(threads);
+  // Serial, or nested (a chunk that itself calls parallel_for): the caller does it all.
+  if (!pool || pool->CurrentThreadId() >= 0) {
+    if (n > 0) fn(closure, 0, n);
+    return;
+  }
+  // One contiguous chunk per thread, at least `grain` items each: chunk k is [k*n/c, (k+1)*n/c).
+  const int64_t chunks = std::min<int64_t>(threads, n / grain);
+  std::vector<std::exception_ptr> errors(static_cast<size_t>(chunks));
+  auto run = [&](int64_t k) {
+    try {
+      fn(closure, k * n / chunks, (k + 1) * n / chunks);
+    } catch (...) {
+      errors[static_cast<size_t>(k)] = std::current_exception();
+    }
+  };
+  g_split.fetch_add(1, std::memory_order_relaxed);
+  Eigen::Barrier done(static_cast<unsigned>(chunks - 1));
+  for (int64_t k = 1; k < chunks; ++k)
+    pool->Schedule([&, k] {
+      run(k);
+      done.Notify();
+    });
+  run(0);
+  done.Wait();
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+}  // namespace ag::detail
+
+namespace ag {
+
+void set_num_threads(int n) {
+  if (n < 1 || n > 1024) throw ValueError(fmt::format("set_num_threads({}): expected 1 to 1024 threads", n));
+  detail::PoolState& s = detail::state();
+  std::lock_guard lock(s.mu);
+  s.threads.store(n, std::memory_order_release);  // the pool is rebuilt at its next use
+}
+
+int get_num_threads() { return detail::ensure_threads(); }
+
+}  // namespace ag

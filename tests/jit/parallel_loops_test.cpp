@@ -1,0 +1,85 @@
+// Compiled elementwise loops on the shared thread pool (jit/src/lower/parallel_loops.cpp): large
+// fused loops are outlined into a worker that agc_rt_parallel_for splits, and give the one-thread
+// result bit for bit, which equals the interpreter's within the usual float tolerance; loops that
+// can fail, and small ones, stay inline.
+#include "ag/detail/parallel.h"
+#include "jit_test_util.h"
+
+namespace {
+
+using ag::Tensor;
+
+struct Threads {
+  explicit Threads(int n) : saved(ag::get_num_threads()) { ag::set_num_threads(n); }
+  ~Threads() { ag::set_num_threads(saved); }
+  int saved;
+};
+
+Tensor heavy(Tensor x) { return ag::relu(x * 1.5f + 0.25f) * 0.5f - ag::tanh(x); }
+
+TEST(JitParallelLoops, LargeFusedLoopSplitsAndMatchesOneThreadAndTheInterpreter) {
+  const int64_t n = (1 << 18) + 5;
+  const Tensor x = ag::random_uniform({n}, ag::float32, -3, 3, 11);
+  auto f = ag::function(heavy, {.name = "par_heavy"});
+  auto interp = ag::function(heavy, {.jit_compile = false, .name = "par_heavy_interp"});
+  EXPECT_TRUE(agtest::ir_calls(f.get_concrete_function(x).llvm_ir(true), "agc_rt_parallel_for"));
+  Tensor one;
+  {
+    Threads t(1);
+    const int64_t before = ag::detail::parallel_loops_split();
+    one = f(x);
+    EXPECT_EQ(ag::detail::parallel_loops_split(), before);
+  }
+  EXPECT_TRUE(agtest::same_tensor(interp(x), one));
+  for (int threads : {2, 3}) {
+    Threads t(threads);
+    const int64_t before = ag::detail::parallel_loops_split();
+    EXPECT_EQ(f(x).to_vector<float>(), one.to_vector<float>()) << threads << " threads";
+    EXPECT_GT(ag::detail::parallel_loops_split(), before) << threads << " threads";
+  }
+  EXPECT_EQ(f.stats().compiles + f.stats().disk_hits, 1);
+}
+
+// Unknown dims: the loop is outlined, and the run-time size decides whether it splits.
+TEST(JitParallelLoops, DynamicShapesSplitOnlyWhenLarge) {
+  Threads t(2);
+  auto f = ag::function([](Tensor x, Tensor y) { return x * y + ag::exp(-x); },
+                        {.input_signature = {ag::TensorSpec({-1, 64}, ag::float32), ag::TensorSpec({-1, 64}, ag::float32)}});
+  for (int64_t rows : {1, 7, 5000}) {
+    const Tensor x = ag::random_uniform({rows, 64}, ag::float32, -2, 2, 3), y = ag::random_uniform({rows, 64}, ag::float32, -2, 2, 4);
+    const int64_t before = ag::detail::parallel_loops_split();
+    EXPECT_TRUE(agtest::same_tensor(x * y + ag::exp(-x), f(x, y))) << rows;
+    EXPECT_EQ(ag::detail::parallel_loops_split() > before, rows == 5000) << rows;
+  }
+  EXPECT_EQ(f.stats().traces, 1);
+}
+
+// Broadcast operands are walked with zero strides inside each chunk.
+TEST(JitParallelLoops, BroadcastRowsSplitAcrossTheOuterDim) {
+  Threads t(2);
+  auto f = ag::function([](Tensor x, Tensor row) { return ag::maximum(x - row, 0.f) * 2; });
+  const Tensor x = ag::random_uniform({4096, 96}, ag::float32, -1, 1, 5), row = ag::random_uniform({96}, ag::float32, -1, 1, 6);
+  const int64_t before = ag::detail::parallel_loops_split();
+  EXPECT_TRUE(agtest::same_tensor(ag::maximum(x - row, 0.f) * 2, f(x, row)));
+  EXPECT_GT(ag::detail::parallel_loops_split(), before);
+}
+
+// An integer division can fail (by zero): its loop keeps its error exit and stays serial, and the
+// error names the op as before.
+TEST(JitParallelLoops, ALoopThatCanFailStaysInlineAndStillRaises) {
+  Threads t(2);
+  auto f = ag::function([](Tensor a, Tensor b) { return a / b + 1; });
+  std::vector<int32_t> d(300000, 3);
+  const Tensor a = ag::ones({300000}, ag::int32);
+  EXPECT_FALSE(agtest::ir_calls(f.get_concrete_function(a, ag::constant(d)).llvm_ir(true), "agc_rt_parallel_for"));
+  EXPECT_TRUE(agtest::same_tensor(a / ag::constant(d) + 1, f(a, ag::constant(d))));
+  d[123456] = 0;
+  EXPECT_THROW(f(a, ag::constant(d)), ag::InvalidArgumentError);
+}
+
+TEST(JitParallelLoops, SmallLoopsStayInline) {
+  auto f = ag::function(heavy, {.name = "par_small"});
+  EXPECT_FALSE(agtest::ir_calls(f.get_concrete_function(ag::TensorSpec({1000}, ag::float32)).llvm_ir(true), "agc_rt_parallel_for"));
+}
+
+}  // namespace
