@@ -215,6 +215,9 @@ class Emitter {
   };
   std::vector<ParallelLoop> parallel_loops_;
   bool outline_parallel_loop(const ParallelLoop& loop, int index);
+  // The loop nest in the form outline_parallel_loop() moves out (its range in two stack slots).
+  void splittable_loop_nest(const std::vector<llvm::Value*>& dims, llvm::Value* out,
+                            const std::function<void(const std::vector<llvm::Value*>&)>& body);
 };
 
 }  // namespace ag::jit

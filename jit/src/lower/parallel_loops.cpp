@@ -45,6 +45,27 @@ void Emitter::parallel_loop_nest(const std::vector<llvm::Value*>& dims, llvm::Va
     loop_nest(dims, body);
     return;
   }
+  if (total >= 0) {
+    splittable_loop_nest(dims, out, body);
+    return;
+  }
+  // A size known only at run time: the splittable loop when it is large, else the same loop
+  // inline (a staged loop over a scalar of unknown shape must not pay a call per iteration).
+  llvm::BasicBlock* large = llvm::BasicBlock::Create(ctx_ref_, "par.large", fn_);
+  llvm::BasicBlock* small = llvm::BasicBlock::Create(ctx_ref_, "par.small", fn_);
+  llvm::BasicBlock* join = llvm::BasicBlock::Create(ctx_ref_, "par.join", fn_);
+  b_.CreateCondBr(b_.CreateICmpSGE(numel(dims), i64(2 * kParallelGrain)), large, small);
+  b_.SetInsertPoint(small);
+  loop_nest(dims, body);
+  b_.CreateBr(join);
+  b_.SetInsertPoint(large);
+  splittable_loop_nest(dims, out, body);
+  b_.CreateBr(join);
+  b_.SetInsertPoint(join);
+}
+
+void Emitter::splittable_loop_nest(const std::vector<llvm::Value*>& dims, llvm::Value* out,
+                                   const std::function<void(const std::vector<llvm::Value*>&)>& body) {
   ParallelLoop p;
   p.out = out;
   p.outer = dims[0];
