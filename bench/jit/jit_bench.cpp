@@ -118,6 +118,7 @@ void w3(int reps, int64_t n) {
   std::vector<float> y(static_cast<size_t>(n)), b(static_cast<size_t>(n), 1.0f), c(static_cast<size_t>(n), 2.0f);
   const int iters = n >= (1 << 24) ? 3 : 30;
   const double t_triad = time_ns([&] { bench::stream_triad(y.data(), b.data(), c.data(), n, 3.0f); keep(y[0]); }, iters, reps);
+  const ag::detail::ScopedNumThreads restore(ag::get_num_threads());  // the rows below set 1 or 2
   // The same triad split over two threads of agc's pool: what two cores' bandwidth allows.
   ag::set_num_threads(2);
   const double t_triad2 = time_ns(
@@ -163,7 +164,6 @@ void w3(int reps, int64_t n) {
     row(w, "Eigen array expression (preallocated output)", t_eigen);
     row(w, "plain -O3 -march=native loop (preallocated output)", t_plain);
   }
-  ag::set_num_threads(ag::detail::parallel_threads());
   char w[96];
   std::snprintf(w, sizeof w, "W3 STREAM-like triad, %lldM float32", static_cast<long long>(n >> 20));
   char gb[64];

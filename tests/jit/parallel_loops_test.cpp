@@ -9,11 +9,7 @@ namespace {
 
 using ag::Tensor;
 
-struct Threads {
-  explicit Threads(int n) : saved(ag::get_num_threads()) { ag::set_num_threads(n); }
-  ~Threads() { ag::set_num_threads(saved); }
-  int saved;
-};
+using Threads = ag::detail::ScopedNumThreads;
 
 Tensor heavy(Tensor x) { return ag::relu(x * 1.5f + 0.25f) * 0.5f - ag::tanh(x); }
 

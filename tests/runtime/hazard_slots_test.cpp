@@ -11,11 +11,17 @@ namespace {
 using ag::detail::SignatureCache;
 namespace hazard = ag::detail::hazard;
 
-std::shared_ptr<SignatureCache::Entry> entry(uint64_t a, uint64_t b) {
+// Inserts an entry with key {a, b} and makes it the inline entry (through a table hit); returns
+// a watch on its lifetime.
+std::weak_ptr<SignatureCache::Entry> insert_inline(SignatureCache& cache, uint64_t a, uint64_t b) {
   auto e = std::make_shared<SignatureCache::Entry>();
   e->key = {a, b};
   e->hash = a * 31 + b;
-  return e;
+  const std::weak_ptr<SignatureCache::Entry> watch = e;
+  cache.insert(std::move(e));
+  const uint64_t key[2] = {a, b};
+  cache.find(key, 2, a * 31 + b);
+  return watch;
 }
 
 auto has_key(uint64_t a, uint64_t b) {
@@ -24,11 +30,7 @@ auto has_key(uint64_t a, uint64_t b) {
 
 TEST(HazardSlots, AHeldEntryOutlivesItsRemovalUntilTheNextDropAfterRelease) {
   SignatureCache cache;
-  auto e = entry(1, 2);
-  const std::weak_ptr<SignatureCache::Entry> watch = e;
-  const uint64_t key[2] = {1, 2};
-  cache.insert(std::move(e));
-  cache.find(key, 2, 1 * 31 + 2);  // a table hit makes the entry inline
+  const auto watch = insert_inline(cache, 1, 2);
   {
     hazard::SlotGuard guard;
     ASSERT_TRUE(guard);
@@ -47,11 +49,7 @@ TEST(HazardSlots, AHeldEntryOutlivesItsRemovalUntilTheNextDropAfterRelease) {
 
 TEST(HazardSlots, AnUnheldEntryIsFreedAtOnceAndLeavesTheInlineCache) {
   SignatureCache cache;
-  auto e = entry(3, 4);
-  const std::weak_ptr<SignatureCache::Entry> watch = e;
-  const uint64_t key[2] = {3, 4};
-  cache.insert(std::move(e));
-  cache.find(key, 2, 3 * 31 + 4);
+  const auto watch = insert_inline(cache, 3, 4);
   {
     hazard::SlotGuard guard;
     EXPECT_NE(cache.find_inline(guard, has_key(3, 4)), nullptr);

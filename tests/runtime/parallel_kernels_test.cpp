@@ -8,12 +8,7 @@ namespace {
 
 using ag::Tensor;
 
-// Restores the thread count a test changes.
-struct Threads {
-  explicit Threads(int n) : saved(ag::get_num_threads()) { ag::set_num_threads(n); }
-  ~Threads() { ag::set_num_threads(saved); }
-  int saved;
-};
+using Threads = ag::detail::ScopedNumThreads;
 
 Tensor chain(const Tensor& x, const Tensor& y) {
   return ag::tanh(x) * 2.5f + ag::maximum(y, x) - ag::exp(-ag::abs(x)) / (ag::abs(y) + 1.f);

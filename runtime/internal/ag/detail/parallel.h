@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "ag/platform.h"
+
 namespace ag::detail {
 
 // Elements per chunk of a parallel elementwise loop, eager or compiled: a loop splits from two
@@ -39,5 +41,17 @@ void parallel_for(int64_t n, int64_t grain, F&& f) {
       n, grain, [](void* c, int64_t b, int64_t e) { (*static_cast<Fn*>(c))(b, e); },
       const_cast<void*>(static_cast<const void*>(&f)));
 }
+
+// Sets the pool size for a scope, then restores the previous one (tests, benchmarks).
+class ScopedNumThreads {
+ public:
+  explicit ScopedNumThreads(int n) : saved_(get_num_threads()) { set_num_threads(n); }
+  ~ScopedNumThreads() { set_num_threads(saved_); }
+  ScopedNumThreads(const ScopedNumThreads&) = delete;
+  ScopedNumThreads& operator=(const ScopedNumThreads&) = delete;
+
+ private:
+  int saved_;
+};
 
 }  // namespace ag::detail
