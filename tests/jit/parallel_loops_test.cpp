@@ -73,6 +73,40 @@ TEST(JitParallelLoops, ALoopThatCanFailStaysInlineAndStillRaises) {
   EXPECT_THROW(f(a, ag::constant(d)), ag::InvalidArgumentError);
 }
 
+// Large matmuls in compiled code call the eager kernels' GEMM, which splits rows of C into
+// blocks on the pool: compiled == eager bit for bit, on any thread count.
+TEST(JitParallelLoops, LargeMatmulsShareTheEagerBlockedGemm) {
+  const Tensor a = ag::random_uniform({512, 256}, ag::float32, -1, 1, 8), b = ag::random_uniform({256, 160}, ag::float32, -1, 1, 9);
+  auto f = ag::function([](Tensor x, Tensor y) { return ag::matmul(x, y) * 2.f; });
+  for (int threads : {1, 2}) {
+    Threads t(threads);
+    const int64_t before = ag::detail::parallel_loops_split();
+    EXPECT_EQ(f(a, b).to_vector<float>(), (ag::matmul(a, b) * 2.f).to_vector<float>()) << threads << " threads";
+    EXPECT_EQ(ag::detail::parallel_loops_split() > before, threads > 1) << threads << " threads";
+  }
+}
+
+// A row reduction splits by rows (each row still summed in order by one thread); a column
+// reduction, whose outer dim is reduced, stays serial.
+TEST(JitParallelLoops, RowReductionsSplitColumnReductionsDoNot) {
+  const Tensor x = ag::random_uniform({4096, 128}, ag::float32, -1, 1, 10);
+  auto rows = ag::function([](Tensor v) { return ag::reduce_sum(ag::exp(v), {1}); });
+  auto cols = ag::function([](Tensor v) { return ag::reduce_sum(ag::exp(v), {0}); });
+  EXPECT_TRUE(agtest::ir_calls(rows.get_concrete_function(x).llvm_ir(true), "agc_rt_parallel_for"));
+  EXPECT_FALSE(agtest::ir_calls(cols.get_concrete_function(x).llvm_ir(true), "agc_rt_parallel_for"));
+  Tensor one;
+  {
+    Threads t(1);
+    one = rows(x);
+  }
+  EXPECT_TRUE(agtest::same_tensor(ag::reduce_sum(ag::exp(x), {1}), one, {.rtol = 1e-4, .atol = 1e-4}));
+  Threads t(2);
+  const int64_t before = ag::detail::parallel_loops_split();
+  EXPECT_EQ(rows(x).to_vector<float>(), one.to_vector<float>());
+  EXPECT_GT(ag::detail::parallel_loops_split(), before);
+  EXPECT_TRUE(agtest::same_tensor(ag::reduce_sum(ag::exp(x), {0}), cols(x), {.rtol = 1e-4, .atol = 1e-3}));
+}
+
 TEST(JitParallelLoops, SmallLoopsStayInline) {
   auto f = ag::function(heavy, {.name = "par_small"});
   EXPECT_FALSE(agtest::ir_calls(f.get_concrete_function(ag::TensorSpec({1000}, ag::float32)).llvm_ir(true), "agc_rt_parallel_for"));

@@ -1,6 +1,8 @@
 // Eager elementwise kernels on the shared thread pool: large ops split into chunks give the
 // serial result bit for bit whatever the thread count, errors raised in a chunk reach the
 // caller, and set_num_threads checks its argument.
+#include <cstring>
+
 #include "ag/detail/parallel.h"
 #include "test_util.h"
 
@@ -9,6 +11,12 @@ namespace {
 using ag::Tensor;
 
 using Threads = ag::detail::ScopedNumThreads;
+
+// Same dtype, shape and bytes (floats compared bit for bit: -0 != +0, NaN == same NaN).
+bool same_bits(const Tensor& a, const Tensor& b) {
+  return a.dtype() == b.dtype() && a.shape() == b.shape() &&
+         std::memcmp(a.impl()->data, b.impl()->data, static_cast<size_t>(a.num_elements()) * ag::dtype_size(a.dtype())) == 0;
+}
 
 Tensor chain(const Tensor& x, const Tensor& y) {
   return ag::tanh(x) * 2.5f + ag::maximum(y, x) - ag::exp(-ag::abs(x)) / (ag::abs(y) + 1.f);
@@ -44,6 +52,65 @@ TEST(ParallelKernels, ScalarOperandsCastsAndComparisonsSplitToo) {
   EXPECT_EQ((x > 0.5f).to_vector<bool>(), b.to_vector<bool>());
   EXPECT_EQ(ag::where(x > 0.f, x, ag::constant(-1.f)).to_vector<float>(), c.to_vector<float>());
   EXPECT_GE(ag::detail::parallel_loops_split(), before + 6);  // every op above split
+}
+
+// Large products: blocks of rows of C on the pool. Integers against a plain triple loop (every
+// block boundary right), floats bit for bit across thread counts (the blocks do not depend on it).
+TEST(ParallelKernels, LargeMatmulsSplitIntoRowBlocksTheSameForEveryThreadCount) {
+  const int64_t m = 301, k = 250, n = 230;  // 17M multiply-adds, rows not a multiple of the block
+  const Tensor ai = ag::cast(ag::random_uniform({m, k}, ag::float32, -9, 9, 1), ag::int32),
+               bi = ag::cast(ag::random_uniform({k, n}, ag::float32, -9, 9, 2), ag::int32);
+  const std::vector<int32_t> va = ai.to_vector<int32_t>(), vb = bi.to_vector<int32_t>();
+  std::vector<int32_t> want(static_cast<size_t>(m * n), 0);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t p = 0; p < k; ++p)
+      for (int64_t j = 0; j < n; ++j) want[i * n + j] += va[i * k + p] * vb[p * n + j];
+  const Tensor af = ag::random_uniform({m, k}, ag::float32, -1, 1, 3), bf = ag::random_uniform({k, n}, ag::float32, -1, 1, 4);
+  Tensor one;
+  {
+    Threads t(1);
+    one = ag::matmul(af, bf);
+    EXPECT_EQ(ag::matmul(ai, bi).to_vector<int32_t>(), want);
+  }
+  for (int threads : {2, 3}) {
+    Threads t(threads);
+    const int64_t before = ag::detail::parallel_loops_split();
+    EXPECT_EQ(ag::matmul(ai, bi).to_vector<int32_t>(), want) << threads << " threads";
+    EXPECT_EQ(ag::matmul(af, bf).to_vector<float>(), one.to_vector<float>()) << threads << " threads";
+    EXPECT_GE(ag::detail::parallel_loops_split(), before + 2) << threads << " threads";
+  }
+}
+
+// Reductions: many slices split by slice (each as on one thread: the serial result exactly); one
+// huge row in fixed chunks whose partials combine in order (the same for every thread count).
+TEST(ParallelKernels, ReductionsGiveTheSameResultForEveryThreadCount) {
+  const Tensor x = ag::random_uniform({2000, 300}, ag::float32, -1, 1, 5);
+  const Tensor flat = ag::reshape(x, {-1});
+  const Tensor xi = ag::cast(x * 1000.f, ag::int32);
+  auto all = [&] {
+    return std::vector<Tensor>{ag::reduce_sum(x, {1}), ag::reduce_max(x, {1}), ag::reduce_mean(x, {0}), ag::reduce_sum(flat),
+                               ag::reduce_max(flat), ag::reduce_prod(flat * 0.f + 1.f), ag::reduce_sum(xi),
+                               ag::reduce_any(flat > 0.9999f)};
+  };
+  std::vector<Tensor> one;
+  {
+    Threads t(1);
+    one = all();
+  }
+  double ref = 0;
+  for (float v : flat.to_vector<float>()) ref += v;
+  EXPECT_NEAR(one[3].item<float>(), ref, 1e-2);
+  int64_t iref = 0;
+  for (int32_t v : xi.to_vector<int32_t>()) iref += v;
+  EXPECT_EQ(one[6].item<int32_t>(), static_cast<int32_t>(iref));
+  for (int threads : {2, 3}) {
+    Threads t(threads);
+    const int64_t before = ag::detail::parallel_loops_split();
+    const std::vector<Tensor> got = all();
+    for (size_t k = 0; k < got.size(); ++k)
+      EXPECT_TRUE(same_bits(got[k], one[k])) << "reduction " << k << ", " << threads << " threads";
+    EXPECT_GE(ag::detail::parallel_loops_split(), before + 6) << threads << " threads";
+  }
 }
 
 TEST(ParallelKernels, AnErrorInAChunkReachesTheCaller) {

@@ -2,6 +2,7 @@
 // row-major order, accumulating into its output (which the walk reads with stride 0 on reduced
 // dims); the operand's fused producers are evaluated inside that walk. Float sums may be
 // reassociated (like Eigen's vectorized sums) so the loop vectorizer can use vector accumulators.
+// Row reductions of large operands split by rows over the thread pool (parallel_loops.cpp).
 #include "emitter.h"
 
 #include <algorithm>
@@ -69,7 +70,17 @@ void Emitter::lower_reduce(Scope& s, uint32_t i) {
     if (auto* inst = llvm::dyn_cast<llvm::Instruction>(v)) inst->setFastMathFlags(reassoc);
     return v;
   };
-  loop_nest(w.dims, [&](const std::vector<llvm::Value*>& idx) {
+  // Rows of the output are independent when the walk's outer dim is kept (its output stride is
+  // a non-zero constant): then the thread pool may split the walk by rows, each output element
+  // still accumulated in order by one thread. A reduced outer dim (a full or column reduction)
+  // keeps the walk serial.
+  llvm::Value* outer_stride = w.dims.empty() ? nullptr : (*w.find(&acc_view))[0];
+  const bool rows_independent = outer_stride && llvm::isa<llvm::ConstantInt>(outer_stride) && !is_const(outer_stride, 0);
+  auto walk = [&](const std::vector<llvm::Value*>& dims, const std::function<void(const std::vector<llvm::Value*>&)>& body) {
+    if (rows_independent) parallel_loop_nest(dims, acc, body);
+    else loop_nest(dims, body);
+  };
+  walk(w.dims, [&](const std::vector<llvm::Value*>& idx) {
     llvm::Value* v = eval_element(s, x, w, idx);
     llvm::Value* off = linear_offset(*w.find(&acc_view), idx);
     llvm::Value* a = load(d, acc, off);

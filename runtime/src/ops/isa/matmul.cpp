@@ -2,7 +2,10 @@
 // serves compiled code (the JIT binds this level's gemm for large or dynamic matmuls).
 #include <Eigen/Core>
 
+#include <algorithm>
+
 #include "../broadcast.h"
+#include "ag/detail/parallel.h"
 #include "isa_kernels.h"
 
 namespace ag::detail::AG_KERNEL_NS {
@@ -11,15 +14,44 @@ namespace {
 template <class T>
 using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
+// Products of at least this many multiply-adds run on the shared pool (256^3). W8's products
+// (12.8M) ran slower split on 2 threads than whole on 1 (0.75-0.86x the step's speed), so they
+// stay whole; from 256^3 up, 2 threads took 1.5-2x less time (docs/jit.md, "Threads").
+constexpr int64_t kParallelGemmWork = int64_t{1} << 24;
+
+// The block size along a dim of C: about an eighth of it, a multiple of 16, at least 64 (smaller
+// products lose more to Eigen's packing than threads win back). A function of the shape alone,
+// never of the thread count, so that every thread count computes the same blocks.
+int64_t gemm_block(int64_t dim) { return std::max<int64_t>(64, (dim / 8 + 15) / 16 * 16); }
+
 }  // namespace
 
+// Large products are cut into blocks of rows of C, each one Eigen product of its own, and the blocks are spread over the shared pool. Eigen picks its
+// cache blocking from each product's shape, so the blocks (and hence the float rounding) are
+// the same on 1 thread as on many: the result does not depend on the thread count.
 template <class T>
 void gemm(const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n) {
   Eigen::Map<const Mat<T>> A(a, m, k);
   Eigen::Map<const Mat<T>> B(b, k, n);
   Eigen::Map<Mat<T>> C(c, m, n);
-  if (k == 0) C.setZero();
-  else C.noalias() = A * B;
+  if (k == 0) {
+    C.setZero();
+    return;
+  }
+  // Column blocks of a row-major C are not contiguous panels: Eigen evaluated them through a
+  // temporary (slower on 2 threads than one product on 1, measured on W8), so only rows split.
+  const int64_t size = gemm_block(m);
+  if (m * k * n < kParallelGemmWork || m < 2 * size) {
+    C.noalias() = A * B;
+    return;
+  }
+  const int64_t blocks = (m + size - 1) / size;
+  parallel_for(blocks, 1, [&](int64_t first, int64_t last) {
+    for (int64_t blk = first; blk < last; ++blk) {
+      const int64_t at = blk * size, len = std::min(size, m - at);
+      C.middleRows(at, len).noalias() = A.middleRows(at, len) * B;
+    }
+  });
 }
 template void gemm(const float*, const float*, float*, int64_t, int64_t, int64_t);
 template void gemm(const double*, const double*, double*, int64_t, int64_t, int64_t);

@@ -6,6 +6,9 @@
 #include <fmt/format.h>
 #include <limits>
 
+#include <vector>
+
+#include "ag/detail/parallel.h"
 #include "ieee_min_max.h"
 #include "isa_kernels.h"
 
@@ -103,9 +106,10 @@ void accumulate(OpKind op, MutRow<T>& acc, const Row<T>& x) {
   }
 }
 
+// Outer slices [o0, o1): each independent of the others.
 template <class T>
-void reduce3(OpKind op, const T* x, T* y, const Layout3& l) {
-  for (int64_t o = 0; o < l.outer; ++o) {
+void reduce3_slices(OpKind op, const T* x, T* y, const Layout3& l, int64_t o0, int64_t o1) {
+  for (int64_t o = o0; o < o1; ++o) {
     const T* base = x + o * l.reduced * l.inner;
     if (l.inner == 1) {
       y[o] = reduce_row(op, base, l.reduced);
@@ -118,6 +122,53 @@ void reduce3(OpKind op, const T* x, T* y, const Layout3& l) {
     }
     acc = Row<T>(base, l.inner);
     for (int64_t r = 1; r < l.reduced; ++r) accumulate(op, acc, Row<T>(base + r * l.inner, l.inner));
+  }
+}
+
+// Elements per partial result of a full reduction: fixed, so the partials (and the float
+// rounding of their combination) are the same for every thread count.
+constexpr int64_t kReduceChunk = kElementwiseGrain;
+
+// One row reduced as partial results of fixed chunks, on the pool, combined in order.
+template <class T>
+T reduce_row_chunked(OpKind op, const T* x, int64_t n) {
+  const int64_t chunks = (n + kReduceChunk - 1) / kReduceChunk;
+  std::vector<T> partial(static_cast<size_t>(chunks));
+  parallel_for(chunks, 1, [&](int64_t c0, int64_t c1) {
+    for (int64_t c = c0; c < c1; ++c)
+      partial[static_cast<size_t>(c)] = reduce_row(op, x + c * kReduceChunk, std::min(kReduceChunk, n - c * kReduceChunk));
+  });
+  T r = partial[0];
+  for (size_t c = 1; c < partial.size(); ++c) {
+    const T p = partial[c];
+    if constexpr (std::is_same_v<T, bool>) {
+      r = op == OpKind::ReduceAny ? (r || p) : (r && p);
+    } else {
+      switch (op) {
+        case OpKind::ReduceSum:
+        case OpKind::ReduceMean: r += p; break;
+        case OpKind::ReduceProd: r *= p; break;
+        case OpKind::ReduceMax: r = IeeeMaxMin<true>()(r, p); break;
+        case OpKind::ReduceMin: r = IeeeMaxMin<false>()(r, p); break;
+        default: throw InternalError("reduce_row_chunked");
+      }
+    }
+  }
+  return r;
+}
+
+// Slices run on the pool when there are many (each computed as on one thread); one huge row is
+// reduced in fixed chunks. Either way the result does not depend on the thread count.
+template <class T>
+void reduce3(OpKind op, const T* x, T* y, const Layout3& l) {
+  const int64_t per_slice = std::max<int64_t>(1, l.reduced * l.inner);
+  if (l.outer == 1 && l.inner == 1 && l.reduced >= 2 * kReduceChunk) {
+    y[0] = reduce_row_chunked(op, x, l.reduced);
+  } else if (l.outer >= 2 && l.outer * per_slice >= 2 * kElementwiseGrain) {
+    parallel_for(l.outer, std::max<int64_t>(1, kElementwiseGrain / per_slice),
+                 [&](int64_t o0, int64_t o1) { reduce3_slices(op, x, y, l, o0, o1); });
+  } else {
+    reduce3_slices(op, x, y, l, 0, l.outer);
   }
   if (op == OpKind::ReduceMean) {
     const int64_t n = l.outer * l.inner;
