@@ -5,12 +5,13 @@
 #include <mutex>
 #include <string>
 
+#include "ag/detail/spin_mutex.h"
 #include "ag/tensor.h"
 
 namespace ag::detail {
 
 struct VariableState {
-  mutable std::mutex mu;
+  mutable SpinMutex mu;  // short critical sections: spin_mutex.h
   Tensor value;  // always concrete
   DType dtype = DType::Float32;
   Shape shape;
