@@ -87,7 +87,7 @@ void FunctionCore::call(std::span<const ArgView> args, std::span<Tensor> outputs
     call_while_tracing(args, outputs);
     return;
   }
-  // The inline cache: the signature of the previous lookup, checked without building a key
+  // The inline cache: the entry of this thread's previous lookup, checked without building a key
   // (with an input_signature, against the built key: building it checks the arguments).
   hazard::SlotGuard guard;
   const SignatureCache::Entry* hit = nullptr;

@@ -133,14 +133,16 @@ constexpr int64_t kReduceChunk = kElementwiseGrain;
 template <class T>
 T reduce_row_chunked(OpKind op, const T* x, int64_t n) {
   const int64_t chunks = (n + kReduceChunk - 1) / kReduceChunk;
-  std::vector<T> partial(static_cast<size_t>(chunks));
+  // Not std::vector<bool>: its elements share words, and chunks write theirs concurrently.
+  using Partial = std::conditional_t<std::is_same_v<T, bool>, unsigned char, T>;
+  std::vector<Partial> partial(static_cast<size_t>(chunks));
   parallel_for(chunks, 1, [&](int64_t c0, int64_t c1) {
     for (int64_t c = c0; c < c1; ++c)
       partial[static_cast<size_t>(c)] = reduce_row(op, x + c * kReduceChunk, std::min(kReduceChunk, n - c * kReduceChunk));
   });
-  T r = partial[0];
+  T r = static_cast<T>(partial[0]);
   for (size_t c = 1; c < partial.size(); ++c) {
-    const T p = partial[c];
+    const T p = static_cast<T>(partial[c]);
     if constexpr (std::is_same_v<T, bool>) {
       r = op == OpKind::ReduceAny ? (r || p) : (r && p);
     } else {
