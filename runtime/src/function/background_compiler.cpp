@@ -10,6 +10,11 @@
 #include <mutex>
 #include <thread>
 
+#if defined(__linux__)
+#include <sys/resource.h>
+#include <unistd.h>
+#endif
+
 #include "concrete.h"
 
 namespace ag::detail {
@@ -29,6 +34,11 @@ Compiler& compiler() {
 }
 
 void work() {
+  // Below the calls' priority: while it compiles, the calls running on the interpreter (and the
+  // pool threads they use) keep the cores. Best effort: an unprivileged thread may lower its own.
+#if defined(__linux__)
+  setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 10);
+#endif
   Compiler& c = compiler();
   std::unique_lock lock(c.mu);
   for (;;) {
