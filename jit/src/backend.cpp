@@ -11,6 +11,7 @@
 #include "ag/detail/log.h"
 #include "ag/detail/ops_internal.h"
 #include "ag/detail/out_of_memory.h"
+#include "ag/detail/parallel.h"
 #include "call_state.h"
 #include "disk_cache.h"
 #include "engine.h"
@@ -202,6 +203,9 @@ class JitBackend final : public CompilerBackend {
   std::unique_ptr<Executable> compile(std::shared_ptr<const Graph> graph, const CompileOptions& options) override {
     using Clock = std::chrono::steady_clock;
     const auto t0 = Clock::now();
+    // Reads AG_NUM_THREADS now, where a bad value is a ValueError of this call: compiled code
+    // that reaches the pool (agc_rt_parallel_for) has no way to raise one.
+    detail::parallel_threads();
     std::shared_ptr<Engine> engine = this->engine();
     const auto t_engine = Clock::now();
     const int level = jit_opt_level();

@@ -113,7 +113,14 @@ void agc_rt_slot_copy(JitCallCtx* ctx, int32_t from, int32_t to, int32_t move) {
 }
 
 void agc_rt_parallel_for(void (*worker)(void*, int64_t, int64_t), void* closure, int64_t n, int64_t grain) {
-  ag::detail::parallel_for_erased(n, grain, worker, closure);  // the worker cannot fail: no error exits
+  // The worker cannot fail (outlined loops have no error exits), and AG_NUM_THREADS was read
+  // when the code was compiled: what can still throw is starting the pool's threads, which must
+  // not unwind through compiled code. The loop then runs here, whole.
+  try {
+    ag::detail::parallel_for_erased(n, grain, worker, closure);
+  } catch (...) {
+    worker(closure, 0, n);
+  }
 }
 
 int32_t agc_rt_ipow_i32(int32_t base, int32_t exponent) { return ag::jit::wrapping_pow(base, exponent); }
