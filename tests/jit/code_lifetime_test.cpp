@@ -4,6 +4,7 @@
 #include <atomic>
 #include <thread>
 
+#include "../common/evict_after_inline_hits.h"
 #include "engine.h"
 #include "jit_test_util.h"
 
@@ -75,18 +76,7 @@ TEST(JitCodeLifetime, InlineCachedCallsUnderEvictionLeaveNoCodeBehind) {
         if (f(ag::ones({n})).to_vector<float>() != std::vector<float>(static_cast<size_t>(n), 2.f)) ++wrong;
       }
     });
-  // Each eviction waits for inline hits since the previous one (up to 2 s): on a loaded machine a
-  // compile can take longer than any fixed interval, and the inline path must have run between
-  // evictions for the test to mean anything.
-  int rounds_with_hits = 0;
-  for (int i = 0; i < 20; ++i) {
-    const int64_t seen = f.stats().inline_hits;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-    while (f.stats().inline_hits == seen && std::chrono::steady_clock::now() < deadline)
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    rounds_with_hits += f.stats().inline_hits > seen;
-    f.evict();
-  }
+  const int rounds_with_hits = agtest::evict_after_inline_hits(f, 20);
   stop = true;
   for (auto& th : threads) th.join();
   ag::set_log_sink(nullptr);

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <thread>
 
+#include "../common/evict_after_inline_hits.h"
 #include "test_util.h"
 
 namespace {
@@ -136,16 +137,7 @@ TEST(InlineCache, BurstsOfOneSignatureUnderConstantEviction) {
         if (y.num_elements() != n || y.to_vector<float>()[0] != 1.f) ++wrong;
       }
     });
-  // Each evict() waits for inline hits since the previous one (up to 2 s), so the inline path
-  // and eviction interleave however loaded the machine is.
-  int rounds_with_hits = 0;
-  for (int i = 0; i < 100; ++i) {
-    const int64_t seen = f.stats().inline_hits;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-    while (f.stats().inline_hits == seen && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
-    rounds_with_hits += f.stats().inline_hits > seen;
-    f.evict();
-  }
+  const int rounds_with_hits = agtest::evict_after_inline_hits(f, 100);
   stop = true;
   for (auto& th : threads) th.join();
   ag::set_log_sink(nullptr);

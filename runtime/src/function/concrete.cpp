@@ -74,8 +74,13 @@ const Executable& ConcreteCore::compile() {
   return *exe_owned_;
 }
 
-const Executable& ConcreteCore::interpreter_while_compiling() {
+Executable& ConcreteCore::tier_interpreter() {
   std::call_once(interpreter_once_, [&] { interpreter_ = make_interpreter(graph_); });
+  return *interpreter_;
+}
+
+const Executable& ConcreteCore::interpreter_while_compiling() {
+  const Executable& interpreter = tier_interpreter();
   if (!compile_queued_.exchange(true)) {
     if (log_enabled(LogTopic::Compile))
       log_line(fmt::format("agc: compile: {}: tiered: calls run on the interpreter until the background compile is done",
@@ -83,7 +88,7 @@ const Executable& ConcreteCore::interpreter_while_compiling() {
     enqueue_background_compile(shared_from_this());
   }
   stats_->interpreted_calls.fetch_add(1, std::memory_order_relaxed);
-  return *interpreter_;
+  return interpreter;
 }
 
 void ConcreteCore::compile_in_background() {
@@ -93,8 +98,7 @@ void ConcreteCore::compile_in_background() {
     log_line(fmt::format("agc: warning: the background compile of {} failed, so it keeps running on the graph "
                          "interpreter: {}",
                          signature_str(), e.what()));
-    std::call_once(interpreter_once_, [&] { interpreter_ = make_interpreter(graph_); });
-    exe_.store(interpreter_.get(), std::memory_order_release);
+    exe_.store(&tier_interpreter(), std::memory_order_release);
   }
 }
 

@@ -59,6 +59,7 @@ class ConcreteCore : public std::enable_shared_from_this<ConcreteCore> {
  private:
   const Executable& compile();
   const Executable& interpreter_while_compiling();
+  Executable& tier_interpreter();  // tiered: made on first use
 
   std::string name_;
   Signature signature_;

@@ -1,7 +1,7 @@
 // Hazard slots with asymmetric fences: how a cached call runs a concrete function without
 // touching its reference count.
 //
-// A caller that found a cache entry through the inline cache (SignatureCache::pin_inline)
+// A caller that found a cache entry through the inline cache (SignatureCache::find_inline)
 // publishes the entry in its thread's slot with a plain store, then reads the inline cache again:
 // if the entry is still there, no writer can free it until the slot is cleared. A writer that
 // drops an entry first unpublishes it, then makes every running thread of the process execute a

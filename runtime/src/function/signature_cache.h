@@ -41,7 +41,7 @@ class SignatureCache {
   // Lock-free; null when absent. Marks the entry used and makes it the inline entry.
   std::shared_ptr<ConcreteCore> find(const uint64_t* key, size_t n, uint64_t hash) const;
 
-  // The inline entry when `has_key(entry key words, count)` holds, held by `guard` (alive until
+  // This thread's inline entry when `has_key(entry key words, count)` holds, held by `guard` (alive until
   // the guard releases it); else null. Marks the entry used. No locked instruction.
   template <class HasKey>
   const Entry* find_inline(hazard::SlotGuard& guard, HasKey&& has_key) const {
@@ -57,14 +57,6 @@ class SignatureCache {
     }
     touch(*e);
     return e;
-  }
-  // Keys are a few words: an inline compare beats a call to memcmp.
-  static bool same_key(const std::vector<uint64_t>& a, const uint64_t* b, size_t n) {
-    if (a.size() != n) return false;
-    const uint64_t* w = a.data();
-    for (size_t i = 0; i < n; ++i)
-      if (w[i] != b[i]) return false;
-    return true;
   }
 
   // Writers (hold the owner's mutex). The entry list is the source of truth.
@@ -92,6 +84,15 @@ class SignatureCache {
   // After publish(): unpublishes `dropped` from the inline cache and frees what no hazard slot
   // holds, of them and of entries retired earlier.
   void retire(std::vector<std::shared_ptr<Entry>> dropped);
+
+  // Keys are a few words: an inline compare beats a call to memcmp.
+  static bool same_key(const std::vector<uint64_t>& a, const uint64_t* b, size_t n) {
+    if (a.size() != n) return false;
+    const uint64_t* w = a.data();
+    for (size_t i = 0; i < n; ++i)
+      if (w[i] != b[i]) return false;
+    return true;
+  }
 
   // Approximate LRU clock: a racy increment is fine, it only orders evictions. A hit on the
   // entry used last changes nothing, so a loop calling one signature writes no shared cache
