@@ -10,7 +10,7 @@ if [ -t 1 ] && [ "${CI:-}" != true ]; then bold=$'\033[1m' plain=$'\033[0m'; els
 
 # In the order of TensorFlow's guides: graphs and tracing, retracing, state and debugging,
 # AutoGraph's control flow, then the limitations.
-tour=(simple_computation basics tracing_rules polymorphism container_args input_signature
+tour=(simple_computation basics tracing_rules polymorphism container_args struct_params input_signature
       concrete_functions state get_mse power conditional loops fizzbuzz collatz dynamic_rnn
       side_effects objects random_numbers gradients train_mlp limitations)
 declare -A about=(
@@ -19,6 +19,7 @@ declare -A about=(
   [tracing_rules]="a trace per new input signature; side effects only while tracing"
   [polymorphism]="one Function, one concrete function per signature"
   [container_args]="a model's weights as a std::vector<ag::Tensor>: a trace per length and shapes"
+  [struct_params]="a model's parameters as a struct: fields in the signature, ag::grad returns the struct"
   [input_signature]="one trace for many shapes; wrong dtype/rank errors; reduce_retracing"
   [concrete_functions]="obtaining, printing and calling concrete functions"
   [state]="plain C++ values are frozen at trace time, Variables are live"

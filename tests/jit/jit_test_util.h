@@ -70,13 +70,10 @@ template <class R>
 void expect_same(const R& expected, const R& actual, Tol tol, const std::string& what) {
   if constexpr (std::is_same_v<R, ag::Tensor>) {
     EXPECT_TRUE(same_tensor(expected, actual, tol)) << what;
-  } else {
-    auto one = [&](const ag::Tensor& e, const ag::Tensor& a, size_t i) {
-      EXPECT_TRUE(same_tensor(e, a, tol)) << what << " (output " << i << ")";
-    };
-    [&]<size_t... I>(std::index_sequence<I...>) {
-      (one(std::get<I>(expected), std::get<I>(actual), I), ...);
-    }(std::make_index_sequence<std::tuple_size_v<R>>{});
+  } else {  // a tuple or a struct: leaf by leaf
+    const std::vector<ag::Tensor> e = ag::tree_leaves(expected), a = ag::tree_leaves(actual);
+    ASSERT_EQ(e.size(), a.size()) << what;
+    for (size_t i = 0; i < e.size(); ++i) EXPECT_TRUE(same_tensor(e[i], a[i], tol)) << what << " (output " << i << ")";
   }
 }
 

@@ -25,6 +25,7 @@
 #include "ag/tensor.h"
 #include "ag/tensor_array.h"
 #include "ag/tensor_spec.h"
+#include "ag/tree.h"
 #include "ag/variable.h"
 
 // Marks a function (free, member, or template) for ag-rewrite: its tensor control flow is

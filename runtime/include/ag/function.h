@@ -13,6 +13,7 @@
 
 #include "ag/detail/arg_view.h"
 #include "ag/detail/function_core.h"
+#include "ag/detail/struct_params.h"
 #include "ag/function_options.h"
 #include "ag/graph/printer.h"
 #include "ag/variable.h"
@@ -25,29 +26,70 @@ class Generator;
 
 namespace detail {
 
-template <class R>
+template <class R, class = void>
 struct outputs_of {
   static_assert(std::is_same_v<R, Tensor>,
-                "a traced function returns ag::Tensor, std::tuple<ag::Tensor...> or void");
+                "a traced function returns ag::Tensor, a struct of tensors, a std::tuple of these, or void");
   static constexpr size_t count = 1;
   static void flatten(const R& r, std::vector<Tensor>& out) { out.push_back(r); }
   static R build(std::span<Tensor> out) { return std::move(out[0]); }
+};
+// A struct result: its tensor fields (std::array<ag::Tensor, N> and nested structs included),
+// in declaration order.
+template <class R>
+struct outputs_of<R, std::enable_if_t<is_struct_param<R>>> {
+  static_assert(tensors_only<R>(),
+                "a struct a traced function returns holds only ag::Tensor fields (std::array<ag::Tensor, N> and nested "
+                "structs of these): a result is computed, so it is a tensor");
+  template <size_t I>
+  using field = outputs_of<reflect::field_type<R, I>>;
+  static constexpr size_t fields = reflect::field_count_v<R>;
+  template <size_t I>
+  static constexpr size_t offset() {
+    return []<size_t... K>(std::index_sequence<K...>) { return (size_t{0} + ... + field<K>::count); }(
+        std::make_index_sequence<I>{});
+  }
+  static constexpr size_t count = offset<fields>();
+  static void flatten(const R& r, std::vector<Tensor>& out) {
+    for_each_field(r, [&]<class F, size_t I>(const F& f) { outputs_of<F>::flatten(f, out); });
+  }
+  static R build(std::span<Tensor> out) {
+    return [&]<size_t... I>(std::index_sequence<I...>) {
+      return R{field<I>::build(out.subspan(offset<I>(), field<I>::count))...};
+    }(std::make_index_sequence<fields>{});
+  }
+};
+template <size_t N>
+struct outputs_of<std::array<Tensor, N>> {
+  static constexpr size_t count = N;
+  static void flatten(const std::array<Tensor, N>& r, std::vector<Tensor>& out) { out.insert(out.end(), r.begin(), r.end()); }
+  static std::array<Tensor, N> build(std::span<Tensor> out) {
+    return [&]<size_t... I>(std::index_sequence<I...>) { return std::array<Tensor, N>{std::move(out[I])...}; }(
+        std::make_index_sequence<N>{});
+  }
 };
 template <>
 struct outputs_of<void> {
   static constexpr size_t count = 0;
   static void build(std::span<Tensor>) {}
 };
+// A tuple: its elements' outputs in order (each an ag::Tensor or a struct of tensors).
 template <class... Ts>
 struct outputs_of<std::tuple<Ts...>> {
-  static_assert((std::is_same_v<Ts, Tensor> && ...), "a traced function's tuple must hold only ag::Tensor");
-  static constexpr size_t count = sizeof...(Ts);
+  static constexpr size_t counts[] = {outputs_of<Ts>::count..., 0};
+  static constexpr size_t count = (size_t{0} + ... + outputs_of<Ts>::count);
+  static constexpr size_t offset(size_t i) {
+    size_t n = 0;
+    for (size_t k = 0; k < i; ++k) n += counts[k];
+    return n;
+  }
   static void flatten(const std::tuple<Ts...>& r, std::vector<Tensor>& out) {
-    std::apply([&](const auto&... t) { (out.push_back(t), ...); }, r);
+    std::apply([&](const auto&... t) { (outputs_of<std::remove_cvref_t<decltype(t)>>::flatten(t, out), ...); }, r);
   }
   static std::tuple<Ts...> build(std::span<Tensor> out) {
-    return [&]<size_t... I>(std::index_sequence<I...>) { return std::tuple<Ts...>{std::move(out[I])...}; }(
-        std::index_sequence_for<Ts...>{});
+    return [&]<size_t... I>(std::index_sequence<I...>) {
+      return std::tuple<Ts...>{outputs_of<Ts>::build(out.subspan(offset(I), counts[I]))...};
+    }(std::index_sequence_for<Ts...>{});
   }
 };
 
@@ -62,25 +104,44 @@ void check_param() {
   static_assert(!std::is_same_v<T, Variable> || std::is_reference_v<P>,
                 "take ag::Variable parameters by reference (Variable&): a Function captures variables by identity");
   check_not_variable_list<P>();
+  static_assert(!(is_struct_param<P> && mutable_ref),
+                "take struct parameters by value or by const reference: a Function's arguments are its inputs (return "
+                "new values as outputs)");
+  if constexpr (is_struct_param<P>) check_struct_fields<T>();
   static_assert(!std::is_same_v<T, random::Generator>,
                 "an ag::random::Generator is not an ag::function parameter: capture it by reference in the function "
                 "(its draws then run on every call, like a captured Variable's reads)");
   static_assert(std::is_same_v<T, random::Generator> || is_variable_list_param<P> || is_tensor_param<P> ||
                     is_variable_param<P> || std::is_arithmetic_v<T> || std::is_enum_v<T> ||
                     std::is_same_v<T, std::string> || std::is_same_v<T, std::string_view> ||
-                    is_tensor_list_param<P> || is_scalar_list_param<P>,
-                "ag::function parameters must be ag::Tensor, ag::Variable&, a number, bool, enum, std::string, or a "
-                "std::vector/std::array of ag::Tensor or of numbers");
+                    is_tensor_list_param<P> || is_scalar_list_param<P> || is_struct_param<P>,
+                "ag::function parameters must be ag::Tensor, ag::Variable&, a number, bool, enum, std::string, a "
+                "std::vector/std::array of ag::Tensor or of numbers, or a struct of these");
 }
 
+// Appends the layouts of P's arguments (one per leaf of a struct).
 template <class P>
-ParamLayout layout_of() {
+void append_layouts(std::vector<ParamLayout>& out) {
   using T = std::remove_cvref_t<P>;
-  if constexpr (is_tensor_param<P>) return {ParamLayout::Kind::Tensor, 1};
-  else if constexpr (is_tensor_list_param<P> && container_traits<T>::fixed_size)
-    return {ParamLayout::Kind::TensorArray, std::tuple_size_v<T>};
-  else if constexpr (is_tensor_list_param<P>) return {ParamLayout::Kind::TensorVector, 0};
-  else return {};
+  if constexpr (is_struct_param<P>) {
+    [&]<size_t... I>(std::index_sequence<I...>) {
+      (append_layouts<reflect::field_type<T, I>>(out), ...);
+    }(std::make_index_sequence<reflect::field_count_v<T>>{});
+  } else if constexpr (is_tensor_param<P>) {
+    out.push_back({ParamLayout::Kind::Tensor, 1});
+  } else if constexpr (is_tensor_list_param<P> && container_traits<T>::fixed_size) {
+    out.push_back({ParamLayout::Kind::TensorArray, std::tuple_size_v<T>});
+  } else if constexpr (is_tensor_list_param<P>) {
+    out.push_back({ParamLayout::Kind::TensorVector, 0});
+  } else {
+    out.push_back({});
+  }
+}
+template <class... Args>
+std::vector<ParamLayout> layouts_of() {
+  std::vector<ParamLayout> out;
+  (append_layouts<Args>(out), ...);
+  return out;
 }
 
 // The argument the traced function gets for parameter P: its placeholder (a container of them,
@@ -102,6 +163,19 @@ decltype(auto) param_from(const ArgView& v, std::span<const Tensor> placeholders
     return static_cast<const T&>(*static_cast<const T*>(v.ptr));
   }
 }
+// The same from P's leaves: views[0, leaf_count<P>()), first[k] the first placeholder of leaf k.
+template <class P>
+decltype(auto) param_from_leaves(const ArgView* views, std::span<const Tensor> placeholders, const size_t* first) {
+  using T = std::remove_cvref_t<P>;
+  if constexpr (is_struct_param<P>) {
+    return [&]<size_t... I>(std::index_sequence<I...>) {
+      return T{static_cast<reflect::field_type<T, I>>(param_from_leaves<reflect::field_type<T, I>>(
+          views + field_leaf_offset<T, I>(), placeholders, first + field_leaf_offset<T, I>()))...};
+    }(std::make_index_sequence<reflect::field_count_v<T>>{});
+  } else {
+    return param_from<P>(*views, placeholders, *first);
+  }
+}
 
 // Concrete-function calls that leave the plain arguments out: how many parameters are not
 // plain, and which given argument parameter I takes (the number of non-plain ones before it).
@@ -116,44 +190,83 @@ constexpr size_t non_plain_index() {
   for (size_t k = 0; k < I; ++k) n += plain[k] ? 0 : 1;
   return n;
 }
-// Parameter P's view: a Baked placeholder for a plain one, else the given argument J.
+// Makes one leaf's view of a call's argument.
+struct CallView {
+  template <class P>
+  ArgView operator()(const std::remove_cvref_t<P>& a) const {
+    return view_of<P>(a);
+  }
+};
+
+// Parameter P's views (out[0, leaf_count<P>())): a Baked placeholder for a plain one, else the
+// given argument J's.
 template <class P, size_t J, class Held>
-ArgView view_or_baked(const Held& held) {
+void view_or_baked(const Held& held, ArgView* out) {
   if constexpr (is_plain_param<P>) {
-    ArgView v;
-    v.kind = ArgKind::Baked;
-    return v;
+    out->kind = ArgKind::Baked;
   } else {
     using T = std::remove_cvref_t<P>;
     static_assert(std::is_convertible_v<std::tuple_element_t<J, Held>, call_param_t<P>>,
                   "a ConcreteFunction called without its plain arguments takes its tensor, container and Variable "
                   "arguments in order");
     if constexpr (std::is_same_v<std::remove_cvref_t<std::tuple_element_t<J, Held>>, T>) {
-      return view_of<P>(std::get<J>(held));
+      flatten_views<P>(std::get<J>(held), out, CallView{});
     } else {
       static_assert(sizeof(T) == 0,
                     "pass each tensor argument of a ConcreteFunction called without its plain arguments as an "
                     "ag::Tensor (or the exact container type)");
-      return {};
     }
   }
 }
 
 template <class R, class... Args, class F>
 std::vector<Tensor> invoke_traced(F& fn, std::span<const ArgView> views, std::span<const Tensor> placeholders) {
-  // Where each parameter's placeholders start: containers of tensors take one per element.
-  size_t first[sizeof...(Args) + 1] = {};
-  if constexpr (sizeof...(Args) > 0)
-    for (size_t k = 0; k < sizeof...(Args); ++k) first[k + 1] = first[k] + tensor_count(views[k]);
+  // Where each argument's placeholders start: containers of tensors take one per element.
+  constexpr size_t n = total_leaves<Args...>;
+  size_t first[n + 1] = {};
+  if constexpr (n > 0)
+    for (size_t k = 0; k < n; ++k) first[k + 1] = first[k] + tensor_count(views[k]);
   return [&]<size_t... I>(std::index_sequence<I...>) {
     std::vector<Tensor> out;
     if constexpr (std::is_void_v<R>) {
-      fn(param_from<Args>(views[I], placeholders, first[I])...);
+      fn(param_from_leaves<Args>(&views[param_leaf_offset<I, Args...>()], placeholders,
+                                 &first[param_leaf_offset<I, Args...>()])...);
     } else {
-      outputs_of<R>::flatten(fn(param_from<Args>(views[I], placeholders, first[I])...), out);
+      outputs_of<R>::flatten(fn(param_from_leaves<Args>(&views[param_leaf_offset<I, Args...>()], placeholders,
+                                                        &first[param_leaf_offset<I, Args...>()])...),
+                             out);
     }
     return out;
   }(std::index_sequence_for<Args...>{});
+}
+
+// The views of a call's arguments, a struct's flattened into its leaves (and one empty view at
+// the end, so that a call without arguments has an array).
+template <class... Args>
+std::array<ArgView, total_leaves<Args...> + 1> flat_views(call_param_t<Args>... args) {
+  std::array<ArgView, total_leaves<Args...> + 1> views{};
+  size_t at = 0;
+  ((flatten_views<Args>(args, views.data() + at, CallView{}), at += leaf_count<Args>()), ...);
+  return views;
+}
+template <class... Args>
+inline constexpr bool has_struct_param = (is_struct_param<Args> || ...);
+
+// FunctionInfo for flattened struct parameters: a name per leaf ("params.w1"; an unnamed
+// parameter k is "argk") and each leaf's parameter index.
+template <class... Args>
+void name_struct_leaves(FunctionInfo& info) {
+  std::vector<std::string> names;
+  std::vector<uint32_t> params;
+  uint32_t k = 0;
+  auto add = [&]<class P>() {
+    const std::string base = k < info.params.size() && !info.params[k].empty() ? info.params[k] : "arg" + std::to_string(k);
+    leaf_names<P>(base, names);
+    params.resize(names.size(), k++);
+  };
+  (add.template operator()<Args>(), ...);
+  info.params = std::move(names);
+  info.arg_params = std::move(params);
 }
 
 template <class S>
@@ -173,6 +286,11 @@ struct spec_holder {
     if constexpr (is_variable_param<P>) return &s;
     else if constexpr (is_tensor_list_param<P> && is_spec_list<U>) return type(s.begin(), s.end());
     else return type(std::forward<S>(s));
+  }
+  // Writes the views of P's leaves (a struct is given as an example value).
+  static void flatten(const type& h, ArgView* out) {
+    if constexpr (is_struct_param<P>) flatten_views<P>(h, out, CallView{});
+    else *out = view(h);
   }
   static ArgView view(const type& h) {
     if constexpr (std::is_same_v<type, TensorSpec>) {
@@ -245,9 +363,9 @@ class ConcreteFunction<R(Args...)> {
   // A tensor of another dtype: TypeError; an incompatible shape: ValueError; a plain value
   // other than the one traced: TypeError.
   R operator()(detail::call_param_t<Args>... args) const {
-    const detail::ArgView views[sizeof...(Args) + 1] = {detail::view_of<Args>(args)..., {}};
+    const auto views = detail::flat_views<Args...>(args...);
     std::array<Tensor, detail::outputs_of<R>::count> out;
-    detail::call_concrete(*core_, std::span<const detail::ArgView>(views, sizeof...(Args)), out);
+    detail::call_concrete(*core_, std::span<const detail::ArgView>(views.data(), kLeaves), out);
     return detail::outputs_of<R>::build(out);
   }
 
@@ -258,12 +376,14 @@ class ConcreteFunction<R(Args...)> {
     requires(sizeof...(Given) != sizeof...(Args) && sizeof...(Given) == detail::count_non_plain<Args...>())
   R operator()(Given&&... given) const {
     const std::tuple<Given&...> held{given...};
-    const auto views = [&]<size_t... I>(std::index_sequence<I...>) {
-      return std::array<detail::ArgView, sizeof...(Args) + 1>{
-          detail::view_or_baked<Args, detail::non_plain_index<I, Args...>()>(held)..., detail::ArgView{}};
+    std::array<detail::ArgView, kLeaves + 1> views{};
+    [&]<size_t... I>(std::index_sequence<I...>) {
+      (detail::view_or_baked<Args, detail::non_plain_index<I, Args...>()>(
+           held, &views[detail::param_leaf_offset<I, Args...>()]),
+       ...);
     }(std::index_sequence_for<Args...>{});
     std::array<Tensor, detail::outputs_of<R>::count> out;
-    detail::call_concrete(*core_, std::span<const detail::ArgView>(views.data(), sizeof...(Args)), out);
+    detail::call_concrete(*core_, std::span<const detail::ArgView>(views.data(), kLeaves), out);
     return detail::outputs_of<R>::build(out);
   }
 
@@ -279,6 +399,7 @@ class ConcreteFunction<R(Args...)> {
   const std::shared_ptr<detail::ConcreteCore>& core() const { return core_; }
 
  private:
+  static constexpr size_t kLeaves = detail::total_leaves<Args...>;  // one per argument, a struct's per field
   std::shared_ptr<detail::ConcreteCore> core_;
 };
 
@@ -291,9 +412,10 @@ class Function<R(Args...)> {
   template <class F>
   Function(F fn, FunctionOptions options, detail::FunctionInfo info) : fn_(std::make_shared<F>(fn)) {
     (detail::check_param<Args>(), ...);
+    if constexpr (detail::has_struct_param<Args...>) detail::name_struct_leaves<Args...>(info);
     auto held = std::static_pointer_cast<F>(fn_);
     core_ = detail::make_function_core(
-        std::move(options), std::move(info), std::vector<detail::ParamLayout>{detail::layout_of<Args>()...},
+        std::move(options), std::move(info), detail::layouts_of<Args...>(),
         detail::outputs_of<R>::count,
         [held](std::span<const detail::ArgView> views, std::span<const Tensor> placeholders) {
           return detail::invoke_traced<R, Args...>(*held, views, placeholders);
@@ -304,9 +426,14 @@ class Function<R(Args...)> {
   R operator()(detail::call_param_t<Args>... args) const {
     if (functions_run_eagerly()) [[unlikely]]
       return eager_(static_cast<detail::call_param_t<Args>>(args)...);
-    const detail::ArgView views[sizeof...(Args) + 1] = {detail::view_of<Args>(args)..., {}};
     std::array<Tensor, detail::outputs_of<R>::count> out;
-    detail::call_function(*core_, std::span<const detail::ArgView>(views, sizeof...(Args)), out);
+    if constexpr (detail::has_struct_param<Args...>) {
+      const auto views = detail::flat_views<Args...>(args...);
+      detail::call_function(*core_, std::span<const detail::ArgView>(views.data(), kLeaves), out);
+    } else {  // the hot path, built in place
+      const detail::ArgView views[sizeof...(Args) + 1] = {detail::view_of<Args>(args)..., {}};
+      detail::call_function(*core_, std::span<const detail::ArgView>(views, sizeof...(Args)), out);
+    }
     return detail::outputs_of<R>::build(out);
   }
 
@@ -340,13 +467,16 @@ class Function<R(Args...)> {
     static_assert(sizeof...(Specs) == sizeof...(Args), "get_concrete_function: one spec or value per parameter");
     std::tuple<typename detail::spec_holder<Args, Specs>::type...> held{
         detail::spec_holder<Args, Specs>::make(std::forward<Specs>(specs))...};
-    return [&]<size_t... I>(std::index_sequence<I...>) {
-      const detail::ArgView views[sizeof...(Args) + 1] = {detail::spec_holder<Args, Specs>::view(std::get<I>(held))..., {}};
-      return ConcreteFunction<R(Args...)>(
-          detail::get_concrete(*core_, std::span<const detail::ArgView>(views, sizeof...(Args))));
+    std::array<detail::ArgView, kLeaves + 1> views{};
+    [&]<size_t... I>(std::index_sequence<I...>) {
+      (detail::spec_holder<Args, Specs>::flatten(std::get<I>(held), &views[detail::param_leaf_offset<I, Args...>()]),
+       ...);
     }(std::index_sequence_for<Args...>{});
+    return ConcreteFunction<R(Args...)>(
+        detail::get_concrete(*core_, std::span<const detail::ArgView>(views.data(), kLeaves)));
   }
 
+  static constexpr size_t kLeaves = detail::total_leaves<Args...>;  // one per argument, a struct's per field
   std::shared_ptr<void> fn_;
   std::function<R(Args...)> eager_;
   std::shared_ptr<detail::FunctionCore> core_;

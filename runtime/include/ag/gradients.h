@@ -17,6 +17,7 @@
 #include "ag/function.h"
 #include "ag/ops.h"
 #include "ag/tensor.h"
+#include "ag/tree.h"
 #include "ag/variable.h"
 
 namespace ag {
@@ -90,18 +91,37 @@ inline constexpr Argnums<I...> argnums{};
 
 namespace detail {
 
+// The first parameter that is an ag::Tensor or a struct (of tensors): what ag::grad
+// differentiates by default.
 template <class Sig>
 struct first_tensor_param;
 template <class R, class... A>
 struct first_tensor_param<R(A...)> {
   static constexpr size_t index = [] {
-    constexpr bool is_tensor[] = {std::is_same_v<std::remove_cvref_t<A>, Tensor>..., false};
+    constexpr bool is_tensor[] = {(std::is_same_v<std::remove_cvref_t<A>, Tensor> || is_struct_param<A>)..., false};
     for (size_t i = 0; i < sizeof...(A); ++i)
       if (is_tensor[i]) return i;
     return sizeof...(A);
   }();
-  static_assert(index < sizeof...(A), "ag::grad: the function has no ag::Tensor parameter to differentiate");
+  static_assert(index < sizeof...(A),
+                "ag::grad: the function has no ag::Tensor or struct parameter to differentiate");
 };
+
+// A differentiated parameter: an ag::Tensor, or a struct whose leaves are all tensors (its
+// gradient is the same struct, a Function result, which holds only tensors).
+template <class P>
+constexpr bool differentiable_param() {
+  using T = std::remove_cvref_t<P>;
+  if constexpr (is_struct_param<T>) {
+    static_assert(tensors_only<T>(),
+                  "ag::grad with respect to a struct: every field must be an ag::Tensor, a std::array of them or a "
+                  "nested struct of these (pass numbers and other settings as separate parameters)");
+    return true;
+  } else {
+    static_assert(std::is_same_v<T, Tensor>, "ag::grad differentiates with respect to ag::Tensor or struct parameters");
+    return true;
+  }
+}
 
 // The callable ag::grad traces: the user's function under a tape, then the gradients (zeros for
 // a parameter the result does not depend on, as jax.grad).
@@ -111,18 +131,27 @@ template <class F, class R, class... A, bool WithValue, size_t... I>
 struct GradCall<F, R(A...), WithValue, I...> {
   F fn;
   std::source_location loc;  // the ag::grad call: the backward's seed is attributed to it
+  static_assert((differentiable_param<std::tuple_element_t<I, std::tuple<A...>>>() && ...));
   auto operator()(A... a) const {
     GradientTape tape;
     auto args = std::forward_as_tuple(a...);
-    (tape.watch(Tensor(std::get<I>(args))), ...);
+    // The sources: each differentiated parameter's tensors (a struct's leaves, in field order).
+    std::vector<GradSource> sources;
+    auto add_sources = [&](const auto& param) {
+      for (const Tensor& t : tree_leaves(param)) {
+        tape.watch(t);
+        sources.emplace_back(t);
+      }
+    };
+    (add_sources(std::get<I>(args)), ...);
     const Tensor value = fn(a...);  // (copies: the sources must outlive the call)
-    const std::vector<Tensor> g = tape.gradient(value, std::vector<GradSource>{GradSource(std::get<I>(args))...},
-                                                UnconnectedGradients::zero, loc);
-    return [&]<size_t... K>(std::index_sequence<K...>) {
-      if constexpr (WithValue) return std::tuple{value, g[K]...};
-      else if constexpr (sizeof...(I) == 1) return g[0];
-      else return std::tuple{g[K]...};
-    }(std::make_index_sequence<sizeof...(I)>{});
+    const std::vector<Tensor> g = tape.gradient(value, sources, UnconnectedGradients::zero, loc);
+    // Each parameter's gradient, shaped like it (braced lists evaluate left to right).
+    size_t at = 0;
+    auto grad_of = [&](const auto& param) { return unflatten_leaves(param, g, at); };
+    if constexpr (WithValue) return std::tuple{value, grad_of(std::get<I>(args))...};
+    else if constexpr (sizeof...(I) == 1) return grad_of(std::get<I...>(args));
+    else return std::tuple{grad_of(std::get<I>(args))...};
   }
 };
 
@@ -131,7 +160,10 @@ auto make_grad(F fn, Argnums<I...>, FunctionOptions options, std::source_locatio
   using Sig = typename signature_of<std::decay_t<F>>::type;
   const void* fn_ptr = nullptr;
   if constexpr (std::is_pointer_v<std::decay_t<F>>) fn_ptr = reinterpret_cast<const void*>(fn);
-  if (options.name.empty()) options.name = std::string(what) + "(" + function_info_of(fn_ptr, loc.file_name(), loc.line()).name + ")";
+  const FunctionInfo info = function_info_of(fn_ptr, loc.file_name(), loc.line());
+  if (options.name.empty()) options.name = std::string(what) + "(" + info.name + ")";
+  // The gradient takes fn's parameters: it keeps their names (registered by ag-rewrite).
+  if (options.param_names.empty()) options.param_names = info.params;
   return function(GradCall<std::decay_t<F>, Sig, WithValue, I...>{std::move(fn), loc}, std::move(options), loc);
 }
 

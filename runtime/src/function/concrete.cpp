@@ -131,7 +131,8 @@ void ConcreteCore::check_call(std::span<const ArgView> args) const {
     // elem >= 0: an element of a container ("argument 1 'ws'[2]").
     auto label = [&](int64_t elem = -1) {
       const std::string at = elem < 0 ? std::string() : fmt::format("[{}]", elem);
-      return s.name.empty() ? fmt::format("argument {}{}", i, at) : fmt::format("argument {} '{}'{}", i, s.name, at);
+      return s.name.empty() ? fmt::format("argument {}{}", s.param, at)
+                            : fmt::format("argument {} '{}'{}", s.param, s.name, at);
     };
     auto check_tensor = [&](const Tensor& t, const ArgSig& expected, int64_t elem) {
       if (!t.has_value()) throw ValueError(fmt::format("{}: {} has no value", signature_str(), label(elem)));

@@ -18,7 +18,7 @@ std::shared_ptr<FunctionCore> make_function_core(FunctionOptions options, Functi
             "ag::function '{}': parameter {}{} is a std::vector<ag::Tensor>, which an input_signature cannot describe "
             "(its length is not fixed); pass the tensors as separate ag::Tensor parameters, as a std::array<ag::Tensor, "
             "N> (N specs), or stacked into one tensor (ag::stack) with an unknown dim",
-            info.name, i, name));
+            info.name, param_of_arg(&info.arg_params, i), name));
       }
       specs += params[i].size;
       tensors += params[i].kind == ParamLayout::Kind::Tensor;

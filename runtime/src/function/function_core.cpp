@@ -78,6 +78,7 @@ FunctionCore::FunctionCore(FunctionOptions options, FunctionInfo info, std::vect
   rules_.function_name = &info_.name;
   rules_.param_names = &info_.params;
   rules_.params = &params_;
+  rules_.arg_params = &info_.arg_params;
   if (!options_.input_signature.empty()) rules_.input_signature = &options_.input_signature;
   if (options_.max_cached == 0) throw ValueError("FunctionOptions::max_cached must be at least 1");
 }

@@ -116,6 +116,7 @@ Signature describe(std::span<const ArgView> args, const SignatureRules& rules) {
     if (rules.param_names && i < rules.param_names->size() && !(*rules.param_names)[i].empty())
       s.name = (*rules.param_names)[i];
     if (a.type && a.kind != ArgKind::ScalarList) s.type_name = demangle(*a.type);
+    s.param = static_cast<uint32_t>(param_of_arg(rules.arg_params, i));
     sig.args.push_back(std::move(s));
   }
   return sig;

@@ -53,6 +53,7 @@ struct ArgSig {
   std::string s;
   std::string type_name;  // plain values: the C++ type; ScalarList: "std::vector<int>"
   std::string name;       // the parameter's name
+  uint32_t param = 0;     // the parameter's index (a struct's leaves share their parameter's)
 };
 
 // The key bits of a ScalarList element (ArgView::scalar_at's encoding): the value as int64 for
@@ -74,6 +75,7 @@ struct SignatureRules {
   const std::vector<std::string>* param_names = nullptr;
   const std::string* function_name = nullptr;
   const std::vector<ParamLayout>* params = nullptr;
+  const std::vector<uint32_t>* arg_params = nullptr;  // FunctionInfo::arg_params
 };
 
 // The cache key of a call; validates tensors against the input signature (TypeError/ValueError

@@ -20,10 +20,11 @@ constexpr uint64_t kTagTensor = 1ull << 56, kTagVariable = 2ull << 56, kTagBool 
 // Where an argument is, for messages: "argument 1 'ws'[2]" (elem < 0: not in a container).
 std::string arg_label(size_t index, const SignatureRules& rules, const TensorSpec* spec = nullptr, int64_t elem = -1) {
   const std::string at = elem < 0 ? std::string() : fmt::format("[{}]", elem);
+  const size_t param = param_of_arg(rules.arg_params, index);
   if (rules.param_names && index < rules.param_names->size() && !(*rules.param_names)[index].empty())
-    return fmt::format("argument {} '{}'{}", index, (*rules.param_names)[index], at);
-  if (spec && !spec->name().empty()) return fmt::format("argument {}{} '{}'", index, at, spec->name());
-  return fmt::format("argument {}{}", index, at);
+    return fmt::format("argument {} '{}'{}", param, (*rules.param_names)[index], at);
+  if (spec && !spec->name().empty()) return fmt::format("argument {}{} '{}'", param, at, spec->name());
+  return fmt::format("argument {}{}", param, at);
 }
 
 std::string fn_label(const SignatureRules& rules) {

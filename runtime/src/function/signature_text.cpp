@@ -105,8 +105,9 @@ std::string describe_difference(const Signature& from, const Signature& to) {
     for (const Difference& d : field_differences(from.args[i], to.args[i])) {
       if (!out.empty()) out += "; ";
       const std::string& name = to.args[i].name;
-      out += name.empty() ? fmt::format("arg {}{}: {}", i, d.where, d.what)
-                          : fmt::format("arg {} '{}'{}: {}", i, name, d.where, d.what);
+      const uint32_t param = to.args[i].param;
+      out += name.empty() ? fmt::format("arg {}{}: {}", param, d.where, d.what)
+                          : fmt::format("arg {} '{}'{}: {}", param, name, d.where, d.what);
     }
   return out.empty() ? "no difference" : out;
 }

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <mutex>
+#include <set>
 
 #include "../function/signature.h"
 #include "../ops/internal_ops.h"
@@ -71,6 +73,14 @@ std::vector<Tensor> read_vars(std::span<const StateVar> vars) {
 void write_vars(std::span<const StateVar> vars, const std::vector<Tensor>& values) {
   for (size_t i = 0; i < vars.size(); ++i)
     if (holds_tensor(vars[i])) write_var(vars[i], values[i]);
+}
+
+const char* field_state_name(const char* parent, std::string_view field) {
+  static std::mutex mu;
+  static auto* names = new std::set<std::string, std::less<>>;  // never freed: names outlive every construct
+  std::string name = fmt::format("{}.{}", parent, field);
+  std::lock_guard lock(mu);
+  return names->insert(std::move(name)).first->c_str();
 }
 
 std::string where(SourceLoc loc) { return loc.known() ? " at " + loc.str() : std::string(); }

@@ -113,10 +113,22 @@ inline constexpr bool is_variable_list_param =
     std::is_same_v<element_of<P>, Variable> || std::is_same_v<element_of<P>, Variable*> ||
     std::is_same_v<element_of<P>, const Variable*> || std::is_same_v<element_of<P>, std::reference_wrapper<Variable>>;
 
-// A parameter that is part of the signature by value (a number, bool, enum, string, or a
-// container of numbers): a ConcreteFunction call may leave it out (it is baked in).
+
+// A plain struct (an aggregate class that is not a std::array, nor one of agc's own types):
+// flattened into its fields (struct_params.h).
 template <class P>
-inline constexpr bool is_plain_param = !is_tensor_param<P> && !is_variable_param<P> && !is_tensor_list_param<P>;
+inline constexpr bool is_struct_param = [] {
+  using T = std::remove_cvref_t<P>;
+  if constexpr (!std::is_class_v<T> || !std::is_aggregate_v<T> || !std::is_void_v<element_of<T>>) return false;
+  else return !std::is_same_v<T, Tensor> && !std::is_same_v<T, TensorSpec>;
+}();
+
+// A parameter that is part of the signature by value (a number, bool, enum, string, or a
+// container of numbers): a ConcreteFunction call may leave it out (it is baked in). A struct
+// never is: it is always given.
+template <class P>
+inline constexpr bool is_plain_param =
+    !is_tensor_param<P> && !is_variable_param<P> && !is_tensor_list_param<P> && !is_struct_param<P>;
 
 template <class P>
 constexpr void check_not_variable_list() {
@@ -126,13 +138,13 @@ constexpr void check_not_variable_list() {
                 "std::vector<ag::Tensor>)");
 }
 
-// How a Function's call operator takes a parameter: a Tensor or a container declared by value or
-// by const reference is taken by const reference (copying a Tensor would be two atomic
-// operations per call, copying a std::vector a heap allocation, and the traced function never
-// sees the caller's object anyway); anything else as declared.
+// How a Function's call operator takes a parameter: a Tensor, a container or a struct declared
+// by value or by const reference is taken by const reference (copying a Tensor would be two
+// atomic operations per call, copying a std::vector a heap allocation, and the traced function
+// never sees the caller's object anyway); anything else as declared.
 template <class P>
 inline constexpr bool is_taken_by_const_ref =
-    (is_tensor_param<P> || is_tensor_list_param<P> || is_scalar_list_param<P>) &&
+    (is_tensor_param<P> || is_tensor_list_param<P> || is_scalar_list_param<P> || is_struct_param<P>) &&
     (!std::is_reference_v<P> || std::is_const_v<std::remove_reference_t<P>>);
 template <class P>
 using call_param_t = std::conditional_t<is_taken_by_const_ref<P>, const std::remove_cvref_t<P>&, P>;

@@ -22,10 +22,19 @@ class ConcreteCore;
 using Tracer = std::function<std::vector<Tensor>(std::span<const ArgView> args, std::span<const Tensor> placeholders)>;
 
 // The name and parameter names of a traced function, for signatures, logs and dumps.
+// A struct parameter is flattened into one argument per leaf field (struct_params.h): then
+// `params` names the arguments ("params.w1") and `arg_params` gives each one's parameter index
+// (what messages call "argument 0"); empty: argument i is parameter i.
 struct FunctionInfo {
   std::string name;
   std::vector<std::string> params;
+  std::vector<uint32_t> arg_params = {};
 };
+
+// The parameter argument `arg` of a call belongs to (its index in messages).
+inline size_t param_of_arg(const std::vector<uint32_t>* arg_params, size_t arg) {
+  return arg_params && arg < arg_params->size() ? (*arg_params)[arg] : arg;
+}
 
 // How a parameter takes tensors, which says how many TensorSpecs of an input_signature it takes:
 // one for an ag::Tensor, N for a std::array<ag::Tensor, N>; a std::vector<ag::Tensor> has no

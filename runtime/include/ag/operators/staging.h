@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "ag/detail/struct_params.h"
 #include "ag/tensor.h"
 #include "ag/tensor_array.h"
 
@@ -73,10 +74,20 @@ struct state_container<std::vector<Tensor, A>> {
   static constexpr bool array = false, vector = true;
 };
 
-// Appends the StateVars of one variable: itself, or each element of a container of tensors.
+// "parent.field", kept for the life of the process (StateVar names are C strings that outlive
+// the construct: the names of a few struct fields, each interned once).
+const char* field_state_name(const char* parent, std::string_view field);
+
+// Appends the StateVars of one variable: itself, each element of a container of tensors, or
+// each field of a struct ("g.w", "g.b"), as if each were named in the construct's state.
 template <class T>
 void append_state_vars(std::vector<StateVar>& out, T& v, const char* name) {
-  if constexpr (state_container<std::remove_const_t<T>>::array) {
+  using U = std::remove_const_t<T>;
+  if constexpr (is_struct_param<U>) {
+    for_each_field(v, [&]<class F, size_t I>(auto& field) {
+      append_state_vars(out, field, field_state_name(name, reflect::field_name<U, I>()));
+    });
+  } else if constexpr (state_container<std::remove_const_t<T>>::array) {
     for (size_t k = 0; k < v.size(); ++k) {
       StateVar s = make_state_var(v[k], name);
       s.element = static_cast<int32_t>(k);
