@@ -48,6 +48,8 @@ class ConcreteCore : public std::enable_shared_from_this<ConcreteCore> {
     if (const Executable* e = exe_.load(std::memory_order_acquire)) return *e;
     return compile();
   }
+  // The compiled code if it is compiled, else null (the HTML report, which need not compile).
+  const Executable* compiled_if_ready() const { return exe_.load(std::memory_order_acquire); }
   // The background compiler's job (background_compiler.cpp); a failure is logged and the
   // concrete function stays on the interpreter.
   void compile_in_background();

@@ -3,6 +3,11 @@
 // do not (no plain address).
 // RUN: ag-rewrite %s --no-line-directives -- %flags | grep -v CHECK | FileCheck %s
 // RUN: ag-rewrite %s -o %t.cpp -- %flags && %cxx -fsyntax-only -Wall -Wextra -Werror %flags -DAG_REWRITTEN %t.cpp
+// With -o, the file's last line registers the original and its rewritten copy (the HTML report
+// shows them side by side); --no-register leaves it out.
+// RUN: ag-rewrite %s -o %t.cpp -- %flags && grep -v 'SOURCE:' %t.cpp | FileCheck %s --check-prefix=SOURCE
+// RUN: ag-rewrite %s -o %t.cpp --no-register -- %flags && test "$(grep -c register_source_file %t.cpp)" = 0
+// SOURCE: {{^}}static const bool ag__source_file = ::ag::detail::register_source_file("/{{.*}}/function_registration.cpp", "/{{.*}}.cpp");
 #include <ag/ag.h>
 
 namespace demo {
