@@ -10,6 +10,7 @@ void Emitter::lower_nodes(Scope& s, const std::vector<LVal>& params) {
   for (size_t p = 0; p < g.params.size(); ++p) s.values[g.params[p]] = {params.at(p)};
   for (uint32_t i = 0; i < g.nodes.size(); ++i) {
     if (g.nodes[i].op == OpKind::Placeholder) continue;
+    if (s.plan == program().root.get()) at_node(i);  // nested scopes keep their If/While node's
     lower_node(s, i);
     for (ValueId v : s.plan->free_after[i]) owned_free(s.at(v).ptr);
   }

@@ -34,27 +34,26 @@ ConcreteReport collect_concrete(ConcreteCore& c, bool compile) {
   // The passes are pure functions of the traced graph: running them again shows each stage
   // without keeping every intermediate graph of every trace alive.
   optimize(c.traced_graph(), [&](const char* pass, const Graph& g) { r.stages.push_back({pass, graph_to_text(g)}); });
-  const Executable* exe = c.compiled_if_ready();
-  if (!exe && compile) {
+  if (compile && !c.compiled_if_ready()) {
     try {
-      exe = &c.compiled_executable();
+      (void)c.compiled_executable();
     } catch (const std::exception& e) {
       r.not_compiled = fmt::format("compiling it failed: {}", e.what());
     }
   }
-  if (!exe) {
-    if (r.not_compiled.empty()) r.not_compiled = "not compiled yet (no call has run it)";
+  const std::shared_ptr<const CodeTexts> texts = c.code_texts(/*make=*/compile);
+  if (!texts) {
+    if (r.not_compiled.empty())
+      r.not_compiled = c.compiled_if_ready() ? "its code was not printed (AG_REPORT prints it right after the compile)"
+                                             : "not compiled yet (no call has run it)";
     return r;
   }
-  r.backend = std::string(exe->backend_name());
-  try {
-    r.plan_text = exe->plan_text();
-    r.ir = exe->llvm_ir_mapped(false);
-    r.ir_opt = exe->llvm_ir_mapped(true);
-    r.assembly = exe->assembly_mapped();
-  } catch (const std::exception& e) {
-    r.not_compiled = fmt::format("the backend could not print its code: {}", e.what());
-  }
+  r.backend = texts->backend;
+  r.plan_text = texts->plan;
+  r.ir = texts->ir;
+  r.ir_opt = texts->ir_opt;
+  r.assembly = texts->assembly;
+  if (!texts->error.empty()) r.not_compiled = fmt::format("the backend could not print its code: {}", texts->error);
   return r;
 }
 

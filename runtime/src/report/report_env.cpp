@@ -38,7 +38,7 @@ std::string file_name_for(const std::string& name, std::set<std::string>& used) 
 void write_logged(FunctionCore& f, const std::string& path) {
   if (f.tracing_count() == 0) return;  // nothing to show
   try {
-    write_function_report(f, path);
+    write_function_report(f, path, /*compile=*/false);
   } catch (const std::exception& e) {
     log_line(fmt::format("agc: warning: AG_REPORT: the report of Function '{}' was not written: {}", f.name(), e.what()));
   }

@@ -15,6 +15,10 @@ const std::string& report_dir();
 void report_env_track(FunctionCore* f);
 void report_env_untrack(FunctionCore* f);
 
+// The report of `f` at `path`; compile = false runs no backend: concrete functions not compiled
+// have no code sections, and the code texts are the ones captured at compile time.
+void write_function_report(FunctionCore& f, const std::string& path, bool compile);
+
 // Writes `html` to `path` through a temporary file and a rename; an ag::Error names the path
 // when it cannot be written.
 void write_report_file(const std::string& path, const std::string& html);

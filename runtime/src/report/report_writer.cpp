@@ -33,6 +33,11 @@ void write_report_file(const std::string& path, const std::string& html) {
   }
 }
 
+void write_function_report(FunctionCore& f, const std::string& path, bool compile) {
+  const report::FunctionReport r = report::collect_function(f, compile);
+  write_report_file(path, report::render_html(r, {report::find_dot()}));
+}
+
 void write_function_report(FunctionCore& f, const std::string& path) {
   const report::FunctionReport r = report::collect_function(f);
   write_report_file(path, report::render_html(r, {report::find_dot()}));
