@@ -27,6 +27,7 @@
 #include "lower/build_module.h"
 #include "lower/node_lines.h"
 #include "optimizer.h"
+#include "plan_dump.h"
 #include "rt_helper_types.h"
 #include "target.h"
 
@@ -365,7 +366,9 @@ Executable::MappedText Engine::ir_by_node(const Program& program, const std::str
   llvm::LLVMContext ctx;
   std::unique_ptr<llvm::Module> mod = impl_->build(program, ctx, name, level, /*node_lines=*/true);
   if (optimized) optimize_at(*mod, *take(impl_->machines->take(level), "target machine").tm, level);
-  return print_ir_by_node(*mod);
+  Executable::MappedText out = print_ir_by_node(*mod);
+  out.node_keys = plan_node_keys(program);
+  return out;
 }
 
 Executable::MappedText Engine::assembly_by_node(const Program& program, const std::string& name, int level) {
@@ -373,7 +376,9 @@ Executable::MappedText Engine::assembly_by_node(const Program& program, const st
   std::unique_ptr<llvm::Module> mod = impl_->build(program, ctx, name, level, /*node_lines=*/true);
   auto lease = take(impl_->machines->take(level), "target machine");
   optimize_at(*mod, *lease.tm, level);
-  return map_assembly_by_node(emit_assembly(*mod, *lease.tm));
+  Executable::MappedText out = map_assembly_by_node(emit_assembly(*mod, *lease.tm));
+  out.node_keys = plan_node_keys(program);
+  return out;
 }
 
 void Engine::remove(void* dylib) { impl_->remove(*static_cast<orc::JITDylib*>(dylib)); }

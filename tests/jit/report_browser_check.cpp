@@ -122,12 +122,14 @@ int main(int argc, char** argv) {
   check(links > 0 && all_ok, std::to_string(links) + " source links resolve (file exists, anchor in the page)");
   check(dom.find("report_browser_check.cpp") != std::string::npos, "the source file is shown");
   // Mapped lines link to node rows that exist.
-  const std::regex mapped(R"re(class="line mapped" id="[^"]+" data-node="\d+"><a class="ln" href="#([^"]+)")re");
+  const std::regex mapped(R"re(class="line mapped" id="[^"]+" data-node="[^"]+"><a class="ln" href="#([^"]+)")re");
   size_t mapped_links = 0;
   bool mapped_ok = true;
   for (auto it = std::sregex_iterator(dom.begin(), dom.end(), mapped); it != std::sregex_iterator(); ++it, ++mapped_links)
     mapped_ok = mapped_ok && dom.find("id=\"" + std::string((*it)[1]) + "\"") != std::string::npos;
   check(mapped_links > 0 && mapped_ok, std::to_string(mapped_links) + " IR/assembly lines link to node rows that exist");
+  check(std::regex_search(dom, std::regex(R"re(class="line mapped" id="s0-iropt-L\d+" data-node="n\d+s1_n\d+")re")),
+        "optimized IR lines link to nodes inside the While's body");
   std::printf("report: %s\nscreenshot: %s\n", page.c_str(), png.c_str());
   return failures == 0 ? 0 : 1;
 }

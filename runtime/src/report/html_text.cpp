@@ -33,17 +33,17 @@ std::vector<std::string_view> split_lines(std::string_view text) {
   return lines;
 }
 
-std::string numbered_lines(std::string_view text, const std::string& id_prefix, const std::vector<int32_t>& line_nodes,
-                           const std::function<std::string(int32_t)>& node_href) {
+std::string numbered_lines(std::string_view text, const std::string& id_prefix, const std::vector<std::string>& line_keys,
+                           const std::function<std::string(const std::string&)>& node_href) {
   const std::vector<std::string_view> lines = split_lines(text);
   std::string out = "<pre class=\"code\">";
   for (size_t i = 0; i < lines.size(); ++i) {
-    const int32_t node = i < line_nodes.size() ? line_nodes[i] : -1;
+    const std::string* key = i < line_keys.size() && !line_keys[i].empty() ? &line_keys[i] : nullptr;
     const std::string id = fmt::format("{}-L{}", id_prefix, i + 1);
-    if (node >= 0 && node_href)
+    if (key && node_href)
       out += fmt::format("<span class=\"line mapped\" id=\"{}\" data-node=\"{}\"><a class=\"ln\" href=\"{}\" "
-                         "title=\"from node %{}\">{:>5}</a> ",
-                         id, node, escape(node_href(node)), node, i + 1);
+                         "title=\"from node {}\">{:>5}</a> ",
+                         id, escape(*key), escape(node_href(*key)), escape(*key), i + 1);
     else
       out += fmt::format("<span class=\"line\" id=\"{}\"><span class=\"ln\">{:>5}</span> ", id, i + 1);
     out += escape(lines[i]);

@@ -15,10 +15,10 @@ std::string escape(std::string_view s);
 std::vector<std::string_view> split_lines(std::string_view text);
 
 // `text` as a <pre class="code"> of lines, each `<span class="line" id="<id_prefix>-L<n>">`
-// (n from 1) with its number in front. `line_nodes` (empty, or one per line) tags lines with
-// data-node="<k>" (-1: none), and `node_href(k)` links the line number to the node's entry.
+// (n from 1) with its number in front. `line_keys` (empty, or one per line) tags a line with
+// data-node="<key>" ("": none), and `node_href(key)` links its number to the node's entry.
 std::string numbered_lines(std::string_view text, const std::string& id_prefix,
-                           const std::vector<int32_t>& line_nodes = {},
-                           const std::function<std::string(int32_t)>& node_href = nullptr);
+                           const std::vector<std::string>& line_keys = {},
+                           const std::function<std::string(const std::string&)>& node_href = nullptr);
 
 }  // namespace ag::detail::report

@@ -18,8 +18,9 @@ pre.code .line { display: block; padding: 0 6px; white-space: pre; }
 pre.code .ln { color: #999; user-select: none; text-decoration: none; }
 pre.code .mapped .ln { color: #3b6fb6; }
 .hl { background: #fff2a8 !important; }
-.graph { overflow: auto; border: 1px solid #e3e3e3; max-height: 48em; }
-.graph svg { display: block; }
+.graph { overflow: auto; border: 1px solid #e3e3e3; resize: vertical; }
+.graph svg { display: block; max-width: 100%; height: auto; }  /* a wide graph shrinks to the page */
+.graph.actual-size svg { max-width: none; }
 g.ag-node.hl polygon, g.ag-node.hl ellipse { fill: #fff2a8; }
 .note { color: #6b6b70; font-style: italic; }
 .diff .add { background: #e6ffec; } .diff .del { background: #ffebe9; }
@@ -39,8 +40,7 @@ function agHighlight(sig, node) {
     const line = document.getElementById(row.dataset.src);
     if (line) line.classList.add('hl');
   }
-  const top = node.split('s')[0].slice(1);
-  document.querySelectorAll('#' + CSS.escape(sig) + ' .mapped[data-node="' + top + '"]').forEach(e => e.classList.add('hl'));
+  document.querySelectorAll('#' + CSS.escape(sig) + ' .mapped[data-node="' + node + '"]').forEach(e => e.classList.add('hl'));
 }
 window.addEventListener('hashchange', () => {
   const m = location.hash.match(/^#(s\d+)-(?:row-)?(n[0-9s_n]+)$/);

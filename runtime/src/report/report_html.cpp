@@ -20,17 +20,28 @@ namespace {
 // Graphs larger than this are not drawn (dot would take long and the drawing would not be read).
 constexpr size_t kMaxDrawnNodes = 1500;
 
-// The lines of a mapped text that each top-level node produced.
-using LinesByNode = std::map<int32_t, std::vector<size_t>>;
-LinesByNode lines_by_node(const Executable::MappedText& t) {
+// Per line of a mapped text, the DOT name of the node it came from ("" when none).
+std::vector<std::string> line_keys(const Executable::MappedText& t) {
+  std::vector<std::string> keys(t.line_nodes.size());
+  for (size_t i = 0; i < t.line_nodes.size(); ++i) {
+    const int32_t k = t.line_nodes[i];
+    if (k < 0) continue;
+    keys[i] = static_cast<size_t>(k) < t.node_keys.size() ? t.node_keys[static_cast<size_t>(k)] : fmt::format("n{}", k);
+  }
+  return keys;
+}
+
+// The lines (from 1) each node produced.
+using LinesByNode = std::map<std::string, std::vector<size_t>>;
+LinesByNode lines_by_node(const std::vector<std::string>& keys) {
   LinesByNode out;
-  for (size_t i = 0; i < t.line_nodes.size(); ++i)
-    if (t.line_nodes[i] >= 0) out[t.line_nodes[i]].push_back(i + 1);
+  for (size_t i = 0; i < keys.size(); ++i)
+    if (!keys[i].empty()) out[keys[i]].push_back(i + 1);
   return out;
 }
 
 // "12-14, 20 (4 lines)" with each run linked to its first line.
-std::string line_links(const LinesByNode& by, int32_t node, const std::string& id_prefix) {
+std::string line_links(const LinesByNode& by, const std::string& node, const std::string& id_prefix) {
   const auto it = by.find(node);
   if (it == by.end()) return {};
   const std::vector<size_t>& lines = it->second;
@@ -73,7 +84,6 @@ void node_rows(const Graph& g, const std::string& dot_prefix, int depth, const s
       }
     }
     const bool top = depth == 0;
-    const int32_t id = static_cast<int32_t>(i);
     out += fmt::format(
         "<tr class=\"ag-row\" id=\"{sig}-row-{key}\" data-src=\"{src_id}\" onclick=\"agHighlight('{sig}','{key}')\">"
         "<td class=\"mono\">{indent}{name}</td><td class=\"mono\">{op} {attrs}</td><td class=\"mono\">{type}</td>"
@@ -82,9 +92,9 @@ void node_rows(const Graph& g, const std::string& dot_prefix, int depth, const s
         fmt::arg("indent", std::string(static_cast<size_t>(depth) * 2, '.')),
         fmt::arg("name", top ? fmt::format("%{}", i) : escape(key)), fmt::arg("op", op_name(n.op)),
         fmt::arg("attrs", escape(attrs_to_text(n))), fmt::arg("type", escape(type)), fmt::arg("src", src),
-        fmt::arg("ir", top && mapped ? line_links(mapped->ir, id, sig + "-ir") : ""),
-        fmt::arg("ir_opt", top && mapped ? line_links(mapped->ir_opt, id, sig + "-iropt") : ""),
-        fmt::arg("asm_", top && mapped ? line_links(mapped->assembly, id, sig + "-asm") : ""));
+        fmt::arg("ir", mapped ? line_links(mapped->ir, key, sig + "-ir") : ""),
+        fmt::arg("ir_opt", mapped ? line_links(mapped->ir_opt, key, sig + "-iropt") : ""),
+        fmt::arg("asm_", mapped ? line_links(mapped->assembly, key, sig + "-asm") : ""));
     for (size_t s = 0; s < n.subgraphs.size(); ++s)
       node_rows(*n.subgraphs[s], fmt::format("{}n{}s{}_", dot_prefix, i, s), depth + 1, sig, sources, mapped, out);
   }
@@ -100,12 +110,15 @@ std::string graph_section(const ConcreteReport& c, const std::string& sig, const
   else svg = run_dot(options.dot, graph_to_dot(*c.graph), why);
   if (!svg.empty()) {
     out += "<div class=\"graph\" data-nodes=\"" + std::to_string(nodes) + "\">" + link_svg_nodes(svg, sig) + "</div>\n";
-    out += "<p class=\"note\">Click a node: its row below, its source line, IR and assembly lines light up.</p>\n";
+    out += "<p class=\"note\">Click a node: its row below, its source line, IR and assembly lines light up. "
+           "<a href=\"javascript:void(0)\" onclick=\"this.parentNode.previousElementSibling.classList.toggle("
+           "'actual-size')\">Fit to the page / actual size</a></p>\n";
   } else {
     out += "<p class=\"note graph-fallback\">No drawing: " + escape(why) + ".</p>\n";
     out += numbered_lines(graph_to_text(*c.graph), sig + "-graph");
   }
-  const Mapped mapped{lines_by_node(c.ir), lines_by_node(c.ir_opt), lines_by_node(c.assembly)};
+  const Mapped mapped{lines_by_node(line_keys(c.ir)), lines_by_node(line_keys(c.ir_opt)),
+                      lines_by_node(line_keys(c.assembly))};
   out += "<table class=\"nodes\"><tr><th>node</th><th>op</th><th>type</th><th>source</th><th>IR lines</th>"
          "<th>optimized IR lines</th><th>assembly lines</th></tr>\n";
   node_rows(*c.graph, "", 0, sig, sources, c.backend.empty() ? nullptr : &mapped, out);
@@ -146,7 +159,7 @@ std::string code_section(const ConcreteReport& c, const std::string& sig) {
            "LLVM IR or assembly.</p>\n";
     return out;
   }
-  auto href = [&](int32_t node) { return fmt::format("#{}-row-n{}", sig, node); };
+  auto href = [&](const std::string& key) { return fmt::format("#{}-row-{}", sig, key); };
   out += "<h3>Fused groups (the JIT's plan)</h3>\n";
   out += c.plan_text.empty() ? "<p class=\"note\">The backend printed no plan.</p>\n"
                              : numbered_lines(c.plan_text, sig + "-plan");
@@ -154,11 +167,11 @@ std::string code_section(const ConcreteReport& c, const std::string& sig) {
   if (!any_mapped)
     out += "<p class=\"note\">The backend did not map IR or assembly lines to graph nodes.</p>\n";
   out += "<h3>LLVM IR as lowered</h3>\n<details><summary>show</summary>\n" +
-         numbered_lines(c.ir.text, sig + "-ir", c.ir.line_nodes, href) + "</details>\n";
+         numbered_lines(c.ir.text, sig + "-ir", line_keys(c.ir), href) + "</details>\n";
   out += "<h3>LLVM IR after optimization</h3>\n<details open><summary>show</summary>\n" +
-         numbered_lines(c.ir_opt.text, sig + "-iropt", c.ir_opt.line_nodes, href) + "</details>\n";
+         numbered_lines(c.ir_opt.text, sig + "-iropt", line_keys(c.ir_opt), href) + "</details>\n";
   out += "<h3>Assembly</h3>\n<details open><summary>show</summary>\n" +
-         numbered_lines(c.assembly.text, sig + "-asm", c.assembly.line_nodes, href) + "</details>\n";
+         numbered_lines(c.assembly.text, sig + "-asm", line_keys(c.assembly), href) + "</details>\n";
   return out;
 }
 
