@@ -10,6 +10,7 @@ h1 { font-size: 1.5em; margin: 0.6em 0 0.2em; } h2 { font-size: 1.25em; border-b
 h3 { font-size: 1.05em; margin: 1.2em 0 0.4em; }
 nav { position: sticky; top: 0; background: #f5f5f7; padding: 0.4em 0.6em; border-bottom: 1px solid #ddd; z-index: 2; }
 nav a { margin-right: 1em; }
+[id] { scroll-margin-top: 2.5em; }  /* an anchor jumped to is not hidden under the nav */
 table { border-collapse: collapse; font-size: 0.9em; } td, th { border: 1px solid #ddd; padding: 2px 6px; text-align: left; vertical-align: top; }
 th { background: #f0f0f3; }
 code, pre, .mono { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12px; }
