@@ -60,6 +60,9 @@ std::string section(const std::string& dom, const std::string& id) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Built through ccache with a base_dir, __FILE__ is relative to the build directory: the
+  // report finds this file through its registration (AG_THIS_SOURCE: tests/jit/CMakeLists.txt).
+  ag::detail::register_source_file(AG_THIS_SOURCE, "");
   const std::string chromium = find_on_path("chromium");
   if (chromium.empty()) {
     std::printf("SKIPPED: chromium is not installed (./test.sh installs the Debian package chromium)\n");

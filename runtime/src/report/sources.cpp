@@ -57,6 +57,17 @@ std::pair<std::string, std::string> resolve(const std::string& loc_file) {
       if (original == loc_file || original == abs) return {original, rewritten};
     return {abs, {}};
   }
+  // A relative path that does not exist from here (ccache's base_dir makes __FILE__ relative to
+  // the build directory): a registered original that ends with it, leading "../" and "./" dropped.
+  std::string_view rest(loc_file);
+  while (rest.starts_with("../") || rest.starts_with("./")) rest.remove_prefix(rest.starts_with("./") ? 2 : 3);
+  if (rest.find('/') != std::string_view::npos) {
+    for (const auto& [original, rewritten] : copies().by_original)
+      if (original.size() > rest.size() && original.ends_with(rest) && original[original.size() - rest.size() - 1] == '/')
+        return {original, rewritten};
+    return {};
+  }
+  // A base name (the rewriter's AG_SOURCE_LOC): a registered original of that name.
   const std::string base = std::filesystem::path(loc_file).filename().string();
   for (const auto& [original, rewritten] : copies().by_original)
     if (std::filesystem::path(original).filename() == base) return {original, rewritten};

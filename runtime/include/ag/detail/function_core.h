@@ -68,7 +68,8 @@ void write_concrete_report(ConcreteCore& c, const std::string& path);
 // signatures and retrace logs can say 'x' instead of "arg 0". Returns true (for static init).
 bool register_function_info(const void* fn, const char* name, std::initializer_list<const char*> params);
 // Recorded by ag-rewrite -o at the end of each file it converts: where the rewritten copy of
-// `original` is, so the HTML report can show it beside the original. Returns true.
+// `original` is, so the HTML report can show it beside the original ("": no copy, but where the
+// original is, for a program whose __FILE__ paths are relative). Returns true.
 bool register_source_file(const char* original, const char* rewritten);
 // The recorded info of a function pointer; else its symbol name; else "<lambda at file:line>".
 FunctionInfo function_info_of(const void* fn, const char* file, unsigned line);
