@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -16,8 +17,10 @@
 namespace ag::detail {
 
 void write_report_file(const std::string& path, const std::string& html) {
-  // A reader (a browser reloading the page) never sees half a page.
-  const std::string tmp = fmt::format("{}.tmp{}", path, getpid());
+  // A reader (a browser reloading the page) never sees half a page; two writers of one path
+  // (threads of this process, or processes) each write their own temporary file.
+  static std::atomic<uint64_t> writes{0};
+  const std::string tmp = fmt::format("{}.tmp{}.{}", path, getpid(), writes.fetch_add(1));
   std::FILE* f = std::fopen(tmp.c_str(), "wb");
   if (!f) throw Error(fmt::format("report_html: cannot write '{}': {}", path, std::strerror(errno)));
   const bool written = std::fwrite(html.data(), 1, html.size(), f) == html.size();
