@@ -47,7 +47,7 @@ std::string numbered_lines(std::string_view text, const std::string& id_prefix, 
     else
       out += fmt::format("<span class=\"line\" id=\"{}\"><span class=\"ln\">{:>5}</span> ", id, i + 1);
     out += escape(lines[i]);
-    out += "</span>\n";
+    out += "</span>";  // each line is a block: a newline here would show as an empty line
   }
   return out + "</pre>\n";
 }

@@ -141,7 +141,7 @@ std::string passes_section(const ConcreteReport& c, const std::string& sig) {
                                         escape(c.stages[k - 1].pass), changed);
       out += "<pre class=\"code diff\">";
       for (const DiffLine& d : diff)
-        out += fmt::format("<span class=\"line{}\">{} {}</span>\n",
+        out += fmt::format("<span class=\"line{}\">{} {}</span>",
                            d.op == '+' ? " add" : d.op == '-' ? " del" : "", d.op, escape(d.text));
       out += "</pre>\n";
     }
