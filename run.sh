@@ -5,7 +5,7 @@
 set -euo pipefail
 source "$(dirname "$0")/scripts/setup.sh"
 
-# Graphviz renders the tour's graphs as PNG/SVG; the tests do not need it.
+# Graphviz renders the tour's graphs as PNG, and as SVG in its HTML report.
 ag_install_packages "${AG_PACKAGES[@]}" graphviz
 ag_configure "$AG_BUILD_DIR"
 ag_build "$AG_BUILD_DIR" samples ag-rewrite

@@ -10,7 +10,9 @@ source "$(dirname "$0")/scripts/setup.sh"
 
 build_dir="$AG_BUILD_DIR"
 cmake_args=(-DAG_BUILD_TESTS=ON)
-packages=("${AG_PACKAGES[@]}")
+# Graphviz and Chromium: the HTML report's tests draw graphs with dot and load the page in
+# headless Chromium (skipped, not passed, where they are missing).
+packages=("${AG_PACKAGES[@]}" graphviz chromium)
 ctest_args=()
 sanitized=false
 for arg in "$@"; do

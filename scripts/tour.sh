@@ -39,13 +39,25 @@ declare -A about=(
 )
 # Samples whose rewritten source the tour shows (what AutoGraph's to_code shows).
 declare -A show_rewrite=([conditional]=1 [loops]=1)
+# Samples run with AG_REPORT: each Function leaves one HTML page (graphs, passes, IR, assembly,
+# sources side by side) in the sample's dump directory.
+declare -A html_report=([collatz]=1)
 
 run_one() {
   local name=$1 exe="$build/samples/$1"
   [ -x "$exe" ] || { echo "agc: sample '$name' is not built in $build" >&2; return 1; }
   printf '\n%s=== %s — %s ===%s\n' "$bold" "$name" "${about[$name]}" "$plain"
   rm -rf "${dump:?}/$name"  # no stale files from an earlier run
-  (cd "$dump" && AG_DUMP="$dump/$name" "$exe" "$dump/$name.dot")
+  local vars=(AG_DUMP="$dump/$name")
+  [ -n "${html_report[$name]:-}" ] && vars+=(AG_REPORT="$dump/$name")
+  (cd "$dump" && env "${vars[@]}" "$exe" "$dump/$name.dot")
+  if [ -n "${html_report[$name]:-}" ]; then
+    local page="$dump/$name/$name.html"
+    [ -f "$page" ] || { echo "agc: the tour expected the HTML report $page" >&2; return 1; }
+    printf '
+%s--- the HTML report of Function %s: %s (open it in a browser) ---%s
+' "$bold" "$name" "$page" "$plain"
+  fi
   if [ -n "${show_rewrite[$name]:-}" ] && [ -x "$build/tools/ag-rewrite" ]; then
     printf '\n%s--- what ag-rewrite made of samples/%s.cpp (ag-rewrite --diff) ---%s\n' "$bold" "$name" "$plain"
     "$build/tools/ag-rewrite" --diff --no-line-directives --no-register "$root/samples/$name.cpp" -- \
@@ -74,3 +86,4 @@ printf '\n%sEverything the samples compiled is in %s:%s\n' "$bold" "$dump" "$pla
 echo "  <sample>/<function>.<signature>.graph.txt   the optimized graph (and .NN-<pass>.graph.txt after each pass)"
 echo "  <sample>/<function>.<signature>.dot         Graphviz (simple_computation.png is rendered when dot is installed)"
 echo "  <sample>/<function>.<signature>.ll / .opt.ll / .s   LLVM IR before/after optimization, and assembly (JIT)"
+echo "  collatz/collatz.html                        the HTML report of collatz: all of the above on one page (AG_REPORT)"

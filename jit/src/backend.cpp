@@ -86,6 +86,10 @@ class JitExecutable final : public Executable {
 
   std::string llvm_ir(bool optimized) const override { return engine_->ir(program_, name_, level_, optimized); }
   std::string assembly() const override { return engine_->assembly(program_, name_, level_); }
+  std::string plan_text() const override { return plan_graph_text(program_); }
+  MappedText llvm_ir_mapped(bool optimized) const override { return engine_->ir_by_node(program_, name_, level_, optimized); }
+  MappedText assembly_mapped() const override { return engine_->assembly_by_node(program_, name_, level_); }
+  std::string plan_dot() const override { return plan_graph_dot(program_); }
   int level() const { return level_; }
   bool loaded_from_disk() const override { return from_disk_; }
   std::string_view backend_name() const override { return "jit"; }

@@ -25,7 +25,9 @@
 #include "ag/detail/kernel_set.h"
 #include "ag/detail/log.h"
 #include "lower/build_module.h"
+#include "lower/node_lines.h"
 #include "optimizer.h"
+#include "plan_dump.h"
 #include "rt_helper_types.h"
 #include "target.h"
 
@@ -209,8 +211,9 @@ struct Engine::Impl {
     return sym->toPtr<EntryFn>();
   }
 
-  std::unique_ptr<llvm::Module> build(const Program& p, llvm::LLVMContext& ctx, const std::string& name, int level) {
-    auto m = build_module(p, ctx, jit->getDataLayout(), jit->getTargetTriple().str(), name);
+  std::unique_ptr<llvm::Module> build(const Program& p, llvm::LLVMContext& ctx, const std::string& name, int level,
+                                      bool node_lines = false) {
+    auto m = build_module(p, ctx, jit->getDataLayout(), jit->getTargetTriple().str(), name, node_lines);
     m->addModuleFlag(llvm::Module::Warning, "agc.opt", static_cast<uint32_t>(level));
     return m;
   }
@@ -357,6 +360,25 @@ std::string Engine::assembly(const Program& program, const std::string& name, in
   auto lease = take(impl_->machines->take(level), "target machine");
   optimize_at(*mod, *lease.tm, level);
   return emit_assembly(*mod, *lease.tm);
+}
+
+Executable::MappedText Engine::ir_by_node(const Program& program, const std::string& name, int level, bool optimized) {
+  llvm::LLVMContext ctx;
+  std::unique_ptr<llvm::Module> mod = impl_->build(program, ctx, name, level, /*node_lines=*/true);
+  if (optimized) optimize_at(*mod, *take(impl_->machines->take(level), "target machine").tm, level);
+  Executable::MappedText out = print_ir_by_node(*mod);
+  out.node_keys = plan_node_keys(program);
+  return out;
+}
+
+Executable::MappedText Engine::assembly_by_node(const Program& program, const std::string& name, int level) {
+  llvm::LLVMContext ctx;
+  std::unique_ptr<llvm::Module> mod = impl_->build(program, ctx, name, level, /*node_lines=*/true);
+  auto lease = take(impl_->machines->take(level), "target machine");
+  optimize_at(*mod, *lease.tm, level);
+  Executable::MappedText out = map_assembly_by_node(emit_assembly(*mod, *lease.tm));
+  out.node_keys = plan_node_keys(program);
+  return out;
 }
 
 void Engine::remove(void* dylib) { impl_->remove(*static_cast<orc::JITDylib*>(dylib)); }

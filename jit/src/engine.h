@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "abi.h"
+#include "ag/backend.h"
 #include "plan.h"
 
 namespace ag::jit {
@@ -61,6 +62,10 @@ class Engine : public std::enable_shared_from_this<Engine> {
   // Inspection: the module as lowered / after optimization, and its assembly.
   std::string ir(const Program& program, const std::string& name, int level, bool optimized);
   std::string assembly(const Program& program, const std::string& name, int level);
+  // The same, from an inspection build: each line tagged with the top-level graph node whose
+  // lowering emitted it (lower/node_lines.h); the HTML report links them to the graph.
+  Executable::MappedText ir_by_node(const Program& program, const std::string& name, int level, bool optimized);
+  Executable::MappedText assembly_by_node(const Program& program, const std::string& name, int level);
 
   void remove(void* dylib);
   // JITDylibs holding a concrete function's code right now (tests: evicting a concrete function

@@ -73,6 +73,26 @@ GraphNotes notes_of(const PlanNotes& p) {
 
 }  // namespace
 
+namespace {
+
+void name_scope(const ScopePlan& s, const std::string& prefix, std::vector<std::string>& keys) {
+  for (uint32_t i = 0; i < s.values.size(); ++i) {
+    const size_t id = static_cast<size_t>(s.node_id(i));
+    if (id >= keys.size()) keys.resize(id + 1);
+    keys[id] = fmt::format("{}n{}", prefix, i);
+    for (size_t k = 0; k < s.children[i].size(); ++k)
+      name_scope(*s.children[i][k], fmt::format("{}n{}s{}_", prefix, i, k), keys);
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> plan_node_keys(const Program& program) {
+  std::vector<std::string> keys(program.nodes.size());
+  name_scope(*program.root, "", keys);
+  return keys;
+}
+
 std::string plan_graph_text(const Program& program) {
   PlanNotes p;
   index_scopes(*program.root, p.scopes);

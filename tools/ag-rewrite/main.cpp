@@ -149,7 +149,8 @@ int main(int argc, const char** argv) {
     if (diff) {
       llvm::outs() << ag::tool::unifiedDiff(r);
     } else if (!output_path.empty()) {
-      if (std::string error = ag::tool::writeAtomically(output_path, r.rewritten); !error.empty()) {
+      const std::string text = no_register ? r.rewritten : ag::tool::withSourceRegistration(r, output_path);
+      if (std::string error = ag::tool::writeAtomically(output_path, text); !error.empty()) {
         llvm::errs() << "ag-rewrite: error: " << error << "\n";
         return kExitConversionError;
       }

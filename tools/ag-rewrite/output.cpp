@@ -94,6 +94,34 @@ std::string unifiedDiff(const rewriter::FileResult& result) {
   return out;
 }
 
+namespace {
+
+std::string cStringLiteral(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string absolutePath(const std::string& path) {
+  llvm::SmallString<256> p(path);
+  llvm::sys::fs::make_absolute(p);
+  llvm::sys::path::remove_dots(p, /*remove_dot_dot=*/true);
+  return std::string(p);
+}
+
+}  // namespace
+
+std::string withSourceRegistration(const rewriter::FileResult& result, const std::string& output_path) {
+  if (result.edits.empty()) return result.rewritten;
+  std::string out = result.rewritten;
+  if (!out.empty() && out.back() != '\n') out += '\n';
+  return out + "static const bool ag__source_file = ::ag::detail::register_source_file(" +
+         cStringLiteral(absolutePath(result.path)) + ", " + cStringLiteral(absolutePath(output_path)) + ");\n";
+}
+
 std::string depfile(const std::string& target, const rewriter::FileResult& result) {
   std::string out = escapeMake(target) + ":";
   for (const std::string& dep : result.dependencies) out += " \\\n  " + escapeMake(dep);

@@ -14,8 +14,9 @@ class Module;
 
 namespace ag::jit {
 
-// Throws InternalError when the module does not verify (a lowering bug).
+// Throws InternalError when the module does not verify (a lowering bug). node_lines: an
+// inspection build whose instructions carry their graph node (node_lines.h).
 std::unique_ptr<llvm::Module> build_module(const Program& program, llvm::LLVMContext& ctx, const llvm::DataLayout& layout,
-                                           const std::string& triple, const std::string& name);
+                                           const std::string& triple, const std::string& name, bool node_lines = false);
 
 }  // namespace ag::jit

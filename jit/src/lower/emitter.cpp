@@ -2,6 +2,8 @@
 // function (arguments in, results out).
 #include "emitter.h"
 
+#include "node_lines.h"
+
 #include <llvm/IR/MDBuilder.h>
 
 #include <algorithm>
@@ -9,8 +11,13 @@
 
 namespace ag::jit {
 
-Emitter::Emitter(llvm::Module& module, const Program& program)
-    : ctx_ref_(module.getContext()), module_(module), prog_(program), b_(module.getContext()) {}
+Emitter::Emitter(llvm::Module& module, const Program& program, bool node_lines)
+    : ctx_ref_(module.getContext()), module_(module), prog_(program), b_(module.getContext()), node_lines_(node_lines) {}
+
+void Emitter::at_node(int64_t node) {
+  if (node_scope_)
+    b_.SetCurrentDebugLocation(llvm::DILocation::get(ctx_ref_, static_cast<unsigned>(node + 1), 0, node_scope_));
+}
 
 // ---- types and constants ----
 
@@ -362,6 +369,8 @@ void Emitter::emit_entry() {
   entry_ = llvm::BasicBlock::Create(ctx_ref_, "entry", fn_);
   llvm::BasicBlock* body = llvm::BasicBlock::Create(ctx_ref_, "body", fn_);
   b_.SetInsertPoint(body);
+  if (node_lines_) node_scope_ = add_node_line_scope(module_, *fn_);
+  at_node(-1);
 
   const Graph& g = *prog_.graph;
   Scope root;
@@ -408,6 +417,7 @@ void Emitter::emit_entry() {
   }
 
   lower_nodes(root, params);
+  at_node(-1);
   emit_results(root);
   release_scope(root);
   if (heap_arena) owned_free(root.arena);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/Module.h>
 
 #include <functional>
@@ -70,7 +71,8 @@ struct Walk {
 
 class Emitter {
  public:
-  Emitter(llvm::Module& module, const Program& program);
+  // node_lines: an inspection build, whose instructions carry their node (node_lines.h).
+  Emitter(llvm::Module& module, const Program& program, bool node_lines = false);
 
   // Emits `agc_entry(const JitArg* args, JitCallCtx* ctx) -> i32`.
   void emit_entry();
@@ -150,6 +152,8 @@ class Emitter {
   LVal deliver_result(Scope& s, size_t k);
   // Frees the owned buffers alive until the results (after the caller used them).
   void release_scope(Scope& s);
+  // node_lines: the instructions emitted from now on come from top-level node `node` (-1: none).
+  void at_node(int64_t node);
 
   // ---- op families (one lower_*.cpp each) ----
   void lower_node(Scope& s, uint32_t i);
@@ -198,6 +202,8 @@ class Emitter {
   llvm::IRBuilder<> b_;
   llvm::Function* fn_ = nullptr;
   llvm::BasicBlock* entry_ = nullptr;  // allocas go here
+  const bool node_lines_;
+  llvm::DISubprogram* node_scope_ = nullptr;  // node_lines: the scope of node locations
   llvm::Value* args_ = nullptr;
   llvm::Value* ctx_ = nullptr;
 

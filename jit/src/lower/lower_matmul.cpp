@@ -45,6 +45,7 @@ llvm::Function* Emitter::small_gemm(DType d, int64_t m, int64_t k, int64_t n) {
   f->addFnAttr(llvm::Attribute::OptimizeForSize);
   const llvm::IRBuilderBase::InsertPointGuard guard(b_);
   b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_ref_, "entry", f));
+  b_.SetCurrentDebugLocation(llvm::DebugLoc());  // node locations belong to the entry function
   llvm::Value* pa = f->getArg(0);
   llvm::Value* pb = f->getArg(1);
   llvm::Value* pc = f->getArg(2);

@@ -8,11 +8,16 @@ void Emitter::lower_nodes(Scope& s, const std::vector<LVal>& params) {
   const Graph& g = s.graph();
   s.values.assign(g.nodes.size(), {});
   for (size_t p = 0; p < g.params.size(); ++p) s.values[g.params[p]] = {params.at(p)};
+  // node_lines: each node's instructions carry its global id; the If/While node that lowers
+  // this scope gets its location back for the code after it (merging results).
+  const llvm::DebugLoc outer = b_.getCurrentDebugLocation();
   for (uint32_t i = 0; i < g.nodes.size(); ++i) {
     if (g.nodes[i].op == OpKind::Placeholder) continue;
+    at_node(s.node_id(i));
     lower_node(s, i);
     for (ValueId v : s.plan->free_after[i]) owned_free(s.at(v).ptr);
   }
+  b_.SetCurrentDebugLocation(outer);
 }
 
 void Emitter::lower_node(Scope& s, uint32_t i) {

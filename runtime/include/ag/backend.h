@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ag/graph/graph.h"
 #include "ag/tensor.h"
@@ -26,6 +27,20 @@ class Executable {
     return {};
   }
   virtual std::string assembly() const { return {}; }
+  // The backend's plan printed on the graph (the JIT: each value's storage and fused group), as
+  // text and as Graphviz DOT; empty for backends without one.
+  virtual std::string plan_text() const { return {}; }
+  virtual std::string plan_dot() const { return {}; }
+  // llvm_ir(optimized) and assembly() with, per line, the graph node whose lowering produced it.
+  // The default maps no line; what a backend maps is its choice (the JIT: see docs/inspection.md,
+  // "The HTML report").
+  struct MappedText {
+    std::string text;
+    std::vector<int32_t> line_nodes;     // empty, or per line of text an index into node_keys (-1: none)
+    std::vector<std::string> node_keys;  // graph_to_dot's node names: "n3", "n3s1_n2" (in a sub-graph)
+  };
+  virtual MappedText llvm_ir_mapped(bool optimized) const { return {llvm_ir(optimized), {}, {}}; }
+  virtual MappedText assembly_mapped() const { return {assembly(), {}, {}}; }
   // True when the code was loaded from the on-disk cache without code generation.
   virtual bool loaded_from_disk() const { return false; }
   virtual std::string_view backend_name() const = 0;

@@ -395,6 +395,8 @@ class ConcreteFunction<R(Args...)> {
   // first use. Throws ag::ValueError when the function runs on the interpreter.
   std::string llvm_ir(bool optimized = true) const { return detail::concrete_llvm_ir(*core_, optimized); }
   std::string assembly() const { return detail::concrete_assembly(*core_); }
+  // Writes the one-page HTML report of this concrete function (docs/inspection.md).
+  void report_html(const std::string& path) const { detail::write_concrete_report(*core_, path); }
 
   const std::shared_ptr<detail::ConcreteCore>& core() const { return core_; }
 
@@ -460,6 +462,10 @@ class Function<R(Args...)> {
   void evict() { detail::evict(*core_); }
   FunctionStats stats() const { return detail::stats(*core_); }
   const std::string& name() const { return detail::function_name(*core_); }
+  // Writes one self-contained HTML page about every concrete function of this Function: its
+  // signatures and retrace history, graphs (after each pass), fused groups, LLVM IR, assembly
+  // and sources (docs/inspection.md, "The HTML report"). AG_REPORT=<dir> writes it for every Function.
+  void report_html(const std::string& path) const { detail::write_function_report(*core_, path); }
 
  private:
   template <class... Specs>

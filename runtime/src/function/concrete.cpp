@@ -13,6 +13,7 @@
 #include "ag/detail/tensor_buffer.h"
 #include "ag/detail/variable_state.h"
 #include "ag/variable.h"
+#include "../report/report_env.h"
 #include "background_compiler.h"
 
 namespace ag::detail {
@@ -71,7 +72,27 @@ const Executable& ConcreteCore::compile() {
                          exe_owned_->loaded_from_disk() ? " (disk cache hit)" : "", ms));
   }
   exe_.store(exe_owned_.get(), std::memory_order_release);
+  if (!report_dir().empty()) (void)code_texts(/*make=*/true);
   return *exe_owned_;
+}
+
+std::shared_ptr<const CodeTexts> ConcreteCore::code_texts(bool make) {
+  std::lock_guard lock(texts_mu_);
+  if (texts_ || !make) return texts_;
+  const Executable* exe = exe_.load(std::memory_order_acquire);
+  if (!exe) return nullptr;
+  auto t = std::make_shared<CodeTexts>();
+  t->backend = std::string(exe->backend_name());
+  try {
+    t->plan = exe->plan_text();
+    t->ir = exe->llvm_ir_mapped(false);
+    t->ir_opt = exe->llvm_ir_mapped(true);
+    t->assembly = exe->assembly_mapped();
+  } catch (const std::exception& e) {
+    t->error = e.what();
+  }
+  texts_ = std::move(t);
+  return texts_;
 }
 
 Executable& ConcreteCore::tier_interpreter() {

@@ -22,6 +22,14 @@ struct StatCounters {
 
 class CallBackward;
 
+// What the backend printed about a concrete function's compiled code (the HTML report).
+struct CodeTexts {
+  std::string backend;  // Executable::backend_name()
+  std::string plan;     // Executable::plan_text()
+  Executable::MappedText ir, ir_opt, assembly;
+  std::string error;  // why the backend could not print its code, or ""
+};
+
 class ConcreteCore : public std::enable_shared_from_this<ConcreteCore> {
  public:
   ConcreteCore(std::string name, Signature signature, std::shared_ptr<const Graph> traced,
@@ -48,6 +56,12 @@ class ConcreteCore : public std::enable_shared_from_this<ConcreteCore> {
     if (const Executable* e = exe_.load(std::memory_order_acquire)) return *e;
     return compile();
   }
+  // The compiled code if it is compiled, else null (the HTML report, which need not compile).
+  const Executable* compiled_if_ready() const { return exe_.load(std::memory_order_acquire); }
+  // The compiled code's texts: null when not compiled, or when not captured yet and `make` is
+  // false. With AG_REPORT they are captured right after the compile, so a report written at
+  // exit (when LLVM's own statics may be gone) never runs the backend.
+  std::shared_ptr<const CodeTexts> code_texts(bool make);
   // The background compiler's job (background_compiler.cpp); a failure is logged and the
   // concrete function stays on the interpreter.
   void compile_in_background();
@@ -77,6 +91,8 @@ class ConcreteCore : public std::enable_shared_from_this<ConcreteCore> {
   std::atomic<bool> compile_queued_{false};
   bool reads_variables_ = false;  // a floating-point Variable (a tape watches its reads)
   bool one_op_under_tape_ = false;  // a call under a tape is recorded as one op (else op by op)
+  std::mutex texts_mu_;
+  std::shared_ptr<const CodeTexts> texts_;
   std::shared_ptr<const CallBackward> backward_;  // made on the first call under a tape
   const std::shared_ptr<const CallBackward>& backward();
 };

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "../report/report_env.h"
 #include "../trace/frame.h"
 #include "ag/backend.h"
 #include "ag/detail/log.h"
@@ -81,7 +82,10 @@ FunctionCore::FunctionCore(FunctionOptions options, FunctionInfo info, std::vect
   rules_.arg_params = &info_.arg_params;
   if (!options_.input_signature.empty()) rules_.input_signature = &options_.input_signature;
   if (options_.max_cached == 0) throw ValueError("FunctionOptions::max_cached must be at least 1");
+  report_env_track(this);
 }
+
+FunctionCore::~FunctionCore() { report_env_untrack(this); }
 
 void FunctionCore::call(std::span<const ArgView> args, std::span<Tensor> outputs) {
   if (is_tracing()) [[unlikely]] {
@@ -259,6 +263,7 @@ std::shared_ptr<ConcreteCore> FunctionCore::lookup_or_trace(std::span<const ArgV
   lock.unlock();
 
   std::shared_ptr<ConcreteCore> fn;
+  const auto t0 = std::chrono::steady_clock::now();
   try {
     fn = trace(sig, args, reason);
   } catch (...) {
@@ -281,6 +286,8 @@ std::shared_ptr<ConcreteCore> FunctionCore::lookup_or_trace(std::span<const ArgV
   pending->done = true;
   pending_done_.notify_all();
   note_trace(reason);
+  record({TraceEvent::Kind::Trace, stats_->traces.load(), fn->signature_str(), reason,
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(), fn});
   return fn;
 }
 
@@ -397,6 +404,7 @@ void FunctionCore::evict_over_capacity() {
     }
     if (concrete > options_.max_cached) {
       const ConcreteCore* victim = lru->fn.get();
+      record({TraceEvent::Kind::Evicted, 0, victim->signature_str(), {}, 0, lru->fn});
       cache_.remove_if([&](const SignatureCache::Entry& e) { return e.fn.get() == victim; });
       stats_->evictions.fetch_add(1);
     } else if (aliases > max_aliases()) {
@@ -439,7 +447,20 @@ void FunctionCore::evict_all() {
   std::lock_guard lock(mu_);
   auto removed = cache_.remove_if([](const SignatureCache::Entry&) { return true; });
   for (const auto& e : removed)
-    if (!e->alias) stats_->evictions.fetch_add(1);
+    if (!e->alias) {
+      stats_->evictions.fetch_add(1);
+      record({TraceEvent::Kind::EvictedAll, 0, e->fn->signature_str(), {}, 0, e->fn});
+    }
+}
+
+void FunctionCore::record(TraceEvent e) {
+  if (history_events_.size() >= kMaxHistory) history_events_.pop_front();
+  history_events_.push_back(std::move(e));
+}
+
+std::vector<TraceEvent> FunctionCore::history() const {
+  std::lock_guard lock(mu_);
+  return {history_events_.begin(), history_events_.end()};
 }
 
 FunctionStats FunctionCore::stats() const {

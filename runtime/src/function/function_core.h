@@ -2,6 +2,7 @@
 #pragma once
 
 #include <condition_variable>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -16,10 +17,25 @@ namespace ag::detail {
 // order) as its inputs: a Function or ConcreteFunction called while another one traces.
 void inline_into_current_frame(const Graph& g, std::span<const ArgView> args, std::span<Tensor> outputs);
 
+// One entry of a Function's trace history (the HTML report's "retrace history").
+struct TraceEvent {
+  enum class Kind : uint8_t { Trace, Evicted, EvictedAll };
+  Kind kind = Kind::Trace;
+  int64_t number = 0;       // Trace: trace #N of the Function
+  std::string signature;    // the concrete function's signature_str()
+  std::string reason;       // Trace: why it traced (the AG_LOG=retrace reason)
+  double ms = 0;            // Trace: tracing and optimizing time
+  std::weak_ptr<const ConcreteCore> fn;
+};
+
 class FunctionCore {
  public:
   FunctionCore(FunctionOptions options, FunctionInfo info, std::vector<ParamLayout> params, size_t num_outputs,
                Tracer tracer);
+  // With AG_REPORT set, writes this Function's HTML report (report_env.cpp).
+  ~FunctionCore();
+  FunctionCore(const FunctionCore&) = delete;
+  FunctionCore& operator=(const FunctionCore&) = delete;
 
   void call(std::span<const ArgView> args, std::span<Tensor> outputs);
   std::shared_ptr<ConcreteCore> get_concrete(std::span<const ArgView> args);
@@ -33,6 +49,11 @@ class FunctionCore {
   std::vector<std::shared_ptr<ConcreteCore>> concrete_functions() const;
   void evict_all();
   FunctionStats stats() const;
+  const FunctionInfo& info() const { return info_; }
+  const FunctionOptions& options() const { return options_; }
+  // The trace history, oldest first (at most kMaxHistory events: the oldest are dropped).
+  std::vector<TraceEvent> history() const;
+  static constexpr size_t kMaxHistory = 1000;
 
  private:
   struct Pending {
@@ -53,6 +74,7 @@ class FunctionCore {
   size_t max_aliases() const { return 4 * options_.max_cached; }
   void evict_over_capacity();
   void note_trace(const std::string& reason);
+  void record(TraceEvent e);  // under mu_
   void note_hit() {
     const uint32_t h = history_.load(std::memory_order_relaxed);
     if (h) history_.store((h << 1) & 0x3ff, std::memory_order_relaxed);  // racy on purpose: a heuristic
@@ -76,6 +98,7 @@ class FunctionCore {
   int64_t traces_noted_ = 0;     // under mu_: calls that traced (the retracing warning's window)
   int64_t traces_in_flight_ = 0;  // under mu_: traces started and not finished (max_traces)
   int warnings_ = 0;
+  std::deque<TraceEvent> history_events_;  // under mu_
   bool max_traces_warned_ = false;
 };
 

@@ -25,3 +25,9 @@ AG_FUNCTION T twice(T x) {
 // CHECK: AG_FUNCTION ag::Tensor scale_and_shift(ag::Tensor x, float scale) { return x * scale + 1.f; } static const bool ag__info_scale_and_shift_15 = ::ag::detail::register_function_info(reinterpret_cast<const void*>(static_cast<ag::Tensor (*)(ag::Tensor, float)>(&scale_and_shift)), "scale_and_shift", {"x", "scale"});
 // CHECK: AG_FUNCTION T twice(T x) {
 // CHECK: {{^}}}{{$}}
+
+// With -o, the file's last line registers the original and its rewritten copy (the HTML report
+// shows them side by side); at the end of this file so that no line above moves; --no-register leaves it out.
+// RUN: ag-rewrite %s -o %t.cpp -- %flags && grep -v 'SOURCE:' %t.cpp | FileCheck %s --check-prefix=SOURCE
+// RUN: ag-rewrite %s -o %t.cpp --no-register -- %flags && test "$(grep -v SOURCE: %t.cpp | grep -c register_source_file)" = 0
+// SOURCE: {{^}}static const bool ag__source_file = ::ag::detail::register_source_file("/{{.*}}/function_registration.cpp", "/{{.*}}.cpp");

@@ -67,9 +67,19 @@ const Graph& concrete_graph(const ConcreteCore& c);
 std::string concrete_llvm_ir(ConcreteCore& c, bool optimized);
 std::string concrete_assembly(ConcreteCore& c);
 
+// The one-page HTML inspection report (docs/inspection.md, "The HTML report"): of a Function,
+// every concrete function it holds; of a ConcreteFunction, that one. Compiles what is not
+// compiled yet. An unwritable path is an ag::Error naming it.
+void write_function_report(FunctionCore& f, const std::string& path);
+void write_concrete_report(ConcreteCore& c, const std::string& path);
+
 // Names the rewriter records for AG_FUNCTION free functions (their parameters' names), so
 // signatures and retrace logs can say 'x' instead of "arg 0". Returns true (for static init).
 bool register_function_info(const void* fn, const char* name, std::initializer_list<const char*> params);
+// Recorded by ag-rewrite -o at the end of each file it converts: where the rewritten copy of
+// `original` is, so the HTML report can show it beside the original ("": no copy, but where the
+// original is, for a program whose __FILE__ paths are relative). Returns true.
+bool register_source_file(const char* original, const char* rewritten);
 // The recorded info of a function pointer; else its symbol name; else "<lambda at file:line>".
 FunctionInfo function_info_of(const void* fn, const char* file, unsigned line);
 

@@ -2,6 +2,7 @@
 // If/While are transformed too. optimize() is the straight-line pipeline.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "ag/graph/graph.h"
@@ -31,6 +32,9 @@ Graph infer_shapes(const Graph& g);
 // between.
 // With a non-empty dump_prefix, writes "<prefix>.<NN>-<pass>.graph.txt" after each pass.
 Graph optimize(const Graph& g, const std::string& dump_prefix = {});
+// The same pipeline, calling `after` with each pass's name ("traced" first, for the input) and
+// the graph it produced (the HTML report re-runs it to show every stage).
+Graph optimize(const Graph& g, const std::function<void(const char* pass, const Graph& after)>& after);
 
 // True when running the graph has side effects (a stateful node, here or in a sub-graph).
 bool has_side_effects(const Graph& g);

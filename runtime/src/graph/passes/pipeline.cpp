@@ -20,16 +20,12 @@ size_t count_nodes(const Graph& g) {
 
 }  // namespace
 
-Graph optimize(const Graph& input, const std::string& dump_prefix) {
-  int step = 0;
+Graph optimize(const Graph& input, const std::function<void(const char* pass, const Graph& after)>& observe) {
   auto after = [&](const char* pass, const Graph& g) {
     verify_graph(g);
-    if (!dump_prefix.empty()) {
-      std::ofstream(fmt::format("{}.{:02}-{}.graph.txt", dump_prefix, step, pass)) << graph_to_text(g);
-    }
+    if (observe) observe(pass, g);
     if (detail::log_enabled(detail::LogTopic::Passes))
       detail::log_line(fmt::format("agc: {}: after {}: {} nodes", g.name, pass, count_nodes(g)));
-    ++step;
   };
   after("traced", input);
   Graph g = simplify_algebra(input);
@@ -47,6 +43,14 @@ Graph optimize(const Graph& input, const std::string& dump_prefix) {
   g = infer_shapes(g);
   after("infer-shapes", g);
   return g;
+}
+
+Graph optimize(const Graph& input, const std::string& dump_prefix) {
+  if (dump_prefix.empty()) return optimize(input, std::function<void(const char*, const Graph&)>());
+  int step = 0;
+  return optimize(input, [&](const char* pass, const Graph& g) {
+    std::ofstream(fmt::format("{}.{:02}-{}.graph.txt", dump_prefix, step++, pass)) << graph_to_text(g);
+  });
 }
 
 }  // namespace ag
