@@ -2,6 +2,9 @@
 find_package(Eigen3 3.4 REQUIRED NO_MODULE)
 find_package(fmt REQUIRED)
 find_package(Threads REQUIRED)
+# DLPack (header only, libdlpack-dev) for ag::to_dlpack / ag::from_dlpack. No version asked:
+# Debian's config says 0.1.0 whatever the header is; ag/dlpack.h checks DLPACK_VERSION >= 0.6.
+find_package(dlpack REQUIRED CONFIG)
 
 if(AG_WITH_LLVM)
   # LLVM's version file rejects a bare "19": it wants major.minor.

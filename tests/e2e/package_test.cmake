@@ -6,7 +6,9 @@
 #     (installed) The installed ag-emit prints the optimized IR of the page's function.
 #  2. A project that links agc::runtime only (package_runtime_only/): it checks for itself that
 #     Functions run on the interpreter with one warning, and that jit_compile = true is an error.
-#  3. (build-tree) ag_rewrite_sources' depfile: a rebuild with nothing changed does not re-run the
+#  3. A project using the opt-in interop headers (package_interop/): ag/eigen.h and ag/dlpack.h
+#     are shipped, and build and run with Eigen and DLPack found by the project.
+#  4. (build-tree) ag_rewrite_sources' depfile: a rebuild with nothing changed does not re-run the
 #     rewrite, one after an included header changed does.
 #   cmake -DMODE=... -DAGC_BUILD_DIR=... -DWORK_DIR=... -DCXX=... -DDOC=... -P package_test.cmake
 cmake_policy(VERSION 3.25)
@@ -87,7 +89,17 @@ if(NOT links_llvm EQUAL -1)
   message(FATAL_ERROR "a program linking only agc::runtime links libLLVM")
 endif()
 
-# 3. The depfile.
+# 3. The interop headers.
+run_step(${CMAKE_COMMAND} -S ${CMAKE_CURRENT_LIST_DIR}/package_interop -B ${WORK_DIR}/interop -G Ninja
+         -DCMAKE_CXX_COMPILER=${CXX} ${find_args})
+run_step(${CMAKE_COMMAND} --build ${WORK_DIR}/interop)
+run_step(${CMAKE_COMMAND} -E env AG_CACHE_DIR=off ${WORK_DIR}/interop/interop_consumer)
+message(STATUS "${step_output}")
+if(NOT step_output MATCHES "interop consumer: sum 20, zero-copy round trip: true")
+  message(FATAL_ERROR "the interop consumer printed:\n${step_output}")
+endif()
+
+# 4. The depfile.
 if(MODE STREQUAL "build-tree")
   function(rebuild out_var)
     execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK_DIR}/build RESULT_VARIABLE rc OUTPUT_VARIABLE out

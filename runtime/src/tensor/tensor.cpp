@@ -14,6 +14,8 @@
 
 namespace ag::detail {
 
+void destroy_external(Storage* s);  // external.cpp
+
 namespace {
 constexpr size_t kHeader = 64;  // Storage header padded so inline data stays 64-byte aligned
 static_assert(sizeof(Storage) <= kHeader);
@@ -64,6 +66,10 @@ void Storage::destroy() {
     this->~Storage();
     if (block_bytes <= kSmallMax) small_free(this, block_bytes);
     else ::operator delete(static_cast<void*>(this), std::align_val_t(64));
+    return;
+  }
+  if (flags & kExternal) {  // its owner's release hook, exactly once (external.cpp)
+    destroy_external(this);
     return;
   }
   if (flags & kPooled) pool_free(data, bytes);

@@ -27,7 +27,7 @@ struct Storage {
 
   static constexpr uint32_t kInline = 1;    // data follows the header in the same allocation
   static constexpr uint32_t kPooled = 2;    // data comes from the caching allocator
-  static constexpr uint32_t kExternal = 4;  // data is owned by someone else (never freed here)
+  static constexpr uint32_t kExternal = 4;  // external memory: never freed, never written (external.cpp)
   static constexpr uint32_t kHoldsList = 8; // data holds one TensorList* (released on destroy)
   static constexpr uint32_t kWithImpl = 16; // inline, in one block after its first TensorImpl
 
