@@ -128,4 +128,25 @@ TEST(Tiered, IsIgnoredWhenTheInterpreterIsChosen) {
   EXPECT_EQ(f.stats().compiles, 0);
 }
 
+// Destroying a tiered Function waits for the compiles it queued: they must not run on into
+// process exit, where LLVM's lazily created statics are already gone (a crash in ~5% of the
+// processes whose main returned during their first compile).
+TEST(Tiered, DestroyingAFunctionWaitsForItsQueuedCompile) {
+  Gate gate;
+  auto f = std::make_unique<decltype(ag::function(int_mix))>(
+      ag::function(int_mix, {.name = "tiered_destroyed", .tiered = true}));
+  (*f)(ag::constant({1, 2}));
+  gate.wait_until_held();
+  std::atomic<bool> destroyed{false};
+  std::thread t([&] {
+    f.reset();
+    destroyed = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(destroyed.load()) << "the Function was destroyed while its compile was still held";
+  gate.open();
+  t.join();
+  EXPECT_TRUE(destroyed.load());
+}
+
 }  // namespace

@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "../report/report_env.h"
+#include "background_compiler.h"
 #include "../trace/frame.h"
 #include "ag/backend.h"
 #include "ag/detail/log.h"
@@ -85,7 +86,14 @@ FunctionCore::FunctionCore(FunctionOptions options, FunctionInfo info, std::vect
   report_env_track(this);
 }
 
-FunctionCore::~FunctionCore() { report_env_untrack(this); }
+FunctionCore::~FunctionCore() {
+  report_env_untrack(this);
+  // A tiered Function's compiles must not outlive it into process exit: LLVM's statics created
+  // lazily by the first compile are destroyed before the exit handler that waits for a compile
+  // (background_compiler.cpp) runs, so a compile still running then crashed (~5% of the runs
+  // of jit_bench --first-call tanh_chain tiered, main returning during its first compile).
+  if (options_.tiered) wait_for_background_compiles();
+}
 
 void FunctionCore::call(std::span<const ArgView> args, std::span<Tensor> outputs) {
   if (is_tracing()) [[unlikely]] {
