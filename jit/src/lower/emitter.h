@@ -95,6 +95,9 @@ class Emitter {
   // ---- control flow ----
   void loop(llvm::Value* n, const std::function<void(llvm::Value*)>& body);
   void loop_nest(const std::vector<llvm::Value*>& dims, const std::function<void(const std::vector<llvm::Value*>&)>& body);
+  // The back edge of an emitted counted loop: `continue_loop ? head : exit`, marked so that LLVM
+  // does not runtime-unroll it (nor the scalar remainder the vectorizer leaves behind).
+  void loop_latch(llvm::Value* continue_loop, llvm::BasicBlock* head, llvm::BasicBlock* exit);
   // A loop nest whose outermost loop the thread pool may split (parallel_loops.cpp): large or
   // dynamic elementwise loops whose only writes are to `out` (any other write, or an error
   // exit, keeps the loop serial). Outlined by outline_parallel_loops() once the entry is done.

@@ -94,7 +94,7 @@ void Emitter::splittable_loop_nest(const std::vector<llvm::Value*>& dims, llvm::
   });
   llvm::Value* next = b_.CreateAdd(i, i64(1), "i.next", /*HasNUW=*/true, /*HasNSW=*/true);
   i->addIncoming(next, b_.GetInsertBlock());
-  b_.CreateCondBr(b_.CreateICmpSLT(next, hi), head, done);
+  loop_latch(b_.CreateICmpSLT(next, hi), head, done);
   b_.SetInsertPoint(done);
   p.exit = llvm::BasicBlock::Create(ctx_ref_, "par.end", fn_);
   b_.CreateBr(p.exit);

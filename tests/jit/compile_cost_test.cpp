@@ -1,0 +1,70 @@
+// What the code generator is given to compile: each fused elementwise loop becomes one vector
+// body and one plain scalar remainder. LLVM's defaults added a vectorized remainder (on AVX-512)
+// and a runtime-unrolled copy of the scalar one, which cost half of a small function's compile
+// time and ran at most 15 elements (docs/jit.md, "Compile times"). Each case also checks values
+// eager == interpreter == JIT on sizes that leave a remainder.
+#include <regex>
+
+#include "jit_test_util.h"
+
+namespace {
+
+using ag::Tensor;
+
+// The labels of the optimized IR's basic blocks ("vector.body", "par.outer.i.prol", ...).
+std::vector<std::string> block_labels(const std::string& ir) {
+  std::vector<std::string> labels;
+  static const std::regex label(R"(^([A-Za-z$._][A-Za-z0-9$._-]*):)", std::regex::multiline);
+  for (auto it = std::sregex_iterator(ir.begin(), ir.end(), label); it != std::sregex_iterator(); ++it)
+    labels.push_back((*it)[1].str());
+  return labels;
+}
+
+int count_starting_with(const std::vector<std::string>& labels, const std::string& prefix) {
+  return static_cast<int>(std::count_if(labels.begin(), labels.end(), [&](const std::string& l) { return l.starts_with(prefix); }));
+}
+
+int count_containing(const std::vector<std::string>& labels, const std::string& part) {
+  return static_cast<int>(
+      std::count_if(labels.begin(), labels.end(), [&](const std::string& l) { return l.find(part) != std::string::npos; }));
+}
+
+template <class F>
+void expect_one_vector_body_and_a_plain_remainder(const std::string& what, F fn, const Tensor& x) {
+  auto f = ag::function(fn);
+  const std::string ir = f.get_concrete_function(x).llvm_ir();
+  const std::vector<std::string> labels = block_labels(ir);
+  EXPECT_EQ(count_starting_with(labels, "vector.body"), 1) << what << "\n" << ir;
+  EXPECT_EQ(count_starting_with(labels, "vec.epilog"), 0) << what << ": a vectorized remainder\n" << ir;
+  EXPECT_EQ(count_containing(labels, ".prol"), 0) << what << ": a runtime-unrolled remainder\n" << ir;
+  EXPECT_EQ(count_containing(labels, ".epil"), 0) << what << ": a runtime-unrolled remainder\n" << ir;
+  agtest::expect_three_way(what, fn, {}, x);
+}
+
+TEST(CompileCost, ParallelFusedLoopIsOneVectorBodyAndAPlainRemainder) {
+  // 2^20 + 13 elements: large enough for the pool's splittable loop, 13 left after the vectors.
+  const Tensor x = ag::random_uniform({(1 << 20) + 13}, ag::float32, -3, 3, 5);
+  expect_one_vector_body_and_a_plain_remainder(
+      "relu(x*a+b)*c - tanh(x)", [](Tensor v) { return ag::relu(v * 0.5f + 0.25f) * 2.0f - ag::tanh(v); }, x);
+}
+
+TEST(CompileCost, SerialLoopIsOneVectorBodyAndAPlainRemainder) {
+  const Tensor x = ag::random_uniform({1000 + 7}, ag::float32, -3, 3, 6);
+  expect_one_vector_body_and_a_plain_remainder(
+      "maximum(x*a+b, 0)*c + x", [](Tensor v) { return ag::maximum(v * 0.5f + 0.25f, 0.0f) * 2.0f + v; }, x);
+}
+
+TEST(CompileCost, BoolLoopIsOneVectorBodyAndAPlainRemainder) {
+  // One-byte elements have wide vectors on every x86 level (32 bools on AVX2): the case where
+  // LLVM vectorized the remainder even without AVX-512.
+  const Tensor a = ag::random_uniform({4096 + 31}, ag::int32, 0, 2, 7) > 0;
+  const Tensor b = ag::random_uniform({4096 + 31}, ag::int32, 0, 2, 8) > 0;
+  auto f = ag::function([](Tensor x, Tensor y) { return ag::logical_xor(x, y); });
+  const std::vector<std::string> labels = block_labels(f.get_concrete_function(a, b).llvm_ir());
+  EXPECT_EQ(count_starting_with(labels, "vector.body"), 1);
+  EXPECT_EQ(count_starting_with(labels, "vec.epilog"), 0);
+  EXPECT_EQ(count_containing(labels, ".prol") + count_containing(labels, ".epil"), 0);
+  agtest::expect_three_way("logical_xor (bool)", [](Tensor x, Tensor y) { return ag::logical_xor(x, y); }, {}, a, b);
+}
+
+}  // namespace
