@@ -96,7 +96,8 @@ void w1(int reps) {
   const double t_plain = time_ns([&] { bench::power_plain(x.data<int32_t>(), r); keep(r[0]); }, 200, reps);
   const double best = std::min(t_eigen, t_plain);
   const char* w = "W1 power: 100 chained 10x10 int32 matmuls";
-  row(w, "JIT (ag::function)", t_jit, ratio_str(t_jit / best, "best baseline"), "<= 1.5x: " + verdict(t_jit / best <= 1.5));
+  row(w, "JIT (ag::function)", t_jit, ratio_str(t_jit / t_plain, "plain loop") + ", " + ratio_str(t_jit / best, "best baseline"),
+      "<= 0.5x plain loop: " + verdict(t_jit / t_plain <= 0.5));
   row(w, "eager", t_eager, ratio_str(t_eager / t_jit, "JIT"));
   row(w, "graph interpreter", t_interp, ratio_str(t_interp / t_jit, "JIT"));
   row(w, "Eigen Matrix<int,10,10>", t_eigen, ratio_str(t_eigen / t_jit, "JIT"));
@@ -110,7 +111,7 @@ void w2(int reps) {
   const double t_jit = time_ns([&] { keep(jit(n)); }, 20000, reps);
   const double t_plain = time_ns([&] { keep(bench::collatz_plain(start)); }, 200000, reps);
   const char* w = "W2 Collatz steps from 27 (staged while + if)";
-  row(w, "JIT (ag::function)", t_jit, ratio_str(t_jit / t_plain, "plain C++"), "<= 3x: " + verdict(t_jit / t_plain <= 3));
+  row(w, "JIT (ag::function)", t_jit, ratio_str(t_jit / t_plain, "plain C++"), "<= 1.1x: " + verdict(t_jit / t_plain <= 1.1));
   row(w, "plain C++ on int", t_plain);
 }
 
@@ -138,10 +139,11 @@ void w3(int reps, int64_t n) {
     void (*plain)(const float*, float*, int64_t, float, float, float);
     void (*eigen)(const float*, float*, int64_t, float, float, float);
     double two_thread_target;  // the issue's speed-up over one thread (16M)
+    bool plain_loop_target;    // 1M (cache-resident): the issue asks <= 1.0x the plain loop on 1 thread
   };
   const Chain chains[] = {
-      {"relu(x*a+b)*c - tanh(x)", bench::tanh_chain, bench::tanh_chain_plain, bench::tanh_chain_eigen, 1.6},
-      {"maximum(x*a+b, 0)*c + x", bench::cheap_chain, bench::cheap_chain_plain, bench::cheap_chain_eigen, 1.3}};
+      {"relu(x*a+b)*c - tanh(x)", bench::tanh_chain, bench::tanh_chain_plain, bench::tanh_chain_eigen, 1.6, false},
+      {"maximum(x*a+b, 0)*c + x", bench::cheap_chain, bench::cheap_chain_plain, bench::cheap_chain_eigen, 1.3, true}};
   for (const Chain& ch : chains) {
     auto jit = ag::function(ch.fn);
     ag::set_num_threads(1);
@@ -156,12 +158,18 @@ void w3(int reps, int64_t n) {
     std::snprintf(w, sizeof w, "W3 %s, %lldM float32", ch.name, static_cast<long long>(n >> 20));
     std::snprintf(bw, sizeof bw, "%.2fx best baseline, %.0f%% of 1-thread triad bandwidth", best / t_jit,
                   100 * jit_gbs / triad_gbs);
-    row(w, "JIT, 1 thread (ag::function, allocates its output)", t_jit, bw, ">= 0.9x: " + verdict(best / t_jit >= 0.9));
-    std::snprintf(sp, sizeof sp, "%.2fx the 1-thread speed; %.2fx the plain loop's time", t_jit / t_jit2, t_jit2 / t_plain);
+    // The issue's targets: 16M, >= 90% of the 1-thread roofline (the triad's bandwidth) and a
+    // 2-thread speed-up; 1M cheap chain, <= 1.0x the plain loop. Other cells: no target.
     const bool large = n >= (1 << 24);
+    std::string target1;
+    if (large) target1 = ">= 90% of triad bandwidth: " + verdict(jit_gbs >= 0.9 * triad_gbs);
+    else if (ch.plain_loop_target) target1 = "<= 1.0x plain loop: " + verdict(t_jit <= t_plain);
+    row(w, "JIT, 1 thread (ag::function, allocates its output)", t_jit,
+        std::string(bw) + "; " + ratio_str(t_jit / t_plain, "plain loop"), target1);
+    std::snprintf(sp, sizeof sp, "%.2fx the 1-thread speed; %.2fx the plain loop's time", t_jit / t_jit2, t_jit2 / t_plain);
     row(w, "JIT, 2 threads", t_jit2, sp,
         large ? (fmt::format(">= {:.1f}x 1-thread: ", ch.two_thread_target) + verdict(t_jit / t_jit2 >= ch.two_thread_target))
-              : ("<= 1.0x plain loop: " + verdict(t_jit2 <= t_plain)));
+              : "");
     row(w, "Eigen array expression (preallocated output)", t_eigen);
     row(w, "plain -O3 -march=native loop (preallocated output)", t_plain);
   }
@@ -206,7 +214,7 @@ void w4(int reps) {
   const char* w = "W4 dispatch: cached call, x + 1 on a 1-element tensor";
   char extra[64];
   std::snprintf(extra, sizeof extra, "%.0f ns above direct", t_jit - t_direct);
-  row(w, "JIT (ag::function)", t_jit, extra, "<= 100 ns: " + verdict(t_jit - t_direct <= 100));
+  row(w, "JIT (ag::function)", t_jit, extra, "<= +30 ns: " + verdict(t_jit - t_direct <= 30));
   row(w, "of which JIT Executable::run (code + output tensor)", t_exe);
   row(w, "direct C++ call (noinline)", t_direct);
 }

@@ -187,6 +187,7 @@ struct Engine::Impl {
   std::shared_ptr<TargetMachinePool> machines;
   std::shared_ptr<ObjectCapture> capture = std::make_shared<ObjectCapture>();
   std::string target_id;
+  int vector_bytes = 16;  // the target's widest vector registers: 16 (SSE), 32 (AVX2), 64 (AVX-512)
   std::atomic<uint64_t> counter{0};
   std::atomic<int64_t> live{0};  // per-function JITDylibs not removed yet
 
@@ -214,7 +215,7 @@ struct Engine::Impl {
 
   std::unique_ptr<llvm::Module> build(const Program& p, llvm::LLVMContext& ctx, const std::string& name, int level,
                                       bool node_lines = false) {
-    auto m = build_module(p, ctx, jit->getDataLayout(), jit->getTargetTriple().str(), name, node_lines);
+    auto m = build_module(p, ctx, jit->getDataLayout(), jit->getTargetTriple().str(), vector_bytes, name, node_lines);
     m->addModuleFlag(llvm::Module::Warning, "agc.opt", static_cast<uint32_t>(level));
     return m;
   }
@@ -263,6 +264,7 @@ Engine::Engine() : impl_(std::make_unique<Impl>()) {
   m.machines = std::make_shared<TargetMachinePool>(*m.jtmb);
   std::string features;
   for (const std::string& f : m.jtmb->getFeatures().getFeatures()) features += f + ",";
+  m.vector_bytes = vector_bytes(*m.jtmb);
   m.target_id = m.jtmb->getTargetTriple().str() + "|" + m.jtmb->getCPU() + "|" + features + "|llvm-" LLVM_VERSION_STRING;
 
   std::shared_ptr<ObjectCapture> capture = m.capture;

@@ -7,6 +7,7 @@
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/X86TargetParser.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -50,6 +51,18 @@ llvm::orc::JITTargetMachineBuilder jit_target_machine() {
   llvm::orc::JITTargetMachineBuilder jtmb{llvm::Triple(llvm::sys::getProcessTriple())};
   jtmb.setCPU(cpu);  // no explicit features: exactly those the CPU name implies
   return jtmb;
+}
+
+int vector_bytes(const llvm::orc::JITTargetMachineBuilder& target) {
+  // The host's builder lists its features ("+avx2"); a named CPU's has none but its name.
+  std::vector<std::string> features = target.getFeatures().getFeatures();
+  if (features.empty()) {
+    llvm::SmallVector<llvm::StringRef, 64> implied;
+    llvm::X86::getFeaturesForCPU(target.getCPU(), implied);
+    for (llvm::StringRef f : implied) features.push_back("+" + f.str());
+  }
+  auto has = [&](const char* f) { return std::find(features.begin(), features.end(), f) != features.end(); };
+  return has("+avx512f") ? 64 : has("+avx2") ? 32 : 16;
 }
 
 }  // namespace ag::jit

@@ -13,4 +13,8 @@ namespace ag::jit {
 // not run here).
 llvm::orc::JITTargetMachineBuilder jit_target_machine();
 
+// The width in bytes of the widest vector registers of that target: 64 (AVX-512), 32 (AVX2) or
+// 16 (SSE), for the kernels agc splits into vectors itself (small matmuls).
+int vector_bytes(const llvm::orc::JITTargetMachineBuilder& target);
+
 }  // namespace ag::jit

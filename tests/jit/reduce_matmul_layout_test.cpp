@@ -52,6 +52,9 @@ TEST(JitMatMul, ShapesDtypesAndBatches) {
   const std::vector<std::pair<ag::Shape, ag::Shape>> shapes = {
       {{1, 1}, {1, 1}},     {{2, 3}, {3, 4}},       {{10, 10}, {10, 10}}, {{5, 0}, {0, 3}},     {{0, 4}, {4, 2}},
       {{2, 3, 4}, {4, 5}},  {{2, 1, 3, 4}, {3, 4, 2}}, {{48, 40}, {40, 56}}, {{3, 64, 33}, {33, 65}}, {{1, 7}, {7, 1}},
+      // Rows split into several vectors of the target's width (lower_matmul.cpp): 17 = 16 + 1,
+      // 20 = 16 + 4 or 8 + 8 + 4, 32 = 2 or 4 whole vectors.
+      {{3, 5}, {5, 17}},    {{4, 32}, {32, 20}},    {{2, 9}, {9, 32}},
   };
   for (ag::DType d : agtest::numeric_dtypes())
     for (const auto& [sa, sb] : shapes) {

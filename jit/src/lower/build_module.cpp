@@ -12,11 +12,12 @@
 namespace ag::jit {
 
 std::unique_ptr<llvm::Module> build_module(const Program& program, llvm::LLVMContext& ctx, const llvm::DataLayout& layout,
-                                           const std::string& triple, const std::string& name, bool node_lines) {
+                                           const std::string& triple, int vector_bytes, const std::string& name,
+                                           bool node_lines) {
   auto m = std::make_unique<llvm::Module>(name, ctx);
   m->setDataLayout(layout);
   m->setTargetTriple(triple);
-  Emitter emitter(*m, program, node_lines);
+  Emitter emitter(*m, program, vector_bytes, node_lines);
   emitter.emit_entry();
   std::string problems;
   llvm::raw_string_ostream os(problems);

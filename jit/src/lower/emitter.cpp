@@ -11,8 +11,13 @@
 
 namespace ag::jit {
 
-Emitter::Emitter(llvm::Module& module, const Program& program, bool node_lines)
-    : ctx_ref_(module.getContext()), module_(module), prog_(program), b_(module.getContext()), node_lines_(node_lines) {}
+Emitter::Emitter(llvm::Module& module, const Program& program, int vector_bytes, bool node_lines)
+    : ctx_ref_(module.getContext()),
+      module_(module),
+      prog_(program),
+      b_(module.getContext()),
+      vector_bytes_(vector_bytes),
+      node_lines_(node_lines) {}
 
 void Emitter::at_node(int64_t node) {
   if (node_scope_)

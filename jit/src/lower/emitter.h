@@ -72,7 +72,7 @@ struct Walk {
 class Emitter {
  public:
   // node_lines: an inspection build, whose instructions carry their node (node_lines.h).
-  Emitter(llvm::Module& module, const Program& program, bool node_lines = false);
+  Emitter(llvm::Module& module, const Program& program, int vector_bytes, bool node_lines = false);
 
   // Emits `agc_entry(const JitArg* args, JitCallCtx* ctx) -> i32`.
   void emit_entry();
@@ -205,6 +205,7 @@ class Emitter {
   llvm::IRBuilder<> b_;
   llvm::Function* fn_ = nullptr;
   llvm::BasicBlock* entry_ = nullptr;  // allocas go here
+  const int vector_bytes_;  // the target's widest vector register (build_module.h)
   const bool node_lines_;
   llvm::DISubprogram* node_scope_ = nullptr;  // node_lines: the scope of node locations
   llvm::Value* args_ = nullptr;

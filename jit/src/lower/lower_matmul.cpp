@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace ag::jit {
 namespace {
 
@@ -53,18 +55,24 @@ llvm::Function* Emitter::small_gemm(DType d, int64_t m, int64_t k, int64_t n) {
   llvm::Type* et = mem_type(d);
   const llvm::Align align(dtype_size(d));
   if (n <= kVectorRowMax) {
-    // A row of C is one LLVM vector <n x T>: C[i,:] = sum_k A[i,k] * B[k,:]. Rows of B are loaded
-    // whole; the backend splits odd widths (10 = 8 + 2) into native vectors. Left to itself, the
-    // vectorizer turned these short loops into gathers.
-    auto* vt = llvm::FixedVectorType::get(et, static_cast<unsigned>(n));
+    // A row of C is a few LLVM vectors: C[i,j0:j1] = sum_k A[i,k] * B[k,j0:j1], where each piece
+    // [j0, j1) is at most one of the target's registers wide (a 10-column int32 row: one 16-lane
+    // vector on AVX-512, 8 + 2 lanes on AVX2). One <10 x i32> left to the backend on AVX2 became
+    // element-by-element inserts and spills (W1: 6.3 us). Left to itself, the vectorizer turned
+    // these short loops into gathers.
+    const int64_t lanes = std::max<int64_t>(1, vector_bytes_ / static_cast<int64_t>(dtype_size(d)));
     loop(i64(m), [&](llvm::Value* r) {
-      llvm::Value* acc = llvm::Constant::getNullValue(vt);
-      for (int64_t kk = 0; kk < k; ++kk) {
-        llvm::Value* aik = b_.CreateVectorSplat(static_cast<unsigned>(n), load(d, pa, b_.CreateAdd(b_.CreateMul(r, i64(k)), i64(kk))));
-        llvm::Value* row = b_.CreateAlignedLoad(vt, b_.CreateInBoundsGEP(et, pb, i64(kk * n)), align);
-        acc = fp ? b_.CreateIntrinsic(llvm::Intrinsic::fmuladd, {vt}, {aik, row, acc}) : b_.CreateAdd(acc, b_.CreateMul(aik, row));
+      for (int64_t j0 = 0; j0 < n; j0 += lanes) {
+        const auto width = static_cast<unsigned>(std::min(lanes, n - j0));
+        auto* vt = llvm::FixedVectorType::get(et, width);
+        llvm::Value* acc = llvm::Constant::getNullValue(vt);
+        for (int64_t kk = 0; kk < k; ++kk) {
+          llvm::Value* aik = b_.CreateVectorSplat(width, load(d, pa, b_.CreateAdd(b_.CreateMul(r, i64(k)), i64(kk))));
+          llvm::Value* row = b_.CreateAlignedLoad(vt, b_.CreateInBoundsGEP(et, pb, i64(kk * n + j0)), align);
+          acc = fp ? b_.CreateIntrinsic(llvm::Intrinsic::fmuladd, {vt}, {aik, row, acc}) : b_.CreateAdd(acc, b_.CreateMul(aik, row));
+        }
+        b_.CreateAlignedStore(acc, b_.CreateInBoundsGEP(et, pc, b_.CreateAdd(b_.CreateMul(r, i64(n)), i64(j0))), align);
       }
-      b_.CreateAlignedStore(acc, b_.CreateInBoundsGEP(et, pc, b_.CreateMul(r, i64(n))), align);
     });
   } else {
     loop(i64(m), [&](llvm::Value* r) {
