@@ -1,7 +1,9 @@
 // Compiled elementwise loops on the shared thread pool (jit/src/lower/parallel_loops.cpp): large
 // fused loops are outlined into a worker that agc_rt_parallel_for splits, and give the one-thread
 // result bit for bit, which equals the interpreter's within the usual float tolerance; loops that
-// can fail, and small ones, stay inline.
+// can fail, and small ones, stay inline. Full reductions split in fixed chunks.
+#include <functional>
+
 #include "ag/detail/parallel.h"
 #include "jit_test_util.h"
 
@@ -105,6 +107,49 @@ TEST(JitParallelLoops, RowReductionsSplitColumnReductionsDoNot) {
   EXPECT_EQ(rows(x).to_vector<float>(), one.to_vector<float>());
   EXPECT_GT(ag::detail::parallel_loops_split(), before);
   EXPECT_TRUE(agtest::same_tensor(ag::reduce_sum(ag::exp(x), {0}), cols(x), {.rtol = 1e-4, .atol = 1e-3}));
+}
+
+// A full reduction of a large contiguous operand: fixed chunks of 128K elements, each reduced by
+// one thread, combined in chunk order. The result does not depend on the thread count (bit for
+// bit), matches eager within the float tolerance, and the split happened.
+TEST(JitParallelLoops, FullReductionsSplitInFixedChunks) {
+  const int64_t n = 3 * (int64_t{1} << 17) + 1001;  // four chunks, the last one short
+  const Tensor x = ag::random_uniform({n}, ag::float32, -1, 1, 12);
+  const Tensor xd = ag::cast(x, ag::float64);
+  const Tensor xi = ag::cast(x * 100.f, ag::int32);
+  struct Case {
+    const char* what;
+    std::function<Tensor(Tensor)> fn;
+    Tensor arg;
+  };
+  const std::vector<Case> cases = {
+      {"reduce_sum(exp(x) * 2)", [](Tensor v) { return ag::reduce_sum(ag::exp(v) * 2.f); }, x},
+      {"reduce_mean(x * x) float64", [](Tensor v) { return ag::reduce_mean(v * v); }, xd},
+      {"reduce_sum(x) int32", [](Tensor v) { return ag::reduce_sum(v * 3); }, xi},
+      {"reduce_max(x - 1)", [](Tensor v) { return ag::reduce_max(v - 1.f); }, x},
+      {"reduce_min(x) int32", [](Tensor v) { return ag::reduce_min(v); }, xi},
+      {"reduce_prod(1 + x / 1e6) float64", [](Tensor v) { return ag::reduce_prod(v / 1e6 + 1.0); }, xd},
+      {"reduce_any(x > 0.999)", [](Tensor v) { return ag::reduce_any(v > 0.999f); }, x},
+      {"reduce_all(x > -0.999)", [](Tensor v) { return ag::reduce_all(v > -0.999f); }, x},
+      {"reduce_sum of a 2-D operand", [](Tensor v) { return ag::reduce_sum(ag::reshape(v, {-1, 2})); },
+       ag::random_uniform({n - 1, 2}, ag::float32, -1, 1, 13)},
+  };
+  for (const Case& c : cases) {
+    auto f = ag::function(c.fn);
+    EXPECT_TRUE(agtest::ir_calls(f.get_concrete_function(c.arg).llvm_ir(true), "agc_rt_parallel_for")) << c.what;
+    Tensor one;
+    {
+      Threads t(1);
+      one = f(c.arg);
+    }
+    for (int threads : {2, 3}) {
+      Threads t(threads);
+      const int64_t before = ag::detail::parallel_loops_split();
+      EXPECT_TRUE(agtest::same_tensor(one, f(c.arg), {.rtol = 0, .atol = 0})) << c.what << ", " << threads << " threads";
+      EXPECT_GT(ag::detail::parallel_loops_split(), before) << c.what << ", " << threads << " threads";
+    }
+    agtest::expect_three_way(c.what, c.fn, {.rtol = 1e-5, .atol = 1e-5}, c.arg);
+  }
 }
 
 TEST(JitParallelLoops, SmallLoopsStayInline) {

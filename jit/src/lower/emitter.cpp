@@ -98,6 +98,31 @@ void Emitter::loop(llvm::Value* n, const std::function<void(llvm::Value*)>& body
   b_.SetInsertPoint(exit);
 }
 
+llvm::Value* Emitter::loop_reduce(llvm::Value* n, llvm::Value* init,
+                                  const std::function<llvm::Value*(llvm::Value*, llvm::Value*)>& step) {
+  llvm::Function* fn = b_.GetInsertBlock()->getParent();
+  llvm::BasicBlock* pre = b_.GetInsertBlock();
+  llvm::BasicBlock* head = llvm::BasicBlock::Create(ctx_ref_, "red", fn);
+  llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx_ref_, "red.end", fn);
+  b_.CreateCondBr(b_.CreateICmpSGT(n, i64(0)), head, exit);
+  b_.SetInsertPoint(head);
+  llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2, "i");
+  llvm::PHINode* acc = b_.CreatePHI(init->getType(), 2, "acc");
+  i->addIncoming(i64(0), pre);
+  acc->addIncoming(init, pre);
+  llvm::Value* next_acc = step(acc, i);
+  llvm::Value* next = b_.CreateAdd(i, i64(1), "i.next", /*HasNUW=*/true, /*HasNSW=*/true);
+  llvm::BasicBlock* latch = b_.GetInsertBlock();
+  i->addIncoming(next, latch);
+  acc->addIncoming(next_acc, latch);
+  loop_latch(b_.CreateICmpSLT(next, n), head, exit);
+  b_.SetInsertPoint(exit);
+  llvm::PHINode* result = b_.CreatePHI(init->getType(), 2, "red.result");
+  result->addIncoming(init, pre);
+  result->addIncoming(next_acc, latch);
+  return result;
+}
+
 // Runtime unrolling copies a loop's body once more for its remainder; the vectorizer already
 // leaves a scalar remainder of fewer than one vector, and LLVM then unrolled that one too. Each
 // copy is code the code generator must compile: the tanh chain's kernel went from 15 blocks to

@@ -98,6 +98,9 @@ class Emitter {
   // The back edge of an emitted counted loop: `continue_loop ? head : exit`, marked so that LLVM
   // does not runtime-unroll it (nor the scalar remainder the vectorizer leaves behind).
   void loop_latch(llvm::Value* continue_loop, llvm::BasicBlock* head, llvm::BasicBlock* exit);
+  // acc = init; for i in [0, n): acc = step(acc, i); returns acc (a register, not memory).
+  llvm::Value* loop_reduce(llvm::Value* n, llvm::Value* init,
+                           const std::function<llvm::Value*(llvm::Value* acc, llvm::Value* i)>& step);
   // A loop nest whose outermost loop the thread pool may split (parallel_loops.cpp): large or
   // dynamic elementwise loops whose only writes are to `out` (any other write, or an error
   // exit, keeps the loop serial). Outlined by outline_parallel_loops() once the entry is done.
@@ -226,8 +229,14 @@ class Emitter {
   std::vector<ParallelLoop> parallel_loops_;
   bool outline_parallel_loop(const ParallelLoop& loop, int index);
   // The loop nest in the form outline_parallel_loop() moves out (its range in two stack slots).
+  // work_per_outer: the elements one outer iteration handles (default: the inner dims' product),
+  // which sets the pool's grain.
   void splittable_loop_nest(const std::vector<llvm::Value*>& dims, llvm::Value* out,
-                            const std::function<void(const std::vector<llvm::Value*>&)>& body);
+                            const std::function<void(const std::vector<llvm::Value*>&)>& body,
+                            llvm::Value* work_per_outer = nullptr);
+  // lower_reduce.cpp: a full reduction of a large contiguous operand in fixed chunks over the pool.
+  bool parallel_full_reduce(Scope& s, ValueId x, const Walk& w, llvm::Value* acc, DType d, llvm::Value* init,
+                            const std::function<llvm::Value*(llvm::Value*, llvm::Value*)>& combine);
 };
 
 }  // namespace ag::jit

@@ -2,7 +2,9 @@
 // row-major order, accumulating into its output (which the walk reads with stride 0 on reduced
 // dims); the operand's fused producers are evaluated inside that walk. Float sums may be
 // reassociated (like Eigen's vectorized sums) so the loop vectorizer can use vector accumulators.
-// Row reductions of large operands split by rows over the thread pool (parallel_loops.cpp).
+// Row reductions of large operands split by rows over the thread pool (parallel_loops.cpp); full
+// reductions of large contiguous operands split in fixed chunks (parallel_full_reduce).
+#include "ag/detail/parallel.h"
 #include "emitter.h"
 
 #include <algorithm>
@@ -13,7 +15,41 @@ namespace {
 
 bool has_axis(const Shape& axes, int64_t d) { return std::find(axes.begin(), axes.end(), d) != axes.end(); }
 
+// The eager full reduction's chunk (runtime/src/ops/isa/reduce.cpp): compiled code splits at the
+// same boundaries, so the two sum in the same chunks.
+constexpr int64_t kReduceChunk = detail::kElementwiseGrain;
+
 }  // namespace
+
+// A full reduction whose walk is one contiguous dim of a static size of two chunks or more: each
+// chunk of kReduceChunk elements is reduced in order, in a register, by one thread of the pool
+// into its partial, then the partials are combined in chunk order. The chunks do not depend on
+// the thread count, so neither does the result (docs/jit.md, "Threads"). Anything else: false,
+// and the caller emits the serial walk.
+bool Emitter::parallel_full_reduce(Scope& s, ValueId x, const Walk& w, llvm::Value* acc, DType d, llvm::Value* init,
+                                   const std::function<llvm::Value*(llvm::Value*, llvm::Value*)>& combine) {
+  if (w.dims.size() != 1) return false;
+  auto* size = llvm::dyn_cast<llvm::ConstantInt>(w.dims[0]);
+  if (!size || size->getSExtValue() < 2 * kReduceChunk) return false;
+  const int64_t total = size->getSExtValue();
+  const int64_t chunks = (total + kReduceChunk - 1) / kReduceChunk;
+  llvm::Value* partials = stack_alloc(chunks * static_cast<int64_t>(dtype_size(d)));
+  splittable_loop_nest(
+      {i64(chunks)}, partials,
+      [&](const std::vector<llvm::Value*>& idx) {
+        llvm::Value* begin = b_.CreateMul(idx[0], i64(kReduceChunk));
+        llvm::Value* left = b_.CreateSub(i64(total), begin);
+        llvm::Value* len = b_.CreateSelect(b_.CreateICmpSLT(left, i64(kReduceChunk)), left, i64(kReduceChunk));
+        llvm::Value* part = loop_reduce(len, init, [&](llvm::Value* a, llvm::Value* j) {
+          return combine(a, eval_element(s, x, w, {b_.CreateAdd(begin, j)}));
+        });
+        store(d, partials, idx[0], part);
+      },
+      /*work_per_outer=*/i64(kReduceChunk));
+  store(d, acc, i64(0),
+        loop_reduce(i64(chunks), init, [&](llvm::Value* a, llvm::Value* c) { return combine(a, load(d, partials, c)); }));
+  return true;
+}
 
 void Emitter::lower_reduce(Scope& s, uint32_t i) {
   const Node& n = s.graph().nodes[i];
@@ -80,28 +116,26 @@ void Emitter::lower_reduce(Scope& s, uint32_t i) {
     if (rows_independent) parallel_loop_nest(dims, acc, body);
     else loop_nest(dims, body);
   };
-  walk(w.dims, [&](const std::vector<llvm::Value*>& idx) {
-    llvm::Value* v = eval_element(s, x, w, idx);
-    llvm::Value* off = linear_offset(*w.find(&acc_view), idx);
-    llvm::Value* a = load(d, acc, off);
-    llvm::Value* r = nullptr;
+  auto combine = [&](llvm::Value* a, llvm::Value* v) -> llvm::Value* {
     switch (n.op) {
       case OpKind::ReduceSum:
-      case OpKind::ReduceMean:
-        r = fp ? with_flags(b_.CreateFAdd(a, v)) : b_.CreateAdd(a, v);
-        break;
-      case OpKind::ReduceProd: r = fp ? with_flags(b_.CreateFMul(a, v)) : b_.CreateMul(a, v); break;
+      case OpKind::ReduceMean: return fp ? with_flags(b_.CreateFAdd(a, v)) : b_.CreateAdd(a, v);
+      case OpKind::ReduceProd: return fp ? with_flags(b_.CreateFMul(a, v)) : b_.CreateMul(a, v);
       case OpKind::ReduceMax:
-        r = b_.CreateIntrinsic(fp ? llvm::Intrinsic::maximum : llvm::Intrinsic::smax, {a->getType()}, {a, v});
-        break;
+        return b_.CreateIntrinsic(fp ? llvm::Intrinsic::maximum : llvm::Intrinsic::smax, {a->getType()}, {a, v});
       case OpKind::ReduceMin:
-        r = b_.CreateIntrinsic(fp ? llvm::Intrinsic::minimum : llvm::Intrinsic::smin, {a->getType()}, {a, v});
-        break;
-      case OpKind::ReduceAny: r = b_.CreateOr(a, v); break;
-      default: r = b_.CreateAnd(a, v); break;
+        return b_.CreateIntrinsic(fp ? llvm::Intrinsic::minimum : llvm::Intrinsic::smin, {a->getType()}, {a, v});
+      case OpKind::ReduceAny: return b_.CreateOr(a, v);
+      default: return b_.CreateAnd(a, v);
     }
-    store(d, acc, off, r);
-  });
+  };
+  if (!is_const(out_n, 1) || !parallel_full_reduce(s, x, w, acc, d, init, combine)) {
+    walk(w.dims, [&](const std::vector<llvm::Value*>& idx) {
+      llvm::Value* v = eval_element(s, x, w, idx);
+      llvm::Value* off = linear_offset(*w.find(&acc_view), idx);
+      store(d, acc, off, combine(load(d, acc, off), v));
+    });
+  }
 
   if (n.op == OpKind::ReduceMean) {
     loop(out_n, [&](llvm::Value* k) {

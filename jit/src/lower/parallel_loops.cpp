@@ -65,12 +65,13 @@ void Emitter::parallel_loop_nest(const std::vector<llvm::Value*>& dims, llvm::Va
 }
 
 void Emitter::splittable_loop_nest(const std::vector<llvm::Value*>& dims, llvm::Value* out,
-                                   const std::function<void(const std::vector<llvm::Value*>&)>& body) {
+                                   const std::function<void(const std::vector<llvm::Value*>&)>& body,
+                                   llvm::Value* work_per_outer) {
   ParallelLoop p;
   p.out = out;
   p.outer = dims[0];
   const std::vector<llvm::Value*> rest(dims.begin() + 1, dims.end());
-  p.inner_elements = numel(rest);
+  p.inner_elements = work_per_outer ? work_per_outer : numel(rest);
   p.lo_slot = stack_alloc(8);
   p.hi_slot = stack_alloc(8);
   store(DType::Int64, p.lo_slot, i64(0), i64(0));
