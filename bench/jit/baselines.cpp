@@ -61,6 +61,17 @@ void cheap_chain_eigen(const float* x, float* y, int64_t n, float a, float b, fl
   Eigen::Map<Eigen::ArrayXf>(y, n) = (X * a + b).max(0.0f) * c + X;
 }
 
+float sum_squares_plain(const float* x, int64_t n) {
+  float s = 0;
+  for (int64_t i = 0; i < n; ++i) s += x[i] * x[i] + 1.0f;
+  return s;
+}
+
+float sum_squares_eigen(const float* x, int64_t n) {
+  const Eigen::Map<const Eigen::ArrayXf> X(x, n);
+  return (X * X + 1.0f).sum();
+}
+
 int64_t stream_triad(float* a, const float* b, const float* c, int64_t n, float s) {
   for (int64_t i = 0; i < n; ++i) a[i] = b[i] + s * c[i];
   return 3 * n * static_cast<int64_t>(sizeof(float));

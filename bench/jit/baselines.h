@@ -15,6 +15,10 @@ void tanh_chain_plain(const float* x, float* y, int64_t n, float a, float b, flo
 void tanh_chain_eigen(const float* x, float* y, int64_t n, float a, float b, float c);
 void cheap_chain_plain(const float* x, float* y, int64_t n, float a, float b, float c);
 void cheap_chain_eigen(const float* x, float* y, int64_t n, float a, float b, float c);
+// W3 reduction: sum(x*x + 1). The plain loop sums in order (what -O3 without -ffast-math may do);
+// Eigen's sum is vectorized (reassociated), as agc's compiled reductions are.
+float sum_squares_plain(const float* x, int64_t n);
+float sum_squares_eigen(const float* x, int64_t n);
 // STREAM triad a = b + s*c; returns bytes moved.
 int64_t stream_triad(float* a, const float* b, const float* c, int64_t n, float s);
 // W4: the direct C++ call a cached trivial function is compared with.

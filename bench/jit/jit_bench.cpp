@@ -173,6 +173,25 @@ void w3(int reps, int64_t n) {
     row(w, "Eigen array expression (preallocated output)", t_eigen);
     row(w, "plain -O3 -march=native loop (preallocated output)", t_plain);
   }
+  {
+    // A full reduction: fixed 128K-element chunks over the pool (lower_reduce.cpp).
+    auto jit = ag::function(bench::sum_squares);
+    ag::set_num_threads(1);
+    const double t_jit = time_ns([&] { keep(jit(x)); }, iters, reps);
+    ag::set_num_threads(2);
+    const double t_jit2 = time_ns([&] { keep(jit(x)); }, iters, reps);
+    float sink = 0;
+    const double t_eigen = time_ns([&] { sink += bench::sum_squares_eigen(px, n); keep(sink); }, iters, reps);
+    const double t_plain = time_ns([&] { sink += bench::sum_squares_plain(px, n); keep(sink); }, iters, reps);
+    char w[96], r1[96], r2[96];
+    std::snprintf(w, sizeof w, "W3 reduce_sum(x*x + 1), %lldM float32", static_cast<long long>(n >> 20));
+    std::snprintf(r1, sizeof r1, "%.2fx Eigen's time, %.1f GB/s read", t_jit / t_eigen, 4.0 * static_cast<double>(n) / t_jit);
+    std::snprintf(r2, sizeof r2, "%.2fx the 1-thread speed", t_jit / t_jit2);
+    row(w, "JIT, 1 thread (ag::function)", t_jit, r1);
+    row(w, "JIT, 2 threads", t_jit2, r2);
+    row(w, "Eigen (X * X + 1).sum() (vectorized)", t_eigen);
+    row(w, "plain loop, summed in order", t_plain);
+  }
   char w[96];
   std::snprintf(w, sizeof w, "W3 STREAM-like triad, %lldM float32", static_cast<long long>(n >> 20));
   char gb[64];
