@@ -72,6 +72,12 @@ float sum_squares_eigen(const float* x, int64_t n) {
   return (X * X + 1.0f).sum();
 }
 
+void column_sums_plain(const float* x, float* out, int64_t rows, int64_t cols) {
+  for (int64_t j = 0; j < cols; ++j) out[j] = 0;
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t j = 0; j < cols; ++j) out[j] += x[r * cols + j];
+}
+
 int64_t stream_triad(float* a, const float* b, const float* c, int64_t n, float s) {
   for (int64_t i = 0; i < n; ++i) a[i] = b[i] + s * c[i];
   return 3 * n * static_cast<int64_t>(sizeof(float));

@@ -192,6 +192,26 @@ void w3(int reps, int64_t n) {
     row(w, "Eigen (X * X + 1).sum() (vectorized)", t_eigen);
     row(w, "plain loop, summed in order", t_plain);
   }
+  if (n >= (1 << 24)) {
+    // A column reduction: fixed blocks of rows into partial rows over the pool (lower_reduce.cpp).
+    const int64_t rows = 4096, cols = n / rows;
+    const ag::Tensor m = ag::reshape(x, {rows, cols});
+    auto jit = ag::function(bench::column_sums);
+    ag::set_num_threads(1);
+    const double t_jit = time_ns([&] { keep(jit(m)); }, iters, reps);
+    ag::set_num_threads(2);
+    const double t_jit2 = time_ns([&] { keep(jit(m)); }, iters, reps);
+    const double t_plain = time_ns([&] { bench::column_sums_plain(px, y.data(), rows, cols); keep(y[0]); }, iters, reps);
+    char w[96], r1[96], r2[96];
+    std::snprintf(w, sizeof w, "W3 column sums reduce_sum(x, {0}), %lldx%lld float32", static_cast<long long>(rows),
+                  static_cast<long long>(cols));
+    std::snprintf(r1, sizeof r1, "%.2fx the plain loop's time, %.1f GB/s read", t_jit / t_plain,
+                  4.0 * static_cast<double>(n) / t_jit);
+    std::snprintf(r2, sizeof r2, "%.2fx the 1-thread speed", t_jit / t_jit2);
+    row(w, "JIT, 1 thread (ag::function)", t_jit, r1);
+    row(w, "JIT, 2 threads", t_jit2, r2);
+    row(w, "plain loop, row after row (preallocated output)", t_plain);
+  }
   char w[96];
   std::snprintf(w, sizeof w, "W3 STREAM-like triad, %lldM float32", static_cast<long long>(n >> 20));
   char gb[64];

@@ -11,6 +11,7 @@ ag::Tensor tanh_chain(ag::Tensor x);            // W3: relu(x*a+b)*c - tanh(x)
 ag::Tensor cheap_chain(ag::Tensor x);           // W3: maximum(x*a+b, 0)*c + x
 ag::Tensor trivial(ag::Tensor x);               // W4: x + 1
 ag::Tensor sum_squares(ag::Tensor x);           // W3's reduction: reduce_sum(x*x + 1)
+ag::Tensor column_sums(ag::Tensor x);           // W3's column reduction: reduce_sum(x, {0})
 // W6: pi from `batches` batches of kPiBatch uniform points, one batch per staged iteration.
 ag::Tensor estimate_pi(ag::random::Generator& g, ag::Tensor batches);
 inline constexpr int64_t kPiBatch = 10000;

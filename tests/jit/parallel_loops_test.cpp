@@ -88,25 +88,46 @@ TEST(JitParallelLoops, LargeMatmulsShareTheEagerBlockedGemm) {
   }
 }
 
-// A row reduction splits by rows (each row still summed in order by one thread); a column
-// reduction, whose outer dim is reduced, stays serial.
-TEST(JitParallelLoops, RowReductionsSplitColumnReductionsDoNot) {
-  const Tensor x = ag::random_uniform({4096, 128}, ag::float32, -1, 1, 10);
-  auto rows = ag::function([](Tensor v) { return ag::reduce_sum(ag::exp(v), {1}); });
-  auto cols = ag::function([](Tensor v) { return ag::reduce_sum(ag::exp(v), {0}); });
-  EXPECT_TRUE(agtest::ir_calls(rows.get_concrete_function(x).llvm_ir(true), "agc_rt_parallel_for"));
-  EXPECT_FALSE(agtest::ir_calls(cols.get_concrete_function(x).llvm_ir(true), "agc_rt_parallel_for"));
-  Tensor one;
-  {
-    Threads t(1);
-    one = rows(x);
+// A row reduction splits by rows (each row summed in order by one thread); a column reduction in
+// a fixed number of blocks of rows, each reduced into its own partial row, the partial rows
+// combined in block order. Both give the one-thread result bit for bit on any thread count. A
+// small column reduction stays serial.
+TEST(JitParallelLoops, RowAndColumnReductionsSplit) {
+  const Tensor x = ag::random_uniform({4096, 200}, ag::float32, -1, 1, 10);
+  const Tensor x3 = ag::random_uniform({2049, 4, 40}, ag::float32, -1, 1, 15);  // axis 0 of a 3-D tensor: a 2-D walk
+  struct Case {
+    const char* what;
+    std::function<Tensor(Tensor)> fn;
+    Tensor arg;
+  };
+  const std::vector<Case> cases = {
+      {"reduce_sum(exp(x), axis 1)", [](Tensor v) { return ag::reduce_sum(ag::exp(v), {1}); }, x},
+      {"reduce_sum(exp(x), axis 0)", [](Tensor v) { return ag::reduce_sum(ag::exp(v), {0}); }, x},
+      {"reduce_max(x * 2, axis 0)", [](Tensor v) { return ag::reduce_max(v * 2.f, {0}); }, x},
+      {"reduce_mean(x, axis 0) of 3-D", [](Tensor v) { return ag::reduce_mean(v, {0}); }, x3},
+      {"reduce_sum(x, axis 0) int32", [](Tensor v) { return ag::reduce_sum(ag::cast(v * 100.f, ag::int32), {0}); }, x},
+      {"reduce_any(x > 0.999, axis 0)", [](Tensor v) { return ag::reduce_any(v > 0.999f, {0}); }, x},
+  };
+  for (const Case& c : cases) {
+    auto f = ag::function(c.fn);
+    EXPECT_TRUE(agtest::ir_calls(f.get_concrete_function(c.arg).llvm_ir(true), "agc_rt_parallel_for")) << c.what;
+    Tensor one;
+    {
+      Threads t(1);
+      one = f(c.arg);
+    }
+    for (int threads : {2, 3}) {
+      Threads t(threads);
+      const int64_t before = ag::detail::parallel_loops_split();
+      EXPECT_TRUE(agtest::same_tensor(one, f(c.arg), {.rtol = 0, .atol = 0})) << c.what << ", " << threads << " threads";
+      EXPECT_GT(ag::detail::parallel_loops_split(), before) << c.what << ", " << threads << " threads";
+    }
+    agtest::expect_three_way(c.what, c.fn, {.rtol = 1e-4, .atol = 1e-4}, c.arg);
   }
-  EXPECT_TRUE(agtest::same_tensor(ag::reduce_sum(ag::exp(x), {1}), one, {.rtol = 1e-4, .atol = 1e-4}));
-  Threads t(2);
-  const int64_t before = ag::detail::parallel_loops_split();
-  EXPECT_EQ(rows(x).to_vector<float>(), one.to_vector<float>());
-  EXPECT_GT(ag::detail::parallel_loops_split(), before);
-  EXPECT_TRUE(agtest::same_tensor(ag::reduce_sum(ag::exp(x), {0}), cols(x), {.rtol = 1e-4, .atol = 1e-3}));
+  auto small = ag::function([](Tensor v) { return ag::reduce_sum(ag::exp(v), {0}); });
+  const Tensor few = ag::random_uniform({300, 100}, ag::float32, -1, 1, 16);
+  EXPECT_FALSE(agtest::ir_calls(small.get_concrete_function(few).llvm_ir(true), "agc_rt_parallel_for"));
+  EXPECT_TRUE(agtest::same_tensor(ag::reduce_sum(ag::exp(few), {0}), small(few), {.rtol = 1e-4, .atol = 1e-3}));
 }
 
 // A full reduction of a large contiguous operand: fixed chunks of 128K elements, each reduced by

@@ -237,6 +237,9 @@ class Emitter {
   // lower_reduce.cpp: a full reduction of a large contiguous operand in fixed chunks over the pool.
   bool parallel_full_reduce(Scope& s, ValueId x, const Walk& w, llvm::Value* acc, DType d, llvm::Value* init,
                             const std::function<llvm::Value*(llvm::Value*, llvm::Value*)>& combine);
+  // ... and a column reduction of a large 2-D walk, in fixed blocks of rows (node i's reduction).
+  bool parallel_column_reduce(Scope& s, uint32_t i, ValueId x, const Walk& w, const LVal& acc_view, DType d,
+                              llvm::Value* init, const std::function<llvm::Value*(llvm::Value*, llvm::Value*)>& combine);
 };
 
 }  // namespace ag::jit

@@ -3,7 +3,8 @@
 // dims); the operand's fused producers are evaluated inside that walk. Float sums may be
 // reassociated (like Eigen's vectorized sums) so the loop vectorizer can use vector accumulators.
 // Row reductions of large operands split by rows over the thread pool (parallel_loops.cpp); full
-// reductions of large contiguous operands split in fixed chunks (parallel_full_reduce).
+// reductions of large contiguous operands split in fixed chunks (parallel_full_reduce), column
+// reductions in fixed blocks of rows (parallel_column_reduce).
 #include "ag/detail/parallel.h"
 #include "emitter.h"
 
@@ -18,6 +19,8 @@ bool has_axis(const Shape& axes, int64_t d) { return std::find(axes.begin(), axe
 // The eager full reduction's chunk (runtime/src/ops/isa/reduce.cpp): compiled code splits at the
 // same boundaries, so the two sum in the same chunks.
 constexpr int64_t kReduceChunk = detail::kElementwiseGrain;
+// A split column reduction uses at most this many blocks of rows (each one partial row).
+constexpr int64_t kMaxRowBlocks = 8;
 
 }  // namespace
 
@@ -48,6 +51,58 @@ bool Emitter::parallel_full_reduce(Scope& s, ValueId x, const Walk& w, llvm::Val
       /*work_per_outer=*/i64(kReduceChunk));
   store(d, acc, i64(0),
         loop_reduce(i64(chunks), init, [&](llvm::Value* a, llvm::Value* c) { return combine(a, load(d, partials, c)); }));
+  return true;
+}
+
+// A column reduction, out[j] = reduce over r of x[r, j], of a static 2-D walk whose outer dim is
+// reduced: the rows are cut into a fixed number of blocks (from the shape alone, at most
+// kMaxRowBlocks, each of at least kReduceChunk elements); each block is reduced row after row
+// into its own partial row by one thread of the pool, reading the operand in memory order; the
+// partial rows are then combined in block order. The same result on any thread count. Cutting
+// the columns instead keeps each column's order but reads each row in pieces: a 4096x4096 float
+// column sum took 5.3 ms on one thread against 2.3 ms for the serial walk. The partial rows live
+// in a heap buffer of the call. Anything else: false, and the caller emits the serial walk.
+bool Emitter::parallel_column_reduce(Scope& s, uint32_t i, ValueId x, const Walk& w, const LVal& acc_view, DType d,
+                                     llvm::Value* init,
+                                     const std::function<llvm::Value*(llvm::Value*, llvm::Value*)>& combine) {
+  if (w.dims.size() != 2) return false;
+  auto* rows = llvm::dyn_cast<llvm::ConstantInt>(w.dims[0]);
+  auto* cols = llvm::dyn_cast<llvm::ConstantInt>(w.dims[1]);
+  const std::vector<llvm::Value*>& out_strides = *w.find(&acc_view);
+  if (!rows || !cols || !is_const(out_strides[0], 0) || !llvm::isa<llvm::ConstantInt>(out_strides[1]) ||
+      is_const(out_strides[1], 0))
+    return false;
+  const int64_t r = rows->getSExtValue(), c = cols->getSExtValue();
+  const int64_t blocks = std::min({kMaxRowBlocks, r, r * c / kReduceChunk});
+  if (blocks < 2) return false;
+  const int64_t rows_per_block = (r + blocks - 1) / blocks;
+  const std::vector<llvm::Value*> partial_dims{i64(blocks), i64(c)};
+  llvm::Value* partials = owned_alloc(i64(blocks * c * static_cast<int64_t>(dtype_size(d))), s.site({i, 0}, partial_dims));
+  splittable_loop_nest(
+      {i64(blocks)}, partials,
+      [&](const std::vector<llvm::Value*>& idx) {
+        llvm::Value* row0 = b_.CreateMul(idx[0], i64(rows_per_block));
+        llvm::Value* left = b_.CreateSub(i64(r), row0);
+        llvm::Value* count = b_.CreateSelect(b_.CreateICmpSLT(left, i64(rows_per_block)), left, i64(rows_per_block));
+        llvm::Value* part = b_.CreateMul(idx[0], i64(c));
+        loop(i64(c), [&](llvm::Value* j) { store(d, partials, b_.CreateAdd(part, j), init); });
+        loop(count, [&](llvm::Value* k) {
+          llvm::Value* row = b_.CreateAdd(row0, k);
+          loop(i64(c), [&](llvm::Value* j) {
+            llvm::Value* at = b_.CreateAdd(part, j);
+            store(d, partials, at, combine(load(d, partials, at), eval_element(s, x, w, {row, j})));
+          });
+        });
+      },
+      /*work_per_outer=*/i64(rows_per_block * c));
+  loop(i64(c), [&](llvm::Value* j) {
+    llvm::Value* off = b_.CreateMul(j, out_strides[1]);
+    llvm::Value* v = loop_reduce(i64(blocks), load(d, acc_view.ptr, off), [&](llvm::Value* a, llvm::Value* blk) {
+      return combine(a, load(d, partials, b_.CreateAdd(b_.CreateMul(blk, i64(c)), j)));
+    });
+    store(d, acc_view.ptr, off, v);
+  });
+  owned_free(partials);
   return true;
 }
 
@@ -129,7 +184,9 @@ void Emitter::lower_reduce(Scope& s, uint32_t i) {
       default: return b_.CreateAnd(a, v);
     }
   };
-  if (!is_const(out_n, 1) || !parallel_full_reduce(s, x, w, acc, d, init, combine)) {
+  const bool split = is_const(out_n, 1) ? parallel_full_reduce(s, x, w, acc, d, init, combine)
+                                        : parallel_column_reduce(s, i, x, w, acc_view, d, init, combine);
+  if (!split) {
     walk(w.dims, [&](const std::vector<llvm::Value*>& idx) {
       llvm::Value* v = eval_element(s, x, w, idx);
       llvm::Value* off = linear_offset(*w.find(&acc_view), idx);
