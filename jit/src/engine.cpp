@@ -167,9 +167,13 @@ class PooledCompiler final : public orc::IRCompileLayer::IRCompiler {
 
 }  // namespace
 
+// The default is LLVM's O2, not O3: no workload ran faster at O3 (W1-W8 within the noise), and
+// O3 compiled larger graphs slower and sometimes into slower code (a 40-layer small-MLP graph:
+// 4.9 s and 44 us per call at O3, 3.8 s and 21.5 us at O2; W8's train step 200 -> 154 ms; see
+// docs/jit.md, "Compile times").
 int jit_opt_level() {
   const char* e = std::getenv("AG_JIT_OPT");
-  if (!e || !*e) return 3;
+  if (!e || !*e) return 2;
   const int level = std::atoi(e);
   return level < 0 ? 0 : level > 3 ? 3 : level;
 }
