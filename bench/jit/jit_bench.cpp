@@ -1,7 +1,8 @@
 // Benchmarks W1-W5 of issue 4, each row next to its baselines measured in the same run:
 //   W1 power (100 chained 10x10 int32 matmuls)   JIT vs eager, interpreter, Eigen fixed-size, plain loop
 //   W2 Collatz steps from 27                     JIT vs plain C++ on ints
-//   W3 fused chains on 1M / 16M float32          JIT vs Eigen array expression vs plain loop, % of triad bandwidth
+//   W3 fused chains on 1M / 16M float32          JIT vs Eigen array expression vs plain loop, % of triad bandwidth;
+//      a full reduction and column sums (reduction_rows.cpp), 1 and 2 threads
 //   W4 dispatch of a trivial cached call         ns above a direct C++ call
 //   W5 first call                                trace + optimize + codegen, and the same from the disk cache
 //   W6 Monte Carlo pi, 1M points (a simulation with a random Generator in a staged loop)
@@ -35,54 +36,13 @@
 #include "ag/detail/kernel_set.h"
 #include "ag/detail/parallel.h"
 #include "baselines.h"
+#include "reduction_rows.h"
+#include "table.h"
 #include "workloads.h"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-template <class T>
-void keep(const T& v) {
-  asm volatile("" : : "r,m"(v) : "memory");
-}
-
-// Minimum over `reps` of the mean time per call of `iters` calls, in nanoseconds.
-double time_ns(const std::function<void()>& f, int iters, int reps) {
-  f();  // warm up (first calls, caches, allocator blocks)
-  double best = 1e300;
-  for (int r = 0; r < reps; ++r) {
-    const auto t0 = Clock::now();
-    for (int i = 0; i < iters; ++i) f();
-    const double ns = std::chrono::duration<double, std::nano>(Clock::now() - t0).count() / iters;
-    best = std::min(best, ns);
-  }
-  return best;
-}
-
-std::string fmt_time(double ns) {
-  char buf[64];
-  if (ns < 1e3) std::snprintf(buf, sizeof buf, "%.1f ns", ns);
-  else if (ns < 1e6) std::snprintf(buf, sizeof buf, "%.2f us", ns / 1e3);
-  else std::snprintf(buf, sizeof buf, "%.2f ms", ns / 1e6);
-  return buf;
-}
-
-void header() {
-  std::printf("| workload | variant | time per call | ratio | target |\n|---|---|---|---|---|\n");
-}
-
-void row(const char* workload, const char* variant, double ns, const std::string& ratio = "", const std::string& target = "") {
-  std::printf("| %s | %s | %s | %s | %s |\n", workload, variant, fmt_time(ns).c_str(), ratio.c_str(), target.c_str());
-  std::fflush(stdout);
-}
-
-std::string ratio_str(double r, const char* what) {
-  char buf[96];
-  std::snprintf(buf, sizeof buf, "%.2fx %s", r, what);
-  return buf;
-}
-
-std::string verdict(bool met) { return met ? "met" : "NOT met"; }
+using namespace bench::table;
 
 void w1(int reps) {
   const ag::Tensor x = ag::random_uniform({10, 10}, ag::int32, -2, 3, 1);
@@ -173,45 +133,7 @@ void w3(int reps, int64_t n) {
     row(w, "Eigen array expression (preallocated output)", t_eigen);
     row(w, "plain -O3 -march=native loop (preallocated output)", t_plain);
   }
-  {
-    // A full reduction: fixed 128K-element chunks over the pool (lower_reduce.cpp).
-    auto jit = ag::function(bench::sum_squares);
-    ag::set_num_threads(1);
-    const double t_jit = time_ns([&] { keep(jit(x)); }, iters, reps);
-    ag::set_num_threads(2);
-    const double t_jit2 = time_ns([&] { keep(jit(x)); }, iters, reps);
-    float sink = 0;
-    const double t_eigen = time_ns([&] { sink += bench::sum_squares_eigen(px, n); keep(sink); }, iters, reps);
-    const double t_plain = time_ns([&] { sink += bench::sum_squares_plain(px, n); keep(sink); }, iters, reps);
-    char w[96], r1[96], r2[96];
-    std::snprintf(w, sizeof w, "W3 reduce_sum(x*x + 1), %lldM float32", static_cast<long long>(n >> 20));
-    std::snprintf(r1, sizeof r1, "%.2fx Eigen's time, %.1f GB/s read", t_jit / t_eigen, 4.0 * static_cast<double>(n) / t_jit);
-    std::snprintf(r2, sizeof r2, "%.2fx the 1-thread speed", t_jit / t_jit2);
-    row(w, "JIT, 1 thread (ag::function)", t_jit, r1);
-    row(w, "JIT, 2 threads", t_jit2, r2);
-    row(w, "Eigen (X * X + 1).sum() (vectorized)", t_eigen);
-    row(w, "plain loop, summed in order", t_plain);
-  }
-  if (n >= (1 << 24)) {
-    // A column reduction: fixed blocks of rows into partial rows over the pool (lower_reduce.cpp).
-    const int64_t rows = 4096, cols = n / rows;
-    const ag::Tensor m = ag::reshape(x, {rows, cols});
-    auto jit = ag::function(bench::column_sums);
-    ag::set_num_threads(1);
-    const double t_jit = time_ns([&] { keep(jit(m)); }, iters, reps);
-    ag::set_num_threads(2);
-    const double t_jit2 = time_ns([&] { keep(jit(m)); }, iters, reps);
-    const double t_plain = time_ns([&] { bench::column_sums_plain(px, y.data(), rows, cols); keep(y[0]); }, iters, reps);
-    char w[96], r1[96], r2[96];
-    std::snprintf(w, sizeof w, "W3 column sums reduce_sum(x, {0}), %lldx%lld float32", static_cast<long long>(rows),
-                  static_cast<long long>(cols));
-    std::snprintf(r1, sizeof r1, "%.2fx the plain loop's time, %.1f GB/s read", t_jit / t_plain,
-                  4.0 * static_cast<double>(n) / t_jit);
-    std::snprintf(r2, sizeof r2, "%.2fx the 1-thread speed", t_jit / t_jit2);
-    row(w, "JIT, 1 thread (ag::function)", t_jit, r1);
-    row(w, "JIT, 2 threads", t_jit2, r2);
-    row(w, "plain loop, row after row (preallocated output)", t_plain);
-  }
+  bench::reduction_rows(reps, x, y, iters);
   char w[96];
   std::snprintf(w, sizeof w, "W3 STREAM-like triad, %lldM float32", static_cast<long long>(n >> 20));
   char gb[64];

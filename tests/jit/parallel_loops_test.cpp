@@ -88,6 +88,31 @@ TEST(JitParallelLoops, LargeMatmulsShareTheEagerBlockedGemm) {
   }
 }
 
+// A reduction case: its name, the function, its argument.
+struct Case {
+  const char* what;
+  std::function<Tensor(Tensor)> fn;
+  Tensor arg;
+};
+
+// The compiled reduction is split over the pool (the IR calls agc_rt_parallel_for, and a call on
+// 2 or 3 threads splits a loop) and gives the one-thread result bit for bit.
+void expect_split_and_the_same_on_any_thread_count(const Case& c) {
+  auto f = ag::function(c.fn);
+  EXPECT_TRUE(agtest::ir_calls(f.get_concrete_function(c.arg).llvm_ir(true), "agc_rt_parallel_for")) << c.what;
+  Tensor one;
+  {
+    Threads t(1);
+    one = f(c.arg);
+  }
+  for (int threads : {2, 3}) {
+    Threads t(threads);
+    const int64_t before = ag::detail::parallel_loops_split();
+    EXPECT_TRUE(agtest::same_tensor(one, f(c.arg), {.rtol = 0, .atol = 0})) << c.what << ", " << threads << " threads";
+    EXPECT_GT(ag::detail::parallel_loops_split(), before) << c.what << ", " << threads << " threads";
+  }
+}
+
 // A row reduction splits by rows (each row summed in order by one thread); a column reduction in
 // a fixed number of blocks of rows, each reduced into its own partial row, the partial rows
 // combined in block order. Both give the one-thread result bit for bit on any thread count. A
@@ -95,11 +120,6 @@ TEST(JitParallelLoops, LargeMatmulsShareTheEagerBlockedGemm) {
 TEST(JitParallelLoops, RowAndColumnReductionsSplit) {
   const Tensor x = ag::random_uniform({4096, 200}, ag::float32, -1, 1, 10);
   const Tensor x3 = ag::random_uniform({2049, 4, 40}, ag::float32, -1, 1, 15);  // axis 0 of a 3-D tensor: a 2-D walk
-  struct Case {
-    const char* what;
-    std::function<Tensor(Tensor)> fn;
-    Tensor arg;
-  };
   const std::vector<Case> cases = {
       {"reduce_sum(exp(x), axis 1)", [](Tensor v) { return ag::reduce_sum(ag::exp(v), {1}); }, x},
       {"reduce_sum(exp(x), axis 0)", [](Tensor v) { return ag::reduce_sum(ag::exp(v), {0}); }, x},
@@ -109,19 +129,7 @@ TEST(JitParallelLoops, RowAndColumnReductionsSplit) {
       {"reduce_any(x > 0.999, axis 0)", [](Tensor v) { return ag::reduce_any(v > 0.999f, {0}); }, x},
   };
   for (const Case& c : cases) {
-    auto f = ag::function(c.fn);
-    EXPECT_TRUE(agtest::ir_calls(f.get_concrete_function(c.arg).llvm_ir(true), "agc_rt_parallel_for")) << c.what;
-    Tensor one;
-    {
-      Threads t(1);
-      one = f(c.arg);
-    }
-    for (int threads : {2, 3}) {
-      Threads t(threads);
-      const int64_t before = ag::detail::parallel_loops_split();
-      EXPECT_TRUE(agtest::same_tensor(one, f(c.arg), {.rtol = 0, .atol = 0})) << c.what << ", " << threads << " threads";
-      EXPECT_GT(ag::detail::parallel_loops_split(), before) << c.what << ", " << threads << " threads";
-    }
+    expect_split_and_the_same_on_any_thread_count(c);
     agtest::expect_three_way(c.what, c.fn, {.rtol = 1e-4, .atol = 1e-4}, c.arg);
   }
   auto small = ag::function([](Tensor v) { return ag::reduce_sum(ag::exp(v), {0}); });
@@ -138,11 +146,6 @@ TEST(JitParallelLoops, FullReductionsSplitInFixedChunks) {
   const Tensor x = ag::random_uniform({n}, ag::float32, -1, 1, 12);
   const Tensor xd = ag::cast(x, ag::float64);
   const Tensor xi = ag::cast(x * 100.f, ag::int32);
-  struct Case {
-    const char* what;
-    std::function<Tensor(Tensor)> fn;
-    Tensor arg;
-  };
   const std::vector<Case> cases = {
       {"reduce_sum(exp(x) * 2)", [](Tensor v) { return ag::reduce_sum(ag::exp(v) * 2.f); }, x},
       {"reduce_mean(x * x) float64", [](Tensor v) { return ag::reduce_mean(v * v); }, xd},
@@ -156,19 +159,7 @@ TEST(JitParallelLoops, FullReductionsSplitInFixedChunks) {
        ag::random_uniform({n - 1, 2}, ag::float32, -1, 1, 13)},
   };
   for (const Case& c : cases) {
-    auto f = ag::function(c.fn);
-    EXPECT_TRUE(agtest::ir_calls(f.get_concrete_function(c.arg).llvm_ir(true), "agc_rt_parallel_for")) << c.what;
-    Tensor one;
-    {
-      Threads t(1);
-      one = f(c.arg);
-    }
-    for (int threads : {2, 3}) {
-      Threads t(threads);
-      const int64_t before = ag::detail::parallel_loops_split();
-      EXPECT_TRUE(agtest::same_tensor(one, f(c.arg), {.rtol = 0, .atol = 0})) << c.what << ", " << threads << " threads";
-      EXPECT_GT(ag::detail::parallel_loops_split(), before) << c.what << ", " << threads << " threads";
-    }
+    expect_split_and_the_same_on_any_thread_count(c);
     agtest::expect_three_way(c.what, c.fn, {.rtol = 1e-5, .atol = 1e-5}, c.arg);
   }
 }

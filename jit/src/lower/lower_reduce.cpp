@@ -16,6 +16,18 @@ namespace {
 
 bool has_axis(const Shape& axes, int64_t d) { return std::find(axes.begin(), axes.end(), d) != axes.end(); }
 
+// Piece `index` of [0, total) cut into pieces of `size`: its first position and its length (the
+// last piece may be short).
+struct Piece {
+  llvm::Value* begin;
+  llvm::Value* length;
+};
+Piece piece(llvm::IRBuilder<>& b, llvm::Value* index, int64_t size, int64_t total) {
+  llvm::Value* begin = b.CreateMul(index, b.getInt64(size));
+  llvm::Value* left = b.CreateSub(b.getInt64(total), begin);
+  return {begin, b.CreateSelect(b.CreateICmpSLT(left, b.getInt64(size)), left, b.getInt64(size))};
+}
+
 // The eager full reduction's chunk (runtime/src/ops/isa/reduce.cpp): compiled code splits at the
 // same boundaries, so the two sum in the same chunks.
 constexpr int64_t kReduceChunk = detail::kElementwiseGrain;
@@ -40,11 +52,9 @@ bool Emitter::parallel_full_reduce(Scope& s, ValueId x, const Walk& w, llvm::Val
   splittable_loop_nest(
       {i64(chunks)}, partials,
       [&](const std::vector<llvm::Value*>& idx) {
-        llvm::Value* begin = b_.CreateMul(idx[0], i64(kReduceChunk));
-        llvm::Value* left = b_.CreateSub(i64(total), begin);
-        llvm::Value* len = b_.CreateSelect(b_.CreateICmpSLT(left, i64(kReduceChunk)), left, i64(kReduceChunk));
-        llvm::Value* part = loop_reduce(len, init, [&](llvm::Value* a, llvm::Value* j) {
-          return combine(a, eval_element(s, x, w, {b_.CreateAdd(begin, j)}));
+        const Piece chunk = piece(b_, idx[0], kReduceChunk, total);
+        llvm::Value* part = loop_reduce(chunk.length, init, [&](llvm::Value* a, llvm::Value* j) {
+          return combine(a, eval_element(s, x, w, {b_.CreateAdd(chunk.begin, j)}));
         });
         store(d, partials, idx[0], part);
       },
@@ -81,13 +91,11 @@ bool Emitter::parallel_column_reduce(Scope& s, uint32_t i, ValueId x, const Walk
   splittable_loop_nest(
       {i64(blocks)}, partials,
       [&](const std::vector<llvm::Value*>& idx) {
-        llvm::Value* row0 = b_.CreateMul(idx[0], i64(rows_per_block));
-        llvm::Value* left = b_.CreateSub(i64(r), row0);
-        llvm::Value* count = b_.CreateSelect(b_.CreateICmpSLT(left, i64(rows_per_block)), left, i64(rows_per_block));
+        const Piece rows_of_block = piece(b_, idx[0], rows_per_block, r);
         llvm::Value* part = b_.CreateMul(idx[0], i64(c));
         loop(i64(c), [&](llvm::Value* j) { store(d, partials, b_.CreateAdd(part, j), init); });
-        loop(count, [&](llvm::Value* k) {
-          llvm::Value* row = b_.CreateAdd(row0, k);
+        loop(rows_of_block.length, [&](llvm::Value* k) {
+          llvm::Value* row = b_.CreateAdd(rows_of_block.begin, k);
           loop(i64(c), [&](llvm::Value* j) {
             llvm::Value* at = b_.CreateAdd(part, j);
             store(d, partials, at, combine(load(d, partials, at), eval_element(s, x, w, {row, j})));
