@@ -34,6 +34,16 @@ void power_eigen(const int32_t* x, int32_t* r) {
   out = m;
 }
 
+void dense_layer_eigen(const float* x, const float* w, const float* b, float* y) {
+  using X = Eigen::Matrix<float, 8, 32, Eigen::RowMajor>;
+  using W = Eigen::Matrix<float, 32, 32, Eigen::RowMajor>;
+  using B = Eigen::Matrix<float, 1, 32>;
+  X h = Eigen::Map<const X>(x) * Eigen::Map<const W>(w);
+  h.rowwise() += Eigen::Map<const B>(b);
+  Eigen::Map<X> out(y);
+  out = h.array().tanh().matrix();
+}
+
 int collatz_plain(int n) {
   int steps = 0;
   while (n > 1) {

@@ -8,6 +8,8 @@ namespace bench {
 // W1: r = x^100 by 100 chained 10x10 int32 products, r starting at the identity.
 void power_plain(const int32_t* x, int32_t* r);  // int[10][10] triple loop
 void power_eigen(const int32_t* x, int32_t* r);  // Eigen::Matrix<int, 10, 10>
+// W1b: y = tanh(x * w + b), x [8,32], w [32,32], b [32], row-major: Eigen fixed-size matrices.
+void dense_layer_eigen(const float* x, const float* w, const float* b, float* y);
 // W2: Collatz steps.
 int collatz_plain(int n);
 // W3: y = relu(x*a+b)*c - tanh(x) and y = maximum(x*a+b, 0)*c + x.

@@ -64,6 +64,22 @@ void w1(int reps) {
   row(w, "plain C++ int[10][10] loop", t_plain, ratio_str(t_plain / t_jit, "JIT"));
 }
 
+// A small dense layer: the inline float matmul kernel (rows in blocks of accumulators) and a
+// fused epilogue, against Eigen's fixed-size product and vectorized tanh.
+void w1b(int reps) {
+  const ag::Tensor x = ag::random_uniform({8, 32}, ag::float32, -1, 1, 4);
+  const ag::Tensor w = ag::random_uniform({32, 32}, ag::float32, -0.3, 0.3, 5);
+  const ag::Tensor b = ag::random_uniform({32}, ag::float32, -0.1, 0.1, 6);
+  auto jit = ag::function(bench::dense_layer);
+  float y[8 * 32];
+  const double t_jit = time_ns([&] { keep(jit(x, w, b)); }, 20000, reps);
+  const double t_eigen = time_ns([&] { bench::dense_layer_eigen(x.data<float>(), w.data<float>(), b.data<float>(), y); keep(y[0]); },
+                                 20000, reps);
+  const char* name = "W1b dense layer tanh(x @ w + b), x [8,32], w [32,32], float32";
+  row(name, "JIT (ag::function, allocates its output)", t_jit, ratio_str(t_jit / t_eigen, "Eigen"));
+  row(name, "Eigen fixed-size Matrix product + tanh (preallocated output)", t_eigen);
+}
+
 void w2(int reps) {
   auto jit = ag::function(bench::collatz);
   const ag::Tensor n(27);
@@ -436,6 +452,7 @@ int main(int argc, char** argv) {
   std::printf("agc JIT benchmarks (min of %d repetitions; machine shared, 2 cores)\n\n", reps);
   header();
   if (wanted("W1")) w1(reps);
+  if (wanted("W1") || wanted("W1b")) w1b(reps);
   if (wanted("W2")) w2(reps);
   if (wanted("W3")) {
     w3(reps, int64_t{1} << 20);

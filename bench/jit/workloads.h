@@ -10,6 +10,7 @@ ag::Tensor collatz(ag::Tensor n);               // W2: staged while with an if i
 ag::Tensor tanh_chain(ag::Tensor x);            // W3: relu(x*a+b)*c - tanh(x)
 ag::Tensor cheap_chain(ag::Tensor x);           // W3: maximum(x*a+b, 0)*c + x
 ag::Tensor trivial(ag::Tensor x);               // W4: x + 1
+ag::Tensor dense_layer(ag::Tensor x, ag::Tensor w, ag::Tensor b);  // W1b: tanh(x @ w + b), small
 ag::Tensor sum_squares(ag::Tensor x);           // W3's reduction: reduce_sum(x*x + 1)
 ag::Tensor column_sums(ag::Tensor x);           // W3's column reduction: reduce_sum(x, {0})
 // W6: pi from `batches` batches of kPiBatch uniform points, one batch per staged iteration.

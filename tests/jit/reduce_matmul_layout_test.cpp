@@ -67,6 +67,23 @@ TEST(JitMatMul, ShapesDtypesAndBatches) {
     }
 }
 
+// A small float product's kernel keeps at least 8 independent accumulators per step of k (rows
+// in blocks: a float FMA's latency times its throughput), where one row at a time gave 2 on
+// AVX-512: count the vector FMAs of the unoptimized kernel, 8 x k at least. Values: as above.
+TEST(JitMatMul, SmallFloatProductsUseEnoughAccumulators) {
+  auto fn = [](ag::Tensor a, ag::Tensor b) { return ag::matmul(a, b); };
+  const ag::Tensor a = ag::random_uniform({8, 32}, ag::float32, -1, 1, 70), b = ag::random_uniform({32, 32}, ag::float32, -1, 1, 71);
+  auto f = ag::function(fn);
+  const std::string ir = f.get_concrete_function(a, b).llvm_ir(/*optimized=*/false);
+  const size_t begin = ir.find("define internal void @agc.gemm.f32.8x32x32(");
+  ASSERT_NE(begin, std::string::npos) << ir;
+  const std::string kernel = ir.substr(begin, ir.find("\n}\n", begin) - begin);
+  size_t fmas = 0;
+  for (size_t at = kernel.find("@llvm.fmuladd.v"); at != std::string::npos; at = kernel.find("@llvm.fmuladd.v", at + 1)) ++fmas;
+  EXPECT_GE(fmas, 8u * 32u) << kernel;
+  agtest::expect_three_way("matmul f32 [8,32] x [32,32]", fn, {.rtol = 1e-4, .atol = 1e-4}, a, b);
+}
+
 TEST(JitLayout, ViewsAndCopies) {
   uint64_t seed = 400;
   for (ag::DType d : {ag::bool_, ag::int32, ag::int64, ag::float32, ag::float64}) {
