@@ -234,8 +234,9 @@ class Emitter {
   void splittable_loop_nest(const std::vector<llvm::Value*>& dims, llvm::Value* out,
                             const std::function<void(const std::vector<llvm::Value*>&)>& body,
                             llvm::Value* work_per_outer = nullptr);
-  // lower_reduce.cpp: a full reduction of a large contiguous operand in fixed chunks over the pool.
-  bool parallel_full_reduce(Scope& s, ValueId x, const Walk& w, llvm::Value* acc, DType d, llvm::Value* init,
+  // lower_reduce.cpp: node i's reduction, when it is a full reduction of a large contiguous
+  // operand, in fixed chunks over the pool.
+  bool parallel_full_reduce(Scope& s, uint32_t i, ValueId x, const Walk& w, llvm::Value* acc, DType d, llvm::Value* init,
                             const std::function<llvm::Value*(llvm::Value*, llvm::Value*)>& combine);
   // ... and a column reduction of a large 2-D walk, in fixed blocks of rows (node i's reduction).
   bool parallel_column_reduce(Scope& s, uint32_t i, ValueId x, const Walk& w, const LVal& acc_view, DType d,

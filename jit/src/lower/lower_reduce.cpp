@@ -39,16 +39,19 @@ constexpr int64_t kMaxRowBlocks = 8;
 // A full reduction whose walk is one contiguous dim of a static size of two chunks or more: each
 // chunk of kReduceChunk elements is reduced in order, in a register, by one thread of the pool
 // into its partial, then the partials are combined in chunk order. The chunks do not depend on
-// the thread count, so neither does the result (docs/jit.md, "Threads"). Anything else: false,
-// and the caller emits the serial walk.
-bool Emitter::parallel_full_reduce(Scope& s, ValueId x, const Walk& w, llvm::Value* acc, DType d, llvm::Value* init,
+// the thread count, so neither does the result (docs/jit.md, "Threads"). The partials are a heap
+// buffer of the call (one per 128K elements: on the stack they would grow with the operand).
+// Anything else: false, and the caller emits the serial walk.
+bool Emitter::parallel_full_reduce(Scope& s, uint32_t i, ValueId x, const Walk& w, llvm::Value* acc, DType d,
+                                   llvm::Value* init,
                                    const std::function<llvm::Value*(llvm::Value*, llvm::Value*)>& combine) {
   if (w.dims.size() != 1) return false;
   auto* size = llvm::dyn_cast<llvm::ConstantInt>(w.dims[0]);
   if (!size || size->getSExtValue() < 2 * kReduceChunk) return false;
   const int64_t total = size->getSExtValue();
   const int64_t chunks = (total + kReduceChunk - 1) / kReduceChunk;
-  llvm::Value* partials = stack_alloc(chunks * static_cast<int64_t>(dtype_size(d)));
+  const std::vector<llvm::Value*> partial_dims{i64(chunks)};
+  llvm::Value* partials = owned_alloc(i64(chunks * static_cast<int64_t>(dtype_size(d))), s.site({i, 0}, partial_dims));
   splittable_loop_nest(
       {i64(chunks)}, partials,
       [&](const std::vector<llvm::Value*>& idx) {
@@ -61,6 +64,7 @@ bool Emitter::parallel_full_reduce(Scope& s, ValueId x, const Walk& w, llvm::Val
       /*work_per_outer=*/i64(kReduceChunk));
   store(d, acc, i64(0),
         loop_reduce(i64(chunks), init, [&](llvm::Value* a, llvm::Value* c) { return combine(a, load(d, partials, c)); }));
+  owned_free(partials);
   return true;
 }
 
@@ -192,7 +196,7 @@ void Emitter::lower_reduce(Scope& s, uint32_t i) {
       default: return b_.CreateAnd(a, v);
     }
   };
-  const bool split = is_const(out_n, 1) ? parallel_full_reduce(s, x, w, acc, d, init, combine)
+  const bool split = is_const(out_n, 1) ? parallel_full_reduce(s, i, x, w, acc, d, init, combine)
                                         : parallel_column_reduce(s, i, x, w, acc_view, d, init, combine);
   if (!split) {
     walk(w.dims, [&](const std::vector<llvm::Value*>& idx) {
