@@ -5,6 +5,7 @@
 //      a full reduction and column sums (reduction_rows.cpp), 1 and 2 threads
 //   W4 dispatch of a trivial cached call         ns above a direct C++ call
 //   W5 first call                                trace + optimize + codegen, and the same from the disk cache
+//   W5b a large graph (40 small dense layers)     first call and cached call, rolled and unrolled loops
 //   W6 Monte Carlo pi, 1M points (a simulation with a random Generator in a staged loop)
 //                                                JIT vs interpreter, eager, plain C++ over std::mt19937,
 //                                                and the draws alone as compiled code ran them before
@@ -36,6 +37,7 @@
 #include "ag/detail/kernel_set.h"
 #include "ag/detail/parallel.h"
 #include "baselines.h"
+#include "large_graph_rows.h"
 #include "reduction_rows.h"
 #include "table.h"
 #include "workloads.h"
@@ -460,6 +462,7 @@ int main(int argc, char** argv) {
   }
   if (wanted("W4")) w4(reps);
   if (wanted("W5")) w5(std::filesystem::canonical("/proc/self/exe").string());
+  if (wanted("W5") || wanted("W5b")) bench::large_graph_rows(reps);
   if (wanted("W6")) w6(reps);
   if (wanted("W7")) {
     // glibc elides the atomics of uncontended locks while a process has never had a second

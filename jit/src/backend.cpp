@@ -56,6 +56,7 @@ class JitExecutable final : public Executable {
  public:
   JitExecutable(std::shared_ptr<const Graph> graph, std::shared_ptr<Engine> engine, std::string name, int level)
       : program_(plan_program(std::move(graph))), engine_(std::move(engine)), name_(std::move(name)), level_(level) {
+    program_.rolled_loops = jit_rolled_loops(program_.loop_nests);
     consts_.assign(program_.nodes.size(), nullptr);
     for (size_t id = 0; id < program_.nodes.size(); ++id) {
       const Node* n = program_.nodes[id].node;
@@ -213,8 +214,10 @@ class JitBackend final : public CompilerBackend {
     std::shared_ptr<Engine> engine = this->engine();
     const auto t_engine = Clock::now();
     const int level = jit_opt_level();
-    const CacheKey key = cache_key(*graph, engine->target_id() + "|O" + std::to_string(level));
     auto exe = std::make_unique<JitExecutable>(std::move(graph), engine, options.name.empty() ? "fn" : options.name, level);
+    const Program& program = exe->program();
+    const CacheKey key = cache_key(*program.graph, engine->target_id() + "|O" + std::to_string(level) +
+                                                       (program.rolled_loops ? "|rolled" : ""));
     DiskCache* disk = DiskCache::current();
     if (disk) {
       if (std::optional<std::string> object = disk->load(key)) {
@@ -235,9 +238,10 @@ class JitBackend final : public CompilerBackend {
     if (detail::log_enabled(detail::LogTopic::Compile)) {
       auto ms = [](Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
       detail::log_line(fmt::format("agc: jit: {}: engine {:.2f} ms, plan + key + disk lookup {:.2f} ms, IR {:.2f} ms, "
-                                   "optimize {:.2f} ms, codegen {:.2f} ms, link {:.2f} ms (O{}, {}){}",
+                                   "optimize {:.2f} ms, codegen {:.2f} ms, link {:.2f} ms (O{}, {} loop nests{}, {}){}",
                                    options.name, ms(t0, t_engine), ms(t_engine, t_planned), times.lower_ms, times.optimize_ms,
                                    times.codegen_ms, times.jit_ms - times.optimize_ms - times.codegen_ms, level,
+                                   program.loop_nests, program.rolled_loops ? " rolled" : "",
                                    exe->loaded_from_disk() ? "disk cache hit" : disk ? "stored in " + disk->dir() : "disk cache off",
                                    object.empty() ? "" : fmt::format(", object {} bytes", object.size())));
     }

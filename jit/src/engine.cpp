@@ -178,6 +178,15 @@ int jit_opt_level() {
   return level < 0 ? 0 : level > 3 ? 3 : level;
 }
 
+bool jit_rolled_loops(int64_t loop_nests) {
+  const char* e = std::getenv("AG_JIT_ROLL");
+  const std::string_view v = e ? e : "";
+  if (v.empty() || v == "auto") return loop_nests > kRolledLoopNests;
+  if (v == "1") return true;
+  if (v == "0") return false;
+  throw ValueError("AG_JIT_ROLL='" + std::string(v) + "': expected auto, 1 or 0");
+}
+
 void optimize_at(llvm::Module& m, llvm::TargetMachine& tm, int level) {
   const auto t0 = std::chrono::steady_clock::now();
   if (level > 0) optimize_module(m, tm, level);

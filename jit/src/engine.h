@@ -1,4 +1,4 @@
-// The process-wide JIT engine: one LLJIT for the host CPU, an O3 IR transform layer, runtime
+// The process-wide JIT engine: one LLJIT for the host CPU, an IR transform layer (O2), runtime
 // helpers bound with absoluteSymbols, and a JITDylib per compiled concrete function so that
 // dropping its CodeHandle frees its code. The header is LLVM-free (pimpl).
 #pragma once
@@ -24,8 +24,15 @@ struct CompileTimes {
 };
 
 // AG_JIT_OPT: the IR optimization level (0 = none and a fast instruction selector, 1-3 = LLVM's
-// O1-O3 pipelines; default 3). Part of the disk-cache key.
+// O1-O3 pipelines; default 2). Part of the disk-cache key.
 int jit_opt_level();
+
+// Above this many loop nests (Program::loop_nests) a program's outer loops stay loops.
+constexpr int64_t kRolledLoopNests = 48;
+// AG_JIT_ROLL: whether a program of `loop_nests` loop nests gets Program::rolled_loops: "auto"
+// or unset (above kRolledLoopNests), "1" (always), "0" (never). Throws ValueError for another
+// value. The decision is part of the disk-cache key.
+bool jit_rolled_loops(int64_t loop_nests);
 
 // The machine code of one concrete function; destroying it removes the code from the JIT.
 class CodeHandle {

@@ -246,6 +246,24 @@ void plan_results(Program& prog) {
 
 }  // namespace
 
+namespace {
+
+int64_t count_loop_nests(const ScopePlan& s) {
+  int64_t n = 0;
+  for (size_t i = 0; i < s.values.size(); ++i) {
+    const Node& node = s.graph->nodes[i];
+    for (size_t k = 0; k < s.values[i].size(); ++k) {
+      const ValueStorage st = s.values[i][k].storage;
+      const bool buffer = st == ValueStorage::Arena || st == ValueStorage::Owned || st == ValueStorage::Dest;
+      if (buffer && node.op != OpKind::MatMul && !is_register_type(node.outputs[k])) ++n;
+    }
+    for (const auto& child : s.children[i]) n += count_loop_nests(*child);
+  }
+  return n;
+}
+
+}  // namespace
+
 Program plan_program(std::shared_ptr<const Graph> graph) {
   Program prog;
   prog.graph = std::move(graph);
@@ -256,6 +274,7 @@ Program plan_program(std::shared_ptr<const Graph> graph) {
   prog.param_slots = param_slots;
   prog.root = planner.plan(*prog.graph, ScopeKind::Function, param_slots);
   plan_results(prog);
+  prog.loop_nests = count_loop_nests(*prog.root);
   return prog;
 }
 

@@ -80,6 +80,13 @@ struct Program {
   std::vector<ResultPlan> results;
   std::vector<int32_t> param_slots;  // per parameter: its slot (TensorArray arguments) or -1
   int32_t num_slots = 0;
+  // Buffers of more than one element the program computes in loops of its own, sub-graphs
+  // included (matmul kernels are shared functions and not counted): the function's size, as
+  // LLVM's optimizer and code generator see it.
+  int64_t loop_nests = 0;
+  // Outer loops stay loops: LLVM may not unroll them, and row reductions accumulate in
+  // registers (docs/jit.md, "Compile times"). Set by the backend from loop_nests.
+  bool rolled_loops = false;
 };
 
 // Plans `graph` and its sub-graphs (recursively, one ScopePlan per If/While instance).

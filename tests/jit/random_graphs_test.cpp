@@ -176,8 +176,7 @@ int graphs_to_run() {
 // Runs graphs [first, first + count) of the seeded sequence.
 void run_graphs(int first, int count) {
   constexpr int kPerFunction = 4;  // independent random programs traced into one function
-  const char* saved = std::getenv("AG_JIT_OPT");
-  const std::string saved_opt = saved ? saved : "";
+  const agtest::ScopedEnv opt("AG_JIT_OPT", "0"), roll("AG_JIT_ROLL", "auto");
   int checked = 0;
   for (int base = first; base < first + count; base += kPerFunction) {
     std::vector<Program> programs;
@@ -201,15 +200,15 @@ void run_graphs(int first, int count) {
       options.input_signature = {ag::TensorSpec({-1, -1}, fdt), ag::TensorSpec({-1}, fdt), ag::TensorSpec({-1, 4}, idt)};
     // Every 8th function goes through the full O3 pipeline (its compile dominates the cost),
     // the others through the fast path: both code generators are checked, the suite stays quick.
+    // Every 3rd has rolled loops (its row reductions accumulate in registers; rolled_loops_test).
     setenv("AG_JIT_OPT", k % 8 ? "0" : "3", 1);
+    setenv("AG_JIT_ROLL", k % 3 ? "auto" : "1", 1);
     agtest::expect_three_way_with(fmt::format("random graphs {}..{} ({}, {}{})", base, base + kPerFunction - 1,
                                               ag::dtype_name(fdt), ag::dtype_name(idt), unknown ? ", unknown dims" : ""),
                                   fn, options, {.rtol = 1e-4, .atol = 1e-4}, a, b, n);
     checked += kPerFunction;
     if (::testing::Test::HasFailure()) break;
   }
-  if (saved) setenv("AG_JIT_OPT", saved_opt.c_str(), 1);
-  else unsetenv("AG_JIT_OPT");
   EXPECT_GE(checked, count);
 }
 
@@ -219,8 +218,7 @@ void run_graphs(int first, int count) {
 // three backends must agree. For float64 functions the eager gradient must also match central
 // finite differences.
 void run_gradient_graphs(int first, int count) {
-  const char* saved = std::getenv("AG_JIT_OPT");
-  const std::string saved_opt = saved ? saved : "";
+  const agtest::ScopedEnv opt("AG_JIT_OPT", "0"), roll("AG_JIT_ROLL", "auto");
   for (int base = first; base < first + count; ++base) {
     const Program program(static_cast<uint64_t>(base) * 2654435761u + 1);
     const int k = base;
@@ -247,6 +245,7 @@ void run_gradient_graphs(int first, int count) {
     const std::string what = fmt::format("gradients of random graph {} ({}, {}{})", base, ag::dtype_name(fdt),
                                          ag::dtype_name(idt), unknown ? ", unknown dims" : "");
     setenv("AG_JIT_OPT", k % 8 ? "0" : "3", 1);  // as above: both code generators, a quick suite
+    setenv("AG_JIT_ROLL", k % 3 ? "auto" : "1", 1);
     agtest::expect_three_way_with(what, fn, options, {.rtol = 1e-3, .atol = 1e-4}, a, b, n);
     if (fdt == ag::float64) {
       const auto [ga, gb] = fn(a, b, n);
@@ -263,8 +262,6 @@ void run_gradient_graphs(int first, int count) {
     }
     if (::testing::Test::HasFailure()) break;
   }
-  if (saved) setenv("AG_JIT_OPT", saved_opt.c_str(), 1);
-  else unsetenv("AG_JIT_OPT");
 }
 
 TEST(JitRandomGraphs, Gradients) { run_gradient_graphs(0, std::max(64, graphs_to_run() / 16)); }

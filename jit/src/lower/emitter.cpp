@@ -91,10 +91,11 @@ void Emitter::loop(llvm::Value* n, const std::function<void(llvm::Value*)>& body
   b_.SetInsertPoint(head);
   llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2, "i");
   i->addIncoming(i64(0), pre);
+  const uint64_t latches_before = latches_;
   body(i);
   llvm::Value* next = b_.CreateAdd(i, i64(1), "i.next", /*HasNUW=*/true, /*HasNSW=*/true);
   i->addIncoming(next, b_.GetInsertBlock());
-  loop_latch(b_.CreateICmpSLT(next, n), head, exit);
+  loop_latch(b_.CreateICmpSLT(next, n), head, exit, /*outer=*/latches_ != latches_before);
   b_.SetInsertPoint(exit);
 }
 
@@ -110,12 +111,13 @@ llvm::Value* Emitter::loop_reduce(llvm::Value* n, llvm::Value* init,
   llvm::PHINode* acc = b_.CreatePHI(init->getType(), 2, "acc");
   i->addIncoming(i64(0), pre);
   acc->addIncoming(init, pre);
+  const uint64_t latches_before = latches_;
   llvm::Value* next_acc = step(acc, i);
   llvm::Value* next = b_.CreateAdd(i, i64(1), "i.next", /*HasNUW=*/true, /*HasNSW=*/true);
   llvm::BasicBlock* latch = b_.GetInsertBlock();
   i->addIncoming(next, latch);
   acc->addIncoming(next_acc, latch);
-  loop_latch(b_.CreateICmpSLT(next, n), head, exit);
+  loop_latch(b_.CreateICmpSLT(next, n), head, exit, /*outer=*/latches_ != latches_before);
   b_.SetInsertPoint(exit);
   llvm::PHINode* result = b_.CreatePHI(init->getType(), 2, "red.result");
   result->addIncoming(init, pre);
@@ -127,11 +129,16 @@ llvm::Value* Emitter::loop_reduce(llvm::Value* n, llvm::Value* init,
 // leaves a scalar remainder of fewer than one vector, and LLVM then unrolled that one too. Each
 // copy is code the code generator must compile: the tanh chain's kernel went from 15 blocks to
 // 13 and its instruction selection and scheduling time fell by a quarter (docs/jit.md, "Compile
-// times"). Full unrolling of short constant loops is not affected.
-void Emitter::loop_latch(llvm::Value* continue_loop, llvm::BasicBlock* head, llvm::BasicBlock* exit) {
+// times"). Full unrolling of short constant loops is not affected, except for outer loops in a
+// program with rolled loops: LLVM fully unrolls a short loop around a vectorized one, and in a
+// function of hundreds of loop nests the straight-line code that makes cost compile time that
+// grew faster than the graph (Program::rolled_loops).
+void Emitter::loop_latch(llvm::Value* continue_loop, llvm::BasicBlock* head, llvm::BasicBlock* exit, bool outer) {
+  ++latches_;
   llvm::BranchInst* br = b_.CreateCondBr(continue_loop, head, exit);
-  llvm::MDNode* no_runtime_unroll = llvm::MDNode::get(ctx_ref_, llvm::MDString::get(ctx_ref_, "llvm.loop.unroll.runtime.disable"));
-  llvm::MDNode* id = llvm::MDNode::getDistinct(ctx_ref_, {nullptr, no_runtime_unroll});
+  const char* hint = outer && prog_.rolled_loops ? "llvm.loop.unroll.disable" : "llvm.loop.unroll.runtime.disable";
+  llvm::MDNode* no_unroll = llvm::MDNode::get(ctx_ref_, llvm::MDString::get(ctx_ref_, hint));
+  llvm::MDNode* id = llvm::MDNode::getDistinct(ctx_ref_, {nullptr, no_unroll});
   id->replaceOperandWith(0, id);
   br->setMetadata(llvm::LLVMContext::MD_loop, id);
 }

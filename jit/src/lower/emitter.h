@@ -97,15 +97,20 @@ class Emitter {
   void loop_nest(const std::vector<llvm::Value*>& dims, const std::function<void(const std::vector<llvm::Value*>&)>& body);
   // The back edge of an emitted counted loop: `continue_loop ? head : exit`, marked so that LLVM
   // does not runtime-unroll it (nor the scalar remainder the vectorizer leaves behind).
-  void loop_latch(llvm::Value* continue_loop, llvm::BasicBlock* head, llvm::BasicBlock* exit);
+  // outer: the loop contains loops (`latches_before`: latches_ when its body began).
+  void loop_latch(llvm::Value* continue_loop, llvm::BasicBlock* head, llvm::BasicBlock* exit, bool outer);
+  uint64_t latches_ = 0;  // loops emitted so far
   // acc = init; for i in [0, n): acc = step(acc, i); returns acc (a register, not memory).
   llvm::Value* loop_reduce(llvm::Value* n, llvm::Value* init,
                            const std::function<llvm::Value*(llvm::Value* acc, llvm::Value* i)>& step);
   // A loop nest whose outermost loop the thread pool may split (parallel_loops.cpp): large or
   // dynamic elementwise loops whose only writes are to `out` (any other write, or an error
   // exit, keeps the loop serial). Outlined by outline_parallel_loops() once the entry is done.
+  // inner_work: the elements one index of the nest handles (a row reduction's row length; 1
+  // when null), which sets the size threshold and the pool's grain.
   void parallel_loop_nest(const std::vector<llvm::Value*>& dims, llvm::Value* out,
-                          const std::function<void(const std::vector<llvm::Value*>&)>& body);
+                          const std::function<void(const std::vector<llvm::Value*>&)>& body,
+                          llvm::Value* inner_work = nullptr);
   void outline_parallel_loops();
   void if_then(llvm::Value* cond, const std::function<void()>& then);
   // Raises `kind` for node `node_id` when `cond` holds: the function returns 1.

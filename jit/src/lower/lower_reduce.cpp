@@ -16,6 +16,41 @@ namespace {
 
 bool has_axis(const Shape& axes, int64_t d) { return std::find(axes.begin(), axes.end(), d) != axes.end(); }
 
+// A float's ordered key: a signed integer of its width that orders as IEEE 754's maximum and
+// minimum do (-0 below +0), every NaN mapped to the key that wins (the largest for a max, the
+// smallest for a min), so an integer max or min of keys is the float one.
+llvm::Value* ordered_key(llvm::IRBuilder<>& b, llvm::Value* v, bool for_max) {
+  auto* int_type = b.getIntNTy(v->getType()->getPrimitiveSizeInBits());
+  const unsigned bits = int_type->getBitWidth();
+  llvm::Value* raw = b.CreateBitCast(v, int_type);
+  // Negative floats (sign bit set) order backwards as integers: flip their other bits.
+  llvm::Value* sign = b.CreateAShr(raw, bits - 1);
+  llvm::Value* key = b.CreateXor(raw, b.CreateAnd(sign, llvm::ConstantInt::get(int_type, llvm::APInt::getSignedMaxValue(bits))));
+  llvm::Value* nan_key = llvm::ConstantInt::get(int_type, for_max ? llvm::APInt::getSignedMaxValue(bits) : llvm::APInt::getSignedMinValue(bits));
+  return b.CreateSelect(b.CreateFCmpUNO(v, v), nan_key, key);
+}
+
+// The float of an ordered key (the same flip undoes it; the NaN key gives a quiet NaN).
+llvm::Value* from_ordered_key(llvm::IRBuilder<>& b, llvm::Value* key, llvm::Type* float_type, bool for_max) {
+  auto* int_type = llvm::cast<llvm::IntegerType>(key->getType());
+  const unsigned bits = int_type->getBitWidth();
+  llvm::Value* sign = b.CreateAShr(key, bits - 1);
+  llvm::Value* raw = b.CreateXor(key, b.CreateAnd(sign, llvm::ConstantInt::get(int_type, llvm::APInt::getSignedMaxValue(bits))));
+  llvm::Value* nan_key = llvm::ConstantInt::get(int_type, for_max ? llvm::APInt::getSignedMaxValue(bits) : llvm::APInt::getSignedMinValue(bits));
+  return b.CreateSelect(b.CreateICmpEQ(key, nan_key), llvm::ConstantFP::getNaN(float_type), b.CreateBitCast(raw, float_type));
+}
+
+// The number of leading walk dims a reduction keeps, when every dim after them is reduced (its
+// output stride is 0) and none before them is; else the walk's rank (no row form).
+template <class IsZero>
+size_t kept_prefix(const std::vector<llvm::Value*>& acc_strides, IsZero is_zero) {
+  size_t kept = acc_strides.size();
+  while (kept > 0 && is_zero(acc_strides[kept - 1])) --kept;
+  for (size_t k = 0; k < kept; ++k)
+    if (is_zero(acc_strides[k])) return acc_strides.size();
+  return kept;
+}
+
 // Piece `index` of [0, total) cut into pieces of `size`: its first position and its length (the
 // last piece may be short).
 struct Piece {
@@ -198,10 +233,49 @@ void Emitter::lower_reduce(Scope& s, uint32_t i) {
   };
   const bool split = is_const(out_n, 1) ? parallel_full_reduce(s, i, x, w, acc, d, init, combine)
                                         : parallel_column_reduce(s, i, x, w, acc_view, d, init, combine);
-  if (!split) {
+  const std::vector<llvm::Value*>& acc_strides = *w.find(&acc_view);
+  const size_t kept = kept_prefix(acc_strides, [&](llvm::Value* v) { return is_const(v, 0); });
+  if (split) {
+    // done: in chunks or row blocks over the pool
+  } else if (prog_.rolled_loops && kept < w.dims.size()) {
+    // A row form: the walk's trailing dims are reduced and its leading ones kept. Each output
+    // element is accumulated in a register over its row, in the same order, and stored once.
+    // Needed where outer loops stay loops: the memory form leaves a load and a store per element
+    // that LLVM forwards only when it unrolls the rows (docs/jit.md, "Compile times").
+    const auto kept_end = w.dims.begin() + static_cast<std::ptrdiff_t>(kept);
+    const std::vector<llvm::Value*> outer(w.dims.begin(), kept_end), row(kept_end, w.dims.end());
+    // A float max or min runs on ordered integer keys: one integer max per element, where
+    // IEEE's maximum (NaN and signed zeros) took five vector instructions in the accumulator's
+    // dependency chain and a long horizontal step per row.
+    const bool keyed = fp && (n.op == OpKind::ReduceMax || n.op == OpKind::ReduceMin);
+    const bool is_max = n.op == OpKind::ReduceMax;
+    auto reduce_row = [&](const std::vector<llvm::Value*>& oidx) {
+      std::vector<llvm::Value*> idx = oidx;
+      idx.resize(w.dims.size());
+      std::function<llvm::Value*(size_t, llvm::Value*)> level = [&](size_t k, llvm::Value* a) -> llvm::Value* {
+        if (k == w.dims.size()) {
+          llvm::Value* v = eval_element(s, x, w, idx);
+          if (!keyed) return combine(a, v);
+          return b_.CreateIntrinsic(is_max ? llvm::Intrinsic::smax : llvm::Intrinsic::smin, {a->getType()},
+                                    {a, ordered_key(b_, v, is_max)});
+        }
+        return loop_reduce(w.dims[k], a, [&](llvm::Value* a_k, llvm::Value* j) {
+          idx[k] = j;
+          return level(k + 1, a_k);
+        });
+      };
+      llvm::Value* off = linear_offset(acc_strides, oidx);
+      llvm::Value* first = load(d, acc, off);
+      llvm::Value* result = level(kept, keyed ? ordered_key(b_, first, is_max) : first);
+      store(d, acc, off, keyed ? from_ordered_key(b_, result, first->getType(), is_max) : result);
+    };
+    if (outer.empty()) reduce_row({});
+    else if (rows_independent) parallel_loop_nest(outer, acc, reduce_row, numel(row));  // a row's work per index
+    else loop_nest(outer, reduce_row);
+  } else {
     walk(w.dims, [&](const std::vector<llvm::Value*>& idx) {
       llvm::Value* v = eval_element(s, x, w, idx);
-      llvm::Value* off = linear_offset(*w.find(&acc_view), idx);
+      llvm::Value* off = linear_offset(acc_strides, idx);
       store(d, acc, off, combine(load(d, acc, off), v));
     });
   }

@@ -39,14 +39,18 @@ int64_t static_product(const std::vector<llvm::Value*>& dims) {
 }  // namespace
 
 void Emitter::parallel_loop_nest(const std::vector<llvm::Value*>& dims, llvm::Value* out,
-                                 const std::function<void(const std::vector<llvm::Value*>&)>& body) {
-  const int64_t total = static_product(dims);
+                                 const std::function<void(const std::vector<llvm::Value*>&)>& body,
+                                 llvm::Value* inner_work) {
+  std::vector<llvm::Value*> work = dims;
+  if (inner_work) work.push_back(inner_work);
+  const int64_t total = static_product(work);
   if (dims.empty() || (total >= 0 && total < 2 * kParallelGrain)) {
     loop_nest(dims, body);
     return;
   }
+  llvm::Value* work_per_outer = inner_work ? numel(std::vector<llvm::Value*>(work.begin() + 1, work.end())) : nullptr;
   if (total >= 0) {
-    splittable_loop_nest(dims, out, body);
+    splittable_loop_nest(dims, out, body, work_per_outer);
     return;
   }
   // A size known only at run time: the splittable loop when it is large, else the same loop
@@ -54,12 +58,12 @@ void Emitter::parallel_loop_nest(const std::vector<llvm::Value*>& dims, llvm::Va
   llvm::BasicBlock* large = llvm::BasicBlock::Create(ctx_ref_, "par.large", fn_);
   llvm::BasicBlock* small = llvm::BasicBlock::Create(ctx_ref_, "par.small", fn_);
   llvm::BasicBlock* join = llvm::BasicBlock::Create(ctx_ref_, "par.join", fn_);
-  b_.CreateCondBr(b_.CreateICmpSGE(numel(dims), i64(2 * kParallelGrain)), large, small);
+  b_.CreateCondBr(b_.CreateICmpSGE(numel(work), i64(2 * kParallelGrain)), large, small);
   b_.SetInsertPoint(small);
   loop_nest(dims, body);
   b_.CreateBr(join);
   b_.SetInsertPoint(large);
-  splittable_loop_nest(dims, out, body);
+  splittable_loop_nest(dims, out, body, work_per_outer);
   b_.CreateBr(join);
   b_.SetInsertPoint(join);
 }
@@ -88,6 +92,7 @@ void Emitter::splittable_loop_nest(const std::vector<llvm::Value*>& dims, llvm::
   b_.SetInsertPoint(head);
   llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2, "i");
   i->addIncoming(lo, pre);
+  const uint64_t latches_before = latches_;
   loop_nest(rest, [&](const std::vector<llvm::Value*>& inner) {
     std::vector<llvm::Value*> idx{i};
     idx.insert(idx.end(), inner.begin(), inner.end());
@@ -95,7 +100,7 @@ void Emitter::splittable_loop_nest(const std::vector<llvm::Value*>& dims, llvm::
   });
   llvm::Value* next = b_.CreateAdd(i, i64(1), "i.next", /*HasNUW=*/true, /*HasNSW=*/true);
   i->addIncoming(next, b_.GetInsertBlock());
-  loop_latch(b_.CreateICmpSLT(next, hi), head, done);
+  loop_latch(b_.CreateICmpSLT(next, hi), head, done, /*outer=*/latches_ != latches_before);
   b_.SetInsertPoint(done);
   p.exit = llvm::BasicBlock::Create(ctx_ref_, "par.end", fn_);
   b_.CreateBr(p.exit);
