@@ -95,7 +95,7 @@ void Emitter::loop(llvm::Value* n, const std::function<void(llvm::Value*)>& body
   body(i);
   llvm::Value* next = b_.CreateAdd(i, i64(1), "i.next", /*HasNUW=*/true, /*HasNSW=*/true);
   i->addIncoming(next, b_.GetInsertBlock());
-  loop_latch(b_.CreateICmpSLT(next, n), head, exit, /*outer=*/latches_ != latches_before);
+  loop_latch(b_.CreateICmpSLT(next, n), head, exit, keep_rolled(latches_before));
   b_.SetInsertPoint(exit);
 }
 
@@ -117,7 +117,7 @@ llvm::Value* Emitter::loop_reduce(llvm::Value* n, llvm::Value* init,
   llvm::BasicBlock* latch = b_.GetInsertBlock();
   i->addIncoming(next, latch);
   acc->addIncoming(next_acc, latch);
-  loop_latch(b_.CreateICmpSLT(next, n), head, exit, /*outer=*/latches_ != latches_before);
+  loop_latch(b_.CreateICmpSLT(next, n), head, exit, keep_rolled(latches_before));
   b_.SetInsertPoint(exit);
   llvm::PHINode* result = b_.CreatePHI(init->getType(), 2, "red.result");
   result->addIncoming(init, pre);
@@ -133,10 +133,10 @@ llvm::Value* Emitter::loop_reduce(llvm::Value* n, llvm::Value* init,
 // program with rolled loops: LLVM fully unrolls a short loop around a vectorized one, and in a
 // function of hundreds of loop nests the straight-line code that makes cost compile time that
 // grew faster than the graph (Program::rolled_loops).
-void Emitter::loop_latch(llvm::Value* continue_loop, llvm::BasicBlock* head, llvm::BasicBlock* exit, bool outer) {
+void Emitter::loop_latch(llvm::Value* continue_loop, llvm::BasicBlock* head, llvm::BasicBlock* exit, bool rolled) {
   ++latches_;
   llvm::BranchInst* br = b_.CreateCondBr(continue_loop, head, exit);
-  const char* hint = outer && prog_.rolled_loops ? "llvm.loop.unroll.disable" : "llvm.loop.unroll.runtime.disable";
+  const char* hint = rolled ? "llvm.loop.unroll.disable" : "llvm.loop.unroll.runtime.disable";
   llvm::MDNode* no_unroll = llvm::MDNode::get(ctx_ref_, llvm::MDString::get(ctx_ref_, hint));
   llvm::MDNode* id = llvm::MDNode::getDistinct(ctx_ref_, {nullptr, no_unroll});
   id->replaceOperandWith(0, id);

@@ -97,8 +97,10 @@ class Emitter {
   void loop_nest(const std::vector<llvm::Value*>& dims, const std::function<void(const std::vector<llvm::Value*>&)>& body);
   // The back edge of an emitted counted loop: `continue_loop ? head : exit`, marked so that LLVM
   // does not runtime-unroll it (nor the scalar remainder the vectorizer leaves behind).
-  // outer: the loop contains loops (`latches_before`: latches_ when its body began).
-  void loop_latch(llvm::Value* continue_loop, llvm::BasicBlock* head, llvm::BasicBlock* exit, bool outer);
+  // rolled: LLVM may not unroll the loop (an outer loop of a program with rolled loops, whose
+  // body emitted a latch after `latches_before`; a matmul chain).
+  void loop_latch(llvm::Value* continue_loop, llvm::BasicBlock* head, llvm::BasicBlock* exit, bool rolled);
+  bool keep_rolled(uint64_t latches_before) const { return prog_.rolled_loops && latches_ != latches_before; }
   uint64_t latches_ = 0;  // loops emitted so far
   // acc = init; for i in [0, n): acc = step(acc, i); returns acc (a register, not memory).
   llvm::Value* loop_reduce(llvm::Value* n, llvm::Value* init,
@@ -183,6 +185,10 @@ class Emitter {
   void lower_reduce(Scope& s, uint32_t i);                                         // lower_reduce.cpp
   void lower_arg_reduce(Scope& s, uint32_t i);
   void lower_matmul(Scope& s, uint32_t i);                                         // lower_matmul.cpp
+  // A chain r = matmul(x, r) of one small kernel from node i: its length (0: none), and its
+  // emission as a loop (lower_matmul.cpp).
+  int64_t matmul_chain_length(const Scope& s, uint32_t i) const;
+  void lower_matmul_chain(Scope& s, uint32_t i, int64_t length);
   llvm::Function* small_gemm(DType d, int64_t m, int64_t k, int64_t n);
   void lower_layout(Scope& s, uint32_t i);                                         // lower_layout.cpp
   void finish_view(Scope& s, uint32_t i, const LVal& in, std::vector<llvm::Value*> dims);

@@ -15,6 +15,8 @@ namespace {
 constexpr int64_t kInlineMatMulWork = 32 * 32 * 32;
 // Rows up to this many elements are handled as one LLVM vector (k is unrolled: kept small too).
 constexpr int64_t kVectorRowMax = 32;
+// Chains of this many products or more are emitted as a loop (lower_matmul_chain).
+constexpr int64_t kMinMatMulChain = 8;
 
 const char* gemm_name(DType d) {
   switch (d) {
@@ -81,19 +83,36 @@ llvm::Function* Emitter::small_gemm(DType d, int64_t m, int64_t k, int64_t n) {
     const int64_t chains = fp ? 8 : 1;
     const int64_t by_registers = std::max<int64_t>(1, (registers - np - 2) / np);  // + B's pieces, a broadcast, a spare
     const int64_t block_rows = std::clamp<int64_t>((chains + np - 1) / np, 1, std::max<int64_t>(1, std::min(by_registers, m)));
+    // On AVX-512 a row's last, partial piece is a whole register under a constant mask (masked
+    // loads and stores are plain instructions there): a <10 x i32> had the code generator widen
+    // every operation, 0.8 of W1's kernel's 3.4 ms of codegen. AVX2's masked moves are slow
+    // (W1 under x86-64-v3: 4.6 -> 7.4 us), so there the piece keeps its width.
+    const bool masked = vector_bytes_ == 64;
+    auto vtype = [&](unsigned width) {
+      return llvm::FixedVectorType::get(et, masked && width < lanes ? static_cast<unsigned>(lanes) : width);
+    };
+    auto mask_of = [&](unsigned width) {
+      std::vector<llvm::Constant*> bits;
+      for (int64_t l = 0; l < lanes; ++l) bits.push_back(b_.getInt1(l < width));
+      return llvm::ConstantVector::get(bits);
+    };
+    auto load_piece = [&](llvm::Value* ptr, unsigned width) -> llvm::Value* {
+      if (masked && width < lanes)
+        return b_.CreateMaskedLoad(vtype(width), ptr, align, mask_of(width), llvm::Constant::getNullValue(vtype(width)));
+      return b_.CreateAlignedLoad(vtype(width), ptr, align);
+    };
     auto row_block = [&](llvm::Value* row0, int64_t rows) {
       std::vector<llvm::Value*> acc;
       for (int64_t r = 0; r < rows; ++r)
-        for (const auto& [j0, width] : pieces) acc.push_back(llvm::Constant::getNullValue(llvm::FixedVectorType::get(et, width)));
+        for (const auto& [j0, width] : pieces) acc.push_back(llvm::Constant::getNullValue(vtype(width)));
       for (int64_t kk = 0; kk < k; ++kk) {
         std::vector<llvm::Value*> brow;
         for (const auto& [j0, width] : pieces)
-          brow.push_back(b_.CreateAlignedLoad(llvm::FixedVectorType::get(et, width),
-                                              b_.CreateInBoundsGEP(et, pb, i64(kk * n + j0)), align));
+          brow.push_back(load_piece(b_.CreateInBoundsGEP(et, pb, i64(kk * n + j0)), width));
         for (int64_t r = 0; r < rows; ++r) {
           llvm::Value* aik = load(d, pa, b_.CreateAdd(b_.CreateMul(b_.CreateAdd(row0, i64(r)), i64(k)), i64(kk)));
           for (int64_t p = 0; p < np; ++p) {
-            llvm::Value* a = b_.CreateVectorSplat(pieces[static_cast<size_t>(p)].second, aik);
+            llvm::Value* a = b_.CreateVectorSplat(llvm::cast<llvm::FixedVectorType>(brow[static_cast<size_t>(p)]->getType())->getNumElements(), aik);
             llvm::Value*& c = acc[static_cast<size_t>(r * np + p)];
             c = fp ? b_.CreateIntrinsic(llvm::Intrinsic::fmuladd, {c->getType()}, {a, brow[static_cast<size_t>(p)], c})
                    : b_.CreateAdd(c, b_.CreateMul(a, brow[static_cast<size_t>(p)]));
@@ -103,7 +122,11 @@ llvm::Function* Emitter::small_gemm(DType d, int64_t m, int64_t k, int64_t n) {
       for (int64_t r = 0; r < rows; ++r)
         for (int64_t p = 0; p < np; ++p) {
           llvm::Value* at = b_.CreateAdd(b_.CreateMul(b_.CreateAdd(row0, i64(r)), i64(n)), i64(pieces[static_cast<size_t>(p)].first));
-          b_.CreateAlignedStore(acc[static_cast<size_t>(r * np + p)], b_.CreateInBoundsGEP(et, pc, at), align);
+          const unsigned width = pieces[static_cast<size_t>(p)].second;
+          if (masked && width < lanes)
+            b_.CreateMaskedStore(acc[static_cast<size_t>(r * np + p)], b_.CreateInBoundsGEP(et, pc, at), align, mask_of(width));
+          else
+            b_.CreateAlignedStore(acc[static_cast<size_t>(r * np + p)], b_.CreateInBoundsGEP(et, pc, at), align);
         }
     };
     const int64_t full_blocks = m / block_rows, rest = m % block_rows;
@@ -129,6 +152,90 @@ llvm::Function* Emitter::small_gemm(DType d, int64_t m, int64_t k, int64_t n) {
   }
   b_.CreateRetVoid();
   return f;
+}
+
+// A chain `r = matmul(x, r)` (or `matmul(r, x)`) repeated from node i, as the TF guide's
+// `power` unrolls at trace time: consecutive 2-D products of one small static kernel, x the same
+// value in the same position, each product used only by the next. Its length, or 0 below
+// kMinMatMulChain (lower_matmul_chain emits it as a loop).
+int64_t Emitter::matmul_chain_length(const Scope& s, uint32_t i) const {
+  const Graph& g = s.graph();
+  const Node& first = g.nodes[i];
+  if (first.op != OpKind::MatMul || first.inputs.size() != 2) return 0;
+  const TensorType& t = first.outputs[0];
+  if (t.shape.rank() != 2 || !t.shape.is_fully_defined() || s.type(first.inputs[0]).shape.rank() != 2) return 0;
+  const int64_t m = s.type(first.inputs[0]).shape[0], k = s.type(first.inputs[0]).shape[1], n = t.shape[1];
+  if (k < 0 || m * k * n > kInlineMatMulWork || (n <= kVectorRowMax && k > 64)) return 0;
+  // The position of the chained operand, from the second product.
+  if (i + 1 >= g.nodes.size()) return 0;
+  const Node& second = g.nodes[i + 1];
+  const ValueId prev{i, 0};
+  int pos = -1;
+  if (second.op == OpKind::MatMul && second.inputs.size() == 2)
+    pos = second.inputs[1] == prev ? 1 : second.inputs[0] == prev ? 0 : -1;
+  if (pos < 0) return 0;
+  const ValueId x = first.inputs[1 - pos];
+  uint32_t end = i + 1;
+  while (end < g.nodes.size()) {
+    const Node& n_j = g.nodes[end];
+    const ValueId r{end - 1, 0};
+    if (n_j.op != OpKind::MatMul || n_j.inputs.size() != 2 || n_j.inputs[pos] != r || n_j.inputs[1 - pos] != x ||
+        n_j.outputs[0] != t)
+      break;
+    // The product it consumes lives only for it: no other use, not a result, a plain buffer.
+    const ValuePlan& vp = s.plan->at(r);
+    if (end - 1 > i && (vp.storage != ValueStorage::Arena || vp.last_use != static_cast<int32_t>(end))) break;
+    ++end;
+  }
+  const int64_t length = end - i;
+  return length >= kMinMatMulChain ? length : 0;
+}
+
+// Node i, the loop over the chain's middle products, node i + length - 1. The middle products go
+// to two stack buffers in turn instead of their planned buffers: the plan gives each product a
+// buffer for its own lifetime, and a loop needs the same two every time. The same products as
+// straight-line calls, in the same order: W1's 100 products compile as 3 calls (W5: optimize +
+// codegen ~10 -> ~3 ms; docs/jit.md, "Compile times").
+void Emitter::lower_matmul_chain(Scope& s, uint32_t i, int64_t length) {
+  const Graph& g = s.graph();
+  lower_matmul(s, i);
+  const uint32_t last = i + static_cast<uint32_t>(length) - 1;
+  const Node& second = g.nodes[i + 1];
+  const int pos = second.inputs[1] == ValueId{i, 0} ? 1 : 0;
+  const LVal x = as_buffer(s.at(second.inputs[1 - pos]));
+  const TensorType& t = g.nodes[i].outputs[0];
+  const int64_t m = s.type(g.nodes[i].inputs[0]).shape[0], k = s.type(g.nodes[i].inputs[0]).shape[1], n = t.shape[1];
+  const int64_t bytes = t.shape.num_elements() * static_cast<int64_t>(dtype_size(t.dtype));
+  llvm::Value* buffers[2] = {stack_alloc(bytes), stack_alloc(bytes)};
+  llvm::Function* kernel = small_gemm(t.dtype, m, k, n);
+  // Products i+1 .. last-1: product i+1+j reads the one before it and writes buffers[j % 2].
+  at_node(s.node_id(i + 1));
+  llvm::Value* first_input = as_buffer(s.at(ValueId{i, 0})).ptr;
+  const int64_t middle = length - 2;
+  llvm::BasicBlock* pre = b_.GetInsertBlock();
+  llvm::BasicBlock* head = llvm::BasicBlock::Create(ctx_ref_, "chain", fn_);
+  llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx_ref_, "chain.end", fn_);
+  b_.CreateBr(head);
+  b_.SetInsertPoint(head);
+  llvm::PHINode* j = b_.CreatePHI(b_.getInt64Ty(), 2, "j");
+  llvm::PHINode* src = b_.CreatePHI(b_.getPtrTy(), 2, "chain.src");
+  j->addIncoming(i64(0), pre);
+  src->addIncoming(first_input, pre);
+  llvm::Value* dst = b_.CreateSelect(b_.CreateICmpEQ(b_.CreateAnd(j, i64(1)), i64(0)), buffers[0], buffers[1]);
+  b_.CreateCall(kernel, pos == 1 ? std::vector<llvm::Value*>{x.ptr, src, dst} : std::vector<llvm::Value*>{src, x.ptr, dst});
+  llvm::Value* next = b_.CreateAdd(j, i64(1), "j.next", /*HasNUW=*/true, /*HasNSW=*/true);
+  j->addIncoming(next, b_.GetInsertBlock());
+  src->addIncoming(dst, b_.GetInsertBlock());
+  loop_latch(b_.CreateICmpSLT(next, i64(middle)), head, exit, /*rolled=*/true);  // one call, not 98
+  b_.SetInsertPoint(exit);
+  LVal before_last;
+  before_last.kind = LVal::Kind::Buf;
+  before_last.dtype = t.dtype;
+  before_last.dims = static_dims(t.shape);
+  before_last.ptr = buffers[(middle - 1) % 2];
+  s.values[last - 1] = {before_last};
+  at_node(s.node_id(last));
+  lower_matmul(s, last);
 }
 
 void Emitter::lower_matmul(Scope& s, uint32_t i) {

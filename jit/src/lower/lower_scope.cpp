@@ -14,6 +14,14 @@ void Emitter::lower_nodes(Scope& s, const std::vector<LVal>& params) {
   for (uint32_t i = 0; i < g.nodes.size(); ++i) {
     if (g.nodes[i].op == OpKind::Placeholder) continue;
     at_node(s.node_id(i));
+    if (const int64_t chain = matmul_chain_length(s, i)) {
+      lower_matmul_chain(s, i, chain);
+      // Values that die inside the chain are freed after it (x and the products are not owned).
+      for (uint32_t c = i; c < i + chain; ++c)
+        for (ValueId v : s.plan->free_after[c]) owned_free(s.at(v).ptr);
+      i += static_cast<uint32_t>(chain) - 1;
+      continue;
+    }
     lower_node(s, i);
     for (ValueId v : s.plan->free_after[i]) owned_free(s.at(v).ptr);
   }

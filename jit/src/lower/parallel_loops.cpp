@@ -100,7 +100,7 @@ void Emitter::splittable_loop_nest(const std::vector<llvm::Value*>& dims, llvm::
   });
   llvm::Value* next = b_.CreateAdd(i, i64(1), "i.next", /*HasNUW=*/true, /*HasNSW=*/true);
   i->addIncoming(next, b_.GetInsertBlock());
-  loop_latch(b_.CreateICmpSLT(next, hi), head, done, /*outer=*/latches_ != latches_before);
+  loop_latch(b_.CreateICmpSLT(next, hi), head, done, keep_rolled(latches_before));
   b_.SetInsertPoint(done);
   p.exit = llvm::BasicBlock::Create(ctx_ref_, "par.end", fn_);
   b_.CreateBr(p.exit);

@@ -74,6 +74,7 @@ struct TensorImpl {
     if (sole_owner(refs) || refs.fetch_sub(1, std::memory_order_acq_rel) == 1) destroy();
   }
   void destroy();
+  void destroy_unparked();  // destroy() without keeping the block for reuse (tensor.cpp)
 
   // From the runtime's small-block cache: every eager op result needs one, and malloc would
   // be a large part of a small op's cost.

@@ -1,0 +1,96 @@
+// Chains of small products r = matmul(x, r) (the TF guide's `power`, unrolled at trace time)
+// compile as one loop over the kernel (Emitter::lower_matmul_chain): the IR calls the kernel
+// three times, not once per product. Values eager == interpreter == JIT, for either operand
+// order, chain lengths around the threshold and both parities, and chains the loop must not
+// take whole (a product also used elsewhere, the last product a result or an operand of more).
+#include "jit_test_util.h"
+
+namespace {
+
+using ag::Tensor;
+
+// Calls of the small matmul kernel in the unoptimized IR.
+int kernel_calls(const std::string& ir) {
+  int calls = 0;
+  for (size_t pos = 0; (pos = ir.find("call void @agc.gemm.", pos)) != std::string::npos; ++pos) ++calls;
+  return calls;
+}
+
+template <class F>
+int kernel_calls_of(F fn, const Tensor& x) {
+  auto f = ag::function(fn);
+  return kernel_calls(f.get_concrete_function(x).llvm_ir(false));
+}
+
+Tensor power_left(const Tensor& x, int n) {
+  Tensor r = ag::eye(x.shape()[0], x.dtype());
+  for (int i = 0; i < n; ++i) r = ag::matmul(x, r);
+  return r;
+}
+
+Tensor power_right(const Tensor& x, int n) {
+  Tensor r = ag::eye(x.shape()[0], x.dtype());
+  for (int i = 0; i < n; ++i) r = ag::matmul(r, x);
+  return r;
+}
+
+TEST(JitMatMulChain, AHundredProductsCallTheKernelThreeTimes) {
+  const Tensor x = ag::random_uniform({10, 10}, ag::int32, -2, 3, 1);
+  EXPECT_EQ(kernel_calls_of([](Tensor v) { return power_left(v, 100); }, x), 3);
+  EXPECT_EQ(kernel_calls_of([](Tensor v) { return power_right(v, 100); }, x), 3);
+  // Below the threshold the products stay straight-line calls.
+  EXPECT_EQ(kernel_calls_of([](Tensor v) { return power_left(v, 7); }, x), 7);
+}
+
+TEST(JitMatMulChain, ValuesMatchForEveryLengthOrderAndDtype) {
+  const Tensor xi = ag::random_uniform({10, 10}, ag::int32, -2, 3, 2);
+  const Tensor xf = ag::random_uniform({6, 6}, ag::float32, -0.5, 0.5, 3);
+  for (int n : {7, 8, 9, 10, 31, 100}) {
+    agtest::expect_three_way(fmt::format("x^{} r (int32)", n), [n](Tensor v) { return power_left(v, n); }, {}, xi);
+    agtest::expect_three_way(fmt::format("r x^{} (int32)", n), [n](Tensor v) { return power_right(v, n); }, {}, xi);
+    agtest::expect_three_way(fmt::format("x^{} r (float32)", n), [n](Tensor v) { return power_left(v, n); },
+                             {.rtol = 1e-4, .atol = 1e-6}, xf);
+  }
+}
+
+TEST(JitMatMulChain, ProductsUsedElsewhereStayCorrect) {
+  const Tensor x = ag::random_uniform({8, 8}, ag::int64, -2, 3, 4);
+  // The 12th product is also a result: the chain stops before it and starts again after it.
+  agtest::expect_three_way(
+      "a product in the middle returned",
+      [](Tensor v) {
+        Tensor r = ag::eye(8, ag::int64), kept;
+        for (int i = 0; i < 30; ++i) {
+          r = ag::matmul(v, r);
+          if (i == 11) kept = r;
+        }
+        return std::tuple<Tensor, Tensor>{r, kept};
+      },
+      {}, x);
+  // The last product feeds two more ops; the chain's first operand is a parameter.
+  agtest::expect_three_way(
+      "the last product used twice",
+      [](Tensor v, Tensor r0) {
+        Tensor r = r0;
+        for (int i = 0; i < 20; ++i) r = ag::matmul(v, r);
+        return r + ag::reduce_sum(r);
+      },
+      {}, x, ag::random_uniform({8, 3}, ag::int64, -1, 2, 5));
+  // A chain inside a staged loop's body.
+  agtest::expect_three_way(
+      "a chain in a while body",
+      [](Tensor v) {
+        Tensor r = ag::eye(8, ag::int64);
+        Tensor i = ag::constant(int64_t{0});
+        ag::while_stmt([&] { return i < 3; },
+                       [&] {
+                         for (int k = 0; k < 9; ++k) r = ag::matmul(v, r);
+                         i = i + 1;
+                       },
+                       ag::state(r, i), {"r", "i"}, AG_SOURCE_LOC("matmul_chain_test.cpp", 80));
+        return r;
+      },
+      {}, x);
+}
+
+}  // namespace
