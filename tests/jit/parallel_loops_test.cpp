@@ -164,6 +164,48 @@ TEST(JitParallelLoops, FullReductionsSplitInFixedChunks) {
   }
 }
 
+// Unknown dims: full and column reductions are compiled both ways, and the run-time size picks
+// the split (when it makes two chunks or two row blocks) or the serial walk. Split, the result
+// is the same on any thread count; either way it matches eager.
+TEST(JitParallelLoops, ReductionsOfUnknownSizeSplitWhenLarge) {
+  struct Dynamic {
+    std::string what;
+    std::function<Tensor(Tensor)> fn;
+    ag::TensorSpec spec;
+    std::vector<int64_t> large, small;
+  };
+  const std::vector<Dynamic> cases = {
+      {"reduce_sum(exp(x)), [-1]", [](Tensor v) { return ag::reduce_sum(ag::exp(v)); }, ag::TensorSpec({-1}, ag::float32),
+       {3 * (int64_t{1} << 17) + 7}, {1000}},
+      {"reduce_max(x), [-1, -1]", [](Tensor v) { return ag::reduce_max(v); }, ag::TensorSpec({-1, -1}, ag::float32),
+       {700, 600}, {3, 5}},
+      {"reduce_sum(x, axis 0), [-1, -1]", [](Tensor v) { return ag::reduce_sum(v * 2.f, {0}); },
+       ag::TensorSpec({-1, -1}, ag::float32), {4000, 100}, {30, 100}},
+      {"reduce_min(x, axis 0) int32, [-1, 64]", [](Tensor v) { return ag::reduce_min(v, {0}); },
+       ag::TensorSpec({-1, 64}, ag::int32), {9000, 64}, {7, 64}},
+  };
+  for (const Dynamic& c : cases) {
+    auto f = ag::function(c.fn, {.input_signature = {c.spec}});
+    for (const std::vector<int64_t>& dims : {c.large, c.small}) {
+      const bool large = dims == c.large;
+      const Tensor x = c.spec.dtype() == ag::int32 ? ag::random_uniform(ag::Shape(dims), ag::int32, -1000, 1000, 21)
+                                                   : ag::random_uniform(ag::Shape(dims), ag::float32, -1, 1, 21);
+      Tensor one;
+      {
+        Threads t(1);
+        one = f(x);
+      }
+      Threads t(2);
+      const int64_t before = ag::detail::parallel_loops_split();
+      const Tensor two = f(x);
+      EXPECT_EQ(ag::detail::parallel_loops_split() > before, large) << c.what << (large ? ", large" : ", small");
+      EXPECT_TRUE(agtest::same_tensor(one, two, {.rtol = 0, .atol = 0})) << c.what;
+      EXPECT_TRUE(agtest::same_tensor(c.fn(x), two, {.rtol = 1e-4, .atol = 1e-3})) << c.what;
+    }
+    EXPECT_EQ(f.stats().traces, 1) << c.what;
+  }
+}
+
 TEST(JitParallelLoops, SmallLoopsStayInline) {
   auto f = ag::function(heavy, {.name = "par_small"});
   EXPECT_FALSE(agtest::ir_calls(f.get_concrete_function(ag::TensorSpec({1000}, ag::float32)).llvm_ir(true), "agc_rt_parallel_for"));

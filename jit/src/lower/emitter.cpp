@@ -175,6 +175,25 @@ void Emitter::if_then(llvm::Value* cond, const std::function<void()>& then) {
   b_.SetInsertPoint(done);
 }
 
+void Emitter::if_else(llvm::Value* cond, const std::function<void()>& then, const std::function<void()>& otherwise) {
+  if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(cond)) {
+    c->isZero() ? otherwise() : then();
+    return;
+  }
+  llvm::Function* fn = b_.GetInsertBlock()->getParent();
+  llvm::BasicBlock* yes = llvm::BasicBlock::Create(ctx_ref_, "then", fn);
+  llvm::BasicBlock* no = llvm::BasicBlock::Create(ctx_ref_, "else", fn);
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_ref_, "endif", fn);
+  b_.CreateCondBr(cond, yes, no);
+  b_.SetInsertPoint(yes);
+  then();
+  b_.CreateBr(done);
+  b_.SetInsertPoint(no);
+  otherwise();
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
+}
+
 void Emitter::fail_if(llvm::Value* cond, int32_t node_id, FailKind kind, llvm::Value* a, llvm::Value* bval) {
   if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(cond); c && c->isZero()) return;
   llvm::Function* fn = b_.GetInsertBlock()->getParent();

@@ -115,6 +115,7 @@ class Emitter {
                           llvm::Value* inner_work = nullptr);
   void outline_parallel_loops();
   void if_then(llvm::Value* cond, const std::function<void()>& then);
+  void if_else(llvm::Value* cond, const std::function<void()>& then, const std::function<void()>& otherwise);
   // Raises `kind` for node `node_id` when `cond` holds: the function returns 1.
   void fail_if(llvm::Value* cond, int32_t node_id, FailKind kind, llvm::Value* a = nullptr, llvm::Value* b = nullptr);
   // Returns 1 when `cond` holds (the runtime has already recorded the error).
@@ -247,11 +248,19 @@ class Emitter {
                             llvm::Value* work_per_outer = nullptr);
   // lower_reduce.cpp: node i's reduction, when it is a full reduction of a large contiguous
   // operand, in fixed chunks over the pool.
+  // `serial` emits the caller's walk, for sizes known only at run time that turn out small.
+  using Combine = std::function<llvm::Value*(llvm::Value*, llvm::Value*)>;
   bool parallel_full_reduce(Scope& s, uint32_t i, ValueId x, const Walk& w, llvm::Value* acc, DType d, llvm::Value* init,
-                            const std::function<llvm::Value*(llvm::Value*, llvm::Value*)>& combine);
+                            const Combine& combine, const std::function<void()>& serial);
+  bool parallel_full_reduce_by_rows(Scope& s, uint32_t i, ValueId x, const Walk& w, llvm::Value* acc, DType d,
+                                    llvm::Value* init, const Combine& combine, const std::function<void()>& serial);
   // ... and a column reduction of a large 2-D walk, in fixed blocks of rows (node i's reduction).
   bool parallel_column_reduce(Scope& s, uint32_t i, ValueId x, const Walk& w, const LVal& acc_view, DType d,
-                              llvm::Value* init, const std::function<llvm::Value*(llvm::Value*, llvm::Value*)>& combine);
+                              llvm::Value* init, const Combine& combine, const std::function<void()>& serial);
+  // A reduction's row form (rolled loops): the walk's first `kept` dims kept, the others reduced
+  // into a register per output element; `op` picks ordered integer keys for a float max or min.
+  void reduce_rows(Scope& s, ValueId x, const Walk& w, llvm::Value* acc, const std::vector<llvm::Value*>& acc_strides,
+                   size_t kept, DType d, OpKind op, bool rows_independent, const Combine& combine);
 };
 
 }  // namespace ag::jit

@@ -57,11 +57,13 @@ struct Piece {
   llvm::Value* begin;
   llvm::Value* length;
 };
-Piece piece(llvm::IRBuilder<>& b, llvm::Value* index, int64_t size, int64_t total) {
-  llvm::Value* begin = b.CreateMul(index, b.getInt64(size));
-  llvm::Value* left = b.CreateSub(b.getInt64(total), begin);
-  return {begin, b.CreateSelect(b.CreateICmpSLT(left, b.getInt64(size)), left, b.getInt64(size))};
+Piece piece(llvm::IRBuilder<>& b, llvm::Value* index, llvm::Value* size, llvm::Value* total) {
+  llvm::Value* begin = b.CreateMul(index, size);
+  llvm::Value* left = b.CreateSub(total, begin);
+  return {begin, b.CreateSelect(b.CreateICmpSLT(left, size), left, size)};
 }
+
+llvm::Value* smin(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y) { return b.CreateSelect(b.CreateICmpSLT(x, y), x, y); }
 
 // The eager full reduction's chunk (runtime/src/ops/isa/reduce.cpp): compiled code splits at the
 // same boundaries, so the two sum in the same chunks.
@@ -71,86 +73,181 @@ constexpr int64_t kMaxRowBlocks = 8;
 
 }  // namespace
 
-// A full reduction whose walk is one contiguous dim of a static size of two chunks or more: each
-// chunk of kReduceChunk elements is reduced in order, in a register, by one thread of the pool
-// into its partial, then the partials are combined in chunk order. The chunks do not depend on
-// the thread count, so neither does the result (docs/jit.md, "Threads"). The partials are a heap
-// buffer of the call (one per 128K elements: on the stack they would grow with the operand).
+// A full reduction whose walk is one contiguous dim of two chunks or more: each chunk of
+// kReduceChunk elements is reduced in order, in a register, by one thread of the pool into its
+// partial, then the partials are combined in chunk order. The chunks do not depend on the thread
+// count, so neither does the result (docs/jit.md, "Threads"). The partials are a heap buffer of
+// the call (one per 128K elements: on the stack they would grow with the operand). A size known
+// only at run time takes this path when it is large and `serial` (the caller's walk) otherwise.
 // Anything else: false, and the caller emits the serial walk.
 bool Emitter::parallel_full_reduce(Scope& s, uint32_t i, ValueId x, const Walk& w, llvm::Value* acc, DType d,
                                    llvm::Value* init,
-                                   const std::function<llvm::Value*(llvm::Value*, llvm::Value*)>& combine) {
+                                   const Combine& combine, const std::function<void()>& serial) {
+  if (w.dims.size() >= 2) return parallel_full_reduce_by_rows(s, i, x, w, acc, d, init, combine, serial);
   if (w.dims.size() != 1) return false;
-  auto* size = llvm::dyn_cast<llvm::ConstantInt>(w.dims[0]);
-  if (!size || size->getSExtValue() < 2 * kReduceChunk) return false;
-  const int64_t total = size->getSExtValue();
-  const int64_t chunks = (total + kReduceChunk - 1) / kReduceChunk;
-  const std::vector<llvm::Value*> partial_dims{i64(chunks)};
-  llvm::Value* partials = owned_alloc(i64(chunks * static_cast<int64_t>(dtype_size(d))), s.site({i, 0}, partial_dims));
-  splittable_loop_nest(
-      {i64(chunks)}, partials,
-      [&](const std::vector<llvm::Value*>& idx) {
-        const Piece chunk = piece(b_, idx[0], kReduceChunk, total);
-        llvm::Value* part = loop_reduce(chunk.length, init, [&](llvm::Value* a, llvm::Value* j) {
-          return combine(a, eval_element(s, x, w, {b_.CreateAdd(chunk.begin, j)}));
-        });
-        store(d, partials, idx[0], part);
-      },
-      /*work_per_outer=*/i64(kReduceChunk));
-  store(d, acc, i64(0),
-        loop_reduce(i64(chunks), init, [&](llvm::Value* a, llvm::Value* c) { return combine(a, load(d, partials, c)); }));
-  owned_free(partials);
+  llvm::Value* total = w.dims[0];
+  auto* size = llvm::dyn_cast<llvm::ConstantInt>(total);
+  if (size && size->getSExtValue() < 2 * kReduceChunk) return false;
+  auto chunked = [&] {
+    llvm::Value* chunks = b_.CreateSDiv(b_.CreateAdd(total, i64(kReduceChunk - 1)), i64(kReduceChunk));
+    const std::vector<llvm::Value*> partial_dims{chunks};
+    llvm::Value* partials =
+        owned_alloc(b_.CreateMul(chunks, i64(static_cast<int64_t>(dtype_size(d)))), s.site({i, 0}, partial_dims));
+    splittable_loop_nest(
+        {chunks}, partials,
+        [&](const std::vector<llvm::Value*>& idx) {
+          const Piece chunk = piece(b_, idx[0], i64(kReduceChunk), total);
+          llvm::Value* part = loop_reduce(chunk.length, init, [&](llvm::Value* a, llvm::Value* j) {
+            return combine(a, eval_element(s, x, w, {b_.CreateAdd(chunk.begin, j)}));
+          });
+          store(d, partials, idx[0], part);
+        },
+        /*work_per_outer=*/i64(kReduceChunk));
+    store(d, acc, i64(0),
+          loop_reduce(chunks, init, [&](llvm::Value* a, llvm::Value* c) { return combine(a, load(d, partials, c)); }));
+    owned_free(partials);
+  };
+  if (size) chunked();
+  else if_else(b_.CreateICmpSGE(total, i64(2 * kReduceChunk)), chunked, serial);
   return true;
 }
 
-// A column reduction, out[j] = reduce over r of x[r, j], of a static 2-D walk whose outer dim is
+// A full reduction whose walk kept several dims: unknown sizes, which make_walk does not merge
+// (a dim may turn out to be 1 and broadcast). Its rows are cut into a fixed number of blocks (from
+// the shape alone, as a column reduction's), each reduced in row-major order by one thread into
+// its partial, the partials combined in block order: the same result on any thread count. Small
+// at run time (fewer than two blocks of kReduceChunk elements): `serial`. A static walk of
+// several dims (a broadcast operand) stays serial: false.
+bool Emitter::parallel_full_reduce_by_rows(Scope& s, uint32_t i, ValueId x, const Walk& w, llvm::Value* acc, DType d,
+                                           llvm::Value* init, const Combine& combine,
+                                           const std::function<void()>& serial) {
+  if (std::all_of(w.dims.begin(), w.dims.end(), [](llvm::Value* v) { return llvm::isa<llvm::ConstantInt>(v); })) return false;
+  llvm::Value* r = w.dims[0];
+  llvm::Value* row_elements = numel(std::vector<llvm::Value*>(w.dims.begin() + 1, w.dims.end()));
+  llvm::Value* blocks =
+      smin(b_, smin(b_, i64(kMaxRowBlocks), r), b_.CreateSDiv(b_.CreateMul(r, row_elements), i64(kReduceChunk)));
+  auto blocked = [&] {
+    llvm::Value* rows_per_block = b_.CreateSDiv(b_.CreateAdd(r, b_.CreateSub(blocks, i64(1))), blocks);
+    const std::vector<llvm::Value*> partial_dims{blocks};
+    llvm::Value* partials =
+        owned_alloc(b_.CreateMul(blocks, i64(static_cast<int64_t>(dtype_size(d)))), s.site({i, 0}, partial_dims));
+    splittable_loop_nest(
+        {blocks}, partials,
+        [&](const std::vector<llvm::Value*>& idx) {
+          const Piece rows_of_block = piece(b_, idx[0], rows_per_block, r);
+          std::vector<llvm::Value*> at(w.dims.size());
+          std::function<llvm::Value*(size_t, llvm::Value*)> level = [&](size_t k, llvm::Value* a) -> llvm::Value* {
+            if (k == w.dims.size()) return combine(a, eval_element(s, x, w, at));
+            llvm::Value* n = k == 0 ? rows_of_block.length : w.dims[k];
+            return loop_reduce(n, a, [&](llvm::Value* a_k, llvm::Value* j) {
+              at[k] = k == 0 ? b_.CreateAdd(rows_of_block.begin, j) : j;
+              return level(k + 1, a_k);
+            });
+          };
+          store(d, partials, idx[0], level(0, init));
+        },
+        /*work_per_outer=*/b_.CreateMul(rows_per_block, row_elements));
+    store(d, acc, i64(0),
+          loop_reduce(blocks, init, [&](llvm::Value* a, llvm::Value* c) { return combine(a, load(d, partials, c)); }));
+    owned_free(partials);
+  };
+  if_else(b_.CreateICmpSGE(blocks, i64(2)), blocked, serial);
+  return true;
+}
+
+// A column reduction, out[j] = reduce over r of x[r, j], of a 2-D walk whose outer dim is
 // reduced: the rows are cut into a fixed number of blocks (from the shape alone, at most
 // kMaxRowBlocks, each of at least kReduceChunk elements); each block is reduced row after row
 // into its own partial row by one thread of the pool, reading the operand in memory order; the
 // partial rows are then combined in block order. The same result on any thread count. Cutting
 // the columns instead keeps each column's order but reads each row in pieces: a 4096x4096 float
 // column sum took 5.3 ms on one thread against 2.3 ms for the serial walk. The partial rows live
-// in a heap buffer of the call. Anything else: false, and the caller emits the serial walk.
+// in a heap buffer of the call. Sizes known only at run time take this path when there are two
+// blocks or more, and `serial` (the caller's walk) otherwise. Anything else: false, and the
+// caller emits the serial walk.
 bool Emitter::parallel_column_reduce(Scope& s, uint32_t i, ValueId x, const Walk& w, const LVal& acc_view, DType d,
                                      llvm::Value* init,
-                                     const std::function<llvm::Value*(llvm::Value*, llvm::Value*)>& combine) {
+                                     const Combine& combine, const std::function<void()>& serial) {
   if (w.dims.size() != 2) return false;
-  auto* rows = llvm::dyn_cast<llvm::ConstantInt>(w.dims[0]);
-  auto* cols = llvm::dyn_cast<llvm::ConstantInt>(w.dims[1]);
   const std::vector<llvm::Value*>& out_strides = *w.find(&acc_view);
-  if (!rows || !cols || !is_const(out_strides[0], 0) || !llvm::isa<llvm::ConstantInt>(out_strides[1]) ||
-      is_const(out_strides[1], 0))
-    return false;
-  const int64_t r = rows->getSExtValue(), c = cols->getSExtValue();
-  const int64_t blocks = std::min({kMaxRowBlocks, r, r * c / kReduceChunk});
-  if (blocks < 2) return false;
-  const int64_t rows_per_block = (r + blocks - 1) / blocks;
-  const std::vector<llvm::Value*> partial_dims{i64(blocks), i64(c)};
-  llvm::Value* partials = owned_alloc(i64(blocks * c * static_cast<int64_t>(dtype_size(d))), s.site({i, 0}, partial_dims));
-  splittable_loop_nest(
-      {i64(blocks)}, partials,
-      [&](const std::vector<llvm::Value*>& idx) {
-        const Piece rows_of_block = piece(b_, idx[0], rows_per_block, r);
-        llvm::Value* part = b_.CreateMul(idx[0], i64(c));
-        loop(i64(c), [&](llvm::Value* j) { store(d, partials, b_.CreateAdd(part, j), init); });
-        loop(rows_of_block.length, [&](llvm::Value* k) {
-          llvm::Value* row = b_.CreateAdd(rows_of_block.begin, k);
-          loop(i64(c), [&](llvm::Value* j) {
-            llvm::Value* at = b_.CreateAdd(part, j);
-            store(d, partials, at, combine(load(d, partials, at), eval_element(s, x, w, {row, j})));
+  // Rows reduced, columns kept (a kept dim of unknown size has the stride `size == 1 ? 0 : 1`,
+  // which differs from 1 only when there is one column).
+  if (!is_const(out_strides[0], 0) || is_const(out_strides[1], 0)) return false;
+  llvm::Value* r = w.dims[0];
+  llvm::Value* c = w.dims[1];
+  llvm::Value* blocks = smin(b_, smin(b_, i64(kMaxRowBlocks), r), b_.CreateSDiv(b_.CreateMul(r, c), i64(kReduceChunk)));
+  auto* static_blocks = llvm::dyn_cast<llvm::ConstantInt>(blocks);
+  if (static_blocks && static_blocks->getSExtValue() < 2) return false;
+  auto blocked = [&] {
+    llvm::Value* rows_per_block = b_.CreateSDiv(b_.CreateAdd(r, b_.CreateSub(blocks, i64(1))), blocks);
+    const std::vector<llvm::Value*> partial_dims{blocks, c};
+    llvm::Value* partials = owned_alloc(b_.CreateMul(b_.CreateMul(blocks, c), i64(static_cast<int64_t>(dtype_size(d)))),
+                                        s.site({i, 0}, partial_dims));
+    splittable_loop_nest(
+        {blocks}, partials,
+        [&](const std::vector<llvm::Value*>& idx) {
+          const Piece rows_of_block = piece(b_, idx[0], rows_per_block, r);
+          llvm::Value* part = b_.CreateMul(idx[0], c);
+          loop(c, [&](llvm::Value* j) { store(d, partials, b_.CreateAdd(part, j), init); });
+          loop(rows_of_block.length, [&](llvm::Value* k) {
+            llvm::Value* row = b_.CreateAdd(rows_of_block.begin, k);
+            loop(c, [&](llvm::Value* j) {
+              llvm::Value* at = b_.CreateAdd(part, j);
+              store(d, partials, at, combine(load(d, partials, at), eval_element(s, x, w, {row, j})));
+            });
           });
-        });
-      },
-      /*work_per_outer=*/i64(rows_per_block * c));
-  loop(i64(c), [&](llvm::Value* j) {
-    llvm::Value* off = b_.CreateMul(j, out_strides[1]);
-    llvm::Value* v = loop_reduce(i64(blocks), load(d, acc_view.ptr, off), [&](llvm::Value* a, llvm::Value* blk) {
-      return combine(a, load(d, partials, b_.CreateAdd(b_.CreateMul(blk, i64(c)), j)));
+        },
+        /*work_per_outer=*/b_.CreateMul(rows_per_block, c));
+    loop(c, [&](llvm::Value* j) {
+      llvm::Value* off = b_.CreateMul(j, out_strides[1]);
+      llvm::Value* v = loop_reduce(blocks, load(d, acc_view.ptr, off), [&](llvm::Value* a, llvm::Value* blk) {
+        return combine(a, load(d, partials, b_.CreateAdd(b_.CreateMul(blk, c), j)));
+      });
+      store(d, acc_view.ptr, off, v);
     });
-    store(d, acc_view.ptr, off, v);
-  });
-  owned_free(partials);
+    owned_free(partials);
+  };
+  if (static_blocks) blocked();
+  else if_else(b_.CreateICmpSGE(blocks, i64(2)), blocked, serial);
   return true;
+}
+
+// The row form: the walk's trailing dims are reduced and its leading ones kept. Each output
+// element is accumulated in a register over its row, in the same order, and stored once. Needed
+// where outer loops stay loops: the memory form leaves a load and a store per element that LLVM
+// forwards only when it unrolls the rows (docs/jit.md, "Compile times"). A float max or min runs
+// on ordered integer keys: one integer max per element, where IEEE's maximum (NaN and signed
+// zeros) took five vector instructions in the accumulator's dependency chain and a long
+// horizontal step per row.
+void Emitter::reduce_rows(Scope& s, ValueId x, const Walk& w, llvm::Value* acc, const std::vector<llvm::Value*>& acc_strides,
+                          size_t kept, DType d, OpKind op, bool rows_independent, const Combine& combine) {
+  const auto kept_end = w.dims.begin() + static_cast<std::ptrdiff_t>(kept);
+  const std::vector<llvm::Value*> outer(w.dims.begin(), kept_end), row(kept_end, w.dims.end());
+  const bool keyed = is_floating(d) && (op == OpKind::ReduceMax || op == OpKind::ReduceMin);
+  const bool is_max = op == OpKind::ReduceMax;
+  auto reduce_row = [&](const std::vector<llvm::Value*>& oidx) {
+    std::vector<llvm::Value*> idx = oidx;
+    idx.resize(w.dims.size());
+    std::function<llvm::Value*(size_t, llvm::Value*)> level = [&](size_t k, llvm::Value* a) -> llvm::Value* {
+      if (k == w.dims.size()) {
+        llvm::Value* v = eval_element(s, x, w, idx);
+        if (!keyed) return combine(a, v);
+        return b_.CreateIntrinsic(is_max ? llvm::Intrinsic::smax : llvm::Intrinsic::smin, {a->getType()},
+                                  {a, ordered_key(b_, v, is_max)});
+      }
+      return loop_reduce(w.dims[k], a, [&](llvm::Value* a_k, llvm::Value* j) {
+        idx[k] = j;
+        return level(k + 1, a_k);
+      });
+    };
+    llvm::Value* off = linear_offset(acc_strides, oidx);
+    llvm::Value* first = load(d, acc, off);
+    llvm::Value* result = level(kept, keyed ? ordered_key(b_, first, is_max) : first);
+    store(d, acc, off, keyed ? from_ordered_key(b_, result, first->getType(), is_max) : result);
+  };
+  if (outer.empty()) reduce_row({});
+  else if (rows_independent) parallel_loop_nest(outer, acc, reduce_row, numel(row));  // a row's work per index
+  else loop_nest(outer, reduce_row);
 }
 
 void Emitter::lower_reduce(Scope& s, uint32_t i) {
@@ -218,7 +315,7 @@ void Emitter::lower_reduce(Scope& s, uint32_t i) {
     if (rows_independent) parallel_loop_nest(dims, acc, body);
     else loop_nest(dims, body);
   };
-  auto combine = [&](llvm::Value* a, llvm::Value* v) -> llvm::Value* {
+  const Combine combine = [&](llvm::Value* a, llvm::Value* v) -> llvm::Value* {
     switch (n.op) {
       case OpKind::ReduceSum:
       case OpKind::ReduceMean: return fp ? with_flags(b_.CreateFAdd(a, v)) : b_.CreateAdd(a, v);
@@ -231,54 +328,22 @@ void Emitter::lower_reduce(Scope& s, uint32_t i) {
       default: return b_.CreateAnd(a, v);
     }
   };
-  const bool split = is_const(out_n, 1) ? parallel_full_reduce(s, i, x, w, acc, d, init, combine)
-                                        : parallel_column_reduce(s, i, x, w, acc_view, d, init, combine);
   const std::vector<llvm::Value*>& acc_strides = *w.find(&acc_view);
   const size_t kept = kept_prefix(acc_strides, [&](llvm::Value* v) { return is_const(v, 0); });
-  if (split) {
-    // done: in chunks or row blocks over the pool
-  } else if (prog_.rolled_loops && kept < w.dims.size()) {
-    // A row form: the walk's trailing dims are reduced and its leading ones kept. Each output
-    // element is accumulated in a register over its row, in the same order, and stored once.
-    // Needed where outer loops stay loops: the memory form leaves a load and a store per element
-    // that LLVM forwards only when it unrolls the rows (docs/jit.md, "Compile times").
-    const auto kept_end = w.dims.begin() + static_cast<std::ptrdiff_t>(kept);
-    const std::vector<llvm::Value*> outer(w.dims.begin(), kept_end), row(kept_end, w.dims.end());
-    // A float max or min runs on ordered integer keys: one integer max per element, where
-    // IEEE's maximum (NaN and signed zeros) took five vector instructions in the accumulator's
-    // dependency chain and a long horizontal step per row.
-    const bool keyed = fp && (n.op == OpKind::ReduceMax || n.op == OpKind::ReduceMin);
-    const bool is_max = n.op == OpKind::ReduceMax;
-    auto reduce_row = [&](const std::vector<llvm::Value*>& oidx) {
-      std::vector<llvm::Value*> idx = oidx;
-      idx.resize(w.dims.size());
-      std::function<llvm::Value*(size_t, llvm::Value*)> level = [&](size_t k, llvm::Value* a) -> llvm::Value* {
-        if (k == w.dims.size()) {
-          llvm::Value* v = eval_element(s, x, w, idx);
-          if (!keyed) return combine(a, v);
-          return b_.CreateIntrinsic(is_max ? llvm::Intrinsic::smax : llvm::Intrinsic::smin, {a->getType()},
-                                    {a, ordered_key(b_, v, is_max)});
-        }
-        return loop_reduce(w.dims[k], a, [&](llvm::Value* a_k, llvm::Value* j) {
-          idx[k] = j;
-          return level(k + 1, a_k);
-        });
-      };
-      llvm::Value* off = linear_offset(acc_strides, oidx);
-      llvm::Value* first = load(d, acc, off);
-      llvm::Value* result = level(kept, keyed ? ordered_key(b_, first, is_max) : first);
-      store(d, acc, off, keyed ? from_ordered_key(b_, result, first->getType(), is_max) : result);
-    };
-    if (outer.empty()) reduce_row({});
-    else if (rows_independent) parallel_loop_nest(outer, acc, reduce_row, numel(row));  // a row's work per index
-    else loop_nest(outer, reduce_row);
-  } else {
+  auto serial = [&] {
+    if (prog_.rolled_loops && kept < w.dims.size()) {
+      reduce_rows(s, x, w, acc, acc_strides, kept, d, n.op, rows_independent, combine);
+      return;
+    }
     walk(w.dims, [&](const std::vector<llvm::Value*>& idx) {
       llvm::Value* v = eval_element(s, x, w, idx);
       llvm::Value* off = linear_offset(acc_strides, idx);
       store(d, acc, off, combine(load(d, acc, off), v));
     });
-  }
+  };
+  const bool split = is_const(out_n, 1) ? parallel_full_reduce(s, i, x, w, acc, d, init, combine, serial)
+                                        : parallel_column_reduce(s, i, x, w, acc_view, d, init, combine, serial);
+  if (!split) serial();
 
   if (n.op == OpKind::ReduceMean) {
     loop(out_n, [&](llvm::Value* k) {
