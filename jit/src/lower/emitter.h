@@ -252,6 +252,8 @@ class Emitter {
   using Combine = std::function<llvm::Value*(llvm::Value*, llvm::Value*)>;
   bool parallel_full_reduce(Scope& s, uint32_t i, ValueId x, const Walk& w, llvm::Value* acc, DType d, llvm::Value* init,
                             const Combine& combine, const std::function<void()>& serial);
+  void reduce_partials(Scope& s, uint32_t i, llvm::Value* count, llvm::Value* work, llvm::Value* acc, DType d,
+                       llvm::Value* init, const Combine& combine, const std::function<llvm::Value*(llvm::Value*)>& partial);
   bool parallel_full_reduce_by_rows(Scope& s, uint32_t i, ValueId x, const Walk& w, llvm::Value* acc, DType d,
                                     llvm::Value* init, const Combine& combine, const std::function<void()>& serial);
   // ... and a column reduction of a large 2-D walk, in fixed blocks of rows (node i's reduction).

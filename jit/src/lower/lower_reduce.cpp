@@ -73,12 +73,27 @@ constexpr int64_t kMaxRowBlocks = 8;
 
 }  // namespace
 
+// `count` partials of a full reduction, partial p computed by `partial(p)` on the pool (each of
+// about `work` elements, for the pool's grain) into a heap buffer of the call (on the stack it
+// would grow with the operand), then combined in order into acc[0].
+void Emitter::reduce_partials(Scope& s, uint32_t i, llvm::Value* count, llvm::Value* work, llvm::Value* acc, DType d,
+                              llvm::Value* init, const Combine& combine,
+                              const std::function<llvm::Value*(llvm::Value*)>& partial) {
+  const std::vector<llvm::Value*> partial_dims{count};
+  llvm::Value* partials =
+      owned_alloc(b_.CreateMul(count, i64(static_cast<int64_t>(dtype_size(d)))), s.site({i, 0}, partial_dims));
+  splittable_loop_nest(
+      {count}, partials, [&](const std::vector<llvm::Value*>& idx) { store(d, partials, idx[0], partial(idx[0])); }, work);
+  store(d, acc, i64(0),
+        loop_reduce(count, init, [&](llvm::Value* a, llvm::Value* c) { return combine(a, load(d, partials, c)); }));
+  owned_free(partials);
+}
+
 // A full reduction whose walk is one contiguous dim of two chunks or more: each chunk of
 // kReduceChunk elements is reduced in order, in a register, by one thread of the pool into its
 // partial, then the partials are combined in chunk order. The chunks do not depend on the thread
-// count, so neither does the result (docs/jit.md, "Threads"). The partials are a heap buffer of
-// the call (one per 128K elements: on the stack they would grow with the operand). A size known
-// only at run time takes this path when it is large and `serial` (the caller's walk) otherwise.
+// count, so neither does the result (docs/jit.md, "Threads"). A size known only at run time takes
+// this path when it is large and `serial` (the caller's walk) otherwise.
 // Anything else: false, and the caller emits the serial walk.
 bool Emitter::parallel_full_reduce(Scope& s, uint32_t i, ValueId x, const Walk& w, llvm::Value* acc, DType d,
                                    llvm::Value* init,
@@ -90,22 +105,12 @@ bool Emitter::parallel_full_reduce(Scope& s, uint32_t i, ValueId x, const Walk& 
   if (size && size->getSExtValue() < 2 * kReduceChunk) return false;
   auto chunked = [&] {
     llvm::Value* chunks = b_.CreateSDiv(b_.CreateAdd(total, i64(kReduceChunk - 1)), i64(kReduceChunk));
-    const std::vector<llvm::Value*> partial_dims{chunks};
-    llvm::Value* partials =
-        owned_alloc(b_.CreateMul(chunks, i64(static_cast<int64_t>(dtype_size(d)))), s.site({i, 0}, partial_dims));
-    splittable_loop_nest(
-        {chunks}, partials,
-        [&](const std::vector<llvm::Value*>& idx) {
-          const Piece chunk = piece(b_, idx[0], i64(kReduceChunk), total);
-          llvm::Value* part = loop_reduce(chunk.length, init, [&](llvm::Value* a, llvm::Value* j) {
-            return combine(a, eval_element(s, x, w, {b_.CreateAdd(chunk.begin, j)}));
-          });
-          store(d, partials, idx[0], part);
-        },
-        /*work_per_outer=*/i64(kReduceChunk));
-    store(d, acc, i64(0),
-          loop_reduce(chunks, init, [&](llvm::Value* a, llvm::Value* c) { return combine(a, load(d, partials, c)); }));
-    owned_free(partials);
+    reduce_partials(s, i, chunks, i64(kReduceChunk), acc, d, init, combine, [&](llvm::Value* c) {
+      const Piece chunk = piece(b_, c, i64(kReduceChunk), total);
+      return loop_reduce(chunk.length, init, [&](llvm::Value* a, llvm::Value* j) {
+        return combine(a, eval_element(s, x, w, {b_.CreateAdd(chunk.begin, j)}));
+      });
+    });
   };
   if (size) chunked();
   else if_else(b_.CreateICmpSGE(total, i64(2 * kReduceChunk)), chunked, serial);
@@ -128,28 +133,19 @@ bool Emitter::parallel_full_reduce_by_rows(Scope& s, uint32_t i, ValueId x, cons
       smin(b_, smin(b_, i64(kMaxRowBlocks), r), b_.CreateSDiv(b_.CreateMul(r, row_elements), i64(kReduceChunk)));
   auto blocked = [&] {
     llvm::Value* rows_per_block = b_.CreateSDiv(b_.CreateAdd(r, b_.CreateSub(blocks, i64(1))), blocks);
-    const std::vector<llvm::Value*> partial_dims{blocks};
-    llvm::Value* partials =
-        owned_alloc(b_.CreateMul(blocks, i64(static_cast<int64_t>(dtype_size(d)))), s.site({i, 0}, partial_dims));
-    splittable_loop_nest(
-        {blocks}, partials,
-        [&](const std::vector<llvm::Value*>& idx) {
-          const Piece rows_of_block = piece(b_, idx[0], rows_per_block, r);
-          std::vector<llvm::Value*> at(w.dims.size());
-          std::function<llvm::Value*(size_t, llvm::Value*)> level = [&](size_t k, llvm::Value* a) -> llvm::Value* {
-            if (k == w.dims.size()) return combine(a, eval_element(s, x, w, at));
-            llvm::Value* n = k == 0 ? rows_of_block.length : w.dims[k];
-            return loop_reduce(n, a, [&](llvm::Value* a_k, llvm::Value* j) {
-              at[k] = k == 0 ? b_.CreateAdd(rows_of_block.begin, j) : j;
-              return level(k + 1, a_k);
-            });
-          };
-          store(d, partials, idx[0], level(0, init));
-        },
-        /*work_per_outer=*/b_.CreateMul(rows_per_block, row_elements));
-    store(d, acc, i64(0),
-          loop_reduce(blocks, init, [&](llvm::Value* a, llvm::Value* c) { return combine(a, load(d, partials, c)); }));
-    owned_free(partials);
+    reduce_partials(s, i, blocks, b_.CreateMul(rows_per_block, row_elements), acc, d, init, combine, [&](llvm::Value* blk) {
+      const Piece rows_of_block = piece(b_, blk, rows_per_block, r);
+      std::vector<llvm::Value*> at(w.dims.size());
+      std::function<llvm::Value*(size_t, llvm::Value*)> level = [&](size_t k, llvm::Value* a) -> llvm::Value* {
+        if (k == w.dims.size()) return combine(a, eval_element(s, x, w, at));
+        llvm::Value* n = k == 0 ? rows_of_block.length : w.dims[k];
+        return loop_reduce(n, a, [&](llvm::Value* a_k, llvm::Value* j) {
+          at[k] = k == 0 ? b_.CreateAdd(rows_of_block.begin, j) : j;
+          return level(k + 1, a_k);
+        });
+      };
+      return level(0, init);
+    });
   };
   if_else(b_.CreateICmpSGE(blocks, i64(2)), blocked, serial);
   return true;

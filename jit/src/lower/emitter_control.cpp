@@ -1,0 +1,151 @@
+// Emitter control flow: counted loops (their unrolling hints), loops carrying a register,
+// loop nests, branches, and the error exits of compiled code.
+#include <llvm/IR/MDBuilder.h>
+
+#include "emitter.h"
+
+namespace ag::jit {
+
+void Emitter::loop(llvm::Value* n, const std::function<void(llvm::Value*)>& body) {
+  if (is_const(n, 0)) return;
+  if (is_const(n, 1)) {
+    body(i64(0));
+    return;
+  }
+  llvm::Function* fn = b_.GetInsertBlock()->getParent();
+  llvm::BasicBlock* pre = b_.GetInsertBlock();
+  llvm::BasicBlock* head = llvm::BasicBlock::Create(ctx_ref_, "loop", fn);
+  llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx_ref_, "loop.end", fn);
+  b_.CreateCondBr(b_.CreateICmpSGT(n, i64(0)), head, exit);
+  b_.SetInsertPoint(head);
+  llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2, "i");
+  i->addIncoming(i64(0), pre);
+  const uint64_t latches_before = latches_;
+  body(i);
+  llvm::Value* next = b_.CreateAdd(i, i64(1), "i.next", /*HasNUW=*/true, /*HasNSW=*/true);
+  i->addIncoming(next, b_.GetInsertBlock());
+  loop_latch(b_.CreateICmpSLT(next, n), head, exit, keep_rolled(latches_before));
+  b_.SetInsertPoint(exit);
+}
+
+llvm::Value* Emitter::loop_reduce(llvm::Value* n, llvm::Value* init,
+                                  const std::function<llvm::Value*(llvm::Value*, llvm::Value*)>& step) {
+  llvm::Function* fn = b_.GetInsertBlock()->getParent();
+  llvm::BasicBlock* pre = b_.GetInsertBlock();
+  llvm::BasicBlock* head = llvm::BasicBlock::Create(ctx_ref_, "red", fn);
+  llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx_ref_, "red.end", fn);
+  b_.CreateCondBr(b_.CreateICmpSGT(n, i64(0)), head, exit);
+  b_.SetInsertPoint(head);
+  llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2, "i");
+  llvm::PHINode* acc = b_.CreatePHI(init->getType(), 2, "acc");
+  i->addIncoming(i64(0), pre);
+  acc->addIncoming(init, pre);
+  const uint64_t latches_before = latches_;
+  llvm::Value* next_acc = step(acc, i);
+  llvm::Value* next = b_.CreateAdd(i, i64(1), "i.next", /*HasNUW=*/true, /*HasNSW=*/true);
+  llvm::BasicBlock* latch = b_.GetInsertBlock();
+  i->addIncoming(next, latch);
+  acc->addIncoming(next_acc, latch);
+  loop_latch(b_.CreateICmpSLT(next, n), head, exit, keep_rolled(latches_before));
+  b_.SetInsertPoint(exit);
+  llvm::PHINode* result = b_.CreatePHI(init->getType(), 2, "red.result");
+  result->addIncoming(init, pre);
+  result->addIncoming(next_acc, latch);
+  return result;
+}
+
+// Runtime unrolling copies a loop's body once more for its remainder; the vectorizer already
+// leaves a scalar remainder of fewer than one vector, and LLVM then unrolled that one too. Each
+// copy is code the code generator must compile: the tanh chain's kernel went from 15 blocks to
+// 13 and its instruction selection and scheduling time fell by a quarter (docs/jit.md, "Compile
+// times"). Full unrolling of short constant loops is not affected, except for outer loops in a
+// program with rolled loops: LLVM fully unrolls a short loop around a vectorized one, and in a
+// function of hundreds of loop nests the straight-line code that makes cost compile time that
+// grew faster than the graph (Program::rolled_loops).
+void Emitter::loop_latch(llvm::Value* continue_loop, llvm::BasicBlock* head, llvm::BasicBlock* exit, bool rolled) {
+  ++latches_;
+  llvm::BranchInst* br = b_.CreateCondBr(continue_loop, head, exit);
+  const char* hint = rolled ? "llvm.loop.unroll.disable" : "llvm.loop.unroll.runtime.disable";
+  llvm::MDNode* no_unroll = llvm::MDNode::get(ctx_ref_, llvm::MDString::get(ctx_ref_, hint));
+  llvm::MDNode* id = llvm::MDNode::getDistinct(ctx_ref_, {nullptr, no_unroll});
+  id->replaceOperandWith(0, id);
+  br->setMetadata(llvm::LLVMContext::MD_loop, id);
+}
+
+void Emitter::loop_nest(const std::vector<llvm::Value*>& dims,
+                        const std::function<void(const std::vector<llvm::Value*>&)>& body) {
+  std::vector<llvm::Value*> idx;
+  std::function<void(size_t)> level = [&](size_t d) {
+    if (d == dims.size()) {
+      body(idx);
+      return;
+    }
+    loop(dims[d], [&](llvm::Value* i) {
+      idx.push_back(i);
+      level(d + 1);
+      idx.pop_back();
+    });
+  };
+  level(0);
+}
+
+void Emitter::if_then(llvm::Value* cond, const std::function<void()>& then) {
+  if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(cond)) {
+    if (!c->isZero()) then();
+    return;
+  }
+  llvm::Function* fn = b_.GetInsertBlock()->getParent();
+  llvm::BasicBlock* yes = llvm::BasicBlock::Create(ctx_ref_, "then", fn);
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_ref_, "endif", fn);
+  b_.CreateCondBr(cond, yes, done);
+  b_.SetInsertPoint(yes);
+  then();
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
+}
+
+void Emitter::if_else(llvm::Value* cond, const std::function<void()>& then, const std::function<void()>& otherwise) {
+  if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(cond)) {
+    c->isZero() ? otherwise() : then();
+    return;
+  }
+  llvm::Function* fn = b_.GetInsertBlock()->getParent();
+  llvm::BasicBlock* yes = llvm::BasicBlock::Create(ctx_ref_, "then", fn);
+  llvm::BasicBlock* no = llvm::BasicBlock::Create(ctx_ref_, "else", fn);
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_ref_, "endif", fn);
+  b_.CreateCondBr(cond, yes, no);
+  b_.SetInsertPoint(yes);
+  then();
+  b_.CreateBr(done);
+  b_.SetInsertPoint(no);
+  otherwise();
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
+}
+
+void Emitter::fail_if(llvm::Value* cond, int32_t node_id, FailKind kind, llvm::Value* a, llvm::Value* bval) {
+  if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(cond); c && c->isZero()) return;
+  llvm::Function* fn = b_.GetInsertBlock()->getParent();
+  llvm::BasicBlock* fail = llvm::BasicBlock::Create(ctx_ref_, "fail", fn);
+  llvm::BasicBlock* ok = llvm::BasicBlock::Create(ctx_ref_, "ok", fn);
+  llvm::MDBuilder md(ctx_ref_);
+  b_.CreateCondBr(cond, fail, ok, md.createBranchWeights(1, 1 << 20));
+  b_.SetInsertPoint(fail);
+  auto as_i64 = [&](llvm::Value* v) { return v ? b_.CreateSExtOrTrunc(v, b_.getInt64Ty()) : i64(0); };
+  b_.CreateCall(runtime("agc_rt_fail"), {ctx_, i32(node_id), i32(static_cast<int32_t>(kind)), as_i64(a), as_i64(bval)});
+  b_.CreateRet(i32(1));
+  b_.SetInsertPoint(ok);
+}
+
+void Emitter::return_if(llvm::Value* cond) {
+  llvm::Function* fn = b_.GetInsertBlock()->getParent();
+  llvm::BasicBlock* fail = llvm::BasicBlock::Create(ctx_ref_, "failed", fn);
+  llvm::BasicBlock* ok = llvm::BasicBlock::Create(ctx_ref_, "ok", fn);
+  llvm::MDBuilder md(ctx_ref_);
+  b_.CreateCondBr(cond, fail, ok, md.createBranchWeights(1, 1 << 20));
+  b_.SetInsertPoint(fail);
+  b_.CreateRet(i32(1));
+  b_.SetInsertPoint(ok);
+}
+
+}  // namespace ag::jit
