@@ -138,6 +138,24 @@ TEST(JitParallelLoops, RowAndColumnReductionsSplit) {
   EXPECT_TRUE(agtest::same_tensor(ag::reduce_sum(ag::exp(few), {0}), small(few), {.rtol = 1e-4, .atol = 1e-3}));
 }
 
+// Arg-reductions split over their output elements (each found by one thread, first occurrence
+// winning): the same indices on any thread count, and eager's.
+TEST(JitParallelLoops, ArgReductionsSplitOverTheirOutputs) {
+  const Tensor x = ag::random_uniform({4096, 200}, ag::float32, -1, 1, 17);
+  // Few distinct values: many ties, so the first occurrence has to win on every thread count.
+  const Tensor ties = ag::random_uniform({3000, 100}, ag::int32, 0, 4, 18);
+  const std::vector<Case> cases = {
+      {"argmax(exp(x) - x, axis 1)", [](Tensor v) { return ag::argmax(ag::exp(v) - v, 1); }, x},
+      {"argmin(x, axis 0)", [](Tensor v) { return ag::argmin(v, 0); }, x},
+      {"argmax(ties, axis 1) int32", [](Tensor v) { return ag::argmax(v, 1); }, ties},
+      {"argmin(ties, axis 0) int32", [](Tensor v) { return ag::argmin(v, 0); }, ties},
+  };
+  for (const Case& c : cases) {
+    expect_split_and_the_same_on_any_thread_count(c);
+    agtest::expect_three_way(c.what, c.fn, {}, c.arg);
+  }
+}
+
 // A full reduction of a large contiguous operand: fixed chunks of 128K elements, each reduced by
 // one thread, combined in chunk order. The result does not depend on the thread count (bit for
 // bit), matches eager within the float tolerance, and the split happened.

@@ -30,6 +30,14 @@ void Emitter::loop(llvm::Value* n, const std::function<void(llvm::Value*)>& body
 
 llvm::Value* Emitter::loop_reduce(llvm::Value* n, llvm::Value* init,
                                   const std::function<llvm::Value*(llvm::Value*, llvm::Value*)>& step) {
+  return loop_carry(n, {init}, [&](const std::vector<llvm::Value*>& acc, llvm::Value* i) {
+    return std::vector<llvm::Value*>{step(acc[0], i)};
+  })[0];
+}
+
+std::vector<llvm::Value*> Emitter::loop_carry(
+    llvm::Value* n, const std::vector<llvm::Value*>& init,
+    const std::function<std::vector<llvm::Value*>(const std::vector<llvm::Value*>&, llvm::Value*)>& step) {
   llvm::Function* fn = b_.GetInsertBlock()->getParent();
   llvm::BasicBlock* pre = b_.GetInsertBlock();
   llvm::BasicBlock* head = llvm::BasicBlock::Create(ctx_ref_, "red", fn);
@@ -37,20 +45,29 @@ llvm::Value* Emitter::loop_reduce(llvm::Value* n, llvm::Value* init,
   b_.CreateCondBr(b_.CreateICmpSGT(n, i64(0)), head, exit);
   b_.SetInsertPoint(head);
   llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2, "i");
-  llvm::PHINode* acc = b_.CreatePHI(init->getType(), 2, "acc");
   i->addIncoming(i64(0), pre);
-  acc->addIncoming(init, pre);
+  std::vector<llvm::PHINode*> phis;
+  std::vector<llvm::Value*> acc;
+  for (llvm::Value* v : init) {
+    phis.push_back(b_.CreatePHI(v->getType(), 2, "acc"));
+    phis.back()->addIncoming(v, pre);
+    acc.push_back(phis.back());
+  }
   const uint64_t latches_before = latches_;
-  llvm::Value* next_acc = step(acc, i);
+  const std::vector<llvm::Value*> next_acc = step(acc, i);
   llvm::Value* next = b_.CreateAdd(i, i64(1), "i.next", /*HasNUW=*/true, /*HasNSW=*/true);
   llvm::BasicBlock* latch = b_.GetInsertBlock();
   i->addIncoming(next, latch);
-  acc->addIncoming(next_acc, latch);
+  for (size_t k = 0; k < phis.size(); ++k) phis[k]->addIncoming(next_acc[k], latch);
   loop_latch(b_.CreateICmpSLT(next, n), head, exit, keep_rolled(latches_before));
   b_.SetInsertPoint(exit);
-  llvm::PHINode* result = b_.CreatePHI(init->getType(), 2, "red.result");
-  result->addIncoming(init, pre);
-  result->addIncoming(next_acc, latch);
+  std::vector<llvm::Value*> result;
+  for (size_t k = 0; k < phis.size(); ++k) {
+    llvm::PHINode* r = b_.CreatePHI(init[k]->getType(), 2, "red.result");
+    r->addIncoming(init[k], pre);
+    r->addIncoming(next_acc[k], latch);
+    result.push_back(r);
+  }
   return result;
 }
 

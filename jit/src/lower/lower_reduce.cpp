@@ -380,26 +380,27 @@ void Emitter::lower_arg_reduce(Scope& s, uint32_t i) {
   std::vector<const LVal*> leaves;
   collect_leaves(s, x, leaves);
   const Walk w = make_walk(in.dims, leaves, /*collapse=*/false);
-  llvm::Value* best_index = stack_alloc(8);
-  llvm::Value* best_value = stack_alloc(8);
-  loop_nest(out.dims, [&](const std::vector<llvm::Value*>& oidx) {
-    std::vector<llvm::Value*> idx = oidx;
-    idx.insert(idx.begin() + static_cast<std::ptrdiff_t>(axis), i64(0));
-    store(DType::Int64, best_index, i64(0), i64(0));
-    store(d, best_value, i64(0), eval_element(s, x, w, idx));
-    // The first occurrence wins: only a strictly better element replaces the best.
-    loop(b_.CreateSub(in.dims[axis], i64(1)), [&](llvm::Value* r) {
-      llvm::Value* pos = b_.CreateAdd(r, i64(1));
-      idx[axis] = pos;
-      llvm::Value* v = eval_element(s, x, w, idx);
-      llvm::Value* bv = load(d, best_value, i64(0));
-      llvm::Value* better = n.op == OpKind::ArgMax ? (fp ? b_.CreateFCmpOGT(v, bv) : b_.CreateICmpSGT(v, bv))
-                                                   : (fp ? b_.CreateFCmpOLT(v, bv) : b_.CreateICmpSLT(v, bv));
-      store(d, best_value, i64(0), b_.CreateSelect(better, v, bv));
-      store(DType::Int64, best_index, i64(0), b_.CreateSelect(better, pos, load(DType::Int64, best_index, i64(0))));
-    });
-    store(DType::Int64, dst, linear_offset(out_strides, oidx), load(DType::Int64, best_index, i64(0)));
-  });
+  // The best value and its index in registers: output elements are independent, so the pool
+  // may split a large one's outer loop (each element found by one thread, the same answer).
+  parallel_loop_nest(
+      out.dims, dst,
+      [&](const std::vector<llvm::Value*>& oidx) {
+        std::vector<llvm::Value*> idx = oidx;
+        idx.insert(idx.begin() + static_cast<std::ptrdiff_t>(axis), i64(0));
+        const std::vector<llvm::Value*> first{eval_element(s, x, w, idx), i64(0)};
+        const std::vector<llvm::Value*> best = loop_carry(
+            b_.CreateSub(in.dims[axis], i64(1)), first, [&](const std::vector<llvm::Value*>& acc, llvm::Value* r) {
+              // The first occurrence wins: only a strictly better element replaces the best.
+              llvm::Value* pos = b_.CreateAdd(r, i64(1));
+              idx[axis] = pos;
+              llvm::Value* v = eval_element(s, x, w, idx);
+              llvm::Value* better = n.op == OpKind::ArgMax ? (fp ? b_.CreateFCmpOGT(v, acc[0]) : b_.CreateICmpSGT(v, acc[0]))
+                                                           : (fp ? b_.CreateFCmpOLT(v, acc[0]) : b_.CreateICmpSLT(v, acc[0]));
+              return std::vector<llvm::Value*>{b_.CreateSelect(better, v, acc[0]), b_.CreateSelect(better, pos, acc[1])};
+            });
+        store(DType::Int64, dst, linear_offset(out_strides, oidx), best[1]);
+      },
+      /*inner_work=*/in.dims[axis]);
   finish_result(s, i, out, dst);
 }
 
