@@ -1,6 +1,7 @@
-// Eager elementwise kernels on the shared thread pool: large ops split into chunks give the
-// serial result bit for bit whatever the thread count, errors raised in a chunk reach the
-// caller, and set_num_threads checks its argument.
+// Eager kernels on the shared thread pool: large elementwise ops, matmuls, reductions and
+// arg-reductions split into chunks give the serial result bit for bit whatever the thread count,
+// errors raised in a chunk reach the caller, and set_num_threads checks its argument.
+#include <algorithm>
 #include <cstring>
 
 #include "ag/detail/parallel.h"
@@ -110,6 +111,38 @@ TEST(ParallelKernels, ReductionsGiveTheSameResultForEveryThreadCount) {
     for (size_t k = 0; k < got.size(); ++k)
       EXPECT_TRUE(same_bits(got[k], one[k])) << "reduction " << k << ", " << threads << " threads";
     EXPECT_GE(ag::detail::parallel_loops_split(), before + 6) << threads << " threads";
+  }
+}
+
+// Arg-reductions split over their outputs, each found by one scan: the same indices (ties to the
+// first occurrence) for every thread count, and a plain loop's.
+TEST(ParallelKernels, ArgReductionsGiveTheSameIndicesForEveryThreadCount) {
+  const Tensor ties = ag::random_uniform({3000, 100}, ag::int32, 0, 4, 6);
+  auto all = [&] { return std::vector<Tensor>{ag::argmax(ties, 1), ag::argmin(ties, 0), ag::argmax(ties, 0)}; };
+  std::vector<Tensor> one;
+  {
+    Threads t(1);
+    one = all();
+  }
+  const std::vector<int32_t> v = ties.to_vector<int32_t>();
+  const std::vector<int64_t> rows = one[0].to_vector<int64_t>(), cols = one[1].to_vector<int64_t>();
+  for (int64_t r = 0; r < 3000; r += 97) {
+    const auto row = v.begin() + r * 100;
+    EXPECT_EQ(rows[static_cast<size_t>(r)], std::max_element(row, row + 100) - row) << "row " << r;
+  }
+  for (int64_t c = 0; c < 100; c += 7) {
+    int64_t best = 0;
+    for (int64_t r = 1; r < 3000; ++r)
+      if (v[static_cast<size_t>(r * 100 + c)] < v[static_cast<size_t>(best * 100 + c)]) best = r;
+    EXPECT_EQ(cols[static_cast<size_t>(c)], best) << "column " << c;
+  }
+  for (int threads : {2, 3}) {
+    Threads t(threads);
+    const int64_t before = ag::detail::parallel_loops_split();
+    const std::vector<Tensor> got = all();
+    for (size_t k = 0; k < got.size(); ++k)
+      EXPECT_TRUE(same_bits(got[k], one[k])) << "arg-reduction " << k << ", " << threads << " threads";
+    EXPECT_GE(ag::detail::parallel_loops_split(), before + 3) << threads << " threads";
   }
 }
 

@@ -182,18 +182,33 @@ void reduce3(OpKind op, const T* x, T* y, const Layout3& l) {
   }
 }
 
+// Outputs [k0, k1) of an arg-reduction (output k = o * inner + i), each found by one scan of its
+// slice, the first occurrence winning.
+template <class T>
+void arg_reduce_range(OpKind op, const T* x, int64_t* y, const Layout3& l, int64_t k0, int64_t k1) {
+  int64_t o = k0 / l.inner, i = k0 % l.inner;
+  for (int64_t k = k0; k < k1; ++k) {
+    const T* p = x + o * l.reduced * l.inner + i;
+    int64_t best = 0;
+    for (int64_t r = 1; r < l.reduced; ++r) {
+      const T v = p[r * l.inner], b = p[best * l.inner];
+      if (op == OpKind::ArgMax ? v > b : v < b) best = r;
+    }
+    y[k] = best;
+    if (++i == l.inner) i = 0, ++o;
+  }
+}
+
+// Many outputs run on the pool, each computed as on one thread: the same indices for every
+// thread count.
 template <class T>
 void arg_reduce(OpKind op, const T* x, int64_t* y, const Layout3& l) {
-  for (int64_t o = 0; o < l.outer; ++o)
-    for (int64_t i = 0; i < l.inner; ++i) {
-      const T* p = x + o * l.reduced * l.inner + i;
-      int64_t best = 0;
-      for (int64_t r = 1; r < l.reduced; ++r) {
-        const T v = p[r * l.inner], b = p[best * l.inner];
-        if (op == OpKind::ArgMax ? v > b : v < b) best = r;
-      }
-      y[o * l.inner + i] = best;
-    }
+  const int64_t outputs = l.outer * l.inner, per_output = std::max<int64_t>(1, l.reduced);
+  if (outputs >= 2 && outputs * per_output >= 2 * kElementwiseGrain)
+    parallel_for(outputs, std::max<int64_t>(1, kElementwiseGrain / per_output),
+                 [&](int64_t k0, int64_t k1) { arg_reduce_range(op, x, y, l, k0, k1); });
+  else
+    arg_reduce_range(op, x, y, l, 0, outputs);
 }
 
 }  // namespace
