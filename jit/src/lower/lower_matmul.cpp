@@ -1,6 +1,7 @@
 // Matrix multiplication, batched over broadcast leading dims (index arithmetic, no copies). Small
-// static shapes get emitted i-k-j loops that LLVM unrolls and vectorizes in place (a 10x10 product
-// costs no call and no dispatch); large or dynamic shapes call the runtime's Eigen GEMM.
+// static shapes call an internal kernel per shape, register-blocked vector code emitted here (a
+// 10x10 product costs a direct call and no dispatch), and a chain of them r = matmul(x, r) is one
+// loop over that kernel; large or dynamic shapes call the runtime's Eigen GEMM.
 #include "emitter.h"
 
 #include <fmt/format.h>
@@ -112,7 +113,7 @@ llvm::Function* Emitter::small_gemm(DType d, int64_t m, int64_t k, int64_t n) {
         for (int64_t r = 0; r < rows; ++r) {
           llvm::Value* aik = load(d, pa, b_.CreateAdd(b_.CreateMul(b_.CreateAdd(row0, i64(r)), i64(k)), i64(kk)));
           for (int64_t p = 0; p < np; ++p) {
-            llvm::Value* a = b_.CreateVectorSplat(llvm::cast<llvm::FixedVectorType>(brow[static_cast<size_t>(p)]->getType())->getNumElements(), aik);
+            llvm::Value* a = b_.CreateVectorSplat(vtype(pieces[static_cast<size_t>(p)].second)->getNumElements(), aik);
             llvm::Value*& c = acc[static_cast<size_t>(r * np + p)];
             c = fp ? b_.CreateIntrinsic(llvm::Intrinsic::fmuladd, {c->getType()}, {a, brow[static_cast<size_t>(p)], c})
                    : b_.CreateAdd(c, b_.CreateMul(a, brow[static_cast<size_t>(p)]));

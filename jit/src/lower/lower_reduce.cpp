@@ -305,12 +305,9 @@ void Emitter::lower_reduce(Scope& s, uint32_t i) {
   // a non-zero constant): then the thread pool may split the walk by rows, each output element
   // still accumulated in order by one thread. A reduced outer dim (a full or column reduction)
   // keeps the walk serial.
-  llvm::Value* outer_stride = w.dims.empty() ? nullptr : (*w.find(&acc_view))[0];
+  const std::vector<llvm::Value*>& acc_strides = *w.find(&acc_view);
+  llvm::Value* outer_stride = w.dims.empty() ? nullptr : acc_strides[0];
   const bool rows_independent = outer_stride && llvm::isa<llvm::ConstantInt>(outer_stride) && !is_const(outer_stride, 0);
-  auto walk = [&](const std::vector<llvm::Value*>& dims, const std::function<void(const std::vector<llvm::Value*>&)>& body) {
-    if (rows_independent) parallel_loop_nest(dims, acc, body);
-    else loop_nest(dims, body);
-  };
   const Combine combine = [&](llvm::Value* a, llvm::Value* v) -> llvm::Value* {
     switch (n.op) {
       case OpKind::ReduceSum:
@@ -324,18 +321,19 @@ void Emitter::lower_reduce(Scope& s, uint32_t i) {
       default: return b_.CreateAnd(a, v);
     }
   };
-  const std::vector<llvm::Value*>& acc_strides = *w.find(&acc_view);
   const size_t kept = kept_prefix(acc_strides, [&](llvm::Value* v) { return is_const(v, 0); });
   auto serial = [&] {
     if (prog_.rolled_loops && kept < w.dims.size()) {
       reduce_rows(s, x, w, acc, acc_strides, kept, d, n.op, rows_independent, combine);
       return;
     }
-    walk(w.dims, [&](const std::vector<llvm::Value*>& idx) {
+    const auto accumulate = [&](const std::vector<llvm::Value*>& idx) {
       llvm::Value* v = eval_element(s, x, w, idx);
       llvm::Value* off = linear_offset(acc_strides, idx);
       store(d, acc, off, combine(load(d, acc, off), v));
-    });
+    };
+    if (rows_independent) parallel_loop_nest(w.dims, acc, accumulate);
+    else loop_nest(w.dims, accumulate);
   };
   const bool split = is_const(out_n, 1) ? parallel_full_reduce(s, i, x, w, acc, d, init, combine, serial)
                                         : parallel_column_reduce(s, i, x, w, acc_view, d, init, combine, serial);
