@@ -19,6 +19,20 @@ bool same_bits(const Tensor& a, const Tensor& b) {
          std::memcmp(a.impl()->data, b.impl()->data, static_cast<size_t>(a.num_elements()) * ag::dtype_size(a.dtype())) == 0;
 }
 
+// `all()` on 2 and 3 threads gives `one` (its 1-thread results) bit for bit, and at least
+// `splits` of its ops split over the pool.
+template <class F>
+void expect_the_same_on_2_and_3_threads(const char* what, F all, const std::vector<Tensor>& one, int64_t splits) {
+  for (int threads : {2, 3}) {
+    Threads t(threads);
+    const int64_t before = ag::detail::parallel_loops_split();
+    const std::vector<Tensor> got = all();
+    for (size_t k = 0; k < got.size(); ++k)
+      EXPECT_TRUE(same_bits(got[k], one[k])) << what << " " << k << ", " << threads << " threads";
+    EXPECT_GE(ag::detail::parallel_loops_split(), before + splits) << what << "s, " << threads << " threads";
+  }
+}
+
 Tensor chain(const Tensor& x, const Tensor& y) {
   return ag::tanh(x) * 2.5f + ag::maximum(y, x) - ag::exp(-ag::abs(x)) / (ag::abs(y) + 1.f);
 }
@@ -104,14 +118,7 @@ TEST(ParallelKernels, ReductionsGiveTheSameResultForEveryThreadCount) {
   int64_t iref = 0;
   for (int32_t v : xi.to_vector<int32_t>()) iref += v;
   EXPECT_EQ(one[6].item<int32_t>(), static_cast<int32_t>(iref));
-  for (int threads : {2, 3}) {
-    Threads t(threads);
-    const int64_t before = ag::detail::parallel_loops_split();
-    const std::vector<Tensor> got = all();
-    for (size_t k = 0; k < got.size(); ++k)
-      EXPECT_TRUE(same_bits(got[k], one[k])) << "reduction " << k << ", " << threads << " threads";
-    EXPECT_GE(ag::detail::parallel_loops_split(), before + 6) << threads << " threads";
-  }
+  expect_the_same_on_2_and_3_threads("reduction", all, one, 6);
 }
 
 // Arg-reductions split over their outputs, each found by one scan: the same indices (ties to the
@@ -136,14 +143,7 @@ TEST(ParallelKernels, ArgReductionsGiveTheSameIndicesForEveryThreadCount) {
       if (v[static_cast<size_t>(r * 100 + c)] < v[static_cast<size_t>(best * 100 + c)]) best = r;
     EXPECT_EQ(cols[static_cast<size_t>(c)], best) << "column " << c;
   }
-  for (int threads : {2, 3}) {
-    Threads t(threads);
-    const int64_t before = ag::detail::parallel_loops_split();
-    const std::vector<Tensor> got = all();
-    for (size_t k = 0; k < got.size(); ++k)
-      EXPECT_TRUE(same_bits(got[k], one[k])) << "arg-reduction " << k << ", " << threads << " threads";
-    EXPECT_GE(ag::detail::parallel_loops_split(), before + 3) << threads << " threads";
-  }
+  expect_the_same_on_2_and_3_threads("arg-reduction", all, one, 3);
 }
 
 TEST(ParallelKernels, AnErrorInAChunkReachesTheCaller) {

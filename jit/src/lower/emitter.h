@@ -105,10 +105,12 @@ class Emitter {
   // acc = init; for i in [0, n): acc = step(acc, i); returns acc (a register, not memory).
   llvm::Value* loop_reduce(llvm::Value* n, llvm::Value* init,
                            const std::function<llvm::Value*(llvm::Value* acc, llvm::Value* i)>& step);
-  // The same with several values carried in registers (an arg-reduction's best value and index).
+  // The same with several values carried in registers (an arg-reduction's best value and index;
+  // none for loop()). Blocks `name` and `name.end`; rolled: LLVM may not unroll it.
   std::vector<llvm::Value*> loop_carry(
       llvm::Value* n, const std::vector<llvm::Value*>& init,
-      const std::function<std::vector<llvm::Value*>(const std::vector<llvm::Value*>& acc, llvm::Value* i)>& step);
+      const std::function<std::vector<llvm::Value*>(const std::vector<llvm::Value*>& acc, llvm::Value* i)>& step,
+      const char* name = "red", bool rolled = false);
   // A loop nest whose outermost loop the thread pool may split (parallel_loops.cpp): large or
   // dynamic elementwise loops whose only writes are to `out` (any other write, or an error
   // exit, keeps the loop serial). Outlined by outline_parallel_loops() once the entry is done.

@@ -12,20 +12,10 @@ void Emitter::loop(llvm::Value* n, const std::function<void(llvm::Value*)>& body
     body(i64(0));
     return;
   }
-  llvm::Function* fn = b_.GetInsertBlock()->getParent();
-  llvm::BasicBlock* pre = b_.GetInsertBlock();
-  llvm::BasicBlock* head = llvm::BasicBlock::Create(ctx_ref_, "loop", fn);
-  llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx_ref_, "loop.end", fn);
-  b_.CreateCondBr(b_.CreateICmpSGT(n, i64(0)), head, exit);
-  b_.SetInsertPoint(head);
-  llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2, "i");
-  i->addIncoming(i64(0), pre);
-  const uint64_t latches_before = latches_;
-  body(i);
-  llvm::Value* next = b_.CreateAdd(i, i64(1), "i.next", /*HasNUW=*/true, /*HasNSW=*/true);
-  i->addIncoming(next, b_.GetInsertBlock());
-  loop_latch(b_.CreateICmpSLT(next, n), head, exit, keep_rolled(latches_before));
-  b_.SetInsertPoint(exit);
+  loop_carry(n, {}, [&](const std::vector<llvm::Value*>&, llvm::Value* i) {
+    body(i);
+    return std::vector<llvm::Value*>{};
+  }, "loop");
 }
 
 llvm::Value* Emitter::loop_reduce(llvm::Value* n, llvm::Value* init,
@@ -37,11 +27,12 @@ llvm::Value* Emitter::loop_reduce(llvm::Value* n, llvm::Value* init,
 
 std::vector<llvm::Value*> Emitter::loop_carry(
     llvm::Value* n, const std::vector<llvm::Value*>& init,
-    const std::function<std::vector<llvm::Value*>(const std::vector<llvm::Value*>&, llvm::Value*)>& step) {
+    const std::function<std::vector<llvm::Value*>(const std::vector<llvm::Value*>&, llvm::Value*)>& step,
+    const char* name, bool rolled) {
   llvm::Function* fn = b_.GetInsertBlock()->getParent();
   llvm::BasicBlock* pre = b_.GetInsertBlock();
-  llvm::BasicBlock* head = llvm::BasicBlock::Create(ctx_ref_, "red", fn);
-  llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx_ref_, "red.end", fn);
+  llvm::BasicBlock* head = llvm::BasicBlock::Create(ctx_ref_, name, fn);
+  llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx_ref_, std::string(name) + ".end", fn);
   b_.CreateCondBr(b_.CreateICmpSGT(n, i64(0)), head, exit);
   b_.SetInsertPoint(head);
   llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2, "i");
@@ -59,7 +50,7 @@ std::vector<llvm::Value*> Emitter::loop_carry(
   llvm::BasicBlock* latch = b_.GetInsertBlock();
   i->addIncoming(next, latch);
   for (size_t k = 0; k < phis.size(); ++k) phis[k]->addIncoming(next_acc[k], latch);
-  loop_latch(b_.CreateICmpSLT(next, n), head, exit, keep_rolled(latches_before));
+  loop_latch(b_.CreateICmpSLT(next, n), head, exit, rolled || keep_rolled(latches_before));
   b_.SetInsertPoint(exit);
   std::vector<llvm::Value*> result;
   for (size_t k = 0; k < phis.size(); ++k) {

@@ -213,22 +213,15 @@ void Emitter::lower_matmul_chain(Scope& s, uint32_t i, int64_t length) {
   at_node(s.node_id(i + 1));
   llvm::Value* first_input = as_buffer(s.at(ValueId{i, 0})).ptr;
   const int64_t middle = length - 2;
-  llvm::BasicBlock* pre = b_.GetInsertBlock();
-  llvm::BasicBlock* head = llvm::BasicBlock::Create(ctx_ref_, "chain", fn_);
-  llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx_ref_, "chain.end", fn_);
-  b_.CreateBr(head);
-  b_.SetInsertPoint(head);
-  llvm::PHINode* j = b_.CreatePHI(b_.getInt64Ty(), 2, "j");
-  llvm::PHINode* src = b_.CreatePHI(b_.getPtrTy(), 2, "chain.src");
-  j->addIncoming(i64(0), pre);
-  src->addIncoming(first_input, pre);
-  llvm::Value* dst = b_.CreateSelect(b_.CreateICmpEQ(b_.CreateAnd(j, i64(1)), i64(0)), buffers[0], buffers[1]);
-  b_.CreateCall(kernel, pos == 1 ? std::vector<llvm::Value*>{x.ptr, src, dst} : std::vector<llvm::Value*>{src, x.ptr, dst});
-  llvm::Value* next = b_.CreateAdd(j, i64(1), "j.next", /*HasNUW=*/true, /*HasNSW=*/true);
-  j->addIncoming(next, b_.GetInsertBlock());
-  src->addIncoming(dst, b_.GetInsertBlock());
-  loop_latch(b_.CreateICmpSLT(next, i64(middle)), head, exit, /*rolled=*/true);  // one call, not 98
-  b_.SetInsertPoint(exit);
+  loop_carry(
+      i64(middle), {first_input},
+      [&](const std::vector<llvm::Value*>& src, llvm::Value* j) {
+        llvm::Value* dst = b_.CreateSelect(b_.CreateICmpEQ(b_.CreateAnd(j, i64(1)), i64(0)), buffers[0], buffers[1]);
+        b_.CreateCall(kernel, pos == 1 ? std::vector<llvm::Value*>{x.ptr, src[0], dst}
+                                       : std::vector<llvm::Value*>{src[0], x.ptr, dst});
+        return std::vector<llvm::Value*>{dst};
+      },
+      "chain", /*rolled=*/true);  // one call in a loop, not 98 unrolled
   LVal before_last;
   before_last.kind = LVal::Kind::Buf;
   before_last.dtype = t.dtype;
