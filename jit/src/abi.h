@@ -119,6 +119,10 @@ void agc_rt_slot_copy(ag::jit::JitCallCtx* ctx, int32_t from, int32_t to, int32_
 void agc_rt_parallel_for(void (*worker)(void*, int64_t, int64_t), void* closure, int64_t n, int64_t grain);
 int32_t agc_rt_ipow_i32(int32_t base, int32_t exponent);
 int64_t agc_rt_ipow_i64(int64_t base, int64_t exponent);
+// Packs the left operand a[m,k] (elements of elem_bytes: 4 or 8) of a small product for one
+// column segment `width` wide (lower_matmul_packed.cpp): vector v * k + kk of `ap`, `lanes`
+// elements, holds in lane l a[v * R + l / width, kk] (0 past row m), R = lanes / width.
+void agc_rt_pack_gemm_lhs(const void* a, void* ap, int64_t m, int64_t k, int64_t width, int64_t lanes, int64_t elem_bytes);
 // agc_rt_gemm_{f32,f64,i32,i64}(a, b, c, m, k, n): row-major C[m,n] = A[m,k] * B[k,n] for large
 // or dynamically shaped matmuls, bound to the eager kernels' GEMM of the process's
 // instruction-set level (ag::detail::kernels(), see engine.cpp).

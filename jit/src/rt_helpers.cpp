@@ -1,7 +1,9 @@
 // The runtime functions JIT code calls: buffers, outputs, errors, slot moves, integer powers
 // (state and TensorArrays: rt_state_helpers.cpp, rt_list_helpers.cpp). None of them lets an exception escape into JIT
 // code: errors are recorded in the call state and the code returns 1.
+#include <algorithm>
 #include <cstring>
+#include <type_traits>
 #include <exception>
 
 #include <fmt/format.h>
@@ -35,6 +37,42 @@ T wrapping_pow(T base, T exponent) {
 std::exception_ptr allocation_failure(int64_t bytes) {
   return std::make_exception_ptr(
       ResourceExhaustedError(fmt::format("compiled function: out of memory allocating {} bytes", bytes)));
+}
+
+// agc_rt_pack_gemm_lhs with the segment's width and the vector's lanes known to the compiler:
+// each row's fill is one or two vector stores, and a vector's rows are unrolled (a 10x10 int32
+// operand for AVX-512: 210 ns with both known only at run time).
+template <class T, int64_t Width, int64_t Lanes>
+void pack_gemm_lhs(const T* src, T* dst, int64_t m, int64_t k) {
+  constexpr int64_t kRows = Lanes / Width;
+  using Fill [[gnu::vector_size(Width * sizeof(T))]] = T;
+  for (int64_t row0 = 0; row0 < m; row0 += kRows)
+    for (int64_t kk = 0; kk < k; ++kk, dst += Lanes)
+      for (int64_t r = 0; r < kRows; ++r) {
+        const Fill fill = Fill{} + (row0 + r < m ? src[(row0 + r) * k + kk] : T(0));
+        std::memcpy(dst + r * Width, &fill, sizeof fill);
+      }
+}
+
+template <class T, int64_t Lanes>
+void pack_gemm_lhs(const void* a, void* ap, int64_t m, int64_t k, int64_t width) {
+  const auto* src = static_cast<const T*>(a);
+  auto* dst = static_cast<T*>(ap);
+  // Widths are powers of two below the lanes (Emitter::gemm_packing).
+  if constexpr (Lanes > 8) if (width == 8) return pack_gemm_lhs<T, 8, Lanes>(src, dst, m, k);
+  if constexpr (Lanes > 4) if (width == 4) return pack_gemm_lhs<T, 4, Lanes>(src, dst, m, k);
+  if constexpr (Lanes > 2) if (width == 2) return pack_gemm_lhs<T, 2, Lanes>(src, dst, m, k);
+  pack_gemm_lhs<T, 1, Lanes>(src, dst, m, k);
+}
+
+template <class T>
+void pack_gemm_lhs(const void* a, void* ap, int64_t m, int64_t k, int64_t width, int64_t lanes) {
+  switch (lanes) {
+    case 2: return pack_gemm_lhs<T, 2>(a, ap, m, k, width);
+    case 4: return pack_gemm_lhs<T, 4>(a, ap, m, k, width);
+    case 8: return pack_gemm_lhs<T, 8>(a, ap, m, k, width);
+    default: return pack_gemm_lhs<T, 16>(a, ap, m, k, width);  // 16: AVX-512's int32 lanes, the most
+  }
 }
 
 }  // namespace
@@ -125,5 +163,13 @@ void agc_rt_parallel_for(void (*worker)(void*, int64_t, int64_t), void* closure,
 
 int32_t agc_rt_ipow_i32(int32_t base, int32_t exponent) { return ag::jit::wrapping_pow(base, exponent); }
 int64_t agc_rt_ipow_i64(int64_t base, int64_t exponent) { return ag::jit::wrapping_pow(base, exponent); }
+
+// Data movement, once per chain: compiled here rather than emitted, where its unrolled loads and
+// shuffles cost the JIT more to optimize and generate than the kernel itself (W1's first call
+// +4.8 ms).
+void agc_rt_pack_gemm_lhs(const void* a, void* ap, int64_t m, int64_t k, int64_t width, int64_t lanes, int64_t elem_bytes) {
+  if (elem_bytes == 4) ag::jit::pack_gemm_lhs<int32_t>(a, ap, m, k, width, lanes);
+  else ag::jit::pack_gemm_lhs<int64_t>(a, ap, m, k, width, lanes);
+}
 
 }  // extern "C"

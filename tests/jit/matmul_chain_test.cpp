@@ -3,6 +3,8 @@
 // three times, not once per product. Values eager == interpreter == JIT, for either operand
 // order, chain lengths around the threshold and both parities, and chains the loop must not
 // take whole (a product also used elsewhere, the last product a result or an operand of more).
+// Integer chains with x on the left whose rows leave vector lanes empty run the packed kernel
+// (lower_matmul_packed.cpp): x packed once by the runtime, several rows per vector.
 #include "jit_test_util.h"
 
 namespace {
@@ -34,10 +36,16 @@ Tensor power_right(const Tensor& x, int n) {
   return r;
 }
 
-TEST(JitMatMulChain, AHundredProductsCallTheKernelThreeTimes) {
+Tensor chain_left(const Tensor& x, const Tensor& r0, int n) {
+  Tensor r = r0;
+  for (int i = 0; i < n; ++i) r = ag::matmul(x, r);
+  return r;
+}
+
+TEST(JitMatMulChain, AHundredProductsCallTheKernelOnce) {
   const Tensor x = ag::random_uniform({10, 10}, ag::int32, -2, 3, 1);
-  EXPECT_EQ(kernel_calls_of([](Tensor v) { return power_left(v, 100); }, x), 3);
-  EXPECT_EQ(kernel_calls_of([](Tensor v) { return power_right(v, 100); }, x), 3);
+  EXPECT_EQ(kernel_calls_of([](Tensor v) { return power_left(v, 100); }, x), 1);
+  EXPECT_EQ(kernel_calls_of([](Tensor v) { return power_right(v, 100); }, x), 1);
   // Below the threshold the products stay straight-line calls.
   EXPECT_EQ(kernel_calls_of([](Tensor v) { return power_left(v, 7); }, x), 7);
 }
@@ -51,6 +59,35 @@ TEST(JitMatMulChain, ValuesMatchForEveryLengthOrderAndDtype) {
     agtest::expect_three_way(fmt::format("x^{} r (float32)", n), [n](Tensor v) { return power_left(v, n); },
                              {.rtol = 1e-4, .atol = 1e-6}, xf);
   }
+}
+
+// Two columns fill no level's vectors (2 of 4, 8 or 16 lanes): every level packs x, whose rows
+// then share vectors. Floats and x on the right keep the row kernel.
+TEST(JitMatMulChain, NarrowIntegerRowsUseThePackedKernel) {
+  const Tensor x = ag::random_uniform({8, 8}, ag::int32, -2, 3, 6);
+  const Tensor r0 = ag::random_uniform({8, 2}, ag::int32, -2, 3, 7);
+  auto f = ag::function([](Tensor v, Tensor r) { return chain_left(v, r, 20); });
+  const std::string ir = f.get_concrete_function(x, r0).llvm_ir(false);
+  EXPECT_NE(ir.find("call void @agc_rt_pack_gemm_lhs"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("call void @agc.gemm.packed.i32.8x8x2"), std::string::npos) << ir;
+  auto g = ag::function([](Tensor v, Tensor r) { return chain_left(v, r, 20); });
+  const std::string float_ir =
+      g.get_concrete_function(ag::cast(x, ag::float32), ag::cast(r0, ag::float32)).llvm_ir(false);
+  EXPECT_EQ(float_ir.find("agc.gemm.packed"), std::string::npos);
+  EXPECT_NE(float_ir.find("call void @agc.gemm.f32.8x8x2"), std::string::npos);
+}
+
+// Every segment shape: widths 1..8 and whole registers, a last vector with rows missing, int32
+// and int64, exact against eager and the interpreter (integers wrap the same way everywhere).
+TEST(JitMatMulChain, PackedKernelValuesMatchForEveryShape) {
+  for (const ag::DType d : {ag::int32, ag::int64})
+    for (int64_t m : {1, 3, 7, 10, 12})
+      for (int64_t n : {1, 2, 3, 5, 9, 10, 13, 20, 24}) {
+        const Tensor x = ag::random_uniform({m, m}, d, -3, 4, static_cast<uint64_t>(m * 100 + n));
+        const Tensor r0 = ag::random_uniform({m, n}, d, -3, 4, static_cast<uint64_t>(m * 100 + n + 1));
+        agtest::expect_three_way(fmt::format("x[{0},{0}]^9 r[{0},{1}] ({2})", m, n, ag::dtype_name(d)),
+                                 [](Tensor v, Tensor r) { return chain_left(v, r, 9); }, {}, x, r0);
+      }
 }
 
 TEST(JitMatMulChain, ProductsUsedElsewhereStayCorrect) {
@@ -76,6 +113,16 @@ TEST(JitMatMulChain, ProductsUsedElsewhereStayCorrect) {
         return r + ag::reduce_sum(r);
       },
       {}, x, ag::random_uniform({8, 3}, ag::int64, -1, 2, 5));
+  // The first product is also a result: it keeps its own buffer while the loop goes on.
+  agtest::expect_three_way(
+      "the first product returned",
+      [](Tensor v) {
+        Tensor r = ag::matmul(v, ag::eye(8, ag::int64));
+        const Tensor first = r;
+        for (int i = 0; i < 15; ++i) r = ag::matmul(v, r);
+        return std::tuple<Tensor, Tensor>{r, first * 2};
+      },
+      {}, x);
   // A chain inside a staged loop's body.
   agtest::expect_three_way(
       "a chain in a while body",

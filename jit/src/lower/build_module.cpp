@@ -19,15 +19,16 @@ std::unique_ptr<llvm::Module> build_module(const Program& program, llvm::LLVMCon
   m->setTargetTriple(triple);
   Emitter emitter(*m, program, vector_bytes, node_lines);
   emitter.emit_entry();
+  // For agc's developers: the module as lowered, before LLVM's optimizer (the last one compiled).
+  if (const char* d = std::getenv("AG_JIT_DEBUG_IR")) {
+    std::error_code ec;
+    llvm::raw_fd_ostream out(d, ec);
+    m->print(out, nullptr);
+  }
   std::string problems;
   llvm::raw_string_ostream os(problems);
   if (llvm::verifyModule(*m, &os)) {
     os.flush();
-    if (const char* d = std::getenv("AG_JIT_DEBUG_IR")) {
-      std::error_code ec;
-      llvm::raw_fd_ostream out(d, ec);
-      m->print(out, nullptr);
-    }
     throw InternalError("jit: the lowered module of '" + name + "' does not verify: " + problems.substr(0, 2000));
   }
   return m;

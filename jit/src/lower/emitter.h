@@ -8,6 +8,7 @@
 #include <llvm/IR/Module.h>
 
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "../abi.h"
@@ -191,12 +192,28 @@ class Emitter {
   void lower_elementwise(Scope& s, uint32_t i);
   void lower_reduce(Scope& s, uint32_t i);                                         // lower_reduce.cpp
   void lower_arg_reduce(Scope& s, uint32_t i);
+  // A small integer product with its rows' column segments packed into whole vectors
+  // (lower_matmul_packed.cpp): the layout, or nothing where the row kernel does as well.
+  struct GemmPacking {
+    struct Segment {
+      int64_t j0 = 0, width = 0;  // columns j0 .. j0 + width of C
+      int64_t rows_per_vector = 1, vectors = 0;
+      int64_t offset = -1;        // its first vector in the packed A, -1: not packed (A splat)
+    };
+    std::vector<Segment> segments;
+    int64_t lanes = 0, vector_bytes = 0;
+    int64_t vectors = 0;         // of C
+    int64_t packed_vectors = 0;  // of the packed A
+  };
   void lower_matmul(Scope& s, uint32_t i);                                         // lower_matmul.cpp
   // A chain r = matmul(x, r) of one small kernel from node i: its length (0: none), and its
   // emission as a loop (lower_matmul.cpp).
   int64_t matmul_chain_length(const Scope& s, uint32_t i) const;
   void lower_matmul_chain(Scope& s, uint32_t i, int64_t length);
   llvm::Function* small_gemm(DType d, int64_t m, int64_t k, int64_t n);
+  std::optional<GemmPacking> gemm_packing(DType d, int64_t m, int64_t k, int64_t n) const;
+  llvm::Value* pack_gemm_lhs(const GemmPacking& p, DType d, int64_t m, int64_t k, llvm::Value* a);
+  llvm::Function* small_gemm_packed(const GemmPacking& p, DType d, int64_t m, int64_t k, int64_t n);
   void lower_layout(Scope& s, uint32_t i);                                         // lower_layout.cpp
   void finish_view(Scope& s, uint32_t i, const LVal& in, std::vector<llvm::Value*> dims);
   void lower_transpose(Scope& s, uint32_t i);

@@ -192,44 +192,56 @@ int64_t Emitter::matmul_chain_length(const Scope& s, uint32_t i) const {
   return length >= kMinMatMulChain ? length : 0;
 }
 
-// Node i, the loop over the chain's middle products, node i + length - 1. The middle products go
-// to two stack buffers in turn instead of their planned buffers: the plan gives each product a
-// buffer for its own lifetime, and a loop needs the same two every time. The same products as
-// straight-line calls, in the same order: W1's 100 products compile as 3 calls (W5: optimize +
-// codegen ~10 -> ~3 ms; docs/jit.md, "Compile times").
+// The chain's products i .. i + length - 1 as one loop with one call of the kernel. The first product writes node i's buffer (it may have other uses), the last
+// node last's, the middle ones two stack buffers in turn instead of their planned buffers: the
+// plan gives each product a buffer for its own lifetime, and a loop needs the same two every
+// time. The same products as straight-line calls, in the same order: W1's 100 products compile
+// as one (W5: optimize + codegen ~10 -> ~3 ms; docs/jit.md, "Compile times").
+//
+// With x on the left and rows that leave vector lanes empty, x is packed once and the products
+// run the packed kernel (lower_matmul_packed.cpp).
 void Emitter::lower_matmul_chain(Scope& s, uint32_t i, int64_t length) {
   const Graph& g = s.graph();
-  lower_matmul(s, i);
   const uint32_t last = i + static_cast<uint32_t>(length) - 1;
-  const Node& second = g.nodes[i + 1];
-  const int pos = second.inputs[1] == ValueId{i, 0} ? 1 : 0;
-  const LVal x = as_buffer(s.at(second.inputs[1 - pos]));
-  const TensorType& t = g.nodes[i].outputs[0];
-  const int64_t m = s.type(g.nodes[i].inputs[0]).shape[0], k = s.type(g.nodes[i].inputs[0]).shape[1], n = t.shape[1];
+  const Node& first = g.nodes[i];
+  const int pos = g.nodes[i + 1].inputs[1] == ValueId{i, 0} ? 1 : 0;
+  const LVal x = as_buffer(s.at(first.inputs[1 - pos]));
+  const LVal r0 = as_buffer(s.at(first.inputs[pos]));
+  const TensorType& t = first.outputs[0];
+  const int64_t m = t.shape[0], n = t.shape[1], k = s.type(first.inputs[0]).shape[1];
+  // The chain's kernel is static: only the first product's chained operand can differ.
+  const LVal& a0 = pos == 1 ? x : r0;
+  const LVal& b0 = pos == 1 ? r0 : x;
+  fail_if(b_.CreateICmpNE(a0.dims[1], b0.dims[0]), s.node_id(i), FailKind::MatMulInner, a0.dims[1], b0.dims[0]);
+
+  LVal out;
+  out.dtype = t.dtype;
+  out.dims = static_dims(t.shape);
+  llvm::Value* first_out = result_buffer(s, i, out.dims);
+  at_node(s.node_id(last));
+  llvm::Value* last_out = result_buffer(s, last, out.dims);
+  at_node(s.node_id(i));
   const int64_t bytes = t.shape.num_elements() * static_cast<int64_t>(dtype_size(t.dtype));
   llvm::Value* buffers[2] = {stack_alloc(bytes), stack_alloc(bytes)};
-  llvm::Function* kernel = small_gemm(t.dtype, m, k, n);
-  // Products i+1 .. last-1: product i+1+j reads the one before it and writes buffers[j % 2].
-  at_node(s.node_id(i + 1));
-  llvm::Value* first_input = as_buffer(s.at(ValueId{i, 0})).ptr;
-  const int64_t middle = length - 2;
+
+  const std::optional<GemmPacking> packing = pos == 1 ? gemm_packing(t.dtype, m, k, n) : std::nullopt;
+  llvm::Value* packed = packing ? pack_gemm_lhs(*packing, t.dtype, m, k, x.ptr) : nullptr;
+  llvm::Function* kernel = packing ? small_gemm_packed(*packing, t.dtype, m, k, n) : small_gemm(t.dtype, m, k, n);
   loop_carry(
-      i64(middle), {first_input},
+      i64(length), {r0.ptr},
       [&](const std::vector<llvm::Value*>& src, llvm::Value* j) {
-        llvm::Value* dst = b_.CreateSelect(b_.CreateICmpEQ(b_.CreateAnd(j, i64(1)), i64(0)), buffers[0], buffers[1]);
-        b_.CreateCall(kernel, pos == 1 ? std::vector<llvm::Value*>{x.ptr, src[0], dst}
-                                       : std::vector<llvm::Value*>{src[0], x.ptr, dst});
+        llvm::Value* middle = b_.CreateSelect(b_.CreateICmpEQ(b_.CreateAnd(j, i64(1)), i64(0)), buffers[0], buffers[1]);
+        llvm::Value* dst = b_.CreateSelect(b_.CreateICmpEQ(j, i64(0)), first_out,
+                                           b_.CreateSelect(b_.CreateICmpEQ(j, i64(length - 1)), last_out, middle));
+        if (packing) b_.CreateCall(kernel, {x.ptr, packed, src[0], dst});
+        else
+          b_.CreateCall(kernel, pos == 1 ? std::vector<llvm::Value*>{x.ptr, src[0], dst}
+                                         : std::vector<llvm::Value*>{src[0], x.ptr, dst});
         return std::vector<llvm::Value*>{dst};
       },
-      "chain", /*rolled=*/true);  // one call in a loop, not 98 unrolled
-  LVal before_last;
-  before_last.kind = LVal::Kind::Buf;
-  before_last.dtype = t.dtype;
-  before_last.dims = static_dims(t.shape);
-  before_last.ptr = buffers[(middle - 1) % 2];
-  s.values[last - 1] = {before_last};
-  at_node(s.node_id(last));
-  lower_matmul(s, last);
+      "chain", /*rolled=*/true);  // one call in a loop, not 100 unrolled
+  finish_result(s, i, out, first_out);
+  finish_result(s, last, out, last_out);
 }
 
 void Emitter::lower_matmul(Scope& s, uint32_t i) {
