@@ -3,7 +3,7 @@
 // three times, not once per product. Values eager == interpreter == JIT, for either operand
 // order, chain lengths around the threshold and both parities, and chains the loop must not
 // take whole (a product also used elsewhere, the last product a result or an operand of more).
-// Integer chains with x on the left whose rows leave vector lanes empty run the packed kernel
+// Chains with x on the left whose rows leave vector lanes empty run the packed kernel
 // (lower_matmul_packed.cpp): x packed once by the runtime, several rows per vector.
 #include "jit_test_util.h"
 
@@ -62,31 +62,47 @@ TEST(JitMatMulChain, ValuesMatchForEveryLengthOrderAndDtype) {
 }
 
 // Two columns fill no level's vectors (2 of 4, 8 or 16 lanes): every level packs x, whose rows
-// then share vectors. Floats and x on the right keep the row kernel.
-TEST(JitMatMulChain, NarrowIntegerRowsUseThePackedKernel) {
+// then share vectors, for integers and floats. x on the right keeps the row kernel.
+TEST(JitMatMulChain, NarrowRowsUseThePackedKernel) {
   const Tensor x = ag::random_uniform({8, 8}, ag::int32, -2, 3, 6);
   const Tensor r0 = ag::random_uniform({8, 2}, ag::int32, -2, 3, 7);
-  auto f = ag::function([](Tensor v, Tensor r) { return chain_left(v, r, 20); });
-  const std::string ir = f.get_concrete_function(x, r0).llvm_ir(false);
+  auto ir_of = [](auto fn, const Tensor& a, const Tensor& b) {
+    auto f = ag::function(fn);
+    return f.get_concrete_function(a, b).llvm_ir(false);
+  };
+  auto left = [](Tensor v, Tensor r) { return chain_left(v, r, 20); };
+  const std::string ir = ir_of(left, x, r0);
   EXPECT_NE(ir.find("call void @agc_rt_pack_gemm_lhs"), std::string::npos) << ir;
   EXPECT_NE(ir.find("call void @agc.gemm.packed.i32.8x8x2"), std::string::npos) << ir;
-  auto g = ag::function([](Tensor v, Tensor r) { return chain_left(v, r, 20); });
-  const std::string float_ir =
-      g.get_concrete_function(ag::cast(x, ag::float32), ag::cast(r0, ag::float32)).llvm_ir(false);
-  EXPECT_EQ(float_ir.find("agc.gemm.packed"), std::string::npos);
-  EXPECT_NE(float_ir.find("call void @agc.gemm.f32.8x8x2"), std::string::npos);
+  EXPECT_NE(ir_of(left, ag::cast(x, ag::float32), ag::cast(r0, ag::float32)).find("call void @agc.gemm.packed.f32.8x8x2"),
+            std::string::npos);
+  // r = r @ x: B is the fixed operand, and the row kernel runs.
+  const std::string right = ir_of(
+      [](Tensor v, Tensor r) {
+        for (int i = 0; i < 20; ++i) r = ag::matmul(r, v);
+        return r;
+      },
+      ag::random_uniform({2, 2}, ag::int32, -2, 3, 8), ag::random_uniform({8, 2}, ag::int32, -2, 3, 9));
+  EXPECT_EQ(right.find("agc.gemm.packed"), std::string::npos);
+  EXPECT_NE(right.find("call void @agc.gemm.i32.8x2x2"), std::string::npos) << right;
 }
 
-// Every segment shape: widths 1..8 and whole registers, a last vector with rows missing, int32
-// and int64, exact against eager and the interpreter (integers wrap the same way everywhere).
+// Every segment shape: widths 1..8 and whole registers, a last vector with rows missing, every
+// dtype. Integers are exact against eager and the interpreter (they wrap the same way
+// everywhere); floats within the tolerance of Eigen's other summation order.
 TEST(JitMatMulChain, PackedKernelValuesMatchForEveryShape) {
-  for (const ag::DType d : {ag::int32, ag::int64})
+  for (const ag::DType d : {ag::int32, ag::int64, ag::float32, ag::float64})
     for (int64_t m : {1, 3, 7, 10, 12})
       for (int64_t n : {1, 2, 3, 5, 9, 10, 13, 20, 24}) {
-        const Tensor x = ag::random_uniform({m, m}, d, -3, 4, static_cast<uint64_t>(m * 100 + n));
-        const Tensor r0 = ag::random_uniform({m, n}, d, -3, 4, static_cast<uint64_t>(m * 100 + n + 1));
+        const bool fp = d == ag::float32 || d == ag::float64;
+        const uint64_t seed = static_cast<uint64_t>(m * 100 + n);
+        const Tensor x = fp ? ag::cast(ag::random_uniform({m, m}, ag::float32, -0.4, 0.4, seed), d)
+                            : ag::random_uniform({m, m}, d, -3, 4, seed);
+        const Tensor r0 = fp ? ag::cast(ag::random_uniform({m, n}, ag::float32, -1, 1, seed + 1), d)
+                             : ag::random_uniform({m, n}, d, -3, 4, seed + 1);
         agtest::expect_three_way(fmt::format("x[{0},{0}]^9 r[{0},{1}] ({2})", m, n, ag::dtype_name(d)),
-                                 [](Tensor v, Tensor r) { return chain_left(v, r, 9); }, {}, x, r0);
+                                 [](Tensor v, Tensor r) { return chain_left(v, r, 9); },
+                                 {.rtol = 1e-4, .atol = 1e-6}, x, r0);
       }
 }
 

@@ -1,5 +1,5 @@
-// Small integer products whose rows do not fill the target's vectors, with the left operand
-// packed once for a chain of them (Emitter::lower_matmul_chain, `r = matmul(x, r)`).
+// Small products whose rows do not fill the target's vectors, with the left operand packed once
+// for a chain of them (Emitter::lower_matmul_chain, `r = matmul(x, r)`).
 //
 // A 10-column int32 row fills 10 of AVX-512's 16 lanes: the row kernel (small_gemm) spends 100
 // vector multiplies on a 10x10x10 product whose 1000 multiply-adds need 63. Here the columns are
@@ -7,10 +7,12 @@
 // one segment: lane l is C[v * R + l / w, j0 + l % w]. Its B operand is B[k, j0 : j0 + w]
 // broadcast R times (one broadcast load per k), its A operand A[v * R + l / w, k], which takes
 // shuffles to build; a chain multiplies by the same x a hundred times, so x is packed into
-// those vectors once (`pack_gemm_lhs`, by the runtime) and each product loads them. W1's product: 7 vectors, 70
-// multiplies instead of 100 (AVX-512), 13 and 130 instead of 200 (AVX2). Integers only: each
-// element still sums its products over k in order, and integer sums are exact in any grouping
-// of the lanes; floats keep the row kernel, whose blocks cover the FMA's latency.
+// those vectors once (`pack_gemm_lhs`, by the runtime) and each product loads them. The layout
+// is chosen in lane-multiplies over the full and the half register width (gemm_packing): W1's
+// product takes 13 8-lane vectors on AVX-512 and on AVX2, 130 multiplies where the row kernel
+// spends 100 16-lane or 200 8-lane ones. Each element still sums its products over k in order
+// from zero, with the same fused multiply-add as the row kernel for floats: the same values,
+// and C's vectors are enough independent chains to cover the FMA's latency.
 #include "emitter.h"
 
 #include <fmt/format.h>
@@ -54,7 +56,8 @@ Emitter::GemmPacking segment_columns(int64_t lanes, int64_t m, int64_t k, int64_
 }
 
 std::optional<Emitter::GemmPacking> Emitter::gemm_packing(DType d, int64_t m, int64_t k, int64_t n) const {
-  if ((d != DType::Int32 && d != DType::Int64) || m <= 0 || k <= 0 || n <= 0) return std::nullopt;
+  if ((d != DType::Int32 && d != DType::Int64 && d != DType::Float32 && d != DType::Float64) || m <= 0 || k <= 0 || n <= 0)
+    return std::nullopt;
   const int64_t widest = vector_bytes_ / static_cast<int64_t>(dtype_size(d));
   if (widest < 2) return std::nullopt;
   // Work in lane-multiplies: a vector op's cost grows with its width (Zen 4 runs a 512-bit
@@ -154,7 +157,8 @@ llvm::Function* Emitter::small_gemm_packed(const GemmPacking& p, DType d, int64_
               llvm::Value* at = b_.CreateMul(b_.CreateAdd(i64(s.offset + group[j].v * k), kk), i64(p.lanes));
               av = b_.CreateAlignedLoad(vt, b_.CreateInBoundsGEP(et, ap, at), whole);
             }
-            next.push_back(b_.CreateAdd(sum[j], b_.CreateMul(av, bv)));
+            next.push_back(is_floating(d) ? b_.CreateIntrinsic(llvm::Intrinsic::fmuladd, {vt}, {av, bv, sum[j]})
+                                          : b_.CreateAdd(sum[j], b_.CreateMul(av, bv)));
           }
           return next;
         },
