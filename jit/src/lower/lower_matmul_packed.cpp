@@ -130,38 +130,45 @@ llvm::Function* Emitter::small_gemm_packed(const GemmPacking& p, DType d, int64_
   for (size_t g0 = 0; g0 < parts.size(); g0 += per_loop) {
     const std::vector<Part> group(parts.begin() + static_cast<std::ptrdiff_t>(g0),
                                   parts.begin() + static_cast<std::ptrdiff_t>(std::min(parts.size(), g0 + per_loop)));
-    const std::vector<llvm::Value*> zeros(group.size(), llvm::Constant::getNullValue(vt));
-    const std::vector<llvm::Value*> acc = loop_carry(
-        i64(k), zeros,
-        [&](const std::vector<llvm::Value*>& sum, llvm::Value* kk) {
-          std::map<const GemmPacking::Segment*, llvm::Value*> brow;  // B[kk, j0 : j0 + w], broadcast
-          std::vector<llvm::Value*> next;
-          for (size_t j = 0; j < group.size(); ++j) {
-            const GemmPacking::Segment& s = *group[j].s;
-            llvm::Value*& bv = brow[&s];
-            if (!bv) {
-              llvm::Value* at = b_.CreateInBoundsGEP(et, pb, b_.CreateAdd(b_.CreateMul(kk, i64(n)), i64(s.j0)));
-              if (s.width == 1) {
-                bv = b_.CreateVectorSplat(lanes, b_.CreateAlignedLoad(et, at, elem));
-              } else {
-                llvm::Value* seg = b_.CreateAlignedLoad(llvm::FixedVectorType::get(et, static_cast<unsigned>(s.width)), at, elem);
-                std::vector<int> repeat;
-                for (unsigned l = 0; l < lanes; ++l) repeat.push_back(static_cast<int>(l % s.width));
-                bv = s.width == p.lanes ? seg : b_.CreateShuffleVector(seg, repeat);
-              }
-            }
-            llvm::Value* av = nullptr;
-            if (s.offset < 0) {  // one row per vector: A[v, kk] splat
-              av = b_.CreateVectorSplat(lanes, load(d, pa, b_.CreateAdd(i64(group[j].v * k), kk)));
-            } else {
-              llvm::Value* at = b_.CreateMul(b_.CreateAdd(i64(s.offset + group[j].v * k), kk), i64(p.lanes));
-              av = b_.CreateAlignedLoad(vt, b_.CreateInBoundsGEP(et, ap, at), whole);
-            }
-            next.push_back(is_floating(d) ? b_.CreateIntrinsic(llvm::Intrinsic::fmuladd, {vt}, {av, bv, sum[j]})
-                                          : b_.CreateAdd(sum[j], b_.CreateMul(av, bv)));
+    // C's vectors after products kk, given them after kk - 1 (null: before k = 0).
+    auto step = [&](const std::vector<llvm::Value*>* sum, llvm::Value* kk) {
+      std::map<const GemmPacking::Segment*, llvm::Value*> brow;  // B[kk, j0 : j0 + w], broadcast
+      std::vector<llvm::Value*> next;
+      for (size_t j = 0; j < group.size(); ++j) {
+        const GemmPacking::Segment& s = *group[j].s;
+        llvm::Value*& bv = brow[&s];
+        if (!bv) {
+          llvm::Value* at = b_.CreateInBoundsGEP(et, pb, b_.CreateAdd(b_.CreateMul(kk, i64(n)), i64(s.j0)));
+          if (s.width == 1) {
+            bv = b_.CreateVectorSplat(lanes, b_.CreateAlignedLoad(et, at, elem));
+          } else {
+            llvm::Value* seg = b_.CreateAlignedLoad(llvm::FixedVectorType::get(et, static_cast<unsigned>(s.width)), at, elem);
+            std::vector<int> repeat;
+            for (unsigned l = 0; l < lanes; ++l) repeat.push_back(static_cast<int>(l % s.width));
+            bv = s.width == p.lanes ? seg : b_.CreateShuffleVector(seg, repeat);
           }
-          return next;
-        },
+        }
+        llvm::Value* av = nullptr;
+        if (s.offset < 0) {  // one row per vector: A[v, kk] splat
+          av = b_.CreateVectorSplat(lanes, load(d, pa, b_.CreateAdd(i64(group[j].v * k), kk)));
+        } else {
+          llvm::Value* at = b_.CreateMul(b_.CreateAdd(i64(s.offset + group[j].v * k), kk), i64(p.lanes));
+          av = b_.CreateAlignedLoad(vt, b_.CreateInBoundsGEP(et, ap, at), whole);
+        }
+        // k = 0 starts from its product, not from zero plus it (W1: -4%); floats keep the row
+        // kernel's fma(a, b, +0), which differs from a * b in the sign of a zero product.
+        llvm::Value* zero = llvm::Constant::getNullValue(vt);
+        if (is_floating(d))
+          next.push_back(b_.CreateIntrinsic(llvm::Intrinsic::fmuladd, {vt}, {av, bv, sum ? (*sum)[j] : zero}));
+        else
+          next.push_back(sum ? b_.CreateAdd((*sum)[j], b_.CreateMul(av, bv)) : b_.CreateMul(av, bv));
+      }
+      return next;
+    };
+    const std::vector<llvm::Value*> first = step(nullptr, i64(0));
+    const std::vector<llvm::Value*> acc = loop_carry(
+        i64(k - 1), first,
+        [&](const std::vector<llvm::Value*>& sum, llvm::Value* j) { return step(&sum, b_.CreateAdd(j, i64(1))); },
         "gemm.k", /*rolled=*/true);
     for (size_t j = 0; j < group.size(); ++j) {
       const GemmPacking::Segment& s = *group[j].s;
