@@ -32,8 +32,6 @@ int64_t floor_power_of_two(int64_t v) {
   return p;
 }
 
-}  // namespace
-
 // The columns cut into power-of-two segments for vectors of `lanes` elements.
 Emitter::GemmPacking segment_columns(int64_t lanes, int64_t m, int64_t k, int64_t n) {
   Emitter::GemmPacking p;
@@ -54,6 +52,8 @@ Emitter::GemmPacking segment_columns(int64_t lanes, int64_t m, int64_t k, int64_
   }
   return p;
 }
+
+}  // namespace
 
 std::optional<Emitter::GemmPacking> Emitter::gemm_packing(DType d, int64_t m, int64_t k, int64_t n) const {
   if ((d != DType::Int32 && d != DType::Int64 && d != DType::Float32 && d != DType::Float64) || m <= 0 || k <= 0 || n <= 0)
