@@ -127,6 +127,8 @@ class Emitter {
   void fail_if(llvm::Value* cond, int32_t node_id, FailKind kind, llvm::Value* a = nullptr, llvm::Value* b = nullptr);
   // Returns 1 when `cond` holds (the runtime has already recorded the error).
   void return_if(llvm::Value* cond);
+  // What both emit: a cold block `name` that runs `before` and returns 1 when `cond` holds.
+  void exit_if(llvm::Value* cond, const char* name, const std::function<void()>& before);
 
   // ---- memory ----
   llvm::Value* load(DType d, llvm::Value* ptr, llvm::Value* index);  // a register value
@@ -210,6 +212,7 @@ class Emitter {
   // emission as a loop (lower_matmul.cpp).
   int64_t matmul_chain_length(const Scope& s, uint32_t i) const;
   void lower_matmul_chain(Scope& s, uint32_t i, int64_t length);
+  llvm::Function* matmul_kernel(const std::string& name, unsigned pointers);
   llvm::Function* small_gemm(DType d, int64_t m, int64_t k, int64_t n);
   std::optional<GemmPacking> gemm_packing(DType d, int64_t m, int64_t k, int64_t n) const;
   llvm::Value* pack_gemm_lhs(const GemmPacking& p, DType d, int64_t m, int64_t k, llvm::Value* a);

@@ -98,18 +98,7 @@ void Emitter::loop_nest(const std::vector<llvm::Value*>& dims,
 }
 
 void Emitter::if_then(llvm::Value* cond, const std::function<void()>& then) {
-  if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(cond)) {
-    if (!c->isZero()) then();
-    return;
-  }
-  llvm::Function* fn = b_.GetInsertBlock()->getParent();
-  llvm::BasicBlock* yes = llvm::BasicBlock::Create(ctx_ref_, "then", fn);
-  llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_ref_, "endif", fn);
-  b_.CreateCondBr(cond, yes, done);
-  b_.SetInsertPoint(yes);
-  then();
-  b_.CreateBr(done);
-  b_.SetInsertPoint(done);
+  if_else(cond, then, [] {});  // the empty else block is folded away by LLVM
 }
 
 void Emitter::if_else(llvm::Value* cond, const std::function<void()>& then, const std::function<void()>& otherwise) {
@@ -133,25 +122,23 @@ void Emitter::if_else(llvm::Value* cond, const std::function<void()>& then, cons
 
 void Emitter::fail_if(llvm::Value* cond, int32_t node_id, FailKind kind, llvm::Value* a, llvm::Value* bval) {
   if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(cond); c && c->isZero()) return;
-  llvm::Function* fn = b_.GetInsertBlock()->getParent();
-  llvm::BasicBlock* fail = llvm::BasicBlock::Create(ctx_ref_, "fail", fn);
-  llvm::BasicBlock* ok = llvm::BasicBlock::Create(ctx_ref_, "ok", fn);
-  llvm::MDBuilder md(ctx_ref_);
-  b_.CreateCondBr(cond, fail, ok, md.createBranchWeights(1, 1 << 20));
-  b_.SetInsertPoint(fail);
   auto as_i64 = [&](llvm::Value* v) { return v ? b_.CreateSExtOrTrunc(v, b_.getInt64Ty()) : i64(0); };
-  b_.CreateCall(runtime("agc_rt_fail"), {ctx_, i32(node_id), i32(static_cast<int32_t>(kind)), as_i64(a), as_i64(bval)});
-  b_.CreateRet(i32(1));
-  b_.SetInsertPoint(ok);
+  exit_if(cond, "fail", [&] {
+    b_.CreateCall(runtime("agc_rt_fail"), {ctx_, i32(node_id), i32(static_cast<int32_t>(kind)), as_i64(a), as_i64(bval)});
+  });
 }
 
-void Emitter::return_if(llvm::Value* cond) {
+void Emitter::return_if(llvm::Value* cond) { exit_if(cond, "failed", [] {}); }
+
+// `cond ? (before(); return 1) : go on`, the exit marked cold: calls fail rarely.
+void Emitter::exit_if(llvm::Value* cond, const char* name, const std::function<void()>& before) {
   llvm::Function* fn = b_.GetInsertBlock()->getParent();
-  llvm::BasicBlock* fail = llvm::BasicBlock::Create(ctx_ref_, "failed", fn);
+  llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx_ref_, name, fn);
   llvm::BasicBlock* ok = llvm::BasicBlock::Create(ctx_ref_, "ok", fn);
   llvm::MDBuilder md(ctx_ref_);
-  b_.CreateCondBr(cond, fail, ok, md.createBranchWeights(1, 1 << 20));
-  b_.SetInsertPoint(fail);
+  b_.CreateCondBr(cond, exit, ok, md.createBranchWeights(1, 1 << 20));
+  b_.SetInsertPoint(exit);
+  before();
   b_.CreateRet(i32(1));
   b_.SetInsertPoint(ok);
 }

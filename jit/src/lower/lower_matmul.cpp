@@ -35,22 +35,32 @@ int64_t const_value(llvm::Value* v) {
 
 }  // namespace
 
+// An internal function of `pointers` noalias pointer arguments with an empty entry block, for a
+// small matmul kernel. Never inlined: inlined into a chain's loop the packed kernel ran no
+// faster, and the optimizer's loop passes took twice as long (W1: optimize 3.2 -> 7.3 ms).
+// Compiled for size: its rows are already whole vectors and k is unrolled or a loop of its own,
+// and unrolling its loops further only makes the code generator's work grow (optimize + codegen
+// of the 10x10x10 int32 row kernel: 8.6 -> 4.4 ms; W1's run time unchanged).
+llvm::Function* Emitter::matmul_kernel(const std::string& name, unsigned pointers) {
+  const std::vector<llvm::Type*> params(pointers, b_.getPtrTy());
+  auto* type = llvm::FunctionType::get(b_.getVoidTy(), params, false);
+  llvm::Function* f = llvm::Function::Create(type, llvm::Function::InternalLinkage, name, module_);
+  for (unsigned a = 0; a < pointers; ++a) f->addParamAttr(a, llvm::Attribute::NoAlias);
+  f->addFnAttr(llvm::Attribute::NoInline);
+  f->addFnAttr(llvm::Attribute::NoUnwind);
+  f->addFnAttr(llvm::Attribute::OptimizeForSize);
+  llvm::BasicBlock::Create(ctx_ref_, "entry", f);
+  return f;
+}
+
 // C[m,n] = A[m,k] * B[k,n] for one static shape, as an internal function: LLVM unrolls and
 // vectorizes it once, and a chain of 100 products calls it 100 times (a direct call, no dispatch).
 llvm::Function* Emitter::small_gemm(DType d, int64_t m, int64_t k, int64_t n) {
   const std::string name = fmt::format("agc.gemm.{}.{}x{}x{}", dtype_short_name(d), m, k, n);
   if (llvm::Function* f = module_.getFunction(name)) return f;
-  auto* type = llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), b_.getPtrTy(), b_.getPtrTy()}, false);
-  llvm::Function* f = llvm::Function::Create(type, llvm::Function::InternalLinkage, name, module_);
-  for (unsigned a = 0; a < 3; ++a) f->addParamAttr(a, llvm::Attribute::NoAlias);
-  f->addFnAttr(llvm::Attribute::NoInline);
-  f->addFnAttr(llvm::Attribute::NoUnwind);
-  // Its rows are already whole vectors and k is unrolled here: unrolling the row loop further
-  // only makes the code generator's work grow (optimize + codegen of a 10x10x10 int32 kernel:
-  // 8.6 -> 4.4 ms; W1's run time unchanged).
-  f->addFnAttr(llvm::Attribute::OptimizeForSize);
+  llvm::Function* f = matmul_kernel(name, 3);
   const llvm::IRBuilderBase::InsertPointGuard guard(b_);
-  b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_ref_, "entry", f));
+  b_.SetInsertPoint(&f->getEntryBlock());
   b_.SetCurrentDebugLocation(llvm::DebugLoc());  // node locations belong to the entry function
   llvm::Value* pa = f->getArg(0);
   llvm::Value* pb = f->getArg(1);

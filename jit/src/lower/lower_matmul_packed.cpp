@@ -97,16 +97,9 @@ llvm::Value* Emitter::pack_gemm_lhs(const GemmPacking& p, DType d, int64_t m, in
 llvm::Function* Emitter::small_gemm_packed(const GemmPacking& p, DType d, int64_t m, int64_t k, int64_t n) {
   const std::string name = fmt::format("agc.gemm.packed.{}.{}x{}x{}", dtype_short_name(d), m, k, n);
   if (llvm::Function* f = module_.getFunction(name)) return f;
-  auto* type = llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), b_.getPtrTy(), b_.getPtrTy(), b_.getPtrTy()}, false);
-  llvm::Function* f = llvm::Function::Create(type, llvm::Function::InternalLinkage, name, module_);
-  for (unsigned arg = 0; arg < 4; ++arg) f->addParamAttr(arg, llvm::Attribute::NoAlias);
-  // Inlined into the chain's loop it ran no faster, and the optimizer's loop passes took twice
-  // as long (W1: optimize 3.2 -> 7.3 ms).
-  f->addFnAttr(llvm::Attribute::NoInline);
-  f->addFnAttr(llvm::Attribute::NoUnwind);
-  f->addFnAttr(llvm::Attribute::OptimizeForSize);
+  llvm::Function* f = matmul_kernel(name, 4);
   const llvm::IRBuilderBase::InsertPointGuard guard(b_);
-  b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_ref_, "entry", f));
+  b_.SetInsertPoint(&f->getEntryBlock());
   b_.SetCurrentDebugLocation(llvm::DebugLoc());
   llvm::Value* pa = f->getArg(0);
   llvm::Value* ap = f->getArg(1);
