@@ -194,7 +194,7 @@ class Emitter {
   void lower_elementwise(Scope& s, uint32_t i);
   void lower_reduce(Scope& s, uint32_t i);                                         // lower_reduce.cpp
   void lower_arg_reduce(Scope& s, uint32_t i);
-  // A small integer product with its rows' column segments packed into whole vectors
+  // A small product with its rows' column segments packed into whole vectors
   // (lower_matmul_packed.cpp): the layout, or nothing where the row kernel does as well.
   struct GemmPacking {
     struct Segment {

@@ -202,11 +202,12 @@ int64_t Emitter::matmul_chain_length(const Scope& s, uint32_t i) const {
   return length >= kMinMatMulChain ? length : 0;
 }
 
-// The chain's products i .. i + length - 1 as one loop with one call of the kernel. The first product writes node i's buffer (it may have other uses), the last
-// node last's, the middle ones two stack buffers in turn instead of their planned buffers: the
-// plan gives each product a buffer for its own lifetime, and a loop needs the same two every
-// time. The same products as straight-line calls, in the same order: W1's 100 products compile
-// as one (W5: optimize + codegen ~10 -> ~3 ms; docs/jit.md, "Compile times").
+// The chain's products i .. i + length - 1 as one loop with one call of the kernel. The first
+// product writes node i's buffer (it may have other uses), the last node last's, the middle ones
+// two stack buffers in turn instead of their planned buffers: the plan gives each product a
+// buffer for its own lifetime, and a loop needs the same two every time. The same products as
+// straight-line calls, in the same order: W1's 100 products compile as one call (W5: optimize +
+// codegen ~10 -> ~3 ms; docs/jit.md, "Compile times").
 //
 // With x on the left and rows that leave vector lanes empty, x is packed once and the products
 // run the packed kernel (lower_matmul_packed.cpp).
