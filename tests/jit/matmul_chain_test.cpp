@@ -1,6 +1,6 @@
 // Chains of small products r = matmul(x, r) (the TF guide's `power`, unrolled at trace time)
 // compile as one loop over the kernel (Emitter::lower_matmul_chain): the IR calls the kernel
-// three times, not once per product. Values eager == interpreter == JIT, for either operand
+// once, not once per product. Values eager == interpreter == JIT, for either operand
 // order, chain lengths around the threshold and both parities, and chains the loop must not
 // take whole (a product also used elsewhere, the last product a result or an operand of more).
 // Chains with x on the left whose rows leave vector lanes empty run the packed kernel

@@ -150,9 +150,9 @@ llvm::Function* Emitter::small_gemm_packed(const GemmPacking& p, DType d, int64_
         }
         // k = 0 starts from its product, not from zero plus it (W1: -4%); floats keep the row
         // kernel's fma(a, b, +0), which differs from a * b in the sign of a zero product.
-        llvm::Value* zero = llvm::Constant::getNullValue(vt);
         if (is_floating(d))
-          next.push_back(b_.CreateIntrinsic(llvm::Intrinsic::fmuladd, {vt}, {av, bv, sum ? (*sum)[j] : zero}));
+          next.push_back(b_.CreateIntrinsic(llvm::Intrinsic::fmuladd, {vt},
+                                            {av, bv, sum ? (*sum)[j] : llvm::Constant::getNullValue(vt)}));
         else
           next.push_back(sum ? b_.CreateAdd((*sum)[j], b_.CreateMul(av, bv)) : b_.CreateMul(av, bv));
       }
