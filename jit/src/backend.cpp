@@ -255,6 +255,20 @@ class JitBackend final : public CompilerBackend {
     return exe;
   }
 
+  void warm_up() override {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::shared_ptr<Engine> engine = this->engine();
+    const double engine_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const double compile_ms = engine->warm_up();
+    if (detail::log_enabled(detail::LogTopic::Compile))
+      detail::log_line(compile_ms > 0 ? fmt::format("agc: jit: warm-up (background): engine {:.2f} ms, a small module "
+                                                    "optimized and compiled in {:.2f} ms",
+                                                    engine_ms, compile_ms)
+                                      : fmt::format("agc: jit: warm-up (background): engine {:.2f} ms, no compile (the "
+                                                    "first one had begun)",
+                                                    engine_ms));
+  }
+
   // At exit: compiled code still alive keeps the engine; otherwise it is torn down here.
   void release_engine() {
     std::lock_guard lock(mu_);

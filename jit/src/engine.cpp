@@ -31,6 +31,7 @@
 #include "plan_dump.h"
 #include "rt_helper_types.h"
 #include "target.h"
+#include "warm_up.h"
 
 namespace ag::jit {
 namespace {
@@ -377,6 +378,19 @@ std::unique_ptr<CodeHandle> Engine::load_object(std::string_view object, const s
   }
   const EntryFn entry = m.lookup(jd);
   return std::make_unique<CodeHandle>(shared_from_this(), &jd, entry);
+}
+
+double Engine::warm_up() {
+  // Once a compile has begun, compiling more only competes with it for the CPU.
+  if (impl_->counter.load() > 0) return 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  const int level = jit_opt_level();
+  llvm::LLVMContext ctx;
+  std::unique_ptr<llvm::Module> mod = warm_up_module(ctx, impl_->jit->getDataLayout(), impl_->jit->getTargetTriple().str());
+  auto lease = take(impl_->machines->take(level), "target machine");
+  optimize_at(*mod, *lease.tm, level);
+  take(orc::SimpleCompiler(*lease.tm)(*mod), "compile the warm-up module");
+  return ms_since(t0);
 }
 
 std::string Engine::ir(const Program& program, const std::string& name, int level, bool optimized) {

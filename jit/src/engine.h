@@ -66,6 +66,10 @@ class Engine : public std::enable_shared_from_this<Engine> {
   // Links a previously compiled object file (from the disk cache). Throws InternalError when it
   // cannot be linked.
   std::unique_ptr<CodeHandle> load_object(std::string_view object, const std::string& name);
+  // Optimizes and compiles a small module to an object and drops it (warm_up.h): the first real
+  // compile of the process then runs warm LLVM code. Thread-safe, like compile(); does nothing
+  // once a compile or load has begun. Returns the milliseconds it took (0: skipped).
+  double warm_up();
   // Inspection: the module as lowered / after optimization, and its assembly.
   std::string ir(const Program& program, const std::string& name, int level, bool optimized);
   std::string assembly(const Program& program, const std::string& name, int level);

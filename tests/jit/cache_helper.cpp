@@ -1,10 +1,18 @@
-// Helper process for the disk-cache tests: calls one function with a signature chosen by argv[1]
-// (and argv[2] - 1 more signatures after it) and prints its stats and the last result. It references nothing from libag_jit: the JIT backend is there
-// only because linking agc::jit keeps its self-registering object.
+// Helper process for the disk-cache and warm-up tests: calls one function with a signature chosen
+// by argv[1] (and argv[2] - 1 more signatures after it) and prints its stats and the last result;
+// argv[3], if given, waits that many milliseconds between creating the function and calling it
+// (the JIT's warm-up runs meanwhile), or with "exit", returns from main without calling it;
+// CACHE_HELPER_JIT=0 makes the function jit_compile = false. It
+// references nothing from libag_jit: the JIT backend is there only because linking agc::jit keeps
+// its self-registering object.
 #include <ag/ag.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
+#include <string_view>
+#include <thread>
 
 int main(int argc, char** argv) {
   const int variant = argc > 1 ? std::atoi(argv[1]) : 1;
@@ -13,8 +21,14 @@ int main(int argc, char** argv) {
     std::printf("no backend\n");
     return 2;
   }
+  const char* jit_env = std::getenv("CACHE_HELPER_JIT");
+  const bool jit = !(jit_env && std::string_view(jit_env) == "0");
   auto f = ag::function([](ag::Tensor x) { return ag::reduce_sum(ag::tanh(x * 2.0f) + ag::relu(x - 1.0f)) * 3.0f; },
-                        {.name = "cache_helper"});
+                        {.jit_compile = jit ? std::nullopt : std::optional<bool>(false), .name = "cache_helper"});
+  if (argc > 3) {
+    if (std::string_view(argv[3]) == "exit") return 0;  // while the warm-up runs
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(argv[3])));
+  }
   float y = 0;
   for (int v = variant; v < variant + signatures; ++v) {
     const ag::Tensor x = ag::range(ag::Tensor(0.0f), ag::Tensor(static_cast<float>(v + 2)), ag::Tensor(0.5f));

@@ -13,45 +13,16 @@
 #include <string>
 #include <vector>
 
+#include "helper_process.h"
+
 namespace {
 
 namespace fs = std::filesystem;
-
-struct HelperRun {
-  int compiles = -1, disk_hits = -1;
-  std::string value, log;
-};
-
-HelperRun parse(const std::string& out) {
-  HelperRun r;
-  r.log = out;
-  const size_t at = out.find("compiles=");
-  if (at == std::string::npos) return r;
-  char value[64] = {};
-  std::sscanf(out.c_str() + at, "compiles=%d disk_hits=%d value=%63s", &r.compiles, &r.disk_hits, value);
-  r.value = value;
-  return r;
-}
-
-std::string command(const std::string& dir, int variant, const std::string& env, int signatures) {
-  return "AG_CACHE_DIR='" + dir + "' " + env + " '" AG_CACHE_HELPER "' " + std::to_string(variant) + " " +
-         std::to_string(signatures) + " 2>&1";
-}
-
-std::string read_all(FILE* p) {
-  std::string out;
-  char buf[512];
-  while (size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-  return out;
-}
-
-HelperRun run_helper(const std::string& dir, int variant = 1, const std::string& env = "", int signatures = 1) {
-  FILE* p = ::popen(command(dir, variant, env, signatures).c_str(), "r");
-  if (!p) return {};
-  const std::string out = read_all(p);
-  ::pclose(p);
-  return parse(out);
-}
+using agtest::HelperRun;
+using agtest::command;
+using agtest::read_all;
+using agtest::parse;
+using agtest::run_helper;
 
 class DiskCache : public ::testing::Test {
  protected:

@@ -59,6 +59,10 @@ class CompilerBackend {
   virtual std::string target_cpu() const { return {}; }
   // Compiles an optimized, verified graph. May throw ag::Error subclasses for user errors.
   virtual std::unique_ptr<Executable> compile(std::shared_ptr<const Graph> graph, const CompileOptions& options) = 0;
+  // Prepares for the process's first compile (builds what every compile needs, runs the compiler
+  // once on a small program). The runtime calls it once, on its background compile thread, when
+  // the first Function that may compile is created; it may run during a compile.
+  virtual void warm_up() {}
 };
 
 // The JIT calls this when its library is loaded. Passing nullptr unregisters.

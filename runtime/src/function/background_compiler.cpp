@@ -1,4 +1,4 @@
-// The background compile thread. At process exit it must not be compiling while the JIT's and
+// The background compile thread: tiered compiles, and the JIT's warm-up. At process exit it must not be compiling while the JIT's and
 // LLVM's globals are destroyed: an exit handler, registered when the thread starts, drops the
 // queue and waits for the compile in progress (if any) to finish; the thread then only ever
 // waits. Its state is never destroyed, so the waiting thread touches nothing that exit frees.
@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <deque>
 #include <mutex>
+#include <string_view>
 #include <thread>
 
 #if defined(__linux__)
@@ -15,6 +16,7 @@
 #include <unistd.h>
 #endif
 
+#include "ag/backend.h"
 #include "concrete.h"
 
 namespace ag::detail {
@@ -26,6 +28,7 @@ struct Compiler {
   std::deque<std::shared_ptr<ConcreteCore>> queue;
   std::function<void()> gate;
   bool started = false, busy = false, exiting = false;
+  bool warm_up_asked = false, warming_up = false;  // the JIT's warm-up: asked once, runs first
 };
 
 Compiler& compiler() {
@@ -42,8 +45,22 @@ void work() {
   Compiler& c = compiler();
   std::unique_lock lock(c.mu);
   for (;;) {
-    c.changed.wait(lock, [&] { return c.exiting || !c.queue.empty(); });
+    c.changed.wait(lock, [&] { return c.exiting || c.warming_up || !c.queue.empty(); });
     if (c.exiting) return;
+    if (c.warming_up) {
+      c.busy = true;
+      lock.unlock();
+      if (CompilerBackend* backend = compiler_backend()) {
+        try {
+          backend->warm_up();
+        } catch (...) {  // best effort: the first compile reports what is wrong
+        }
+      }
+      lock.lock();
+      c.busy = c.warming_up = false;
+      c.changed.notify_all();
+      continue;
+    }
     std::shared_ptr<ConcreteCore> fn = std::move(c.queue.front());
     c.queue.pop_front();
     c.busy = true;
@@ -68,19 +85,39 @@ void stop_at_exit() {
   c.changed.wait(lock, [&] { return !c.busy; });
 }
 
+// Under c.mu.
+void start_once(Compiler& c) {
+  if (c.started) return;
+  c.started = true;
+  std::atexit(stop_at_exit);
+  std::thread(work).detach();
+}
+
 }  // namespace
 
 void enqueue_background_compile(std::shared_ptr<ConcreteCore> fn) {
   Compiler& c = compiler();
   std::lock_guard lock(c.mu);
   if (c.exiting) return;  // calls keep running on the interpreter
-  if (!c.started) {
-    c.started = true;
-    std::atexit(stop_at_exit);
-    std::thread(work).detach();
-  }
+  start_once(c);
   c.queue.push_back(std::move(fn));
   c.changed.notify_all();
+}
+
+void warm_up_compiler_once() {
+  if (const char* e = std::getenv("AG_JIT_WARMUP"); e && std::string_view(e) == "0") return;
+  Compiler& c = compiler();
+  std::lock_guard lock(c.mu);
+  if (c.warm_up_asked || c.exiting || !compiler_backend()) return;
+  c.warm_up_asked = c.warming_up = true;
+  start_once(c);
+  c.changed.notify_all();
+}
+
+void wait_for_warm_up() {
+  Compiler& c = compiler();
+  std::unique_lock lock(c.mu);
+  c.changed.wait(lock, [&] { return c.exiting || !c.warming_up; });
 }
 
 void wait_for_background_compiles() {

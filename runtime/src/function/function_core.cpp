@@ -84,6 +84,7 @@ FunctionCore::FunctionCore(FunctionOptions options, FunctionInfo info, std::vect
   if (!options_.input_signature.empty()) rules_.input_signature = &options_.input_signature;
   if (options_.max_cached == 0) throw ValueError("FunctionOptions::max_cached must be at least 1");
   report_env_track(this);
+  if (options_.jit_compile.value_or(true)) warm_up_compiler_once();
 }
 
 FunctionCore::~FunctionCore() {
@@ -92,7 +93,9 @@ FunctionCore::~FunctionCore() {
   // lazily by the first compile are destroyed before the exit handler that waits for a compile
   // (background_compiler.cpp) runs, so a compile still running then crashed (~5% of the runs
   // of jit_bench --first-call tanh_chain tiered, main returning during its first compile).
+  // Nor may the JIT's warm-up, which the first Function started.
   if (options_.tiered) wait_for_background_compiles();
+  else if (options_.jit_compile.value_or(true)) wait_for_warm_up();
 }
 
 void FunctionCore::call(std::span<const ArgView> args, std::span<Tensor> outputs) {
