@@ -232,15 +232,22 @@ class JitBackend final : public CompilerBackend {
     CompileTimes times;
     std::string object;
     if (!exe->loaded_from_disk()) {
-      exe->set_code(engine->compile(exe->program(), options.name, level, disk ? &object : nullptr, &times), /*from_disk=*/false);
+      exe->set_code(engine->compile(exe->program(), options.name, level, /*parallel=*/!options.background,
+                                    disk ? &object : nullptr, &times),
+                    /*from_disk=*/false);
       if (disk) disk->store(key, object);
     }
     if (detail::log_enabled(detail::LogTopic::Compile)) {
       auto ms = [](Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+      const std::string kernels =
+          times.kernels_apart ? fmt::format(" + {} kernel{} as a second module {:.2f} ms{} (bitcode {:.2f} ms)", times.kernels_apart,
+                                            times.kernels_apart > 1 ? "s" : "", times.kernels_ms,
+                                            times.kernels_in_parallel ? " on a pool thread" : "", times.split_ms)
+                              : "";
       detail::log_line(fmt::format("agc: jit: {}: engine {:.2f} ms, plan + key + disk lookup {:.2f} ms, IR {:.2f} ms, "
-                                   "optimize {:.2f} ms, codegen {:.2f} ms, link {:.2f} ms (O{}, {} loop nests{}, {}){}",
+                                   "optimize {:.2f} ms, codegen {:.2f} ms{}, link {:.2f} ms (O{}, {} loop nests{}, {}){}",
                                    options.name, ms(t0, t_engine), ms(t_engine, t_planned), times.lower_ms, times.optimize_ms,
-                                   times.codegen_ms, times.jit_ms - times.optimize_ms - times.codegen_ms, level,
+                                   times.codegen_ms, kernels, times.link_ms, level,
                                    program.loop_nests, program.rolled_loops ? " rolled" : "",
                                    exe->loaded_from_disk() ? "disk cache hit" : disk ? "stored in " + disk->dir() : "disk cache off",
                                    object.empty() ? "" : fmt::format(", object {} bytes", object.size())));

@@ -1,13 +1,12 @@
-// LLJIT setup and per-function JITDylibs. The IR transform layer runs the O3 pipeline; an
-// ObjectCache hook hands back each compiled object so it can be stored in the disk cache.
+// LLJIT setup and per-function JITDylibs. A compile optimizes (O2) and generates code itself, its
+// kernels on a second thread when they are large enough (module_split.h), and links the objects;
+// the same objects go to the disk cache.
 #include "engine.h"
 
 #include <llvm/Config/llvm-config.h>
-#include <llvm/ExecutionEngine/ObjectCache.h>
 #include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
-#include <llvm/IR/Constants.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/CommandLine.h>
@@ -18,15 +17,19 @@
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Host.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <thread>
 
 #include "ag/detail/kernel_set.h"
 #include "ag/detail/log.h"
+#include "ag/detail/parallel.h"
 #include "lower/build_module.h"
 #include "lower/node_lines.h"
+#include "module_split.h"
 #include "optimizer.h"
 #include "plan_dump.h"
 #include "rt_helper_types.h"
@@ -54,35 +57,6 @@ T take(llvm::Expected<T> v, const char* what) {
 void check(llvm::Error e, const char* what) {
   if (e) throw InternalError(std::string("jit: ") + what + ": " + message_of(std::move(e)));
 }
-
-// Receives each object the JIT compiles (keyed by module identifier) without ever serving one:
-// our own disk cache is consulted before any IR is built.
-class ObjectCapture final : public llvm::ObjectCache {
- public:
-  void notifyObjectCompiled(const llvm::Module* m, llvm::MemoryBufferRef obj) override {
-    std::lock_guard lock(mu_);
-    if (wanted_.count(m->getModuleIdentifier())) objects_[m->getModuleIdentifier()] = obj.getBuffer().str();
-  }
-  std::unique_ptr<llvm::MemoryBuffer> getObject(const llvm::Module*) override { return nullptr; }
-  void want(const std::string& id) {
-    std::lock_guard lock(mu_);
-    wanted_[id] = true;
-  }
-  std::string take(const std::string& id) {
-    std::lock_guard lock(mu_);
-    wanted_.erase(id);
-    auto it = objects_.find(id);
-    if (it == objects_.end()) return {};
-    std::string out = std::move(it->second);
-    objects_.erase(it);
-    return out;
-  }
-
- private:
-  std::mutex mu_;
-  std::map<std::string, bool> wanted_;
-  std::map<std::string, std::string> objects_;
-};
 
 void* addr(auto* f) { return reinterpret_cast<void*>(f); }
 
@@ -132,39 +106,9 @@ class TargetMachinePool {
   std::map<int, std::vector<std::unique_ptr<llvm::TargetMachine>>> free_;
 };
 
-// The optimization level a module was built for (a module flag set by Engine::compile).
-int opt_level_of(const llvm::Module& m) {
-  if (auto* md = llvm::mdconst::extract_or_null<llvm::ConstantInt>(m.getModuleFlag("agc.opt")))
-    return static_cast<int>(md->getZExtValue());
-  return 3;
-}
-
-// The IR pipeline's and code generator's times for the last module compiled on this thread
-// (ORC materializes a module on the thread that looks it up, so Engine::compile reads its own).
-thread_local double t_optimize_ms = 0, t_codegen_ms = 0;
-
 double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
-
-// Compiles with a pooled TargetMachine of the module's level; reports objects to `capture`.
-class PooledCompiler final : public orc::IRCompileLayer::IRCompiler {
- public:
-  PooledCompiler(std::shared_ptr<TargetMachinePool> pool, const llvm::TargetOptions& options, llvm::ObjectCache* capture)
-      : IRCompiler(orc::irManglingOptionsFromTargetOptions(options)), pool_(std::move(pool)), capture_(capture) {}
-  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> operator()(llvm::Module& m) override {
-    const auto t0 = std::chrono::steady_clock::now();
-    auto lease = pool_->take(opt_level_of(m));
-    if (!lease) return lease.takeError();
-    auto object = orc::SimpleCompiler(*lease->tm, capture_)(m);
-    t_codegen_ms = ms_since(t0);
-    return object;
-  }
-
- private:
-  std::shared_ptr<TargetMachinePool> pool_;
-  llvm::ObjectCache* capture_;
-};
 
 }  // namespace
 
@@ -189,21 +133,68 @@ bool jit_rolled_loops(int64_t loop_nests) {
 }
 
 void optimize_at(llvm::Module& m, llvm::TargetMachine& tm, int level) {
-  const auto t0 = std::chrono::steady_clock::now();
   if (level > 0) optimize_module(m, tm, level);
-  t_optimize_ms = ms_since(t0);
 }
+
+namespace {
+
+// The kernels that compile as a second module (module_split.h); none with AG_JIT_SPLIT=0.
+std::vector<std::string> kernels_apart(const llvm::Module& m) {
+  const char* e = std::getenv("AG_JIT_SPLIT");
+  if (e && std::string_view(e) == "0") return {};
+  return second_part_functions(m);
+}
+
+// One module's optimization and code generation, with a pooled machine of its level.
+std::string compile_part(llvm::Module& m, TargetMachinePool& machines, int level, double& optimize_ms, double& codegen_ms) {
+  auto lease = take(machines.take(level), "target machine");
+  const auto t0 = std::chrono::steady_clock::now();
+  optimize_at(m, *lease.tm, level);
+  optimize_ms = ms_since(t0);
+  const auto t1 = std::chrono::steady_clock::now();
+  std::unique_ptr<llvm::MemoryBuffer> object = take(orc::SimpleCompiler(*lease.tm)(m), "compile");
+  codegen_ms = ms_since(t1);
+  return object->getBuffer().str();
+}
+
+// The module as compiled, for inspection: `m` and, if its kernels compile apart
+// (module_split.h), their module in a context of its own.
+struct InspectedParts {
+  std::unique_ptr<llvm::LLVMContext> ctx;
+  std::unique_ptr<llvm::Module> kernels;
+};
+InspectedParts split_for_inspection(llvm::Module& m) {
+  InspectedParts parts;
+  const std::vector<std::string> names = kernels_apart(m);
+  if (names.empty()) return parts;
+  const std::string bitcode = split_off(m, names);
+  parts.ctx = std::make_unique<llvm::LLVMContext>();
+  parts.kernels = second_part(*parts.ctx, bitcode, names);
+  return parts;
+}
+
+constexpr const char* kKernelsHeader = "\n; ---- compiled as a second module, on a second thread (docs/jit.md, \"Two threads per compile\") ----\n";
+
+void append(Executable::MappedText& to, Executable::MappedText more) {
+  const std::string header = kKernelsHeader;
+  to.text += header + more.text;
+  if (to.line_nodes.empty()) return;
+  to.line_nodes.insert(to.line_nodes.end(), static_cast<size_t>(std::count(header.begin(), header.end(), '\n')), -1);
+  to.line_nodes.insert(to.line_nodes.end(), more.line_nodes.begin(), more.line_nodes.end());
+}
+
+}  // namespace
 
 struct Engine::Impl {
   std::unique_ptr<orc::LLJIT> jit;
   orc::JITDylib* runtime = nullptr;
   std::unique_ptr<orc::JITTargetMachineBuilder> jtmb;
   std::shared_ptr<TargetMachinePool> machines;
-  std::shared_ptr<ObjectCapture> capture = std::make_shared<ObjectCapture>();
   std::string target_id;
   int vector_bytes = 16;  // the target's widest vector registers: 16 (SSE), 32 (AVX2), 64 (AVX-512)
   std::atomic<uint64_t> counter{0};
   std::atomic<int64_t> live{0};  // per-function JITDylibs not removed yet
+  std::atomic<int64_t> split{0}, split_in_parallel{0};  // compiles whose kernels compiled apart
 
   orc::JITDylib& new_dylib(const std::string& id) {
     llvm::Expected<orc::JITDylib&> jd = jit->createJITDylib(id);
@@ -227,11 +218,58 @@ struct Engine::Impl {
     return sym->toPtr<EntryFn>();
   }
 
-  std::unique_ptr<llvm::Module> build(const Program& p, llvm::LLVMContext& ctx, const std::string& name, int level,
-                                      bool node_lines = false) {
-    auto m = build_module(p, ctx, jit->getDataLayout(), jit->getTargetTriple().str(), vector_bytes, name, node_lines);
-    m->addModuleFlag(llvm::Module::Warning, "agc.opt", static_cast<uint32_t>(level));
-    return m;
+  std::unique_ptr<llvm::Module> build(const Program& p, llvm::LLVMContext& ctx, const std::string& name, bool node_lines = false) {
+    return build_module(p, ctx, jit->getDataLayout(), jit->getTargetTriple().str(), vector_bytes, name, node_lines);
+  }
+
+  // The module's objects: one, or two when its kernels compile apart (module_split.h), the
+  // second on a pool thread when `parallel` and the pool has one.
+  std::vector<std::string> compile_objects(llvm::Module& mod, int level, bool parallel, CompileTimes& times) {
+    const std::vector<std::string> names = kernels_apart(mod);
+    if (names.empty()) return {compile_part(mod, *machines, level, times.optimize_ms, times.codegen_ms)};
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::string bitcode = split_off(mod, names);
+    times.split_ms = ms_since(t0);
+    std::vector<std::string> objects(2);
+    double second_optimize = 0, second_codegen = 0;
+    const std::thread::id caller = std::this_thread::get_id();
+    auto part = [&](int64_t i) {
+      if (i == 0) {
+        objects[0] = compile_part(mod, *machines, level, times.optimize_ms, times.codegen_ms);
+      } else {
+        llvm::LLVMContext ctx;
+        std::unique_ptr<llvm::Module> kernels = second_part(ctx, bitcode, names);
+        objects[1] = compile_part(*kernels, *machines, level, second_optimize, second_codegen);
+        times.kernels_in_parallel = std::this_thread::get_id() != caller;
+      }
+    };
+    if (parallel) {
+      detail::parallel_for(2, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) part(i);
+      });
+    } else {
+      part(0);
+      part(1);
+    }
+    times.kernels_ms = second_optimize + second_codegen;
+    times.kernels_apart = static_cast<int>(names.size());
+    split.fetch_add(1);
+    if (times.kernels_in_parallel) split_in_parallel.fetch_add(1);
+    return objects;
+  }
+
+  // A new JITDylib with `objects` linked into it, and its entry point.
+  std::pair<orc::JITDylib*, EntryFn> link(const std::string& id, const std::vector<std::string_view>& objects, const char* what) {
+    orc::JITDylib& jd = new_dylib(id);
+    for (size_t i = 0; i < objects.size(); ++i) {
+      auto buffer = llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(objects[i].data(), objects[i].size()),
+                                                         id + "." + std::to_string(i));
+      if (llvm::Error e = jit->addObjectFile(jd, std::move(buffer))) {
+        remove(jd);
+        throw InternalError(std::string("jit: ") + what + ": " + message_of(std::move(e)));
+      }
+    }
+    return {&jd, lookup(jd)};
   }
 };
 
@@ -281,18 +319,12 @@ Engine::Engine() : impl_(std::make_unique<Impl>()) {
   m.vector_bytes = vector_bytes(*m.jtmb);
   m.target_id = m.jtmb->getTargetTriple().str() + "|" + m.jtmb->getCPU() + "|" + features + "|llvm-" LLVM_VERSION_STRING;
 
-  std::shared_ptr<ObjectCapture> capture = m.capture;
-  std::shared_ptr<TargetMachinePool> machines = m.machines;
   orc::LLJITBuilder builder;
   builder.setJITTargetMachineBuilder(*m.jtmb);
   // No static initializers, no platform runtime: the generic IR platform only costs setup time.
   // Process symbols are reached through agc.runtime's generator, nothing else.
   builder.setPlatformSetUp(orc::setUpInactivePlatform);
   builder.setLinkProcessSymbolsByDefault(false);
-  builder.setCompileFunctionCreator([capture, machines](orc::JITTargetMachineBuilder jtmb)
-                                        -> llvm::Expected<std::unique_ptr<orc::IRCompileLayer::IRCompiler>> {
-    return std::make_unique<PooledCompiler>(machines, jtmb.getOptions(), capture.get());
-  });
   m.jit = take(builder.create(), "create LLJIT");
   m.jit->getExecutionSession().setErrorReporter([](llvm::Error e) {
     const std::string msg = message_of(std::move(e));
@@ -301,19 +333,6 @@ Engine::Engine() : impl_(std::make_unique<Impl>()) {
     } catch (...) {
     }
   });
-  m.jit->getIRTransformLayer().setTransform(
-      [machines](orc::ThreadSafeModule tsm, const orc::MaterializationResponsibility&) -> llvm::Expected<orc::ThreadSafeModule> {
-        llvm::Error err = llvm::Error::success();
-        tsm.withModuleDo([&](llvm::Module& mod) {
-          const int level = opt_level_of(mod);
-          auto lease = machines->take(level);
-          if (!lease) err = lease.takeError();
-          else optimize_at(mod, *lease->tm, level);
-        });
-        if (err) return llvm::Expected<orc::ThreadSafeModule>(std::move(err));
-        return llvm::Expected<orc::ThreadSafeModule>(std::move(tsm));
-      });
-
   m.runtime = &m.jit->getExecutionSession().createBareJITDylib("agc.runtime");
   orc::SymbolMap symbols;
   auto bind = [&](const char* name, void* p) {
@@ -341,91 +360,115 @@ Engine::~Engine() {
 const std::string& Engine::target_id() const { return impl_->target_id; }
 const std::string& Engine::cpu() const { return impl_->jtmb->getCPU(); }
 
-std::unique_ptr<CodeHandle> Engine::compile(const Program& program, const std::string& name, int level, std::string* object,
-                                            CompileTimes* times) {
+std::unique_ptr<CodeHandle> Engine::compile(const Program& program, const std::string& name, int level, bool parallel,
+                                            std::string* object, CompileTimes* times) {
   Impl& m = *impl_;
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
   const std::string id = "agc." + std::to_string(m.counter.fetch_add(1)) + "." + name;
-  auto ctx = std::make_unique<llvm::LLVMContext>();
-  std::unique_ptr<llvm::Module> mod = m.build(program, *ctx, id, level);
-  const auto t1 = Clock::now();
-  if (object) m.capture->want(id);
-  orc::JITDylib& jd = m.new_dylib(id);
-  if (llvm::Error e = m.jit->addIRModule(jd, orc::ThreadSafeModule(std::move(mod), std::move(ctx)))) {
-    m.remove(jd);
-    throw InternalError("jit: add module: " + message_of(std::move(e)));
-  }
-  const EntryFn entry = m.lookup(jd);
-  if (object) *object = m.capture->take(id);
-  if (times) {
-    times->lower_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
-    times->jit_ms = std::chrono::duration<double, std::milli>(Clock::now() - t1).count();
-    times->optimize_ms = t_optimize_ms;
-    times->codegen_ms = t_codegen_ms;
-  }
-  return std::make_unique<CodeHandle>(shared_from_this(), &jd, entry);
+  CompileTimes t;
+  llvm::LLVMContext ctx;
+  std::unique_ptr<llvm::Module> mod = m.build(program, ctx, id);
+  t.lower_ms = ms_since(t0);
+  const std::vector<std::string> objects = m.compile_objects(*mod, level, parallel, t);
+  const auto t_link = Clock::now();
+  const auto [jd, entry] = m.link(id, std::vector<std::string_view>(objects.begin(), objects.end()), "cannot link compiled code");
+  t.link_ms = ms_since(t_link);
+  if (object) *object = bundle_objects(objects);
+  if (times) *times = t;
+  return std::make_unique<CodeHandle>(shared_from_this(), jd, entry);
 }
 
 std::unique_ptr<CodeHandle> Engine::load_object(std::string_view object, const std::string& name) {
   Impl& m = *impl_;
   const std::string id = "agc." + std::to_string(m.counter.fetch_add(1)) + "." + name + ".cached";
-  orc::JITDylib& jd = m.new_dylib(id);
-  auto buffer = llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(object.data(), object.size()), id);
-  if (llvm::Error e = m.jit->addObjectFile(jd, std::move(buffer))) {
-    m.remove(jd);
-    throw InternalError("jit: cannot load cached object: " + message_of(std::move(e)));
-  }
-  const EntryFn entry = m.lookup(jd);
-  return std::make_unique<CodeHandle>(shared_from_this(), &jd, entry);
+  const std::vector<std::string_view> objects = unbundle_objects(object);
+  if (objects.empty()) throw InternalError("jit: cannot load cached object: a malformed bundle of objects");
+  const auto [jd, entry] = m.link(id, objects, "cannot load cached object");
+  return std::make_unique<CodeHandle>(shared_from_this(), jd, entry);
 }
 
 double Engine::warm_up() {
-  // Once a compile has begun, compiling more only competes with it for the CPU.
-  if (impl_->counter.load() > 0) return 0;
+  // A first call that comes at once then has the cores to itself: compiling more while it
+  // compiles only competes with it (W5's first calls in a new process: 1.3x slower).
+  std::this_thread::sleep_for(kWarmUpDelay);
+  auto begun = [&] { return impl_->counter.load() > 0; };
+  if (begun()) return 0;
   const auto t0 = std::chrono::steady_clock::now();
   const int level = jit_opt_level();
-  llvm::LLVMContext ctx;
-  std::unique_ptr<llvm::Module> mod = warm_up_module(ctx, impl_->jit->getDataLayout(), impl_->jit->getTargetTriple().str());
-  auto lease = take(impl_->machines->take(level), "target machine");
-  optimize_at(*mod, *lease.tm, level);
-  take(orc::SimpleCompiler(*lease.tm)(*mod), "compile the warm-up module");
+  // On this thread and on a pool thread, the one that compiles the kernels of a split module:
+  // each has LLVM's allocations of its own to warm.
+  detail::parallel_for(2, 1, [&](int64_t, int64_t) {
+    llvm::LLVMContext ctx;
+    std::unique_ptr<llvm::Module> mod = warm_up_module(ctx, impl_->jit->getDataLayout(), impl_->jit->getTargetTriple().str());
+    auto lease = take(impl_->machines->take(level), "target machine");
+    optimize_at(*mod, *lease.tm, level);
+    if (!begun()) take(orc::SimpleCompiler(*lease.tm)(*mod), "compile the warm-up module");
+  });
   return ms_since(t0);
 }
 
 std::string Engine::ir(const Program& program, const std::string& name, int level, bool optimized) {
   llvm::LLVMContext ctx;
-  std::unique_ptr<llvm::Module> mod = impl_->build(program, ctx, name, level);
-  if (optimized) optimize_at(*mod, *take(impl_->machines->take(level), "target machine").tm, level);
+  std::unique_ptr<llvm::Module> mod = impl_->build(program, ctx, name);
+  InspectedParts parts;
+  if (optimized) {
+    parts = split_for_inspection(*mod);
+    auto lease = take(impl_->machines->take(level), "target machine");
+    optimize_at(*mod, *lease.tm, level);
+    if (parts.kernels) optimize_at(*parts.kernels, *lease.tm, level);
+  }
   std::string text;
   llvm::raw_string_ostream os(text);
   mod->print(os, nullptr);
+  if (parts.kernels) {
+    os << kKernelsHeader;
+    parts.kernels->print(os, nullptr);
+  }
   return text;
 }
 
 std::string Engine::assembly(const Program& program, const std::string& name, int level) {
   llvm::LLVMContext ctx;
-  std::unique_ptr<llvm::Module> mod = impl_->build(program, ctx, name, level);
+  std::unique_ptr<llvm::Module> mod = impl_->build(program, ctx, name);
+  InspectedParts parts = split_for_inspection(*mod);
   auto lease = take(impl_->machines->take(level), "target machine");
   optimize_at(*mod, *lease.tm, level);
-  return emit_assembly(*mod, *lease.tm);
+  std::string text = emit_assembly(*mod, *lease.tm);
+  if (parts.kernels) {
+    optimize_at(*parts.kernels, *lease.tm, level);
+    text += kKernelsHeader + emit_assembly(*parts.kernels, *lease.tm);
+  }
+  return text;
 }
 
 Executable::MappedText Engine::ir_by_node(const Program& program, const std::string& name, int level, bool optimized) {
   llvm::LLVMContext ctx;
-  std::unique_ptr<llvm::Module> mod = impl_->build(program, ctx, name, level, /*node_lines=*/true);
-  if (optimized) optimize_at(*mod, *take(impl_->machines->take(level), "target machine").tm, level);
+  std::unique_ptr<llvm::Module> mod = impl_->build(program, ctx, name, /*node_lines=*/true);
+  InspectedParts parts;
+  if (optimized) {
+    parts = split_for_inspection(*mod);
+    auto lease = take(impl_->machines->take(level), "target machine");
+    optimize_at(*mod, *lease.tm, level);
+    if (parts.kernels) optimize_at(*parts.kernels, *lease.tm, level);
+  }
   Executable::MappedText out = print_ir_by_node(*mod);
+  if (parts.kernels) append(out, print_ir_by_node(*parts.kernels));
   out.node_keys = plan_node_keys(program);
   return out;
 }
 
 Executable::MappedText Engine::assembly_by_node(const Program& program, const std::string& name, int level) {
   llvm::LLVMContext ctx;
-  std::unique_ptr<llvm::Module> mod = impl_->build(program, ctx, name, level, /*node_lines=*/true);
+  std::unique_ptr<llvm::Module> mod = impl_->build(program, ctx, name, /*node_lines=*/true);
+  InspectedParts parts = split_for_inspection(*mod);
   auto lease = take(impl_->machines->take(level), "target machine");
   optimize_at(*mod, *lease.tm, level);
   Executable::MappedText out = map_assembly_by_node(emit_assembly(*mod, *lease.tm));
+  if (parts.kernels) {
+    optimize_at(*parts.kernels, *lease.tm, level);
+    append(out, map_assembly_by_node(emit_assembly(*parts.kernels, *lease.tm)));
+  }
   out.node_keys = plan_node_keys(program);
   return out;
 }
@@ -433,6 +476,8 @@ Executable::MappedText Engine::assembly_by_node(const Program& program, const st
 void Engine::remove(void* dylib) { impl_->remove(*static_cast<orc::JITDylib*>(dylib)); }
 
 int64_t Engine::live_functions() const { return impl_->live.load(); }
+int64_t Engine::split_compiles() const { return impl_->split.load(); }
+int64_t Engine::split_compiles_in_parallel() const { return impl_->split_in_parallel.load(); }
 
 CodeHandle::CodeHandle(std::shared_ptr<Engine> engine, void* dylib, EntryFn entry)
     : engine_(std::move(engine)), dylib_(dylib), entry_(entry) {}

@@ -1,8 +1,9 @@
-// The process-wide JIT engine: one LLJIT for the host CPU, an IR transform layer (O2), runtime
-// helpers bound with absoluteSymbols, and a JITDylib per compiled concrete function so that
-// dropping its CodeHandle frees its code. The header is LLVM-free (pimpl).
+// The process-wide JIT engine: one LLJIT for the host CPU, pooled TargetMachines, runtime helpers
+// bound with absoluteSymbols, and a JITDylib per compiled concrete function so that dropping its
+// CodeHandle frees its code. The header is LLVM-free (pimpl).
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -18,9 +19,13 @@ class Engine;
 // Where a compile spent its time (AG_LOG=compile prints it).
 struct CompileTimes {
   double lower_ms = 0;     // LLVM IR construction and verification
-  double optimize_ms = 0;  // the IR pipeline
-  double codegen_ms = 0;   // instruction selection to object file
-  double jit_ms = 0;       // optimization, code generation and linking (all three)
+  double optimize_ms = 0;  // the IR pipeline (on the calling thread)
+  double codegen_ms = 0;   // instruction selection to object file (on the calling thread)
+  double link_ms = 0;      // linking the objects into a JITDylib
+  int kernels_apart = 0;   // kernels compiled as a second module (module_split.h), or 0
+  double split_ms = 0;     // writing that module's bitcode
+  double kernels_ms = 0;   // its optimization and code generation
+  bool kernels_in_parallel = false;  // on a pool thread, while the calling thread did the rest
 };
 
 // AG_JIT_OPT: the IR optimization level (0 = none and a fast instruction selector, 1-3 = LLVM's
@@ -60,16 +65,19 @@ class Engine : public std::enable_shared_from_this<Engine> {
   const std::string& target_id() const;
   // The CPU the code is generated for (the host's name, or AG_JIT_CPU).
   const std::string& cpu() const;
-  // Lowers, optimizes (level 0-3) and compiles `program`; with `object`, also returns the object.
-  std::unique_ptr<CodeHandle> compile(const Program& program, const std::string& name, int level, std::string* object,
-                                      CompileTimes* times = nullptr);
-  // Links a previously compiled object file (from the disk cache). Throws InternalError when it
-  // cannot be linked.
+  // Lowers, optimizes (level 0-3) and compiles `program`; with `object`, also returns its disk-
+  // cache entry (one object file, or a bundle of two: module_split.h). `parallel`: a module whose
+  // kernels compile apart compiles them on a pool thread (else one after the other).
+  std::unique_ptr<CodeHandle> compile(const Program& program, const std::string& name, int level, bool parallel,
+                                      std::string* object, CompileTimes* times = nullptr);
+  // Links a previously compiled disk-cache entry. Throws InternalError when it cannot be linked.
   std::unique_ptr<CodeHandle> load_object(std::string_view object, const std::string& name);
-  // Optimizes and compiles a small module to an object and drops it (warm_up.h): the first real
-  // compile of the process then runs warm LLVM code. Thread-safe, like compile(); does nothing
-  // once a compile or load has begun. Returns the milliseconds it took (0: skipped).
+  // Waits kWarmUpDelay, then optimizes and compiles a small module to an object on this thread
+  // and on a pool thread, and drops it (warm_up.h): the first real compile of the process then
+  // runs warm LLVM code. Thread-safe, like compile(); does nothing once a compile or load has
+  // begun. Returns the milliseconds it took (0: skipped).
   double warm_up();
+  static constexpr std::chrono::milliseconds kWarmUpDelay{5};
   // Inspection: the module as lowered / after optimization, and its assembly.
   std::string ir(const Program& program, const std::string& name, int level, bool optimized);
   std::string assembly(const Program& program, const std::string& name, int level);
@@ -82,6 +90,10 @@ class Engine : public std::enable_shared_from_this<Engine> {
   // JITDylibs holding a concrete function's code right now (tests: evicting a concrete function
   // or destroying its Function removes its code).
   int64_t live_functions() const;
+  // Compiles whose kernels compiled as a second module, and those of them whose second module
+  // compiled on a pool thread (tests: the split and its parallel path ran).
+  int64_t split_compiles() const;
+  int64_t split_compiles_in_parallel() const;
   struct Impl;
 
  private:

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <vector>
 
 namespace ag::jit {
@@ -112,18 +113,26 @@ llvm::Function* Emitter::small_gemm(DType d, int64_t m, int64_t k, int64_t n) {
         return b_.CreateMaskedLoad(vtype(width), ptr, align, mask_of(width), llvm::Constant::getNullValue(vtype(width)));
       return b_.CreateAlignedLoad(vtype(width), ptr, align);
     };
+    // The block is straight code of k * rows * pieces multiply-adds, so each instruction less per
+    // product is hundreds less for LLVM to optimize and compile: a row of A is addressed once (a
+    // constant offset per k), and A[i,k] is broadcast once per vector width, not per piece.
     auto row_block = [&](llvm::Value* row0, int64_t rows) {
-      std::vector<llvm::Value*> acc;
-      for (int64_t r = 0; r < rows; ++r)
+      std::vector<llvm::Value*> acc, arow;
+      for (int64_t r = 0; r < rows; ++r) {
+        arow.push_back(b_.CreateInBoundsGEP(et, pa, b_.CreateMul(b_.CreateAdd(row0, i64(r)), i64(k))));
         for (const auto& [j0, width] : pieces) acc.push_back(llvm::Constant::getNullValue(vtype(width)));
+      }
       for (int64_t kk = 0; kk < k; ++kk) {
         std::vector<llvm::Value*> brow;
         for (const auto& [j0, width] : pieces)
           brow.push_back(load_piece(b_.CreateInBoundsGEP(et, pb, i64(kk * n + j0)), width));
         for (int64_t r = 0; r < rows; ++r) {
-          llvm::Value* aik = load(d, pa, b_.CreateAdd(b_.CreateMul(b_.CreateAdd(row0, i64(r)), i64(k)), i64(kk)));
+          llvm::Value* aik = load(d, arow[static_cast<size_t>(r)], i64(kk));
+          std::map<unsigned, llvm::Value*> splats;  // by vector width
           for (int64_t p = 0; p < np; ++p) {
-            llvm::Value* a = b_.CreateVectorSplat(vtype(pieces[static_cast<size_t>(p)].second)->getNumElements(), aik);
+            const unsigned lanes_p = vtype(pieces[static_cast<size_t>(p)].second)->getNumElements();
+            llvm::Value*& a = splats[lanes_p];
+            if (!a) a = b_.CreateVectorSplat(lanes_p, aik);
             llvm::Value*& c = acc[static_cast<size_t>(r * np + p)];
             c = fp ? b_.CreateIntrinsic(llvm::Intrinsic::fmuladd, {c->getType()}, {a, brow[static_cast<size_t>(p)], c})
                    : b_.CreateAdd(c, b_.CreateMul(a, brow[static_cast<size_t>(p)]));
@@ -140,8 +149,17 @@ llvm::Function* Emitter::small_gemm(DType d, int64_t m, int64_t k, int64_t n) {
             b_.CreateAlignedStore(acc[static_cast<size_t>(r * np + p)], b_.CreateInBoundsGEP(et, pc, at), align);
         }
     };
+    // The blocks stay a loop: a block is already hundreds of instructions (k unrolled), which
+    // LLVM's unrollers never copy, but they analyzed it twice, each time simulating every
+    // iteration: [8,32] x [32,32] float32 optimized in 38.7 ms, 16.6 of them in the unrollers.
     const int64_t full_blocks = m / block_rows, rest = m % block_rows;
-    loop(i64(full_blocks), [&](llvm::Value* blk) { row_block(b_.CreateMul(blk, i64(block_rows)), block_rows); });
+    loop_carry(
+        i64(full_blocks), {},
+        [&](const std::vector<llvm::Value*>&, llvm::Value* blk) {
+          row_block(b_.CreateMul(blk, i64(block_rows)), block_rows);
+          return std::vector<llvm::Value*>{};
+        },
+        "gemm.rows", /*rolled=*/true);
     if (rest) row_block(i64(full_blocks * block_rows), rest);
   } else {
     loop(i64(m), [&](llvm::Value* r) {

@@ -64,6 +64,7 @@ Executable::MappedText print_ir_by_node(llvm::Module& m) {
         kept.push_back(flag);
     flags->clearOperands();
     for (llvm::MDNode* flag : kept) flags->addOperand(flag);
+    if (kept.empty()) m.eraseNamedMetadata(flags);  // the plain build has no module flags
   }
   std::string text;
   llvm::raw_string_ostream os(text);

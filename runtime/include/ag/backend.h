@@ -49,6 +49,7 @@ class Executable {
 struct CompileOptions {
   std::string name;           // the Function's name, for symbols, logs and dump files
   std::string dump_prefix;    // "<dir>/<name>.<sig>" when AG_DUMP is set, else empty
+  bool background = false;    // tiered execution's background compile: use the calling thread only
 };
 
 class CompilerBackend {

@@ -36,6 +36,8 @@ Compiler& compiler() {
   return *c;
 }
 
+void stop_at_exit();
+
 void work() {
   // Below the calls' priority: while it compiles, the calls running on the interpreter (and the
   // pool threads they use) keep the cores. Best effort: an unprivileged thread may lower its own.
@@ -56,6 +58,10 @@ void work() {
         } catch (...) {  // best effort: the first compile reports what is wrong
         }
       }
+      // The warm-up created LLVM's statics (the engine, the libraries it opened, ...) after the
+      // handler below was registered, so exit would destroy them before that handler waits for
+      // a compile in progress: registered again, it runs first.
+      std::atexit(stop_at_exit);
       lock.lock();
       c.busy = c.warming_up = false;
       c.changed.notify_all();

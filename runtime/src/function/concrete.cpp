@@ -48,7 +48,7 @@ std::string ConcreteCore::signature_str() const {
   return fmt::format("{}({}) -> {}", name_, signature_.params_str(), out);
 }
 
-const Executable& ConcreteCore::compile() {
+const Executable& ConcreteCore::compile(bool background) {
   std::lock_guard lock(compile_mu_);
   if (const Executable* e = exe_.load(std::memory_order_acquire)) return *e;
   CompilerBackend* backend = jit_.value_or(true) ? compiler_backend() : nullptr;
@@ -61,6 +61,7 @@ const Executable& ConcreteCore::compile() {
     CompileOptions opts;
     opts.name = name_;
     opts.dump_prefix = dump_prefix_;
+    opts.background = background;
     exe_owned_ = backend->compile(graph_, opts);
     (exe_owned_->loaded_from_disk() ? stats_->disk_hits : stats_->compiles).fetch_add(1);
   } else {
@@ -114,7 +115,7 @@ const Executable& ConcreteCore::interpreter_while_compiling() {
 
 void ConcreteCore::compile_in_background() {
   try {
-    compile();
+    compile(/*background=*/true);
   } catch (const std::exception& e) {
     log_line(fmt::format("agc: warning: the background compile of {} failed, so it keeps running on the graph "
                          "interpreter: {}",

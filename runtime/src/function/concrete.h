@@ -71,7 +71,7 @@ class ConcreteCore : public std::enable_shared_from_this<ConcreteCore> {
   void check_call(std::span<const ArgView> args) const;
 
  private:
-  const Executable& compile();
+  const Executable& compile(bool background = false);
   const Executable& interpreter_while_compiling();
   Executable& tier_interpreter();  // tiered: made on first use
 

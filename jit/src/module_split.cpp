@@ -1,0 +1,141 @@
+// Splitting a module's kernels off for a second thread, and the object bundle of a split module.
+// An LLVMContext is not thread-safe: the second module crosses to its thread as bitcode and is
+// read into a context of its own.
+#include "module_split.h"
+
+#include <llvm/ADT/SmallVector.h>
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/Bitcode/BitcodeWriter.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Instruction.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+
+#include "abi.h"
+#include "ag/error.h"
+
+namespace ag::jit {
+namespace {
+
+size_t instructions(const llvm::Function& f) {
+  size_t n = 0;
+  for (const llvm::BasicBlock& bb : f) n += bb.size();
+  return n;
+}
+
+// Whether a function on the other side of the split than `v`'s uses it (directly or through
+// constants); `moves`: whether `v` is in `part`, the functions that move.
+bool used_across(const llvm::Value& v, const std::set<const llvm::Function*>& part, bool moves) {
+  for (const llvm::User* u : v.users()) {
+    if (const auto* i = llvm::dyn_cast<llvm::Instruction>(u)) {
+      if ((part.count(i->getFunction()) > 0) != moves) return true;
+    } else if (llvm::isa<llvm::Constant>(u) && used_across(*u, part, moves)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+constexpr char kBundleMagic[8] = {'A', 'G', 'C', 'O', 'B', 'J', 'S', '1'};
+
+}  // namespace
+
+std::vector<std::string> second_part_functions(const llvm::Module& m) {
+  // The kernels, largest first, each to the lighter side; the entry function and everything it
+  // inlines stay on the calling thread.
+  std::vector<std::pair<size_t, const llvm::Function*>> kernels;
+  size_t first = 0;
+  for (const llvm::Function& f : m) {
+    if (f.isDeclaration()) continue;
+    if (f.getName() != kEntrySymbol && f.hasFnAttribute(llvm::Attribute::NoInline))
+      kernels.emplace_back(instructions(f), &f);
+    else
+      first += instructions(f);
+  }
+  std::stable_sort(kernels.begin(), kernels.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<std::string> second;
+  size_t second_size = 0;
+  for (const auto& [size, f] : kernels) {
+    if (second_size <= first) {
+      second.push_back(f->getName().str());
+      second_size += size;
+    } else {
+      first += size;
+    }
+  }
+  if (second_size < kMinSecondPartInstructions) second.clear();
+  return second;
+}
+
+std::string split_off(llvm::Module& m, const std::vector<std::string>& names) {
+  std::set<const llvm::Function*> part;
+  for (const std::string& n : names) part.insert(m.getFunction(n));
+  // Whatever one part uses of the other is reached by name across the two objects.
+  for (llvm::Function& f : m) {
+    if (f.isDeclaration() || !f.hasLocalLinkage()) continue;
+    if (used_across(f, part, part.count(&f) > 0)) {
+      f.setLinkage(llvm::GlobalValue::ExternalLinkage);
+      f.setVisibility(llvm::GlobalValue::DefaultVisibility);
+      f.setDSOLocal(false);  // in another object: the linker decides how a call reaches it
+    }
+  }
+  std::string bitcode;
+  {
+    llvm::raw_string_ostream os(bitcode);
+    llvm::WriteBitcodeToFile(m, os);
+  }
+  for (const std::string& n : names) m.getFunction(n)->deleteBody();
+  return bitcode;
+}
+
+std::unique_ptr<llvm::Module> second_part(llvm::LLVMContext& ctx, std::string_view bitcode,
+                                          const std::vector<std::string>& names) {
+  const llvm::MemoryBufferRef buffer(llvm::StringRef(bitcode.data(), bitcode.size()), "agc.second_part");
+  llvm::Expected<std::unique_ptr<llvm::Module>> m = llvm::parseBitcodeFile(buffer, ctx);
+  if (!m) {
+    std::string why;
+    llvm::raw_string_ostream os(why);
+    os << m.takeError();
+    throw InternalError("jit: reading the second part of a split module: " + why);
+  }
+  const std::set<std::string> keep(names.begin(), names.end());
+  for (llvm::Function& f : **m)
+    if (!f.isDeclaration() && !keep.count(f.getName().str())) f.deleteBody();
+  (*m)->setModuleIdentifier((*m)->getModuleIdentifier() + ".kernels");
+  return std::move(*m);
+}
+
+std::string bundle_objects(const std::vector<std::string>& objects) {
+  if (objects.size() == 1) return objects[0];
+  std::string out(kBundleMagic, sizeof kBundleMagic);
+  for (const std::string& o : objects) {
+    const uint64_t size = o.size();
+    out.append(reinterpret_cast<const char*>(&size), sizeof size);
+    out += o;
+  }
+  return out;
+}
+
+std::vector<std::string_view> unbundle_objects(std::string_view entry) {
+  if (entry.size() < sizeof kBundleMagic || std::memcmp(entry.data(), kBundleMagic, sizeof kBundleMagic) != 0)
+    return {entry};
+  std::vector<std::string_view> out;
+  entry.remove_prefix(sizeof kBundleMagic);
+  while (!entry.empty()) {
+    uint64_t size = 0;
+    if (entry.size() < sizeof size) return {};
+    std::memcpy(&size, entry.data(), sizeof size);
+    entry.remove_prefix(sizeof size);
+    if (size == 0 || size > entry.size()) return {};
+    out.push_back(entry.substr(0, size));
+    entry.remove_prefix(size);
+  }
+  return out;
+}
+
+}  // namespace ag::jit

@@ -1,0 +1,39 @@
+// Compiling one module on two threads: a module's matmul kernels (noinline functions, compiled
+// for size) move into a second module that a pool thread optimizes and compiles while the calling
+// thread does the rest; the two objects link into one JITDylib (docs/jit.md, "Two threads per
+// compile"). LLVM: included by engine code only.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace llvm {
+class LLVMContext;
+class Module;
+}  // namespace llvm
+
+namespace ag::jit {
+
+// A module's kernels that would move to the second module, or none when they are too small to
+// pay for a module of their own (kMinSecondPartInstructions). Deterministic: the same module
+// always splits the same way, whatever the thread count.
+std::vector<std::string> second_part_functions(const llvm::Module& m);
+constexpr size_t kMinSecondPartInstructions = 64;
+
+// Moves `names` out of `m`: they become external (other functions of `m` call them by name)
+// and, in `m`, declarations. Returns the second module as bitcode, for another LLVMContext.
+std::string split_off(llvm::Module& m, const std::vector<std::string>& names);
+
+// The second module, in `ctx`: the bitcode split_off returned, with only `names` defined.
+std::unique_ptr<llvm::Module> second_part(llvm::LLVMContext& ctx, std::string_view bitcode,
+                                          const std::vector<std::string>& names);
+
+// Several object files in one disk-cache entry. One object stays as it is, so entries of
+// unsplit modules are plain object files.
+std::string bundle_objects(const std::vector<std::string>& objects);
+// The objects of an entry; empty if a bundle is malformed.
+std::vector<std::string_view> unbundle_objects(std::string_view entry);
+
+}  // namespace ag::jit

@@ -1,0 +1,159 @@
+// Two threads per compile (module_split.h, docs/jit.md): a module's matmul kernels compile as a
+// second module on a pool thread, and the two objects link into one JITDylib. Checked: the split
+// and its parallel path ran (engine counters), values eager == interpreter == JIT either way,
+// one thread compiles both modules in turn, tiered execution's background compile keeps to its
+// own thread, AG_JIT_SPLIT=0, small kernels stay in the module, inspection shows both modules,
+// and a split entry of the disk cache (a bundle of two objects) loads in another Function.
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "ag/detail/parallel.h"
+#include "engine.h"
+#include "function/background_compiler.h"
+#include "jit_test_util.h"
+#include "module_split.h"
+
+namespace {
+
+using ag::Tensor;
+using Threads = ag::detail::ScopedNumThreads;
+
+Tensor power(const Tensor& x) {
+  Tensor r = x;
+  for (int i = 0; i < 30; ++i) r = ag::matmul(x, r);
+  return r;
+}
+Tensor dense(const Tensor& x, const Tensor& w) { return ag::tanh(ag::matmul(x, w)); }
+
+struct SplitCounts {
+  int64_t split = 0, parallel = 0;
+};
+SplitCounts counts() {
+  auto engine = ag::jit::Engine::get();
+  return {engine->split_compiles(), engine->split_compiles_in_parallel()};
+}
+
+constexpr const char* kHeader = "compiled as a second module, on a second thread";
+
+// Compiles, not disk-cache hits: the counters count compiles.
+class SplitCompile : public ::testing::Test {
+  agtest::ScopedEnv no_cache_{"AG_CACHE_DIR", "off"};
+};
+
+TEST_F(SplitCompile, KernelsCompileAsASecondModuleOnAPoolThread) {
+  const Threads threads(2);
+  const Tensor x = ag::random_uniform({10, 10}, ag::int32, -2, 3, 11);
+  const SplitCounts before = counts();
+  agtest::expect_three_way("x^31 (int32)", power, {}, x);
+  const Tensor a = ag::random_uniform({8, 32}, ag::float32, -1, 1, 12), w = ag::random_uniform({32, 32}, ag::float32, -1, 1, 13);
+  agtest::expect_three_way("tanh(a @ w)", dense, {.rtol = 1e-4, .atol = 1e-6}, a, w);
+  const SplitCounts after = counts();
+  EXPECT_EQ(after.split - before.split, 2);
+  EXPECT_EQ(after.parallel - before.parallel, 2);
+}
+
+TEST_F(SplitCompile, OneThreadCompilesBothModulesInTurn) {
+  const Threads threads(1);
+  const Tensor x = ag::random_uniform({10, 10}, ag::float32, -0.5, 0.5, 14);
+  const SplitCounts before = counts();
+  agtest::expect_three_way("x^31 (float32)", power, {.rtol = 1e-4, .atol = 1e-6}, x);
+  const SplitCounts after = counts();
+  EXPECT_EQ(after.split - before.split, 1);
+  EXPECT_EQ(after.parallel - before.parallel, 0);
+}
+
+TEST_F(SplitCompile, TieredCompilesKeepToTheirOwnThread) {
+  const Threads threads(2);
+  const Tensor x = ag::random_uniform({10, 10}, ag::int64, -2, 3, 15);
+  auto eager = power(x);
+  auto f = ag::function(power, {.tiered = true});
+  const SplitCounts before = counts();
+  EXPECT_TRUE(agtest::same_tensor(eager, f(x)));  // on the interpreter, the compile queued
+  ag::detail::wait_for_background_compiles();
+  const SplitCounts after = counts();
+  EXPECT_EQ(after.split - before.split, 1);
+  EXPECT_EQ(after.parallel - before.parallel, 0);
+  EXPECT_TRUE(agtest::same_tensor(eager, f(x)));  // the machine code
+  EXPECT_EQ(f.stats().compiles, 1);
+}
+
+TEST_F(SplitCompile, OffWithAG_JIT_SPLIT) {
+  const agtest::ScopedEnv off("AG_JIT_SPLIT", "0");
+  const Tensor x = ag::random_uniform({10, 10}, ag::int32, -2, 3, 16);
+  const SplitCounts before = counts();
+  agtest::expect_three_way("x^31 (int32), not split", power, {}, x);
+  EXPECT_EQ(counts().split, before.split);
+  auto f = ag::function(power);
+  EXPECT_EQ(f.get_concrete_function(x).assembly().find(kHeader), std::string::npos);
+}
+
+TEST_F(SplitCompile, SmallKernelsStayInTheModule) {
+  const Tensor x = ag::random_uniform({2, 2}, ag::int32, -2, 3, 17);
+  const SplitCounts before = counts();
+  agtest::expect_three_way("2x2 x^31", power, {}, x);
+  EXPECT_EQ(counts().split, before.split);
+}
+
+TEST_F(SplitCompile, InspectionShowsBothModules) {
+  const Tensor x = ag::random_uniform({10, 10}, ag::int32, -2, 3, 18);
+  auto f = ag::function(power);
+  auto c = f.get_concrete_function(x);
+  const std::string lowered = c.llvm_ir(false), optimized = c.llvm_ir(true), assembly = c.assembly();
+  EXPECT_EQ(lowered.find(kHeader), std::string::npos);  // the module as lowered, before the split
+  // The kernel is defined after the header only: before it, in the entry's module, it is declared.
+  auto line_of = [&](const char* start) {  // the first line starting with `start` about the kernel
+    for (size_t at = optimized.find(std::string("\n") + start); at != std::string::npos;
+         at = optimized.find(std::string("\n") + start, at + 1))
+      if (optimized.substr(at, optimized.find('\n', at + 1) - at).find("@agc.gemm.") != std::string::npos) return at;
+    return std::string::npos;
+  };
+  const size_t ir_header = optimized.find(kHeader), defined = line_of("define ");
+  ASSERT_NE(ir_header, std::string::npos);
+  ASSERT_NE(defined, std::string::npos);
+  EXPECT_GT(defined, ir_header);
+  EXPECT_LT(line_of("declare "), ir_header);
+  const size_t asm_header = assembly.find(kHeader), label = assembly.find("\nagc.gemm.");
+  ASSERT_NE(asm_header, std::string::npos);
+  ASSERT_NE(label, std::string::npos);
+  EXPECT_GT(label, asm_header);
+}
+
+TEST_F(SplitCompile, ASplitEntryOfTheDiskCacheLoadsInAnotherFunction) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("agc-split-cache-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const agtest::ScopedEnv cache("AG_CACHE_DIR", dir.c_str());
+  const Tensor x = ag::random_uniform({10, 10}, ag::int32, -2, 3, 19);
+  auto first = ag::function(power);
+  const Tensor compiled = first(x);
+  ASSERT_EQ(first.stats().compiles, 1);
+  std::string entry;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".agcobj") {
+      std::ifstream in(e.path(), std::ios::binary);
+      entry.assign(std::istreambuf_iterator<char>(in), {});
+    }
+  EXPECT_NE(entry.find("AGCOBJS1"), std::string::npos);  // a bundle of the two objects
+  auto second = ag::function(power);
+  EXPECT_TRUE(agtest::same_tensor(compiled, second(x)));
+  EXPECT_EQ(second.stats().disk_hits, 1);
+  EXPECT_EQ(second.stats().compiles, 0);
+  fs::remove_all(dir);
+}
+
+TEST_F(SplitCompile, BundlesOfObjects) {
+  using ag::jit::bundle_objects;
+  using ag::jit::unbundle_objects;
+  EXPECT_EQ(bundle_objects({"\x7f" "ELF one"}), "\x7f" "ELF one");  // one object stays as it is
+  const std::string two = bundle_objects({"first object", "second"});
+  const std::vector<std::string_view> parts = unbundle_objects(two);
+  ASSERT_EQ(parts.size(), 2u);
+  EXPECT_EQ(parts[0], "first object");
+  EXPECT_EQ(parts[1], "second");
+  ASSERT_EQ(unbundle_objects("\x7f" "ELF one").size(), 1u);
+  EXPECT_TRUE(unbundle_objects(two.substr(0, two.size() - 1)).empty());  // truncated
+  EXPECT_TRUE(unbundle_objects(two.substr(0, 12)).empty());              // a size cut short
+}
+
+}  // namespace
