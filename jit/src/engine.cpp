@@ -285,18 +285,28 @@ std::shared_ptr<Engine> Engine::get() {
 
 namespace {
 
-// With 16-float vectors (AVX-512) the loop vectorizer also vectorizes each loop's remainder with
-// 8-float vectors: a third copy of every fused kernel for at most 15 elements. Compiling it cost
-// a quarter of the code generator's time (the tanh chain: codegen 7.6 -> 5.6 ms; docs/jit.md,
-// "Compile times"); the scalar remainder it replaces runs those 15 elements in ~10 ns. LLVM has
-// no per-loop switch for it, only this option of the process's libLLVM: agc is its one user in
-// the programs it runs in, and a program that drives LLVM itself keeps its own setting if it
-// set one (an option given on the command line is not overridden).
-void disable_epilogue_vectorization() {
+// Sets one of the process's libLLVM options. LLVM has no per-module switch for the two below,
+// only these options: agc is their one user in the programs it runs in, and a program that
+// drives LLVM itself keeps its own setting if it set one (an option given on its command line
+// is not overridden).
+void set_llvm_option(const char* name, const char* value) {
   llvm::StringMap<llvm::cl::Option*>& options = llvm::cl::getRegisteredOptions();
-  auto it = options.find("enable-epilogue-vectorization");
+  auto it = options.find(name);
   if (it == options.end() || it->second->getNumOccurrences() > 0) return;
-  it->second->addOccurrence(0, "enable-epilogue-vectorization", "false");
+  it->second->addOccurrence(0, name, value);
+}
+
+// - With 16-float vectors (AVX-512) the loop vectorizer also vectorizes each loop's remainder
+//   with 8-float vectors: a third copy of every fused kernel for at most 15 elements. Compiling
+//   it cost a quarter of the code generator's time (the tanh chain: codegen 7.6 -> 5.6 ms); the
+//   scalar remainder it replaces runs those 15 elements in ~10 ns.
+// - The list scheduler after register allocation, which LLVM runs for Zen CPUs: 10-18% of code
+//   generation (W8's train step 81 -> 66 ms, W5's power 5.3 -> 4.7 ms), the same code size and
+//   no measurable change in W1-W8's run times on an out-of-order core (docs/jit.md, "Compile
+//   times").
+void set_llvm_options() {
+  set_llvm_option("enable-epilogue-vectorization", "false");
+  set_llvm_option("post-RA-scheduler", "false");
 }
 
 }  // namespace
@@ -308,7 +318,7 @@ Engine::Engine() : impl_(std::make_unique<Impl>()) {
     llvm::InitializeNativeTargetAsmPrinter();
     // Vectorized libm (glibc's libmvec): the loop vectorizer calls its _ZGV* variants.
     llvm::sys::DynamicLibrary::LoadLibraryPermanently("libmvec.so.1");
-    disable_epilogue_vectorization();
+    set_llvm_options();
   });
   Impl& m = *impl_;
   m.jtmb = std::make_unique<orc::JITTargetMachineBuilder>(jit_target_machine());
