@@ -139,7 +139,7 @@ void optimize_at(llvm::Module& m, llvm::TargetMachine& tm, int level) {
 namespace {
 
 // The kernels that compile as a second module (module_split.h); none with AG_JIT_SPLIT=0.
-std::vector<std::string> kernels_apart(const llvm::Module& m) {
+std::vector<std::string> kernels_apart(llvm::Module& m) {
   const char* e = std::getenv("AG_JIT_SPLIT");
   if (e && std::string_view(e) == "0") return {};
   return second_part_functions(m);

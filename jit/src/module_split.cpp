@@ -4,13 +4,16 @@
 #include "module_split.h"
 
 #include <llvm/ADT/SmallVector.h>
+#include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/Dominators.h>
 #include <llvm/IR/Instruction.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
+#include <llvm/Transforms/Utils/CodeExtractor.h>
 
 #include <algorithm>
 #include <cstring>
@@ -41,11 +44,38 @@ bool used_across(const llvm::Value& v, const std::set<const llvm::Function*>& pa
   return false;
 }
 
+// Moves each top-level loop of `entry` into a function of its own (noinline, so it can go to
+// the second module). Returns how many moved.
+int outline_loop_nests(llvm::Function& entry) {
+  std::vector<std::vector<llvm::BasicBlock*>> nests;
+  {
+    llvm::DominatorTree dt(entry);
+    llvm::LoopInfo loops(dt);
+    for (llvm::Loop* l : loops) nests.emplace_back(l->getBlocks().begin(), l->getBlocks().end());
+  }
+  int moved = 0;
+  for (const std::vector<llvm::BasicBlock*>& blocks : nests) {
+    llvm::CodeExtractorAnalysisCache cache(entry);
+    llvm::CodeExtractor extractor(blocks, nullptr, false, nullptr, nullptr, nullptr, false, false, nullptr,
+                                  "nest" + std::to_string(moved));
+    if (!extractor.isEligible()) continue;
+    llvm::Function* nest = extractor.extractCodeRegion(cache);
+    if (!nest) continue;
+    nest->setLinkage(llvm::GlobalValue::InternalLinkage);
+    nest->addFnAttr(llvm::Attribute::NoInline);
+    nest->addFnAttr(llvm::Attribute::NoUnwind);
+    ++moved;
+  }
+  return moved;
+}
+
 constexpr char kBundleMagic[8] = {'A', 'G', 'C', 'O', 'B', 'J', 'S', '1'};
 
 }  // namespace
 
-std::vector<std::string> second_part_functions(const llvm::Module& m) {
+std::vector<std::string> second_part_functions(llvm::Module& m) {
+  if (llvm::Function* entry = m.getFunction(kEntrySymbol); entry && instructions(*entry) >= kOutlineNestsAbove)
+    outline_loop_nests(*entry);
   // The kernels, largest first, each to the lighter side; the entry function and everything it
   // inlines stay on the calling thread.
   std::vector<std::pair<size_t, const llvm::Function*>> kernels;

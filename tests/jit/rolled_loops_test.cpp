@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <limits>
+#include <set>
 #include <sstream>
 
 #include "jit_test_util.h"
@@ -25,25 +26,41 @@ Tensor layers(Tensor x, const Tensor& w, const Tensor& b, int n) {
   return ag::reduce_sum(x);
 }
 
-// Whether the entry function has a loop LLVM may not unroll (the metadata `!N = distinct !{!N,
-// ..., !M}` with `!M = !{!"llvm.loop.unroll.disable"}`). A matmul kernel's row blocks are always
-// such a loop: they are a function of their own, and a module of their own after optimization.
-bool has_rolled_outer_loop(const std::string& text) {
-  const std::string ir = text.substr(0, text.find("; ---- compiled as a second module"));  // the entry's module
-  const size_t begin = ir.rfind("\ndefine ", ir.find("@agc_entry(")), end = ir.find("\n}\n", begin);
-  const std::string entry = ir.substr(begin, end - begin);
+// Whether a function other than a matmul kernel has a loop LLVM may not unroll: a branch with
+// `!llvm.loop !N`, `!N = distinct !{!N, ..., !M}` and `!M = !{!"llvm.loop.unroll.disable"}`. A
+// kernel's row blocks are always such a loop. Optimized IR may hold two modules (the second
+// after "; ---- compiled as a second module"), each numbering its metadata, and a large entry's
+// loop nests are functions of their own there.
+bool module_has_rolled_loop(const std::string& ir) {
   std::string disable;  // "!M"
-  std::istringstream lines(ir);
-  for (std::string line; std::getline(lines, line);)
+  std::vector<std::string> lines;
+  std::istringstream in(ir);
+  for (std::string line; std::getline(in, line);) {
     if (line.find("!{!\"llvm.loop.unroll.disable\"}") != std::string::npos) disable = line.substr(0, line.find(' '));
+    lines.push_back(line);
+  }
   if (disable.empty()) return false;
-  std::istringstream again(ir);
-  for (std::string line; std::getline(again, line);) {
-    if (line.rfind("!", 0) != 0 || line.find("distinct") == std::string::npos) continue;
-    if (line.find(", " + disable + "}") == std::string::npos && line.find(", " + disable + ",") == std::string::npos) continue;
-    if (entry.find("!llvm.loop " + line.substr(0, line.find(' '))) != std::string::npos) return true;
+  std::set<std::string> loop_ids;
+  for (const std::string& line : lines)
+    if (line.rfind("!", 0) == 0 && line.find("distinct") != std::string::npos &&
+        (line.find(", " + disable + "}") != std::string::npos || line.find(", " + disable + ",") != std::string::npos))
+      loop_ids.insert(line.substr(0, line.find(' ')));
+  bool in_kernel = false;
+  for (const std::string& line : lines) {
+    if (line.rfind("define ", 0) == 0) in_kernel = line.find("@agc.gemm.") != std::string::npos;
+    const size_t at = line.find("!llvm.loop !");
+    if (in_kernel || at == std::string::npos) continue;
+    const std::string id = line.substr(at + 11, line.find_first_of(", ", at + 11) - (at + 11));
+    if (loop_ids.count(id)) return true;
   }
   return false;
+}
+
+bool has_rolled_outer_loop(const std::string& text) {
+  const std::string marker = "; ---- compiled as a second module";
+  const size_t second = text.find(marker);
+  if (second == std::string::npos) return module_has_rolled_loop(text);
+  return module_has_rolled_loop(text.substr(0, second)) || module_has_rolled_loop(text.substr(second));
 }
 
 struct Mlp {

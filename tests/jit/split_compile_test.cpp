@@ -26,6 +26,16 @@ Tensor power(const Tensor& x) {
 }
 Tensor dense(const Tensor& x, const Tensor& w) { return ag::tanh(ag::matmul(x, w)); }
 
+// 12 small dense layers with a row max and a column mean each (an entry function of thousands of
+// instructions), then rows picked by `rows` (a run-time index check inside a loop nest).
+Tensor layers_then_gather(Tensor x, const Tensor& w, const Tensor& rows) {
+  for (int i = 0; i < 12; ++i) {
+    Tensor h = ag::tanh(ag::matmul(x, w) * static_cast<float>(i + 1));
+    x = h - ag::reduce_max(h, {1}, true) + ag::reduce_mean(h, {0}, true);
+  }
+  return ag::gather(x, rows);
+}
+
 struct SplitCounts {
   int64_t split = 0, parallel = 0;
 };
@@ -51,6 +61,31 @@ TEST_F(SplitCompile, KernelsCompileAsASecondModuleOnAPoolThread) {
   const SplitCounts after = counts();
   EXPECT_EQ(after.split - before.split, 2);
   EXPECT_EQ(after.parallel - before.parallel, 2);
+}
+
+TEST_F(SplitCompile, ALargeEntryMovesItsLoopNestsToTheSecondModule) {
+  const Threads threads(2);
+  const Tensor x = ag::random_uniform({8, 32}, ag::float32, -1, 1, 21), w = ag::random_uniform({32, 32}, ag::float32, -0.3, 0.3, 22);
+  const Tensor rows = ag::constant({7, 0, 3});
+  const SplitCounts before = counts();
+  // 12 layers of tanh: the JIT's tanh and Eigen's differ by a few ULP, which the layers amplify.
+  const agtest::Tol tol{.rtol = 1e-4, .atol = 1e-3};
+  agtest::expect_three_way("12 layers, gather", layers_then_gather, tol, x, w, rows);
+  const SplitCounts after = counts();
+  EXPECT_EQ(after.split - before.split, 1);
+  EXPECT_EQ(after.parallel - before.parallel, 1);
+  auto f = ag::function(layers_then_gather);
+  const std::string ir = f.get_concrete_function(x, w, rows).llvm_ir(true);
+  const size_t header = ir.find(kHeader);
+  ASSERT_NE(header, std::string::npos);
+  EXPECT_NE(ir.find("@agc_entry.nest", header), std::string::npos) << "no loop nest moved to the second module";
+  // The index check inside a moved nest still raises, and nothing is left half done.
+  EXPECT_THROW((void)f(x, w, ag::constant({1, 8})), ag::InvalidArgumentError);
+  EXPECT_TRUE(agtest::same_tensor(layers_then_gather(x, w, rows), f(x, w, rows), tol));
+  // The same code, split or whole: the same bits.
+  const agtest::ScopedEnv whole("AG_JIT_SPLIT", "0");
+  auto g = ag::function(layers_then_gather);
+  EXPECT_TRUE(agtest::same_tensor(g(x, w, rows), f(x, w, rows), {.rtol = 0, .atol = 0}));
 }
 
 TEST_F(SplitCompile, OneThreadCompilesBothModulesInTurn) {
