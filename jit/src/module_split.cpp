@@ -51,7 +51,12 @@ int outline_loop_nests(llvm::Function& entry) {
   {
     llvm::DominatorTree dt(entry);
     llvm::LoopInfo loops(dt);
-    for (llvm::Loop* l : loops) nests.emplace_back(l->getBlocks().begin(), l->getBlocks().end());
+    // A small nest stays: its call would cost more than it saves the compile.
+    for (llvm::Loop* l : loops) {
+      size_t size = 0;
+      for (const llvm::BasicBlock* bb : l->getBlocks()) size += bb->size();
+      if (size >= kMinNestInstructions) nests.emplace_back(l->getBlocks().begin(), l->getBlocks().end());
+    }
   }
   int moved = 0;
   for (const std::vector<llvm::BasicBlock*>& blocks : nests) {

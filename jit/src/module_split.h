@@ -18,12 +18,13 @@ namespace ag::jit {
 
 // A module's kernels that would move to the second module, or none when they are too small to
 // pay for a module of their own (kMinSecondPartInstructions). An entry function of
-// kOutlineNestsAbove instructions or more first has its top-level loop nests moved into
-// functions of their own, which count as kernels. Deterministic: the same module always splits
+// kOutlineNestsAbove instructions or more first has its top-level loop nests (of
+// kMinNestInstructions or more) moved into functions of their own, which count as kernels. Deterministic: the same module always splits
 // the same way, whatever the thread count.
 std::vector<std::string> second_part_functions(llvm::Module& m);
 constexpr size_t kMinSecondPartInstructions = 64;
 constexpr size_t kOutlineNestsAbove = 2000;
+constexpr size_t kMinNestInstructions = 32;
 
 // Moves `names` out of `m`: they become external (other functions of `m` call them by name)
 // and, in `m`, declarations. Returns the second module as bitcode, for another LLVMContext.
