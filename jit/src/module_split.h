@@ -23,7 +23,7 @@ namespace ag::jit {
 // the same way, whatever the thread count.
 std::vector<std::string> second_part_functions(llvm::Module& m);
 constexpr size_t kMinSecondPartInstructions = 64;
-constexpr size_t kOutlineNestsAbove = 2000;
+constexpr size_t kOutlineNestsAbove = 500;
 constexpr size_t kMinNestInstructions = 32;
 
 // Moves `names` out of `m`: they become external (other functions of `m` call them by name)
