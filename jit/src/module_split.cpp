@@ -1,9 +1,9 @@
-// Splitting a module's kernels off for a second thread, and the object bundle of a split module.
-// An LLVMContext is not thread-safe: the second module crosses to its thread as bitcode and is
-// read into a context of its own.
+// Splitting a module's kernels (and a large entry function's loop nests, moved into functions of
+// their own first) off for a second thread, and the object bundle of a split module. An
+// LLVMContext is not thread-safe: the second module crosses to its thread as bitcode and is read
+// into a context of its own.
 #include "module_split.h"
 
-#include <llvm/ADT/SmallVector.h>
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Bitcode/BitcodeWriter.h>

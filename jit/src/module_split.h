@@ -1,7 +1,7 @@
 // Compiling one module on two threads: a module's matmul kernels (noinline functions, compiled
-// for size) move into a second module that a pool thread optimizes and compiles while the calling
-// thread does the rest; the two objects link into one JITDylib (docs/jit.md, "Two threads per
-// compile"). LLVM: included by engine code only.
+// for size) and a large entry's loop nests move into a second module that a pool thread
+// optimizes and compiles while the calling thread does the rest; the two objects link into one
+// JITDylib (docs/jit.md, "Two threads per compile"). LLVM: included by engine code only.
 #pragma once
 
 #include <memory>
