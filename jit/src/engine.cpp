@@ -22,6 +22,7 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "ag/detail/kernel_set.h"
@@ -157,19 +158,23 @@ std::string compile_part(llvm::Module& m, TargetMachinePool& machines, int level
   return object->getBuffer().str();
 }
 
-// The module as compiled, for inspection: `m` and, if its kernels compile apart
-// (module_split.h), their module in a context of its own.
+// The module as compiled, for inspection: `m` optimized and, if its kernels compile apart
+// (module_split.h), their module (in a context of its own) optimized too, with the machine that
+// did it.
 struct InspectedParts {
+  TargetMachinePool::Lease lease;
   std::unique_ptr<llvm::LLVMContext> ctx;
   std::unique_ptr<llvm::Module> kernels;
 };
-InspectedParts split_for_inspection(llvm::Module& m) {
-  InspectedParts parts;
-  const std::vector<std::string> names = kernels_apart(m);
-  if (names.empty()) return parts;
-  const std::string bitcode = split_off(m, names);
-  parts.ctx = std::make_unique<llvm::LLVMContext>();
-  parts.kernels = second_part(*parts.ctx, bitcode, names);
+InspectedParts optimize_for_inspection(llvm::Module& m, TargetMachinePool& machines, int level) {
+  InspectedParts parts{take(machines.take(level), "target machine"), nullptr, nullptr};
+  if (const std::vector<std::string> names = kernels_apart(m); !names.empty()) {
+    const std::string bitcode = split_off(m, names);
+    parts.ctx = std::make_unique<llvm::LLVMContext>();
+    parts.kernels = second_part(*parts.ctx, bitcode, names);
+    optimize_at(*parts.kernels, *parts.lease.tm, level);
+  }
+  optimize_at(m, *parts.lease.tm, level);
   return parts;
 }
 
@@ -421,19 +426,14 @@ double Engine::warm_up() {
 std::string Engine::ir(const Program& program, const std::string& name, int level, bool optimized) {
   llvm::LLVMContext ctx;
   std::unique_ptr<llvm::Module> mod = impl_->build(program, ctx, name);
-  InspectedParts parts;
-  if (optimized) {
-    parts = split_for_inspection(*mod);
-    auto lease = take(impl_->machines->take(level), "target machine");
-    optimize_at(*mod, *lease.tm, level);
-    if (parts.kernels) optimize_at(*parts.kernels, *lease.tm, level);
-  }
+  std::optional<InspectedParts> parts;
+  if (optimized) parts.emplace(optimize_for_inspection(*mod, *impl_->machines, level));
   std::string text;
   llvm::raw_string_ostream os(text);
   mod->print(os, nullptr);
-  if (parts.kernels) {
+  if (parts && parts->kernels) {
     os << kKernelsHeader;
-    parts.kernels->print(os, nullptr);
+    parts->kernels->print(os, nullptr);
   }
   return text;
 }
@@ -441,29 +441,19 @@ std::string Engine::ir(const Program& program, const std::string& name, int leve
 std::string Engine::assembly(const Program& program, const std::string& name, int level) {
   llvm::LLVMContext ctx;
   std::unique_ptr<llvm::Module> mod = impl_->build(program, ctx, name);
-  InspectedParts parts = split_for_inspection(*mod);
-  auto lease = take(impl_->machines->take(level), "target machine");
-  optimize_at(*mod, *lease.tm, level);
-  std::string text = emit_assembly(*mod, *lease.tm);
-  if (parts.kernels) {
-    optimize_at(*parts.kernels, *lease.tm, level);
-    text += kKernelsHeader + emit_assembly(*parts.kernels, *lease.tm);
-  }
+  const InspectedParts parts = optimize_for_inspection(*mod, *impl_->machines, level);
+  std::string text = emit_assembly(*mod, *parts.lease.tm);
+  if (parts.kernels) text += kKernelsHeader + emit_assembly(*parts.kernels, *parts.lease.tm);
   return text;
 }
 
 Executable::MappedText Engine::ir_by_node(const Program& program, const std::string& name, int level, bool optimized) {
   llvm::LLVMContext ctx;
   std::unique_ptr<llvm::Module> mod = impl_->build(program, ctx, name, /*node_lines=*/true);
-  InspectedParts parts;
-  if (optimized) {
-    parts = split_for_inspection(*mod);
-    auto lease = take(impl_->machines->take(level), "target machine");
-    optimize_at(*mod, *lease.tm, level);
-    if (parts.kernels) optimize_at(*parts.kernels, *lease.tm, level);
-  }
+  std::optional<InspectedParts> parts;
+  if (optimized) parts.emplace(optimize_for_inspection(*mod, *impl_->machines, level));
   Executable::MappedText out = print_ir_by_node(*mod);
-  if (parts.kernels) append(out, print_ir_by_node(*parts.kernels));
+  if (parts && parts->kernels) append(out, print_ir_by_node(*parts->kernels));
   out.node_keys = plan_node_keys(program);
   return out;
 }
@@ -471,14 +461,9 @@ Executable::MappedText Engine::ir_by_node(const Program& program, const std::str
 Executable::MappedText Engine::assembly_by_node(const Program& program, const std::string& name, int level) {
   llvm::LLVMContext ctx;
   std::unique_ptr<llvm::Module> mod = impl_->build(program, ctx, name, /*node_lines=*/true);
-  InspectedParts parts = split_for_inspection(*mod);
-  auto lease = take(impl_->machines->take(level), "target machine");
-  optimize_at(*mod, *lease.tm, level);
-  Executable::MappedText out = map_assembly_by_node(emit_assembly(*mod, *lease.tm));
-  if (parts.kernels) {
-    optimize_at(*parts.kernels, *lease.tm, level);
-    append(out, map_assembly_by_node(emit_assembly(*parts.kernels, *lease.tm)));
-  }
+  const InspectedParts parts = optimize_for_inspection(*mod, *impl_->machines, level);
+  Executable::MappedText out = map_assembly_by_node(emit_assembly(*mod, *parts.lease.tm));
+  if (parts.kernels) append(out, map_assembly_by_node(emit_assembly(*parts.kernels, *parts.lease.tm)));
   out.node_keys = plan_node_keys(program);
   return out;
 }
