@@ -1,7 +1,8 @@
-// The background compile thread: tiered compiles, and the JIT's warm-up. At process exit it must not be compiling while the JIT's and
-// LLVM's globals are destroyed: an exit handler, registered when the thread starts, drops the
-// queue and waits for the compile in progress (if any) to finish; the thread then only ever
-// waits. Its state is never destroyed, so the waiting thread touches nothing that exit frees.
+// The background compile thread: tiered compiles, and the JIT's warm-up. At process exit it
+// must not be compiling while the JIT's and LLVM's globals are destroyed: an exit handler,
+// registered when the thread starts, drops the queue and waits for the compile in progress (if
+// any) to finish; the thread then only ever waits. Its state is never destroyed, so the waiting
+// thread touches nothing that exit frees.
 #include "background_compiler.h"
 
 #include <condition_variable>
