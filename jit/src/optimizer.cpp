@@ -5,8 +5,10 @@
 #include <llvm/ADT/SmallString.h>
 #include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/Analysis/TargetLibraryInfo.h>
+#include <llvm/Analysis/LoopInfo.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
+#include <llvm/IR/PassInstrumentation.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
@@ -59,7 +61,16 @@ VectorLibrary vector_library(const llvm::TargetMachine& tm) {
   return lib;
 }
 
+// The function an IR unit the pass manager hands a pass belongs to (null for a module or an SCC).
+const llvm::Function* function_of(const llvm::Any& ir) {
+  if (const auto* f = llvm::any_cast<const llvm::Function*>(&ir)) return *f;
+  if (const auto* l = llvm::any_cast<const llvm::Loop*>(&ir)) return (*l)->getHeader()->getParent();
+  return nullptr;
+}
+
 }  // namespace
+
+void mark_emitted_optimized(llvm::Function& f) { f.addFnAttr(kEmittedOptimized); }
 
 void optimize_module(llvm::Module& m, llvm::TargetMachine& tm, int level) {
   llvm::LoopAnalysisManager lam;
@@ -70,7 +81,14 @@ void optimize_module(llvm::Module& m, llvm::TargetMachine& tm, int level) {
   options.LoopVectorization = true;
   options.SLPVectorization = true;
   options.LoopUnrolling = true;
-  llvm::PassBuilder pb(&tm, options);
+  // Functions marked emitted-optimized skip every optional pass, as optnone functions do (but
+  // their code generation is not O0's).
+  llvm::PassInstrumentationCallbacks instrumentation;
+  instrumentation.registerShouldRunOptionalPassCallback([](llvm::StringRef, llvm::Any ir) {
+    const llvm::Function* f = function_of(ir);
+    return !(f && f->hasFnAttribute(kEmittedOptimized));
+  });
+  llvm::PassBuilder pb(&tm, options, std::nullopt, &instrumentation);
 
   const llvm::Triple triple(m.getTargetTriple());
   llvm::TargetLibraryInfoImpl tlii(triple);

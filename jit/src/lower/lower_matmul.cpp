@@ -3,6 +3,7 @@
 // 10x10 product costs a direct call and no dispatch), and a chain of them r = matmul(x, r) is one
 // loop over that kernel; large or dynamic shapes call the runtime's Eigen GEMM.
 #include "emitter.h"
+#include "../optimizer.h"
 
 #include <fmt/format.h>
 
@@ -50,6 +51,7 @@ llvm::Function* Emitter::matmul_kernel(const std::string& name, unsigned pointer
   f->addFnAttr(llvm::Attribute::NoInline);
   f->addFnAttr(llvm::Attribute::NoUnwind);
   f->addFnAttr(llvm::Attribute::OptimizeForSize);
+  mark_emitted_optimized(*f);
   llvm::BasicBlock::Create(ctx_ref_, "entry", f);
   return f;
 }
