@@ -32,7 +32,8 @@ Tensor with_dims(const Tensor& t, const int64_t* dims, int64_t rank) {
 
 // Result k of static shape, allocated before the call. Out of memory names the op that computes
 // it; the results allocated so far are dropped.
-Tensor allocate_result(const Program& p, std::span<Tensor> outputs, size_t k) {
+// Inlined into the cached call's path (its out-of-memory handler costs nothing until it runs).
+[[gnu::always_inline]] inline Tensor allocate_result(const Program& p, std::span<Tensor> outputs, size_t k) {
   const ResultPlan& r = p.results[k];
   try {
     return detail::make_tensor(r.type.dtype, r.type.shape);
@@ -69,6 +70,7 @@ class JitExecutable final : public Executable {
     for (const ResultPlan& r : program_.results) needs_fixup_ |= !(r.kind == ResultKind::Computed && r.static_shape);
     simple_ = !needs_fixup_ && !has_param_slots_ && program_.num_slots == 0 &&
               program_.graph->params.size() <= kInline && program_.results.size() <= kInline;
+    num_results_ = program_.results.size();
   }
 
   void set_code(std::unique_ptr<CodeHandle> code, bool from_disk) {
@@ -80,9 +82,16 @@ class JitExecutable final : public Executable {
 
   void run(std::span<const Tensor> inputs, std::span<Tensor> outputs) const override {
     if (simple_) [[likely]]
-      run_simple(inputs, outputs);
+      run_simple([&](size_t p) { return inputs[p].impl(); }, inputs.size(), outputs);
     else
       run_general(inputs, outputs);
+  }
+  // The cached call's path: the argument views give the inputs' data and dims directly.
+  void run_tensor_args(std::span<const detail::ArgView> args, std::span<Tensor> outputs) const override {
+    if (simple_) [[likely]]
+      run_simple([&](size_t p) { return args[p].tensor().impl(); }, args.size(), outputs);
+    else
+      Executable::run_tensor_args(args, outputs);
   }
 
   std::string llvm_ir(bool optimized) const override { return engine_->ir(program_, name_, level_, optimized); }
@@ -99,14 +108,16 @@ class JitExecutable final : public Executable {
   static constexpr size_t kInline = 16;
 
   // The common case, kept lean for the cached-call path: few inputs and results, no slots,
-  // every result computed into a buffer allocated here (no heap but the outputs).
-  void run_simple(std::span<const Tensor> inputs, std::span<Tensor> outputs) const {
+  // every result computed into a buffer allocated here (no heap but the outputs). `input(p)`:
+  // input p's tensor.
+  template <class Input>
+  void run_simple(const Input& input, size_t nin, std::span<Tensor> outputs) const {
     JitArg args[kInline];
     void* out_data[kInline];
     int64_t out_dims[kInline * kMaxRank];
-    const size_t nin = inputs.size(), nout = program_.results.size();
+    const size_t nout = num_results_;
     for (size_t p = 0; p < nin; ++p) {
-      const detail::TensorImpl* impl = inputs[p].impl();
+      const detail::TensorImpl* impl = input(p);
       args[p] = {impl->data, impl->shape.data()};
     }
     for (size_t k = 0; k < nout; ++k) {
@@ -196,6 +207,7 @@ class JitExecutable final : public Executable {
   bool has_param_slots_ = false;  // TensorArray arguments go to slots
   bool needs_fixup_ = false;      // some result is a view or has a shape known only at run time
   bool simple_ = false;           // run_simple() applies
+  size_t num_results_ = 0;
 };
 
 void write_file(const std::string& path, const std::string& text) { std::ofstream(path) << text; }

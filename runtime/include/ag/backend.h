@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ag/detail/arg_view.h"
 #include "ag/graph/graph.h"
 #include "ag/tensor.h"
 
@@ -21,6 +22,10 @@ class Executable {
   virtual ~Executable() = default;
   // `inputs`: one concrete tensor per graph parameter; `outputs`: one per graph result.
   virtual void run(std::span<const Tensor> inputs, std::span<Tensor> outputs) const = 0;
+  // run() for a call whose every argument is one Tensor, given as the call's views (in order):
+  // the cached call's path, which a backend may serve without gathering the inputs first. The
+  // default gathers them and calls run().
+  virtual void run_tensor_args(std::span<const detail::ArgView> args, std::span<Tensor> outputs) const;
   // Inspection; empty for backends without machine code.
   virtual std::string llvm_ir(bool optimized) const {
     (void)optimized;

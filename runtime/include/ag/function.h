@@ -366,9 +366,11 @@ class Function<R(Args...)> {
     if constexpr (detail::has_struct_param<Args...>) {
       const auto views = detail::flat_views<Args...>(args...);
       detail::call_function(*core_, std::span<const detail::ArgView>(views.data(), kLeaves), out);
-    } else {  // the hot path, built in place
-      const detail::ArgView views[sizeof...(Args) + 1] = {detail::view_of<Args>(args)..., {}};
+    } else if constexpr (sizeof...(Args) > 0) {  // the hot path, built in place
+      const detail::ArgView views[sizeof...(Args)] = {detail::view_of<Args>(args)...};
       detail::call_function(*core_, std::span<const detail::ArgView>(views, sizeof...(Args)), out);
+    } else {
+      detail::call_function(*core_, std::span<const detail::ArgView>(), out);
     }
     return detail::outputs_of<R>::build(out);
   }

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "ag/detail/function_core.h"
@@ -30,7 +31,9 @@ ConcreteCore::ConcreteCore(std::string name, Signature signature, std::shared_pt
       dump_prefix_(std::move(dump_prefix)),
       tiered_(tiered && jit_.value_or(true) && compiler_backend() != nullptr),
       reads_variables_(!variables_read(*graph_).empty()),
-      one_op_under_tape_(differentiable_as_a_call(*graph_)) {}
+      one_op_under_tape_(differentiable_as_a_call(*graph_)),
+      tensor_args_only_(std::all_of(signature_.args.begin(), signature_.args.end(),
+                                    [](const ArgSig& a) { return a.kind == ArgKind::Tensor; })) {}
 
 const std::shared_ptr<const CallBackward>& ConcreteCore::backward() {
   std::lock_guard lock(compile_mu_);
@@ -124,8 +127,12 @@ void ConcreteCore::compile_in_background() {
   }
 }
 
-void ConcreteCore::run(std::span<const ArgView> args, std::span<Tensor> outputs) {
+void ConcreteCore::run_any(std::span<const ArgView> args, std::span<Tensor> outputs) {
   const Executable& exe = executable();
+  if (tensor_args_only_ && !tapes_alive()) [[likely]] {
+    exe.run_tensor_args(args, outputs);
+    return;
+  }
   BorrowedTensors<16> inputs(graph_->params.size());
   for_each_tensor(args, [&](const Tensor& t) { inputs.push_back(t); });
   const std::span<const Tensor> in(inputs.data(), inputs.size());
@@ -217,3 +224,13 @@ void ConcreteCore::check_call(std::span<const ArgView> args) const {
 }
 
 }  // namespace ag::detail
+
+namespace ag {
+
+void Executable::run_tensor_args(std::span<const detail::ArgView> args, std::span<Tensor> outputs) const {
+  detail::BorrowedTensors<16> inputs(args.size());
+  for (const detail::ArgView& a : args) inputs.push_back(a.tensor());
+  run(std::span<const Tensor>(inputs.data(), inputs.size()), outputs);
+}
+
+}  // namespace ag

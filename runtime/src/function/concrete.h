@@ -8,6 +8,7 @@
 #include <string>
 
 #include "ag/backend.h"
+#include "ag/detail/tape.h"
 #include "signature.h"
 #include "striped_counter.h"
 
@@ -65,8 +66,18 @@ class ConcreteCore : public std::enable_shared_from_this<ConcreteCore> {
   // The background compiler's job (background_compiler.cpp); a failure is logged and the
   // concrete function stays on the interpreter.
   void compile_in_background();
-  // Runs with the tensor arguments of `args` (in order) as inputs.
-  void run(std::span<const ArgView> args, std::span<Tensor> outputs);
+  // Runs with the tensor arguments of `args` (in order) as inputs. Inline: a cached call's
+  // common case (compiled, every argument one Tensor, no tape on the thread) goes straight to
+  // the executable; the rest is run_any's.
+  void run(std::span<const ArgView> args, std::span<Tensor> outputs) {
+    const Executable* e = exe_.load(std::memory_order_acquire);
+    if (e && tensor_args_only_ && !tapes_alive()) [[likely]] {
+      e->run_tensor_args(args, outputs);
+      return;
+    }
+    run_any(args, outputs);
+  }
+  [[gnu::noinline]] void run_any(std::span<const ArgView> args, std::span<Tensor> outputs);
   // Checks a call against this signature (ConcreteFunction::operator()).
   void check_call(std::span<const ArgView> args) const;
 
@@ -91,6 +102,7 @@ class ConcreteCore : public std::enable_shared_from_this<ConcreteCore> {
   std::atomic<bool> compile_queued_{false};
   bool reads_variables_ = false;  // a floating-point Variable (a tape watches its reads)
   bool one_op_under_tape_ = false;  // a call under a tape is recorded as one op (else op by op)
+  bool tensor_args_only_ = false;   // every argument is one Tensor: Executable::run_tensor_args
   std::mutex texts_mu_;
   std::shared_ptr<const CodeTexts> texts_;
   std::shared_ptr<const CallBackward> backward_;  // made on the first call under a tape

@@ -83,6 +83,9 @@ FunctionCore::FunctionCore(FunctionOptions options, FunctionInfo info, std::vect
   rules_.arg_params = &info_.arg_params;
   if (!options_.input_signature.empty()) rules_.input_signature = &options_.input_signature;
   if (options_.max_cached == 0) throw ValueError("FunctionOptions::max_cached must be at least 1");
+  tensor_args_only_ = info_.arg_params.empty() && std::all_of(params_.begin(), params_.end(), [](const ParamLayout& p) {
+    return p.kind == ParamLayout::Kind::Tensor;
+  });
   report_env_track(this);
   if (options_.jit_compile.value_or(true)) warm_up_compiler_once();
 }
@@ -103,24 +106,42 @@ void FunctionCore::call(std::span<const ArgView> args, std::span<Tensor> outputs
     call_while_tracing(args, outputs);
     return;
   }
-  // The inline cache: the entry of this thread's previous lookup, checked without building a key
-  // (with an input_signature, against the built key: building it checks the arguments).
-  hazard::SlotGuard guard;
-  const SignatureCache::Entry* hit = nullptr;
-  KeyBuf key;
+  // The inline cache: the entry of this thread's previous lookup, checked without building a key.
+  // Only this path is inlined here: the key, the table and tracing are call_by_key's (a frame of
+  // their own, so a cached call does not set up the key's buffer).
   if (!rules_.input_signature) [[likely]] {
-    hit = cache_.find_inline(guard, [&](const uint64_t* w, size_t n) { return call_has_key(args, w, n); });
-    if (!hit) build_key(args, rules_, key);
-  } else {
-    build_key(args, rules_, key);
-    hit = cache_.find_inline(
-        guard, [&](const uint64_t* w, size_t n) { return n == key.size() && std::equal(w, w + n, key.data()); });
+    hazard::SlotGuard guard;
+    const SignatureCache::Entry* hit = cache_.find_inline(guard, [&](const uint64_t* w, size_t n) {
+      return tensor_args_only_ ? tensor_args_have_key(args, w, n) : call_has_key(args, w, n);
+    });
+    if (hit) [[likely]] {
+      run_inline_hit(guard, *hit, args, outputs);
+      return;
+    }
   }
-  if (hit) [[likely]] {
-    note_hit();
-    stats_->inline_hits.fetch_add(1, std::memory_order_relaxed);
-    hit->fn->run(args, outputs);
-    return;
+  call_by_key(args, outputs);
+}
+
+void FunctionCore::run_inline_hit(const hazard::SlotGuard& guard, const SignatureCache::Entry& hit,
+                                  std::span<const ArgView> args, std::span<Tensor> outputs) {
+  note_hit();
+  stats_->inline_hits.add_on_own_stripe(guard.index(), 1);  // the slot's index is the thread's stripe
+  hit.fn->run(args, outputs);
+}
+
+void FunctionCore::call_by_key(std::span<const ArgView> args, std::span<Tensor> outputs) {
+  KeyBuf key;
+  build_key(args, rules_, key);
+  if (rules_.input_signature) {
+    // With an input_signature the inline entry is checked against the built key (building it
+    // checks the arguments).
+    hazard::SlotGuard guard;
+    const SignatureCache::Entry* hit = cache_.find_inline(
+        guard, [&](const uint64_t* w, size_t n) { return n == key.size() && std::equal(w, w + n, key.data()); });
+    if (hit) {
+      run_inline_hit(guard, *hit, args, outputs);
+      return;
+    }
   }
   std::shared_ptr<ConcreteCore> fn = cache_.find(key.data(), key.size(), key.hash());
   if (fn) [[likely]] {

@@ -60,6 +60,11 @@ class FunctionCore {
     bool done = false;
   };
 
+  // Runs the inline cache's entry `hit`, which `guard` holds (counted as an inline hit).
+  void run_inline_hit(const hazard::SlotGuard& guard, const SignatureCache::Entry& hit, std::span<const ArgView> args,
+                      std::span<Tensor> outputs);
+  // A call the inline cache did not serve: builds the key, then the table, else traces.
+  [[gnu::noinline]] void call_by_key(std::span<const ArgView> args, std::span<Tensor> outputs);
   // exact: only a concrete function traced for exactly this signature (get_concrete_function);
   // otherwise the most specific compatible one may serve the call.
   std::shared_ptr<ConcreteCore> lookup_or_trace(std::span<const ArgView> args, const KeyBuf& key, bool exact);
@@ -87,6 +92,7 @@ class FunctionCore {
   const size_t num_outputs_;
   const Tracer tracer_;
   SignatureRules rules_;
+  bool tensor_args_only_ = false;  // every parameter is one ag::Tensor: tensor_args_have_key
   std::shared_ptr<StatCounters> stats_;
 
   SignatureCache cache_;

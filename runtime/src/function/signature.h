@@ -11,7 +11,9 @@
 
 #include "ag/detail/arg_view.h"
 #include "ag/detail/function_core.h"
+#include "ag/detail/tensor_impl.h"
 #include "ag/function_options.h"
+#include "ag/tensor.h"
 
 namespace ag::detail {
 
@@ -84,6 +86,30 @@ void build_key(std::span<const ArgView> args, const SignatureRules& rules, KeyBu
 // Whether build_key(args) would build exactly `words`, for calls without an input_signature;
 // false also where build_key would throw. Builds nothing: the inline cache's check.
 bool call_has_key(std::span<const ArgView> args, const uint64_t* words, size_t n);
+
+// The key word that starts a tensor argument's words (its dims follow).
+inline constexpr uint64_t kTagTensor = 1ull << 56;
+inline uint64_t tensor_key_word(DType dtype, int64_t rank) {
+  return kTagTensor | (static_cast<uint64_t>(dtype) << 8) | static_cast<uint64_t>(rank);
+}
+
+// call_has_key for a call whose every argument is a Tensor (the Function has only Tensor
+// parameters): the same answer, inlined into the cached call without call_has_key's dispatch
+// on argument kinds.
+inline bool tensor_args_have_key(std::span<const ArgView> args, const uint64_t* w, size_t n) {
+  const uint64_t* const end = w + n;
+  for (const ArgView& a : args) {
+    const TensorImpl* t = a.tensor().impl();
+    if (!t || t->kind == ImplKind::Undefined) return false;  // build_key's error, on the slow path
+    const int64_t rank = t->shape.rank();
+    if (end - w <= rank || *w != tensor_key_word(t->dtype, rank)) return false;
+    for (int64_t d = 0; d < rank; ++d)
+      if (w[1 + d] != static_cast<uint64_t>(t->shape[static_cast<size_t>(d)])) return false;
+    w += 1 + rank;
+  }
+  return w == end;
+}
+
 // The key a concrete function with this signature is stored under.
 void key_of(const Signature& sig, const SignatureRules& rules, KeyBuf& key);
 Signature describe(std::span<const ArgView> args, const SignatureRules& rules);

@@ -12,8 +12,9 @@
 namespace ag::detail {
 namespace {
 
-// Key word tags (top byte) keep differently shaped argument lists from colliding.
-constexpr uint64_t kTagTensor = 1ull << 56, kTagVariable = 2ull << 56, kTagBool = 3ull << 56, kTagInt = 4ull << 56,
+// Key word tags (top byte) keep differently shaped argument lists from colliding (kTagTensor:
+// signature.h).
+constexpr uint64_t kTagVariable = 2ull << 56, kTagBool = 3ull << 56, kTagInt = 4ull << 56,
                    kTagFloat = 5ull << 56, kTagString = 6ull << 56, kTagRank = 7ull << 56, kTagList = 8ull << 56,
                    kTagScalarList = 9ull << 56;
 
@@ -32,7 +33,7 @@ std::string fn_label(const SignatureRules& rules) {
 }
 
 void push_tensor(KeyBuf& key, DType dtype, const Shape& shape) {
-  key.push(kTagTensor | (static_cast<uint64_t>(dtype) << 8) | static_cast<uint64_t>(shape.rank()));
+  key.push(tensor_key_word(dtype, shape.rank()));
   for (int64_t d : shape) key.push(static_cast<uint64_t>(d));
 }
 
@@ -203,7 +204,7 @@ class KeyCursor {
   bool tensor(const Tensor& t) {
     if (!t.has_value()) return false;  // build_key's error, on the slow path
     const Shape& shape = t.shape();
-    if (!next(kTagTensor | (static_cast<uint64_t>(t.dtype()) << 8) | static_cast<uint64_t>(shape.rank()))) return false;
+    if (!next(tensor_key_word(t.dtype(), shape.rank()))) return false;
     for (int64_t d : shape)
       if (!next(static_cast<uint64_t>(d))) return false;
     return true;

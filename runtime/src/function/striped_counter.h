@@ -29,6 +29,12 @@ class StripedCounter {
       shared_.fetch_add(n, std::memory_order_relaxed);
     }
   }
+  // fetch_add from the thread that owns `stripe` (its current_stripe(), below kStripes): the
+  // cached call knows it already (its hazard slot's index).
+  void add_on_own_stripe(uint32_t stripe, int64_t n) {
+    std::atomic<int64_t>& c = stripes_[stripe];  // NOLINT: a Stripe is its atomic
+    c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  }
   int64_t load(std::memory_order = std::memory_order_relaxed) const {
     int64_t sum = shared_.load(std::memory_order_relaxed);
     for (const auto& c : stripes_) sum += c.load(std::memory_order_relaxed);

@@ -151,8 +151,11 @@ void TensorImpl::destroy_unparked() {
   delete this;
 }
 
-Tensor make_tensor(DType dtype, const Shape& shape) {
-  if (TensorImpl* impl = unpark(dtype, shape)) return Tensor::adopt(impl);
+namespace {
+
+// make_tensor when no parked tensor fits: a new block (out of line, so that a cached call that
+// takes its parked output back does not set up this path's frame).
+[[gnu::noinline]] Tensor make_new_tensor(DType dtype, const Shape& shape) {
   // A byte count that overflows would allocate a small buffer for a huge tensor: it is out of
   // memory as much as a count that fits but cannot be mapped.
   size_t bytes = dtype_size(dtype);
@@ -194,6 +197,14 @@ Tensor make_tensor(DType dtype, const Shape& shape) {
   impl->shape = shape;
   impl->data = impl->storage->data;
   return Tensor::adopt(impl);
+}
+
+}  // namespace
+
+Tensor make_tensor(DType dtype, const Shape& shape) {
+  if (TensorImpl* impl = unpark(dtype, shape)) [[likely]]
+    return Tensor::adopt(impl);
+  return make_new_tensor(dtype, shape);
 }
 
 Tensor make_view(Storage* storage, size_t byte_offset, DType dtype, const Shape& shape) {
