@@ -73,9 +73,14 @@ std::vector<llvm::Value*> Emitter::loop_carry(
 void Emitter::loop_latch(llvm::Value* continue_loop, llvm::BasicBlock* head, llvm::BasicBlock* exit, bool rolled) {
   ++latches_;
   llvm::BranchInst* br = b_.CreateCondBr(continue_loop, head, exit);
-  const char* hint = rolled ? "llvm.loop.unroll.disable" : "llvm.loop.unroll.runtime.disable";
-  llvm::MDNode* no_unroll = llvm::MDNode::get(ctx_ref_, llvm::MDString::get(ctx_ref_, hint));
-  llvm::MDNode* id = llvm::MDNode::getDistinct(ctx_ref_, {nullptr, no_unroll});
+  // agc's own vector loops are not unrolled either: LLVM fully unrolled a 63-block loop (1007
+  // floats) into 63 copies of its body, code to compile that runs no faster.
+  const char* hint = rolled || emitting_vectors_ ? "llvm.loop.unroll.disable" : "llvm.loop.unroll.runtime.disable";
+  std::vector<llvm::Metadata*> ops = {nullptr, llvm::MDNode::get(ctx_ref_, llvm::MDString::get(ctx_ref_, hint))};
+  if (emitting_vectors_)  // already vector code, or a remainder shorter than a vector
+    ops.push_back(llvm::MDNode::get(ctx_ref_, {llvm::MDString::get(ctx_ref_, "llvm.loop.vectorize.enable"),
+                                               llvm::ConstantAsMetadata::get(b_.getFalse())}));
+  llvm::MDNode* id = llvm::MDNode::getDistinct(ctx_ref_, ops);
   id->replaceOperandWith(0, id);
   br->setMetadata(llvm::LLVMContext::MD_loop, id);
 }

@@ -145,6 +145,10 @@ void Emitter::lower_elementwise(Scope& s, uint32_t i) {
     for (ValueId v : n.inputs) collect_leaves(s, v, leaves);
   leaves.push_back(&out);
   const Walk w = make_walk(out.dims, leaves, /*collapse=*/true);
+  if (lower_elementwise_vector(s, i, out, w)) {
+    s.values[i] = {out};
+    return;
+  }
   parallel_loop_nest(w.dims, out.ptr, [&](const std::vector<llvm::Value*>& idx) {
     std::vector<llvm::Value*> args;
     if (n.op != OpKind::FillLike)
