@@ -2,7 +2,8 @@
 // buffer read contiguously or broadcast) is computed a target register of elements at a time,
 // so LLVM's loop vectorizer has nothing left to do: whole blocks as plain vector loads and
 // stores, and the last, partial block under a mask of the elements left (AVX-512, where masked
-// loads and stores are plain instructions) or element by element (elsewhere). Every block under
+// loads and stores are plain instructions) or element by element (elsewhere); a static size of
+// whole blocks has no partial form. Every block under
 // a mask, one copy of the body, ran W3's cheap chain 1.6x slower on Zen 4 (masked stores).
 // The values are those of the scalar loop, lane by lane: the same operations on each element,
 // in the same order (no reassociation), the same fmuladd contractions.
@@ -156,6 +157,10 @@ bool Emitter::lower_elementwise_vector(Scope& s, uint32_t i, const LVal& out, co
   };
   parallel_loop_nest({blocks}, out.ptr, [&](const std::vector<llvm::Value*>& idx) {
     llvm::Value* base = b_.CreateMul(idx[0], i64(lanes), "vec.base", /*HasNUW=*/true, /*HasNSW=*/true);
+    if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(count); c && c->getSExtValue() % lanes == 0) {
+      vector_block(base, nullptr);  // whole blocks only: no partial form to compile
+      return;
+    }
     llvm::Value* left = b_.CreateSub(count, base);
     if_else(b_.CreateICmpSGE(left, i64(lanes)), [&] { vector_block(base, nullptr); }, [&] {
       if (masked) {  // the last, partial block under a mask of the elements left
