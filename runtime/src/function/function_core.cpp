@@ -190,16 +190,6 @@ std::shared_ptr<ConcreteCore> FunctionCore::get_concrete_from_input_signature() 
   return get_concrete(views);
 }
 
-std::shared_ptr<ConcreteCore> FunctionCore::find_exact(const KeyBuf& key) const {
-  std::lock_guard lock(mu_);
-  const uint64_t h = key.hash();
-  for (const auto& e : cache_.entries())
-    if (!e->alias && e->hash == h && e->key.size() == key.size() &&
-        std::equal(e->key.begin(), e->key.end(), key.data()))
-      return e->fn;
-  return nullptr;
-}
-
 void FunctionCore::call_while_tracing(std::span<const ArgView> args, std::span<Tensor> outputs) {
   for (const FunctionCore* f : t_active_traces)
     if (f == this)
@@ -208,18 +198,6 @@ void FunctionCore::call_while_tracing(std::span<const ArgView> args, std::span<T
           "tf.function); write the recursion as a loop",
           info_.name));
   inline_into_current_frame(get_concrete(args)->graph(), args, outputs);
-}
-
-std::shared_ptr<ConcreteCore> FunctionCore::find_compatible(std::span<const ArgView> args) const {
-  std::shared_ptr<ConcreteCore> best;
-  int best_score = -1;
-  for (const auto& e : cache_.entries()) {
-    if (e->alias) continue;
-    if (!matches(e->fn->signature(), args)) continue;
-    const int score = specificity(e->fn->signature());
-    if (score > best_score) best = e->fn, best_score = score;
-  }
-  return best;
 }
 
 Signature FunctionCore::signature_to_trace(std::span<const ArgView> args, std::string& reason) {
@@ -389,64 +367,6 @@ std::shared_ptr<ConcreteCore> FunctionCore::trace(const Signature& sig, std::spa
   return fn;
 }
 
-void FunctionCore::insert(const KeyBuf& key, std::shared_ptr<ConcreteCore> fn, bool alias) {
-  auto e = std::make_shared<SignatureCache::Entry>();
-  e->key = key.to_vector();
-  e->hash = key.hash();
-  e->fn = std::move(fn);
-  e->alias = alias;
-  cache_.insert(std::move(e));
-}
-
-void FunctionCore::insert_alias(const KeyBuf& key, std::shared_ptr<ConcreteCore> fn) {
-  // Aliases are bounded like concrete functions: with reduce_retracing, a generalize policy or an
-  // unknown-rank input_signature every new call shape adds one, forever otherwise. At the bound
-  // the least recently used alias makes room, in the same table update (one rebuild per insert,
-  // of a table whose size is bounded).
-  const SignatureCache::Entry* lru_alias = nullptr;
-  size_t aliases = 0;
-  for (const auto& e : cache_.entries())
-    if (e->alias) {
-      ++aliases;
-      if (!lru_alias || e->last_used.load(std::memory_order_relaxed) < lru_alias->last_used.load(std::memory_order_relaxed))
-        lru_alias = e.get();
-    }
-  auto e = std::make_shared<SignatureCache::Entry>();
-  e->key = key.to_vector();
-  e->hash = key.hash();
-  e->fn = std::move(fn);
-  e->alias = true;
-  cache_.insert(std::move(e), aliases >= max_aliases() ? lru_alias : nullptr);
-}
-
-void FunctionCore::evict_over_capacity() {
-  for (;;) {
-    size_t concrete = 0, aliases = 0;
-    const SignatureCache::Entry* lru = nullptr;
-    const SignatureCache::Entry* lru_alias = nullptr;
-    for (const auto& e : cache_.entries()) {
-      const uint64_t used = e->last_used.load(std::memory_order_relaxed);
-      if (e->alias) {
-        ++aliases;
-        if (!lru_alias || used < lru_alias->last_used.load()) lru_alias = e.get();
-      } else {
-        ++concrete;
-        if (!lru || used < lru->last_used.load()) lru = e.get();
-      }
-    }
-    if (concrete > options_.max_cached) {
-      const ConcreteCore* victim = lru->fn.get();
-      record({TraceEvent::Kind::Evicted, 0, victim->signature_str(), {}, 0, lru->fn});
-      cache_.remove_if([&](const SignatureCache::Entry& e) { return e.fn.get() == victim; });
-      stats_->evictions.fetch_add(1);
-    } else if (aliases > max_aliases()) {
-      cache_.remove_if([&](const SignatureCache::Entry& e) { return &e == lru_alias; });
-    } else {
-      return;
-    }
-  }
-}
-
 void FunctionCore::note_trace(const std::string& reason) {
   uint32_t h = ((history_.load(std::memory_order_relaxed) << 1) | 1) & 0x3ff;
   history_.store(h, std::memory_order_relaxed);
@@ -465,24 +385,6 @@ void FunctionCore::note_trace(const std::string& reason) {
       "dims (-1) or set reduce_retracing; (2) plain C++ numbers that change between calls: pass ag::Tensor instead; "
       "(3) calling ag::function repeatedly in a loop: create the Function once.",
       traced, window, info_.name, reason));
-}
-
-std::vector<std::shared_ptr<ConcreteCore>> FunctionCore::concrete_functions() const {
-  std::lock_guard lock(mu_);
-  std::vector<std::shared_ptr<ConcreteCore>> out;
-  for (const auto& e : cache_.entries())
-    if (!e->alias) out.push_back(e->fn);
-  return out;
-}
-
-void FunctionCore::evict_all() {
-  std::lock_guard lock(mu_);
-  auto removed = cache_.remove_if([](const SignatureCache::Entry&) { return true; });
-  for (const auto& e : removed)
-    if (!e->alias) {
-      stats_->evictions.fetch_add(1);
-      record({TraceEvent::Kind::EvictedAll, 0, e->fn->signature_str(), {}, 0, e->fn});
-    }
 }
 
 void FunctionCore::record(TraceEvent e) {
