@@ -1,5 +1,6 @@
-// The Function cache: lock-free hits, one trace per signature under concurrency, generalized
-// signatures, LRU eviction, retrace diagnostics.
+// The Function's calls: lock-free cached calls (the inline cache), one trace per signature under
+// concurrency, generalized signatures, retrace diagnostics. The table of concrete functions and
+// its eviction: function_table.cpp.
 #include "function_core.h"
 
 #include <fmt/format.h>
