@@ -28,22 +28,28 @@ Tensor layers(Tensor x, const Tensor& w, const Tensor& b, int n) {
 
 // Whether a function other than a matmul kernel has a loop LLVM may not unroll: a branch with
 // `!llvm.loop !N`, `!N = distinct !{!N, ..., !M}` and `!M = !{!"llvm.loop.unroll.disable"}`. A
-// kernel's row blocks are always such a loop. Optimized IR may hold two modules (the second
+// kernel's row blocks are always such a loop, and so is the block loop of agc's own vector code
+// (it also carries `llvm.loop.vectorize.enable` false): neither counts. Optimized IR may hold two modules (the second
 // after "; ---- compiled as a second module"), each numbering its metadata, and a large entry's
 // loop nests are functions of their own there.
 bool module_has_rolled_loop(const std::string& ir) {
-  std::string disable;  // "!M"
+  std::string disable, vector_loop;  // "!M", and the vectorize-disable node
   std::vector<std::string> lines;
   std::istringstream in(ir);
   for (std::string line; std::getline(in, line);) {
     if (line.find("!{!\"llvm.loop.unroll.disable\"}") != std::string::npos) disable = line.substr(0, line.find(' '));
+    if (line.find("!{!\"llvm.loop.vectorize.enable\", i1 false}") != std::string::npos)
+      vector_loop = line.substr(0, line.find(' '));
     lines.push_back(line);
   }
   if (disable.empty()) return false;
+  auto refers_to = [](const std::string& line, const std::string& node) {
+    return !node.empty() && (line.find(", " + node + "}") != std::string::npos || line.find(", " + node + ",") != std::string::npos);
+  };
   std::set<std::string> loop_ids;
   for (const std::string& line : lines)
-    if (line.rfind("!", 0) == 0 && line.find("distinct") != std::string::npos &&
-        (line.find(", " + disable + "}") != std::string::npos || line.find(", " + disable + ",") != std::string::npos))
+    if (line.rfind("!", 0) == 0 && line.find("distinct") != std::string::npos && refers_to(line, disable) &&
+        !refers_to(line, vector_loop))
       loop_ids.insert(line.substr(0, line.find(' ')));
   bool in_kernel = false;
   for (const std::string& line : lines) {

@@ -1,6 +1,6 @@
-// agc's own vector loops (jit/src/lower/lower_fused_vector.cpp): a float elementwise loop over a
-// 1-D walk is emitted as vector code, whole blocks plain and the last partial block masked
-// (AVX-512) or element by element. Checked: which loops take that form (the lowered IR loads
+// agc's own vector loops (jit/src/lower/lower_fused_vector.cpp): a float elementwise loop whose
+// inner dim every operand reads contiguously or broadcasts is emitted as vector code, whole
+// blocks plain and the last partial block of each row masked (AVX-512) or element by element. Checked: which loops take that form (the lowered IR loads
 // vectors: "load <"), values bit for bit equal to the scalar loop LLVM vectorizes
 // (AG_JIT_VECTOR_LOOPS=0) at every size around a block, special values, float64, broadcast
 // operands, and eager == interpreter == JIT; a large loop's pool worker is compiled as emitted.
@@ -86,9 +86,26 @@ TEST_F(VectorLoops, OtherLoopsStayScalarForLLVMsVectorizer) {
   EXPECT_EQ(lowered_ir([](const Tensor& t) { return ag::exp(t) + 1.0f; }, x).find("load <"), std::string::npos);
   const Tensor i = ag::random_uniform({40}, ag::int32, 1, 9, 44);
   EXPECT_EQ(lowered_ir([](const Tensor& t) { return t / 2 + 1; }, i).find("load <"), std::string::npos);
-  const Tensor m = ag::random_uniform({8, 40}, ag::float32, -1, 1, 45);
-  EXPECT_EQ(lowered_ir([](const Tensor& a, const Tensor& b) { return a + b; }, m, x).find("load <"), std::string::npos);
+  // Dims unknown until the call: whether the inner dim broadcasts is decided at run time.
+  auto add = [](const Tensor& a, const Tensor& b) { return a + b; };
+  auto f = ag::function(add, {.input_signature = {ag::TensorSpec({-1, -1}, ag::float32), ag::TensorSpec({-1, -1}, ag::float32)}});
+  const Tensor m = ag::random_uniform({8, 40}, ag::float32, -1, 1, 45), r = ag::random_uniform({1, 40}, ag::float32, -1, 1, 46);
+  EXPECT_EQ(f.get_concrete_function().llvm_ir(false).find("load <"), std::string::npos);
+  EXPECT_TRUE(agtest::same_tensor(m + r, f(m, r), {.rtol = 0, .atol = 0}));
   agtest::expect_three_way("exp", [](const Tensor& t) { return ag::exp(t) + 1.0f; }, {}, x);
+}
+
+// Walks of two or three dims: the inner dim in vector blocks, the outer ones as loops; operands
+// broadcast along the inner dim (a column) or the outer ones (a row).
+TEST_F(VectorLoops, OuterDimsLoopAroundTheInnerVectorBlocks) {
+  const Tensor m = ag::random_uniform({8, 40}, ag::float32, -2, 2, 47);
+  const Tensor row = ag::random_uniform({40}, ag::float32, -1, 1, 48), column = ag::random_uniform({8, 1}, ag::float32, -1, 1, 49);
+  expect_vector_loop_matches_scalar("a row broadcast", [](const Tensor& a, const Tensor& b) { return ag::tanh(a * b + b); }, m, row);
+  expect_vector_loop_matches_scalar("a column broadcast", [](const Tensor& a, const Tensor& c) { return ag::relu(a - c); }, m, column);
+  const Tensor cube = ag::random_uniform({3, 5, 33}, ag::float32, -2, 2, 50), plane = ag::random_uniform({5, 33}, ag::float32, -1, 1, 51);
+  expect_vector_loop_matches_scalar("three dims", [](const Tensor& a, const Tensor& p) { return ag::maximum(a, p) * 2.0f; }, cube, plane);
+  const Tensor big = ag::random_uniform({1024, 300}, ag::float32, -2, 2, 52), bias = ag::random_uniform({300}, ag::float32, -1, 1, 53);
+  expect_vector_loop_matches_scalar("rows over the pool", [](const Tensor& a, const Tensor& b) { return ag::relu(a + b); }, big, bias);
 }
 
 TEST_F(VectorLoops, ALargeLoopSplitsOverThePoolAsEmittedCode) {

@@ -192,15 +192,16 @@ class Emitter {
   void collect_leaves(Scope& s, ValueId v, std::vector<const LVal*>& out);
   llvm::Value* eval_element(Scope& s, ValueId v, const Walk& w, const std::vector<llvm::Value*>& idx);
   void lower_elementwise(Scope& s, uint32_t i);
-  // lower_fused_vector.cpp: node i's loop emitted as vector code (a 1-D float walk of supported
-  // ops); false when it does not apply and the scalar loop (for LLVM's vectorizer) is needed.
+  // lower_fused_vector.cpp: node i's loop emitted as vector code (a float walk whose inner dim
+  // every operand reads contiguously or broadcasts, of supported ops); false when it does not
+  // apply and the scalar loop (for LLVM's vectorizer) is needed.
   bool lower_elementwise_vector(Scope& s, uint32_t i, const LVal& out, const Walk& w);
   bool vectorizable(Scope& s, ValueId v, DType loop_dtype) const;
-  // The lanes of `v` at elements [base, base + lanes) of the walk; `mask`: the lanes in range
-  // (null: all).
+  // The lanes of `v` at index `outer` of the walk's outer dims and [base, base + lanes) of its
+  // inner dim; `mask`: the lanes in range (null: all).
   // `loaded`: the block's loads so far, by buffer (a buffer read twice is loaded once).
-  llvm::Value* eval_vector(Scope& s, ValueId v, const Walk& w, llvm::Value* base, unsigned lanes, llvm::Value* mask,
-                           std::vector<std::pair<const LVal*, llvm::Value*>>& loaded);
+  llvm::Value* eval_vector(Scope& s, ValueId v, const Walk& w, const std::vector<llvm::Value*>& outer, llvm::Value* base,
+                           unsigned lanes, llvm::Value* mask, std::vector<std::pair<const LVal*, llvm::Value*>>& loaded);
   bool emitting_vectors_ = false;  // loop_latch: the loops emitted now must not be vectorized again
   void lower_reduce(Scope& s, uint32_t i);                                         // lower_reduce.cpp
   void lower_arg_reduce(Scope& s, uint32_t i);

@@ -50,7 +50,11 @@ std::vector<llvm::Value*> Emitter::loop_carry(
   llvm::BasicBlock* latch = b_.GetInsertBlock();
   i->addIncoming(next, latch);
   for (size_t k = 0; k < phis.size(); ++k) phis[k]->addIncoming(next_acc[k], latch);
-  loop_latch(b_.CreateICmpSLT(next, n), head, exit, rolled || keep_rolled(latches_before));
+  // A vector loop's innermost loop (its blocks, or a row's last elements) is not unrolled: LLVM
+  // fully unrolled 63 blocks of 1007 floats into 63 copies of the body, code to compile that ran
+  // no faster. Its outer loops follow the program's rule like any other.
+  const bool vector_inner = emitting_vectors_ && latches_ == latches_before;
+  loop_latch(b_.CreateICmpSLT(next, n), head, exit, rolled || vector_inner || keep_rolled(latches_before));
   b_.SetInsertPoint(exit);
   std::vector<llvm::Value*> result;
   for (size_t k = 0; k < phis.size(); ++k) {
@@ -73,9 +77,7 @@ std::vector<llvm::Value*> Emitter::loop_carry(
 void Emitter::loop_latch(llvm::Value* continue_loop, llvm::BasicBlock* head, llvm::BasicBlock* exit, bool rolled) {
   ++latches_;
   llvm::BranchInst* br = b_.CreateCondBr(continue_loop, head, exit);
-  // agc's own vector loops are not unrolled either: LLVM fully unrolled a 63-block loop (1007
-  // floats) into 63 copies of its body, code to compile that runs no faster.
-  const char* hint = rolled || emitting_vectors_ ? "llvm.loop.unroll.disable" : "llvm.loop.unroll.runtime.disable";
+  const char* hint = rolled ? "llvm.loop.unroll.disable" : "llvm.loop.unroll.runtime.disable";
   std::vector<llvm::Metadata*> ops = {nullptr, llvm::MDNode::get(ctx_ref_, llvm::MDString::get(ctx_ref_, hint))};
   if (emitting_vectors_)  // already vector code, or a remainder shorter than a vector
     ops.push_back(llvm::MDNode::get(ctx_ref_, {llvm::MDString::get(ctx_ref_, "llvm.loop.vectorize.enable"),
