@@ -2,9 +2,9 @@
 // functions and the aliases that map more call keys to them, both bounded), and LRU eviction.
 // The cached call's lock-free side is function_core.cpp's (the inline cache) and
 // signature_cache.h's (the published table).
-#include <algorithm>
-
 #include "function_core.h"
+
+#include <algorithm>
 
 namespace ag::detail {
 namespace {
