@@ -93,6 +93,18 @@ int64_t stream_triad(float* a, const float* b, const float* c, int64_t n, float 
   return 3 * n * static_cast<int64_t>(sizeof(float));
 }
 
+void stream_scale_nontemporal(const float* x, float* y, int64_t n, float s) {
+  using Block = float __attribute__((vector_size(64)));
+  for (int64_t i = 0; i < n; i += 16) {
+    Block v;
+    std::memcpy(&v, x + i, sizeof v);
+    __builtin_nontemporal_store(v * s, reinterpret_cast<Block*>(y + i));
+  }
+#if defined(__x86_64__)
+  __builtin_ia32_sfence();
+#endif
+}
+
 __attribute__((noinline)) float add_one(float x) { return x + 1.0f; }
 
 double estimate_pi_plain(unsigned seed, int64_t points) {

@@ -26,6 +26,10 @@ float sum_squares_eigen(const float* x, int64_t n);
 void column_sums_plain(const float* x, float* out, int64_t rows, int64_t cols);
 // STREAM triad a = b + s*c; returns bytes moved.
 int64_t stream_triad(float* a, const float* b, const float* c, int64_t n, float s);
+// y = s*x stored around the cache (non-temporal stores; y 64-byte aligned, n a multiple of 16):
+// one read and one write stream without the write's read-for-ownership, the most a one-input
+// elementwise chain can do on tensors far larger than the cache.
+void stream_scale_nontemporal(const float* x, float* y, int64_t n, float s);
 // W4: the direct C++ call a cached trivial function is compared with.
 float add_one(float x);
 // W6: pi from `points` uniform float points of std::mt19937 (hand-written float conversion).

@@ -333,6 +333,7 @@ void Emitter::emit_entry() {
       if (r.static_shape) {
         sink.kind = Sink::Kind::Static;
         sink.ptr = b_.CreateLoad(b_.getPtrTy(), b_.CreateInBoundsGEP(b_.getPtrTy(), out_data, i64(static_cast<int64_t>(k))));
+        aligned_results_.insert(sink.ptr);  // make_tensor's buffers are 64-byte aligned (tensor.h)
       } else {
         sink.kind = Sink::Kind::Output;
         sink.index = static_cast<int32_t>(k);

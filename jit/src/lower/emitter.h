@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <optional>
+#include <unordered_set>
 #include <vector>
 
 #include "../abi.h"
@@ -203,6 +204,13 @@ class Emitter {
   llvm::Value* eval_vector(Scope& s, ValueId v, const Walk& w, const std::vector<llvm::Value*>& outer, llvm::Value* base,
                            unsigned lanes, llvm::Value* mask, std::vector<std::pair<const LVal*, llvm::Value*>>& loaded);
   bool emitting_vectors_ = false;  // loop_latch: the loops emitted now must not be vectorized again
+  // Non-temporal stores (lower_fused_vector.cpp): whether a vector loop writes `out` around the
+  // cache (a result far larger than the last-level cache, in aligned whole blocks), and the
+  // fence that orders such stores before the thread that made them reports its range done.
+  bool streaming_output(const LVal& out, const Walk& w, DType d, unsigned lanes) const;
+  void store_fence();
+  bool streaming_stores_ = false;  // splittable_loop_nest: the loop emitted now ends with store_fence()
+  std::unordered_set<const llvm::Value*> aligned_results_;  // the entry's static results: 64-byte-aligned buffers
   void lower_reduce(Scope& s, uint32_t i);                                         // lower_reduce.cpp
   void lower_arg_reduce(Scope& s, uint32_t i);
   // A small product with its rows' column segments packed into whole vectors

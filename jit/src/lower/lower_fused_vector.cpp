@@ -7,9 +7,22 @@
 // a mask, one copy of the body, ran W3's cheap chain 1.6x slower on Zen 4 (masked stores).
 // The values are those of the scalar loop, lane by lane: the same operations on each element,
 // in the same order (no reassociation), the same fmuladd contractions.
+//
+// A result far larger than the last-level cache is written with non-temporal stores: a cached
+// store first reads the line it writes (a third stream of DRAM traffic next to the read and the
+// write-back) and then evicts data still needed; W3's cheap chain on 16M floats spends its time
+// on exactly that traffic, and two threads share the one memory bus.
 #include "emitter.h"
 
+#include <llvm/IR/IntrinsicsX86.h>
+#include <llvm/TargetParser/Triple.h>
+
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
+#include <fstream>
+#include <limits>
+#include <string>
 #include <string_view>
 
 namespace ag::jit {
@@ -23,6 +36,41 @@ constexpr int64_t kInlineBlocks = 4;
 bool vector_loops_enabled() {
   const char* e = std::getenv("AG_JIT_VECTOR_LOOPS");
   return !(e && std::string_view(e) == "0");
+}
+
+// The largest cache level's size, as the kernel reports it (sysfs). Not sysconf: glibc decodes
+// it from cpuid, and in a VM that claims one 32 MB L3 it answered 320 MB. 8 MB if unknown.
+int64_t last_level_cache_bytes() {
+  int level = 0;
+  int64_t bytes = 0;
+  for (int index = 0; index < 16; ++index) {
+    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
+    std::ifstream level_file(dir + "level"), size_file(dir + "size");
+    int l = 0;
+    int64_t size = 0;
+    char unit = 0;  // "32768K"
+    if (!(level_file >> l) || !(size_file >> size >> unit)) continue;
+    size <<= unit == 'M' ? 20 : unit == 'K' ? 10 : 0;
+    if (l > level) level = l, bytes = 0;
+    if (l == level) bytes = std::max(bytes, size);
+  }
+  return bytes > 0 ? bytes : int64_t{8} << 20;
+}
+
+// AG_JIT_NONTEMPORAL: the result size from which vector loops store around the cache. `auto`
+// (the default): 3/4 of the last-level cache, the bar glibc's memcpy uses for the same choice;
+// `0`: never; a number: that many bytes. Read per loop, like AG_JIT_VECTOR_LOOPS.
+int64_t nontemporal_threshold() {
+  const char* e = std::getenv("AG_JIT_NONTEMPORAL");
+  if (e && *e && std::string_view(e) != "auto") {
+    char* end = nullptr;
+    const long long bytes = std::strtoll(e, &end, 10);
+    if (*end != '\0' || bytes < 0)
+      throw ValueError("AG_JIT_NONTEMPORAL='" + std::string(e) + "': expected auto, 0 or a size in bytes");
+    return bytes == 0 ? std::numeric_limits<int64_t>::max() : bytes;
+  }
+  static const int64_t bar = last_level_cache_bytes() / 4 * 3;
+  return bar;
 }
 
 // Ops whose scalar_op form is the same IR on vectors (IRBuilder's operations and intrinsics
@@ -129,6 +177,26 @@ llvm::Value* Emitter::eval_vector(Scope& s, ValueId v, const Walk& w, const std:
   }
 }
 
+// Only results the runtime allocated (64-byte aligned) of a static size past the threshold, and
+// only where every whole block starts on a vector boundary (one row, or rows of whole blocks):
+// x86's streaming stores need aligned addresses. The partial block stays a cached masked store.
+bool Emitter::streaming_output(const LVal& out, const Walk& w, DType d, unsigned lanes) const {
+  if (!llvm::Triple(module_.getTargetTriple()).isX86() || !aligned_results_.count(out.ptr)) return false;
+  int64_t elements = 1;
+  for (llvm::Value* dim : w.dims) {
+    const auto* c = llvm::dyn_cast<llvm::ConstantInt>(dim);
+    if (!c) return false;
+    elements *= c->getSExtValue();
+  }
+  const int64_t row = llvm::cast<llvm::ConstantInt>(w.dims.back())->getSExtValue();
+  if (w.dims.size() > 1 && row % lanes != 0) return false;
+  return elements * static_cast<int64_t>(dtype_size(d)) >= nontemporal_threshold();
+}
+
+// sfence: non-temporal stores are weakly ordered, and the pool's completion flag (a release
+// store) does not order them on x86.
+void Emitter::store_fence() { b_.CreateIntrinsic(llvm::Intrinsic::x86_sse_sfence, {}, {}); }
+
 bool Emitter::lower_elementwise_vector(Scope& s, uint32_t i, const LVal& out, const Walk& w) {
   const Node& n = s.graph().nodes[i];
   const DType d = out.dtype;
@@ -150,8 +218,11 @@ bool Emitter::lower_elementwise_vector(Scope& s, uint32_t i, const LVal& out, co
   std::vector<llvm::Constant*> lane_index;
   for (unsigned l = 0; l < lanes; ++l) lane_index.push_back(b_.getInt64(l));
   llvm::Constant* lane_ids = llvm::ConstantVector::get(lane_index);
-  const bool was = emitting_vectors_;
+  const bool stream = streaming_output(out, w, d, lanes);
+  llvm::MDNode* nontemporal = llvm::MDNode::get(ctx_ref_, {llvm::ConstantAsMetadata::get(b_.getInt32(1))});
+  const bool was = emitting_vectors_, was_streaming = streaming_stores_;
   emitting_vectors_ = true;
+  streaming_stores_ = stream;
   std::vector<llvm::Value*> outer;  // the outer dims' index of the block being emitted
   auto vector_block = [&](llvm::Value* base, llvm::Value* mask) {
     std::vector<std::pair<const LVal*, llvm::Value*>> loaded;
@@ -162,7 +233,8 @@ bool Emitter::lower_elementwise_vector(Scope& s, uint32_t i, const LVal& out, co
     llvm::Value* row = linear_offset(std::vector<llvm::Value*>(out_strides.begin(), out_strides.end() - 1), outer);
     llvm::Value* ptr = b_.CreateInBoundsGEP(mem_type(d), out.ptr, b_.CreateAdd(row, base));
     if (mask) b_.CreateMaskedStore(value, ptr, align, mask);
-    else b_.CreateAlignedStore(value, ptr, align);
+    else if (!stream) b_.CreateAlignedStore(value, ptr, align);
+    else b_.CreateAlignedStore(value, ptr, llvm::Align(vector_bytes_))->setMetadata(llvm::LLVMContext::MD_nontemporal, nontemporal);
   };
   // The last, partial block at `base` (`left` elements): masked, or element by element.
   auto partial_block = [&](llvm::Value* base, llvm::Value* left) {
@@ -204,7 +276,9 @@ bool Emitter::lower_elementwise_vector(Scope& s, uint32_t i, const LVal& out, co
               [&] { partial_block(base, left); });
     }, i64(lanes));
   }
+  if (stream) store_fence();  // the loop ran on this thread (small) or the pool's threads fenced theirs
   emitting_vectors_ = was;
+  streaming_stores_ = was_streaming;
   return true;
 }
 

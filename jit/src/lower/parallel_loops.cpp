@@ -13,6 +13,7 @@
 #include <llvm/IR/CFG.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/Transforms/Utils/CodeExtractor.h>
 
 #include <unordered_set>
@@ -105,6 +106,7 @@ void Emitter::splittable_loop_nest(const std::vector<llvm::Value*>& dims, llvm::
   i->addIncoming(next, b_.GetInsertBlock());
   loop_latch(b_.CreateICmpSLT(next, hi), head, done, keep_rolled(latches_before));
   b_.SetInsertPoint(done);
+  if (streaming_stores_) store_fence();  // inside the worker: each thread fences its own stores
   p.exit = llvm::BasicBlock::Create(ctx_ref_, "par.end", fn_);
   b_.CreateBr(p.exit);
   b_.SetInsertPoint(p.exit);
@@ -134,8 +136,10 @@ bool Emitter::outline_parallel_loop(const ParallelLoop& loop, int index) {
       if (!inst.mayWriteToMemory()) continue;
       const llvm::Value* to = nullptr;  // a store, or a masked one (lower_fused_vector.cpp)
       if (auto* st = llvm::dyn_cast<llvm::StoreInst>(&inst)) to = st->getPointerOperand();
-      else if (auto* ii = llvm::dyn_cast<llvm::IntrinsicInst>(&inst); ii && ii->getIntrinsicID() == llvm::Intrinsic::masked_store)
-        to = ii->getArgOperand(1);
+      else if (auto* ii = llvm::dyn_cast<llvm::IntrinsicInst>(&inst)) {
+        if (ii->getIntrinsicID() == llvm::Intrinsic::masked_store) to = ii->getArgOperand(1);
+        else if (ii->getIntrinsicID() == llvm::Intrinsic::x86_sse_sfence) continue;  // streaming stores' fence
+      }
       if (!to || llvm::getUnderlyingObject(to) != out_base) return false;
     }
   }
