@@ -96,6 +96,12 @@ void agc_rt_var_read(void* var, void* dst);
 // the operand's static rank); the new value is also copied to `result` unless it is null. Returns
 // 0, or 1 with the error recorded (the eager kernel's error: a shape that does not fit, memory).
 int32_t agc_rt_var_assign(ag::jit::JitCallCtx* ctx, int32_t node, void* var, const ag::jit::JitArg* in, void* result);
+// assign_add (subtract 0) or assign_sub (1) of node `node` with the scalar at `operand` to a
+// scalar variable: agc_rt_var_assign's read-modify-write without its dispatch on shapes, for the
+// counters and accumulators of staged loops. A value an eager reader shares (copy-on-write) or a
+// variable that is not a numeric scalar takes agc_rt_var_assign. Same results and errors.
+int32_t agc_rt_var_add_scalar(ag::jit::JitCallCtx* ctx, int32_t node, int32_t subtract, void* var, const void* operand,
+                              void* result);
 // ag::print of node `node`: formats its text items (attrs) and tensor inputs `ins` (views of the
 // JIT buffers, no copies) and prints the line. Returns 0, or 1 with the error recorded.
 int32_t agc_rt_print(ag::jit::JitCallCtx* ctx, int32_t node, const ag::jit::JitArg* ins);

@@ -46,11 +46,14 @@ size_t value_bytes(const VariableState& v) {
 // an eager reader got from Variable::value() (or the initial value) shares it: then the value is
 // replaced by a copy first, as an eager assignment replaces it, so that reader never sees a
 // change. In a loop of assignments only the first copies.
+bool writable_in_place(const detail::TensorImpl* impl) {
+  const detail::Storage* s = impl->storage;
+  return detail::sole_owner(impl->refs) && s && detail::sole_owner(s->refs) && !(s->flags & detail::Storage::kExternal);
+}
+
 void* writable_value(VariableState& v, bool keep_contents) {
   const detail::TensorImpl* impl = v.value.impl();
-  const detail::Storage* s = impl->storage;
-  if (detail::sole_owner(impl->refs) && s && detail::sole_owner(s->refs) && !(s->flags & detail::Storage::kExternal))
-    return impl->data;
+  if (writable_in_place(impl)) return impl->data;
   Tensor fresh = detail::make_tensor(v.dtype, v.shape);
   if (keep_contents && value_bytes(v)) std::memcpy(fresh.impl()->data, impl->data, value_bytes(v));
   v.value = std::move(fresh);
@@ -169,6 +172,34 @@ int32_t agc_rt_var_assign(JitCallCtx* ctx, int32_t node, void* var, const JitArg
     st.error = std::current_exception();
   }
   return 1;
+}
+
+int32_t agc_rt_var_add_scalar(JitCallCtx* ctx, int32_t node, int32_t subtract, void* var, const void* operand,
+                              void* result) {
+  auto& v = *static_cast<ag::detail::VariableState*>(var);
+  const ag::OpKind op = subtract ? ag::OpKind::AssignSubVariable : ag::OpKind::AssignAddVariable;
+  {
+    std::lock_guard lock(v.mu);  // one whole read-modify-write, as agc_rt_var_assign
+    const ag::detail::TensorImpl* impl = v.value.impl();
+    if (v.shape.rank() == 0 && ag::jit::writable_in_place(impl)) {
+      auto add = [&](auto tag) {
+        using T = decltype(tag);
+        T* dst = static_cast<T*>(impl->data);
+        *dst = ag::jit::combine<T>(op, *dst, *static_cast<const T*>(operand));
+        if (result) *static_cast<T*>(result) = *dst;
+        return 0;
+      };
+      switch (v.dtype) {
+        case ag::DType::Int32: return add(int32_t{});
+        case ag::DType::Int64: return add(int64_t{});
+        case ag::DType::Float32: return add(float{});
+        case ag::DType::Float64: return add(double{});
+        default: break;
+      }
+    }
+  }
+  const JitArg in{const_cast<void*>(operand), nullptr};  // rank 0: no dims are read
+  return agc_rt_var_assign(ctx, node, var, &in, result);
 }
 
 int32_t agc_rt_print(JitCallCtx* ctx, int32_t node, const JitArg* ins) {

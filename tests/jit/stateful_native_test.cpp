@@ -96,11 +96,50 @@ TEST(JitStatefulNative, AssignAddFromTwoThreadsIsExact) {
   auto f = ag::function([&](ag::Tensor steps) { return add_in_a_loop(total, steps, ag::Tensor(int64_t{1})); });
   const ag::Tensor steps = ag::Tensor(int64_t{100000});
   const std::string ir = f.get_concrete_function(steps).llvm_ir(false);
-  EXPECT_TRUE(ir_calls(ir, "agc_rt_var_assign")) << ir;
+  EXPECT_TRUE(ir_calls(ir, "agc_rt_var_add_scalar")) << ir;
   std::thread a([&] { f(steps); }), b([&] { f(steps); });
   a.join();
   b.join();
   EXPECT_EQ(total.value().item<int64_t>(), 200000);
+}
+
+// A scalar added to or subtracted from a scalar variable takes agc_rt_var_add_scalar (no shape
+// dispatch): every numeric dtype, the new value used or not, eager == interpreter == JIT; an
+// eager reader holding the value sends it through agc_rt_var_assign's copy-on-write instead.
+TEST(JitStatefulNative, ScalarUpdatesTakeTheScalarHelper) {
+  auto body = [](ag::Variable& v, ag::Tensor x) {
+    ag::Tensor after_add = v.assign_add(x);  // used
+    v.assign_sub(x * 3);                     // unused
+    v.assign_add(x);
+    return after_add * 2 + v.value();
+  };
+  for (ag::DType d : {ag::int32, ag::int64, ag::float32, ag::float64}) {
+    const ag::Tensor x = ag::cast(ag::Tensor(int64_t{7}), d), start = ag::cast(ag::Tensor(int64_t{100}), d);
+    std::vector<ag::Tensor> results[3];
+    for (int mode = 0; mode < 3; ++mode) {
+      ag::Variable v(start, "v");
+      auto f = ag::function([&](ag::Tensor a) { return body(v, a); }, {.jit_compile = mode == 2});
+      for (int k = 0; k < 3; ++k) results[mode].push_back(mode == 0 ? body(v, x) : f(x));
+      const ag::Tensor held = v.value();  // shares the buffer: the next update copies first
+      results[mode].push_back(mode == 0 ? body(v, x) : f(x));
+      results[mode].push_back(held);
+      results[mode].push_back(v.value());
+      if (mode == 2) {
+        const std::string ir = f.get_concrete_function(x).llvm_ir(false);
+        EXPECT_TRUE(ir_calls(ir, "agc_rt_var_add_scalar")) << ag::dtype_name(d) << ir;
+        EXPECT_FALSE(ir_calls(ir, "agc_rt_var_assign")) << ag::dtype_name(d) << ir;
+      }
+    }
+    for (int mode = 1; mode < 3; ++mode)
+      for (size_t k = 0; k < results[0].size(); ++k)
+        EXPECT_TRUE(agtest::same_tensor(results[0][k], results[mode][k], {0, 0}))
+            << ag::dtype_name(d) << " mode " << mode << " result " << k << ": " << results[mode][k].str() << " vs "
+            << results[0][k].str();
+  }
+  // assign (not an update) keeps the general helper.
+  ag::Variable v(1.0f, "v");
+  auto f = ag::function([&](ag::Tensor a) { return v.assign(a); });
+  EXPECT_TRUE(ir_calls(f.get_concrete_function(ag::Tensor(2.0f)).llvm_ir(false), "agc_rt_var_assign"));
 }
 
 TEST(JitStatefulNative, PrintAndAssertCallTheirHelpers) {

@@ -82,9 +82,18 @@ void Emitter::lower_stateful(Scope& s, uint32_t i) {
       const ValueStorage st = s.plan->values[i][0].storage;
       const bool unused = !has_uses(s, i) && (st == ValueStorage::Reg || st == ValueStorage::Arena);
       llvm::Value* ptr = unused ? nullptr : result_buffer(s, i, out.dims);
-      llvm::Value* rc = b_.CreateCall(runtime("agc_rt_var_assign"),
-                                      {ctx_, i32(id), var, input_args(s, i),
-                                       ptr ? ptr : llvm::ConstantPointerNull::get(b_.getPtrTy())});
+      llvm::Value* result = ptr ? ptr : llvm::ConstantPointerNull::get(b_.getPtrTy());
+      // A scalar added to a scalar variable (a staged loop's counter): the helper without the
+      // shape dispatch (W7).
+      const DType d = out.dtype;
+      const TensorType& operand = s.type(n.inputs[0]);
+      const bool scalar_add = n.op != OpKind::AssignVariable && out.dims.empty() && operand.shape.rank() == 0 && operand.dtype == d &&
+                              (d == DType::Int32 || d == DType::Int64 || d == DType::Float32 || d == DType::Float64);
+      llvm::Value* rc =
+          scalar_add ? b_.CreateCall(runtime("agc_rt_var_add_scalar"),
+                                     {ctx_, i32(id), i32(n.op == OpKind::AssignSubVariable), var,
+                                      as_buffer(s.at(n.inputs[0])).ptr, result})
+                     : b_.CreateCall(runtime("agc_rt_var_assign"), {ctx_, i32(id), var, input_args(s, i), result});
       return_if(b_.CreateICmpNE(rc, i32(0)));
       if (unused) {
         out.kind = LVal::Kind::Buf;  // never read
