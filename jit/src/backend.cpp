@@ -12,6 +12,7 @@
 #include "ag/detail/ops_internal.h"
 #include "ag/detail/out_of_memory.h"
 #include "ag/detail/parallel.h"
+#include "cache_geometry.h"
 #include "call_state.h"
 #include "disk_cache.h"
 #include "engine.h"
@@ -212,6 +213,20 @@ class JitExecutable final : public Executable {
 
 void write_file(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
+// A result of 1 MB or more may be stored around the cache (lower_fused_vector.cpp), which needs
+// the cache's size: read it (sysfs, 0.2 ms in a new process) before waiting for the engine that
+// the warm-up thread may still be creating, not on the compile's own path.
+void prefetch_cache_geometry(const Graph& g) {
+  for (const ValueId& r : g.results) {
+    const TensorType& t = g.type(r);
+    if (t.dtype != DType::List && t.shape.is_fully_defined() &&
+        t.shape.num_elements() * static_cast<int64_t>(dtype_size(t.dtype)) >= (int64_t{1} << 20)) {
+      last_level_cache_bytes();
+      return;
+    }
+  }
+}
+
 class JitBackend final : public CompilerBackend {
  public:
   std::string_view name() const override { return "jit"; }
@@ -223,6 +238,7 @@ class JitBackend final : public CompilerBackend {
     // Reads AG_NUM_THREADS now, where a bad value is a ValueError of this call: compiled code
     // that reaches the pool (agc_rt_parallel_for) has no way to raise one.
     detail::parallel_threads();
+    prefetch_cache_geometry(*graph);
     std::shared_ptr<Engine> engine = this->engine();
     const auto t_engine = Clock::now();
     const int level = jit_opt_level();

@@ -7,8 +7,10 @@
 // tensors exercise what a default machine does past 3/4 of its last-level cache.
 // ctest runs these under x86-64-v2 and -v3 too (16- and 32-byte vectors).
 #include <string>
+#include <utility>
 
 #include "ag/detail/parallel.h"
+#include "cache_geometry.h"
 #include "jit_test_util.h"
 
 namespace {
@@ -95,6 +97,19 @@ TEST_F(StreamingStores, EachPoolWorkerFencesItsOwnStores) {
   // One fence where the worker's range ends (moved out with the loop), one after the whole loop.
   EXPECT_GE(count(on.lowered, "call void @llvm.x86.sse.sfence()"), 2);
   expect_streams("cheap over the pool", cheap, x);
+}
+
+// `auto`: from 3/4 of the last-level cache the sysfs reports (a result just past the bar
+// streams, one of half that size does not).
+TEST_F(StreamingStores, TheDefaultBarIsThreeQuartersOfTheLastLevelCache) {
+  const int64_t llc = ag::jit::last_level_cache_bytes();
+  ASSERT_GE(llc, int64_t{1} << 20);
+  const int64_t past = (llc / 4 * 3 / 4 + 16) / 16 * 16;  // floats
+  for (const auto& [n, streams] : {std::pair{past, true}, std::pair{past / 2, false}}) {
+    const Tensor x = ag::random_uniform({n}, ag::float32, -3, 3, 16);
+    const Compiled c = compile("auto", cheap, x);
+    EXPECT_EQ(count(c.lowered, "!nontemporal") > 0, streams) << n << " floats, last-level cache " << llc << " bytes";
+  }
 }
 
 TEST_F(StreamingStores, ABadSettingIsAValueErrorNamingIt) {

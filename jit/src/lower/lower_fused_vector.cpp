@@ -14,15 +14,12 @@
 // on exactly that traffic, and two threads share the one memory bus.
 #include "emitter.h"
 
+#include "../cache_geometry.h"
+
 #include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/TargetParser/Triple.h>
 
-#include <algorithm>
-#include <cstdint>
 #include <cstdlib>
-#include <fstream>
-#include <limits>
-#include <string>
 #include <string_view>
 
 namespace ag::jit {
@@ -36,41 +33,6 @@ constexpr int64_t kInlineBlocks = 4;
 bool vector_loops_enabled() {
   const char* e = std::getenv("AG_JIT_VECTOR_LOOPS");
   return !(e && std::string_view(e) == "0");
-}
-
-// The largest cache level's size, as the kernel reports it (sysfs). Not sysconf: glibc decodes
-// it from cpuid, and in a VM that claims one 32 MB L3 it answered 320 MB. 8 MB if unknown.
-int64_t last_level_cache_bytes() {
-  int level = 0;
-  int64_t bytes = 0;
-  for (int index = 0; index < 16; ++index) {
-    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
-    std::ifstream level_file(dir + "level"), size_file(dir + "size");
-    int l = 0;
-    int64_t size = 0;
-    char unit = 0;  // "32768K"
-    if (!(level_file >> l) || !(size_file >> size >> unit)) continue;
-    size <<= unit == 'M' ? 20 : unit == 'K' ? 10 : 0;
-    if (l > level) level = l, bytes = 0;
-    if (l == level) bytes = std::max(bytes, size);
-  }
-  return bytes > 0 ? bytes : int64_t{8} << 20;
-}
-
-// AG_JIT_NONTEMPORAL: the result size from which vector loops store around the cache. `auto`
-// (the default): 3/4 of the last-level cache, the bar glibc's memcpy uses for the same choice;
-// `0`: never; a number: that many bytes. Read per loop, like AG_JIT_VECTOR_LOOPS.
-int64_t nontemporal_threshold() {
-  const char* e = std::getenv("AG_JIT_NONTEMPORAL");
-  if (e && *e && std::string_view(e) != "auto") {
-    char* end = nullptr;
-    const long long bytes = std::strtoll(e, &end, 10);
-    if (*end != '\0' || bytes < 0)
-      throw ValueError("AG_JIT_NONTEMPORAL='" + std::string(e) + "': expected auto, 0 or a size in bytes");
-    return bytes == 0 ? std::numeric_limits<int64_t>::max() : bytes;
-  }
-  static const int64_t bar = last_level_cache_bytes() / 4 * 3;
-  return bar;
 }
 
 // Ops whose scalar_op form is the same IR on vectors (IRBuilder's operations and intrinsics
@@ -190,7 +152,7 @@ bool Emitter::streaming_output(const LVal& out, const Walk& w, DType d, unsigned
   }
   const int64_t row = llvm::cast<llvm::ConstantInt>(w.dims.back())->getSExtValue();
   if (w.dims.size() > 1 && row % lanes != 0) return false;
-  return elements * static_cast<int64_t>(dtype_size(d)) >= nontemporal_threshold();
+  return past_nontemporal_threshold(elements * static_cast<int64_t>(dtype_size(d)));
 }
 
 // sfence: non-temporal stores are weakly ordered, and the pool's completion flag (a release

@@ -1,0 +1,48 @@
+// The last-level cache size and the streaming-store bar (cache_geometry.h).
+#include "cache_geometry.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <string_view>
+
+#include "ag/error.h"
+
+namespace ag::jit {
+
+int64_t last_level_cache_bytes() {
+  static const int64_t cached = [] {
+    int level = 0;
+    int64_t bytes = 0;
+    for (int index = 0; index < 16; ++index) {
+      const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
+      std::ifstream level_file(dir + "level"), size_file(dir + "size");
+      if (!level_file || !size_file) break;  // index0, index1, ... end at the first one missing
+      int l = 0;
+      int64_t size = 0;
+      char unit = 0;  // "32768K"
+      if (!(level_file >> l) || !(size_file >> size >> unit)) continue;
+      size <<= unit == 'M' ? 20 : unit == 'K' ? 10 : 0;
+      if (l > level) level = l, bytes = 0;
+      if (l == level) bytes = std::max(bytes, size);
+    }
+    return bytes > 0 ? bytes : int64_t{8} << 20;
+  }();
+  return cached;
+}
+
+bool past_nontemporal_threshold(int64_t bytes) {
+  const char* e = std::getenv("AG_JIT_NONTEMPORAL");
+  if (e && *e && std::string_view(e) != "auto") {
+    char* end = nullptr;
+    const long long bar = std::strtoll(e, &end, 10);
+    if (*end != '\0' || bar < 0)
+      throw ValueError("AG_JIT_NONTEMPORAL='" + std::string(e) + "': expected auto, 0 or a size in bytes");
+    return bar > 0 && bytes >= bar;
+  }
+  if (bytes < (int64_t{1} << 20)) return false;  // no last-level cache is that small
+  return bytes >= last_level_cache_bytes() / 4 * 3;
+}
+
+}  // namespace ag::jit
