@@ -29,8 +29,10 @@ for arg in "$@"; do
     cmake_args+=(-DAG_TSAN=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAG_BUILD_BENCH=OFF)
     packages+=(libclang-rt-19-dev)
     # A report fails its test (exit code 66); allocator_may_return_null: the out-of-memory tests
-    # ask for 4 TiB and expect ag::ResourceExhaustedError, not TSan's own abort.
-    export TSAN_OPTIONS=${TSAN_OPTIONS:-"halt_on_error=1 exitcode=66 second_deadlock_stack=1 allocator_may_return_null=1 suppressions=$AG_ROOT/tests/tsan.supp"}
+    # ask for 4 TiB and expect ag::ResourceExhaustedError, not TSan's own abort. die_after_fork=0:
+    # the fork tests' children start threads (a fresh pool, a compile thread), which TSan would
+    # otherwise refuse in a child of a multithreaded process.
+    export TSAN_OPTIONS=${TSAN_OPTIONS:-"halt_on_error=1 exitcode=66 second_deadlock_stack=1 allocator_may_return_null=1 die_after_fork=0 suppressions=$AG_ROOT/tests/tsan.supp"}
   else
     ctest_args+=("$arg")
   fi

@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "ag/backend.h"
+#include "ag/detail/fork_safety.h"
 #include "ag/detail/log.h"
 #include "ag/detail/ops_internal.h"
 #include "ag/detail/out_of_memory.h"
@@ -95,11 +96,24 @@ class JitExecutable final : public Executable {
       Executable::run_tensor_args(args, outputs);
   }
 
-  std::string llvm_ir(bool optimized) const override { return engine_->ir(program_, name_, level_, optimized); }
-  std::string assembly() const override { return engine_->assembly(program_, name_, level_); }
+  // Inspection runs LLVM: under a fork-gate pass, as compiles (fork_safety.h).
+  std::string llvm_ir(bool optimized) const override {
+    const detail::ForkGatePass pass;
+    return engine_->ir(program_, name_, level_, optimized);
+  }
+  std::string assembly() const override {
+    const detail::ForkGatePass pass;
+    return engine_->assembly(program_, name_, level_);
+  }
   std::string plan_text() const override { return plan_graph_text(program_); }
-  MappedText llvm_ir_mapped(bool optimized) const override { return engine_->ir_by_node(program_, name_, level_, optimized); }
-  MappedText assembly_mapped() const override { return engine_->assembly_by_node(program_, name_, level_); }
+  MappedText llvm_ir_mapped(bool optimized) const override {
+    const detail::ForkGatePass pass;
+    return engine_->ir_by_node(program_, name_, level_, optimized);
+  }
+  MappedText assembly_mapped() const override {
+    const detail::ForkGatePass pass;
+    return engine_->assembly_by_node(program_, name_, level_);
+  }
   std::string plan_dot() const override { return plan_graph_dot(program_); }
   int level() const { return level_; }
   bool loaded_from_disk() const override { return from_disk_; }
@@ -230,9 +244,13 @@ void prefetch_cache_geometry(const Graph& g) {
 class JitBackend final : public CompilerBackend {
  public:
   std::string_view name() const override { return "jit"; }
-  std::string target_cpu() const override { return engine()->cpu(); }
+  std::string target_cpu() const override {
+    const detail::ForkGatePass pass;
+    return engine()->cpu();
+  }
 
   std::unique_ptr<Executable> compile(std::shared_ptr<const Graph> graph, const CompileOptions& options) override {
+    const detail::ForkGatePass pass;  // fork() waits for the compile (LLVM's locks; fork_safety.h)
     using Clock = std::chrono::steady_clock;
     const auto t0 = Clock::now();
     // Reads AG_NUM_THREADS now, where a bad value is a ValueError of this call: compiled code
@@ -291,6 +309,7 @@ class JitBackend final : public CompilerBackend {
   }
 
   void warm_up() override {
+    const detail::ForkGatePass pass;
     const auto t0 = std::chrono::steady_clock::now();
     std::shared_ptr<Engine> engine = this->engine();
     const double engine_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

@@ -25,6 +25,7 @@
 #include <optional>
 #include <thread>
 
+#include "ag/detail/fork_safety.h"
 #include "ag/detail/kernel_set.h"
 #include "ag/detail/log.h"
 #include "ag/detail/parallel.h"
@@ -477,6 +478,13 @@ int64_t Engine::split_compiles_in_parallel() const { return impl_->split_in_para
 CodeHandle::CodeHandle(std::shared_ptr<Engine> engine, void* dylib, EntryFn entry)
     : engine_(std::move(engine)), dylib_(dylib), entry_(entry) {}
 
-CodeHandle::~CodeHandle() { engine_->remove(dylib_); }
+// Dropping code takes ORC's locks, and may happen under a caller's locks (a cache evicting an
+// entry): it does not wait at the fork gate. While a fork is being prepared the code stays
+// mapped instead (a leak of one function's code, only in that window).
+CodeHandle::~CodeHandle() {
+  if (!detail::try_enter_fork_gate()) return;
+  engine_->remove(dylib_);
+  detail::leave_fork_gate();
+}
 
 }  // namespace ag::jit

@@ -18,6 +18,7 @@
 #endif
 
 #include "ag/backend.h"
+#include "ag/detail/fork_safety.h"
 #include "concrete.h"
 
 namespace ag::detail {
@@ -30,12 +31,14 @@ struct Compiler {
   std::function<void()> gate;
   bool started = false, busy = false, exiting = false;
   bool warm_up_asked = false, warming_up = false;  // the JIT's warm-up: asked once, runs first
+  bool forking = false;  // fork() is being prepared: take no new work (fork_safety.h)
 };
 
-Compiler& compiler() {
+Compiler*& compiler_ptr() {
   static Compiler* c = new Compiler;  // never destroyed (see above)
-  return *c;
+  return c;
 }
+Compiler& compiler() { return *compiler_ptr(); }
 
 void stop_at_exit();
 
@@ -48,7 +51,7 @@ void work() {
   Compiler& c = compiler();
   std::unique_lock lock(c.mu);
   for (;;) {
-    c.changed.wait(lock, [&] { return c.exiting || c.warming_up || !c.queue.empty(); });
+    c.changed.wait(lock, [&] { return c.exiting || (!c.forking && (c.warming_up || !c.queue.empty())); });
     if (c.exiting) return;
     if (c.warming_up) {
       c.busy = true;
@@ -92,11 +95,44 @@ void stop_at_exit() {
   c.changed.wait(lock, [&] { return !c.busy; });
 }
 
+// fork(): the compile in progress finishes first (a compile cut off inside LLVM would leave
+// its locks taken in the child) and the queue is held still; the child, which has no compile
+// thread, gets a fresh state with the same queue and starts a thread of its own for it.
+void prepare_fork() {
+  Compiler& c = compiler();
+  std::unique_lock lock(c.mu);
+  c.forking = true;
+  c.changed.wait(lock, [&] { return !c.busy; });
+  lock.release();  // held across fork()
+}
+void after_fork_in_parent() {
+  Compiler& c = compiler();
+  c.forking = false;
+  c.mu.unlock();
+  c.changed.notify_all();
+}
+void start_once(Compiler& c);
+void after_fork_in_child() {
+  Compiler& old = compiler();  // its lock stays taken: left behind
+  auto* fresh = new Compiler;
+  fresh->queue = std::move(old.queue);
+  fresh->gate = old.gate;
+  fresh->exiting = old.exiting;
+  fresh->warm_up_asked = old.warm_up_asked;
+  compiler_ptr() = fresh;
+  std::lock_guard lock(fresh->mu);
+  if (!fresh->queue.empty() && !fresh->exiting) start_once(*fresh);
+}
+
 // Under c.mu.
 void start_once(Compiler& c) {
   if (c.started) return;
   c.started = true;
   std::atexit(stop_at_exit);
+  // Once per process (a child that starts its own thread inherits the registration).
+  static const bool hooks =
+      (set_fork_hooks(ForkStage::BackgroundCompiler, prepare_fork, after_fork_in_parent, after_fork_in_child), true);
+  (void)hooks;
   std::thread(work).detach();
 }
 

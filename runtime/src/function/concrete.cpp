@@ -1,6 +1,7 @@
 // ConcreteCore: lazy compilation, argument checks, running.
 #include "concrete.h"
 
+#include "ag/detail/fork_safety.h"
 #include "ag/detail/tape.h"
 #include "../grad/call_backward.h"
 
@@ -36,6 +37,7 @@ ConcreteCore::ConcreteCore(std::string name, Signature signature, std::shared_pt
                                     [](const ArgSig& a) { return a.kind == ArgKind::Tensor; })) {}
 
 const std::shared_ptr<const CallBackward>& ConcreteCore::backward() {
+  const ForkGatePass pass;
   std::lock_guard lock(compile_mu_);
   if (!backward_) backward_ = std::make_shared<CallBackward>(graph_, name_, jit_);
   return backward_;
@@ -52,6 +54,7 @@ std::string ConcreteCore::signature_str() const {
 }
 
 const Executable& ConcreteCore::compile(bool background) {
+  const ForkGatePass pass;  // fork() waits for a compile in progress (compile_mu_, LLVM's locks)
   std::lock_guard lock(compile_mu_);
   if (const Executable* e = exe_.load(std::memory_order_acquire)) return *e;
   CompilerBackend* backend = jit_.value_or(true) ? compiler_backend() : nullptr;
@@ -81,6 +84,7 @@ const Executable& ConcreteCore::compile(bool background) {
 }
 
 std::shared_ptr<const CodeTexts> ConcreteCore::code_texts(bool make) {
+  const ForkGatePass pass;
   std::lock_guard lock(texts_mu_);
   if (texts_ || !make) return texts_;
   const Executable* exe = exe_.load(std::memory_order_acquire);

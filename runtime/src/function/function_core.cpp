@@ -3,6 +3,8 @@
 // its eviction: function_table.cpp.
 #include "function_core.h"
 
+#include "ag/detail/fork_safety.h"
+
 #include <fmt/format.h>
 
 #include <atomic>
@@ -235,6 +237,7 @@ Signature FunctionCore::signature_to_trace(std::span<const ArgView> args, std::s
 
 std::shared_ptr<ConcreteCore> FunctionCore::lookup_or_trace(std::span<const ArgView> args, const KeyBuf& key,
                                                             bool exact) {
+  const ForkGatePass pass;  // fork() waits for a trace in progress (its pending entry, mu_)
   std::vector<uint64_t> key_words = key.to_vector();
   std::unique_lock lock(mu_);
   for (;;) {

@@ -15,6 +15,7 @@
 #include <vector>
 #include <unsupported/Eigen/CXX11/ThreadPool>
 
+#include "ag/detail/fork_safety.h"
 #include "ag/detail/parallel.h"
 #include "ag/error.h"
 #include "ag/platform.h"
@@ -46,9 +47,24 @@ struct PoolState {
   std::atomic<int> threads{0};              // 0: not read from the environment yet
 };
 
-PoolState& state() {
-  static PoolState* s = new PoolState;  // never destroyed: kernels may run during static destruction
-  return *s;
+// In a child of fork() the pool's workers do not exist: the child gets a fresh state (the same
+// size), whose pool is made at its first parallel loop; the parent's is left behind, never
+// destroyed (its destructor would wait for those workers).
+void fresh_state_after_fork();
+
+PoolState*& state_ptr() {
+  static PoolState* s = [] {
+    set_fork_hooks(ForkStage::ThreadPool, nullptr, nullptr, fresh_state_after_fork);
+    return new PoolState;  // never destroyed: kernels may run during static destruction
+  }();
+  return s;
+}
+PoolState& state() { return *state_ptr(); }
+
+void fresh_state_after_fork() {
+  auto* fresh = new PoolState;
+  fresh->threads.store(state().threads.load(std::memory_order_relaxed), std::memory_order_relaxed);
+  state_ptr() = fresh;
 }
 
 int ensure_threads() {

@@ -3,6 +3,7 @@
 // one thread), behind a shared pool of size-rounded free lists, capped in total cached bytes.
 #include "allocator.h"
 
+#include "ag/detail/fork_safety.h"
 #include "ag/detail/memory_stats.h"
 
 #include <sys/mman.h>
@@ -56,8 +57,18 @@ struct Pool {
   size_t cached = 0;
 };
 
+Pool& pool();
+
+// fork(): the pool's lock is taken around it, so that the child never finds it held by a
+// thread it does not have.
+void lock_pool() { pool().mu.lock(); }
+void unlock_pool() { pool().mu.unlock(); }
+
 Pool& pool() {
-  static Pool* p = new Pool;  // never destroyed: tensors may be freed during static destruction
+  static Pool* p = [] {
+    set_fork_hooks(ForkStage::Allocator, lock_pool, unlock_pool, unlock_pool);
+    return new Pool;  // never destroyed: tensors may be freed during static destruction
+  }();
   return *p;
 }
 
