@@ -96,23 +96,28 @@ void stop_at_exit() {
 }
 
 // fork(): the compile in progress finishes first (a compile cut off inside LLVM would leave
-// its locks taken in the child) and the queue is held still; the child, which has no compile
-// thread, gets a fresh state with the same queue and starts a thread of its own for it.
-void prepare_fork() {
+// its locks taken in the child) and no new one starts until the fork returns; later, after the
+// fork gate, the queue's lock is taken so the child copies a whole queue. The child, which has
+// no compile thread, gets a fresh state with that queue and, once the rest of the child's state
+// is renewed, a thread of its own for it.
+void finish_compile_before_fork() {
   Compiler& c = compiler();
   std::unique_lock lock(c.mu);
   c.forking = true;
   c.changed.wait(lock, [&] { return !c.busy; });
-  lock.release();  // held across fork()
 }
-void after_fork_in_parent() {
+void resume_after_fork() {
   Compiler& c = compiler();
-  c.forking = false;
-  c.mu.unlock();
+  {
+    std::lock_guard lock(c.mu);
+    c.forking = false;
+  }
   c.changed.notify_all();
 }
+void lock_queue() { compiler().mu.lock(); }
+void unlock_queue() { compiler().mu.unlock(); }
 void start_once(Compiler& c);
-void after_fork_in_child() {
+void fresh_compiler_in_child() {
   Compiler& old = compiler();  // its lock stays taken: left behind
   auto* fresh = new Compiler;
   fresh->queue = std::move(old.queue);
@@ -120,8 +125,12 @@ void after_fork_in_child() {
   fresh->exiting = old.exiting;
   fresh->warm_up_asked = old.warm_up_asked;
   compiler_ptr() = fresh;
-  std::lock_guard lock(fresh->mu);
-  if (!fresh->queue.empty() && !fresh->exiting) start_once(*fresh);
+}
+// The last child hook (after the fork gate was renewed: the new thread's compile takes a pass).
+void start_compiler_in_child() {
+  Compiler& c = compiler();
+  std::lock_guard lock(c.mu);
+  if (!c.queue.empty() && !c.exiting) start_once(c);
 }
 
 // Under c.mu.
@@ -131,7 +140,8 @@ void start_once(Compiler& c) {
   std::atexit(stop_at_exit);
   // Once per process (a child that starts its own thread inherits the registration).
   static const bool hooks =
-      (set_fork_hooks(ForkStage::BackgroundCompiler, prepare_fork, after_fork_in_parent, after_fork_in_child), true);
+      (set_fork_hooks(ForkStage::BackgroundCompiler, finish_compile_before_fork, resume_after_fork, start_compiler_in_child),
+       set_fork_hooks(ForkStage::CompileQueue, lock_queue, unlock_queue, fresh_compiler_in_child), true);
   (void)hooks;
   std::thread(work).detach();
 }

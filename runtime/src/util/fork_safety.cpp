@@ -11,29 +11,38 @@
 namespace ag::detail {
 namespace {
 
+// Each stage's hooks are set once, before their first fork, and read by the handlers: atomics
+// and no lock (a lock here would be taken after a stage's own lock by set_fork_hooks and before
+// it by the handlers).
+using Hook = void (*)();
 struct Hooks {
-  void (*prepare)() = nullptr;
-  void (*parent)() = nullptr;
-  void (*child)() = nullptr;
+  std::atomic<Hook> prepare{nullptr}, parent{nullptr}, child{nullptr};
 };
 constexpr int kStages = static_cast<int>(ForkStage::Count);
 Hooks g_hooks[kStages];
-std::mutex g_hooks_mu;  // held from prepare to parent/child: no hook changes during a fork
+
+// The hooks as prepare saw them: parent and child run exactly those (a stage set up during the
+// fork would otherwise be unlocked without having been locked). Only the forking thread uses it.
+struct Snapshot {
+  Hook parent = nullptr, child = nullptr;
+};
+Snapshot g_forking[kStages];
 
 void run_prepare() {
-  g_hooks_mu.lock();
-  for (const Hooks& h : g_hooks)
-    if (h.prepare) h.prepare();
+  for (int s = 0; s < kStages; ++s) {
+    const Hooks& h = g_hooks[s];
+    const Hook prepare = h.prepare.load(std::memory_order_acquire);
+    g_forking[s] = {h.parent.load(std::memory_order_acquire), h.child.load(std::memory_order_acquire)};
+    if (prepare) prepare();
+  }
 }
 void run_parent() {
   for (int s = kStages - 1; s >= 0; --s)
-    if (g_hooks[s].parent) g_hooks[s].parent();
-  g_hooks_mu.unlock();
+    if (g_forking[s].parent) g_forking[s].parent();
 }
 void run_child() {
   for (int s = kStages - 1; s >= 0; --s)
-    if (g_hooks[s].child) g_hooks[s].child();
-  g_hooks_mu.unlock();  // the forking thread locked it: it is this thread in the child
+    if (g_forking[s].child) g_forking[s].child();
 }
 
 // ---- the gate ----
@@ -83,8 +92,10 @@ void register_gate_once() {
 void set_fork_hooks(ForkStage stage, void (*prepare)(), void (*parent)(), void (*child)()) {
   static const bool registered = (pthread_atfork(run_prepare, run_parent, run_child), true);
   (void)registered;
-  std::lock_guard lock(g_hooks_mu);
-  g_hooks[static_cast<int>(stage)] = {prepare, parent, child};
+  Hooks& h = g_hooks[static_cast<int>(stage)];
+  h.prepare.store(prepare, std::memory_order_release);
+  h.parent.store(parent, std::memory_order_release);
+  h.child.store(child, std::memory_order_release);
 }
 
 ForkGatePass::ForkGatePass() {

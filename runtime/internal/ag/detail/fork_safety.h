@@ -8,11 +8,21 @@
 namespace ag::detail {
 
 // The order in which prepare hooks run (parent and child hooks run in the reverse order). The
-// background compiler quiesces first (its next compile would wait at the gate, holding its
-// queue), then the gate waits for traces and compiles in flight, then leaf locks are taken.
-enum class ForkStage : int { BackgroundCompiler = 0, Gate = 1, Allocator = 2, ThreadPool = 3, Count = 4 };
+// background compiler finishes its compile first (its next one would wait at the gate while
+// counted busy), then the gate waits for traces and compiles in flight, then the leaf locks
+// are taken: the compile queue's and the allocator's (a thread holding a pass may still need
+// them while the gate waits for it).
+enum class ForkStage : int {
+  BackgroundCompiler = 0,
+  Gate = 1,
+  CompileQueue = 2,
+  Allocator = 3,
+  ThreadPool = 4,
+  Count = 5
+};
 
-// Sets the hooks of `stage` (once per stage; a null hook does nothing). Thread-safe.
+// Sets the hooks of `stage` (once per stage, before its first fork; a null hook does nothing).
+// Thread-safe, and takes no lock: a stage may call it under its own.
 void set_fork_hooks(ForkStage stage, void (*prepare)(), void (*parent)(), void (*child)());
 
 // A pass through the fork gate. Held across work that runs LLVM or holds a Function's trace or
