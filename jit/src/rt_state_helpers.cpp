@@ -42,15 +42,17 @@ size_t value_bytes(const VariableState& v) {
   return static_cast<size_t>(v.shape.num_elements()) * dtype_size(v.dtype);
 }
 
-// The buffer of the variable's value, safe to write in place (the caller holds v.mu). A tensor
-// an eager reader got from Variable::value() (or the initial value) shares it: then the value is
-// replaced by a copy first, as an eager assignment replaces it, so that reader never sees a
-// change. In a loop of assignments only the first copies.
+// Whether the value's buffer may be written in place: the variable holds the only reference
+// to its tensor and storage, and the storage is not external memory.
 bool writable_in_place(const detail::TensorImpl* impl) {
   const detail::Storage* s = impl->storage;
   return detail::sole_owner(impl->refs) && s && detail::sole_owner(s->refs) && !(s->flags & detail::Storage::kExternal);
 }
 
+// The buffer of the variable's value, safe to write in place (the caller holds v.mu). A tensor
+// an eager reader got from Variable::value() (or the initial value) shares it: then the value is
+// replaced by a copy first, as an eager assignment replaces it, so that reader never sees a
+// change. In a loop of assignments only the first copies.
 void* writable_value(VariableState& v, bool keep_contents) {
   const detail::TensorImpl* impl = v.value.impl();
   if (writable_in_place(impl)) return impl->data;
