@@ -3,7 +3,7 @@
 //   W2 Collatz steps from 27                     JIT vs plain C++ on ints
 //   W3 fused chains on 1M / 16M float32          JIT vs Eigen array expression vs plain loop, % of triad bandwidth;
 //      a full reduction and column sums (reduction_rows.cpp), 1 and 2 threads
-//   W4 dispatch of a trivial cached call         ns above a direct C++ call
+//   W4 dispatch of a trivial cached call         ns above a direct C++ call, with membarrier and without
 //   W5 first call                                trace + optimize + codegen, and the same from the disk cache
 //   W5b a large graph (40 small dense layers)     first call and cached call, rolled and unrolled loops
 //   W6 Monte Carlo pi, 1M points (a simulation with a random Generator in a staged loop)
@@ -204,17 +204,38 @@ double executable_only(int reps) {
   return time_ns([&] { exe->run(in, out); keep(out[0]); }, 200000, reps);
 }
 
-void w4(int reps) {
+double w4_cached_call(int reps) {
   auto jit = ag::function(bench::trivial);
   const ag::Tensor x = ag::constant({1.0f});
+  return time_ns([&] { keep(jit(x)); }, 200000, reps);
+}
+
+// The same cached call in a new process with fences on both sides of the hazard slots
+// (AG_HAZARD_FENCES=1): what a process without membarrier (a seccomp filter that denies it, an
+// old kernel) pays. `self --w4-call` prints the time.
+double w4_fenced(const std::string& self, int reps) {
+  const std::string cmd = "AG_HAZARD_FENCES=1 AG_CACHE_DIR=off '" + self + "' --w4-call " + std::to_string(reps);
+  double ns = -1;
+  if (FILE* p = ::popen(cmd.c_str(), "r")) {
+    if (std::fscanf(p, "%lf", &ns) != 1) ns = -1;
+    ::pclose(p);
+  }
+  return ns;
+}
+
+void w4(const std::string& self, int reps) {
   volatile float v = 1.0f;
-  const double t_jit = time_ns([&] { keep(jit(x)); }, 200000, reps);
+  const double t_jit = w4_cached_call(reps);
+  const double t_fenced = w4_fenced(self, reps);
   const double t_exe = executable_only(reps);
   const double t_direct = time_ns([&] { keep(bench::add_one(v)); }, 2000000, reps);
   const char* w = "W4 dispatch: cached call, x + 1 on a 1-element tensor";
   char extra[64];
   std::snprintf(extra, sizeof extra, "%.0f ns above direct", t_jit - t_direct);
   row(w, "JIT (ag::function)", t_jit, extra, "<= +30 ns: " + verdict(t_jit - t_direct <= 30));
+  std::snprintf(extra, sizeof extra, "%.0f ns above direct", t_fenced - t_direct);
+  row(w, "same without membarrier (AG_HAZARD_FENCES=1: a fence on both sides)", t_fenced, extra,
+      "<= +30 ns: " + verdict(t_fenced > 0 && t_fenced - t_direct <= 30));
   row(w, "of which JIT Executable::run (code + output tensor)", t_exe);
   row(w, "direct C++ call (noinline)", t_direct);
 }
@@ -472,6 +493,10 @@ int main(int argc, char** argv) {
     auto has = [&](const char* mode) { return std::any_of(argv + 3, argv + argc, [&](const char* a) { return std::strcmp(a, mode) == 0; }); };
     return first_call(argv[2], has("tiered"), has("after"));
   }
+  if (argc >= 3 && std::strcmp(argv[1], "--w4-call") == 0) {
+    std::printf("%.3f\n", w4_cached_call(std::atoi(argv[2])));
+    return 0;
+  }
   // jit_bench [--quick] [W1 W2 ...]: all workloads unless some are named.
   bool quick = false;
   std::vector<std::string> only;
@@ -491,7 +516,7 @@ int main(int argc, char** argv) {
     w3(reps, int64_t{1} << 20);
     w3(quick ? 2 : reps, int64_t{1} << 24);
   }
-  if (wanted("W4")) w4(reps);
+  if (wanted("W4")) w4(std::filesystem::canonical("/proc/self/exe").string(), reps);
   if (wanted("W5")) w5(std::filesystem::canonical("/proc/self/exe").string());
   if (wanted("W5") || wanted("W5b")) bench::large_graph_rows(reps);
   if (wanted("W6")) w6(reps);

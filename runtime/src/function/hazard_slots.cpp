@@ -1,7 +1,9 @@
 // Hazard slots: the membarrier registration and the writer's side (see hazard_slots.h).
 #include "hazard_slots.h"
 
+#include <cstdlib>
 #include <mutex>
+#include <string_view>
 
 #if defined(__linux__)
 #include <linux/membarrier.h>
@@ -12,22 +14,23 @@
 namespace ag::detail::hazard {
 namespace {
 
-#if defined(__SANITIZE_THREAD__)
+#if defined(AG_HAZARD_TSAN)
 constexpr bool kThreadSanitizer = true;
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-constexpr bool kThreadSanitizer = true;
-#else
-constexpr bool kThreadSanitizer = false;
-#endif
 #else
 constexpr bool kThreadSanitizer = false;
 #endif
 
+// AG_HAZARD_FENCES=1: fences on both sides, as where membarrier is not available (the tests of
+// that path, and comparisons).
+bool fences_asked() {
+  const char* e = std::getenv("AG_HAZARD_FENCES");
+  return e && std::string_view(e) == "1";
+}
+
 // ThreadSanitizer cannot see the ordering membarrier gives, so its builds use fences.
 bool register_membarrier() {
 #if defined(__linux__) && defined(SYS_membarrier)
-  if (kThreadSanitizer) return false;
+  if (kThreadSanitizer || fences_asked()) return false;
   const long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
   if (cmds < 0 || !(cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED)) return false;
   return syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;

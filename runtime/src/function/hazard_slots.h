@@ -10,8 +10,9 @@
 // drop. The caller's side costs two plain stores and a load, where copying a shared_ptr costs two
 // locked instructions (the scheme of folly's asymmetric hazard pointers).
 //
-// Where membarrier is not available (seccomp, ThreadSanitizer builds), both sides issue a full
-// fence instead: still correct, a few ns slower per call.
+// Where membarrier is not available (seccomp, ThreadSanitizer builds, AG_HAZARD_FENCES=1), both
+// sides issue a full fence instead: still correct. On x86 the caller's is a locked instruction,
+// not MFENCE (full_fence below).
 //
 // Slots are indexed by the thread's StripedCounter stripe; a thread without one (more than
 // kStripes threads alive) takes the locked path.
@@ -32,6 +33,27 @@ struct alignas(8) Slot {
 // Interleaved like the stripes: the first threads' slots are on different cache lines.
 inline Slot g_slots[kSlots];
 
+#if defined(__SANITIZE_THREAD__)
+#define AG_HAZARD_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define AG_HAZARD_TSAN 1
+#endif
+#endif
+
+// A full fence. On x86, a locked OR of zero into the top of the stack orders every load and
+// store as MFENCE does (Linux's smp_mb() and GCC's seq_cst fences use the same instruction),
+// without MFENCE's cost: MFENCE also waits for non-temporal stores and stops dispatch on AMD
+// cores, and the cached call in fence mode took 41 ns with it against 20 ns with this (AMD EPYC,
+// W4). ThreadSanitizer builds keep the standard fence, which TSan models.
+inline void full_fence() {
+#if defined(__x86_64__) && !defined(AG_HAZARD_TSAN)
+  __asm__ __volatile__("lock orq $0, (%%rsp)" ::: "memory", "cc");
+#else
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+#endif
+}
+
 // -1: not decided yet; 1: membarrier registered (callers need only a compiler fence); 0: fences.
 inline constinit std::atomic<int> g_mode{-1};
 int decide_mode();
@@ -42,7 +64,7 @@ inline void caller_fence() {
   if (mode < 0) [[unlikely]]
     mode = decide_mode();
   if (mode == 1) std::atomic_signal_fence(std::memory_order_seq_cst);
-  else std::atomic_thread_fence(std::memory_order_seq_cst);
+  else full_fence();
 }
 
 // The writer's fence between unpublishing a pointer and scanning the slots.
