@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "ag/detail/parallel.h"
+#include "compile_hold.h"
 #include "function/background_compiler.h"
 #include "jit_test_util.h"
 
@@ -106,38 +107,6 @@ TEST(Fork, WaitsForATraceInProgressOnAnotherThread) {
   EXPECT_EQ(status, 0) << (status == kHung ? "the child hung" : "a check failed in the child");
 }
 
-// Holds the background compiler before its next compile until opened (as in tiered_test.cpp).
-class CompileHold {
- public:
-  CompileHold() {
-    ag::detail::set_background_compile_gate([this] {
-      std::unique_lock lock(mu_);
-      held_ = true;
-      changed_.notify_all();
-      changed_.wait(lock, [&] { return open_; });
-    });
-  }
-  ~CompileHold() {
-    open();
-    ag::detail::wait_for_background_compiles();
-    ag::detail::set_background_compile_gate(nullptr);
-  }
-  void wait_until_held() {
-    std::unique_lock lock(mu_);
-    changed_.wait(lock, [&] { return held_; });
-  }
-  void open() {
-    std::lock_guard lock(mu_);
-    open_ = true;
-    changed_.notify_all();
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable changed_;
-  bool held_ = false, open_ = false;
-};
-
 TEST(Fork, BackgroundCompilesFinishFirstAndQueuedOnesRunInTheChild) {
   const agtest::ScopedEnv no_cache("AG_CACHE_DIR", "off");
   auto first = ag::function([](Tensor a) { return a * 2.0f - 1.0f; }, {.name = "fork_first", .tiered = true});
@@ -145,7 +114,7 @@ TEST(Fork, BackgroundCompilesFinishFirstAndQueuedOnesRunInTheChild) {
   const Tensor x = ag::constant({1.0f, 2.0f, 3.0f});
   int status = 0;
   {
-    CompileHold hold;
+    agtest::CompileHold hold;
     first(x);  // queued, and the compiler takes it: held before compiling it
     hold.wait_until_held();
     second(x);  // queued behind it

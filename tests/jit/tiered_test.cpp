@@ -3,10 +3,9 @@
 // signature; eviction during the compile is safe. The compile thread is held at a gate so the
 // interpreter phase is certain, not a race the test hopes to win.
 #include <atomic>
-#include <condition_variable>
-#include <mutex>
 #include <thread>
 
+#include "compile_hold.h"
 #include "engine.h"
 #include "function/background_compiler.h"
 #include "jit_test_util.h"
@@ -15,44 +14,11 @@ namespace {
 
 using ag::Tensor;
 
-// Holds the background compiler before each compile until open() is called.
-class Gate {
- public:
-  Gate() {
-    ag::detail::set_background_compile_gate([this] {
-      std::unique_lock lock(mu_);
-      ++waiting_;
-      changed_.notify_all();
-      changed_.wait(lock, [&] { return open_; });
-    });
-  }
-  ~Gate() {
-    open();
-    ag::detail::wait_for_background_compiles();
-    ag::detail::set_background_compile_gate(nullptr);
-  }
-  void wait_until_held() {
-    std::unique_lock lock(mu_);
-    changed_.wait(lock, [&] { return waiting_ > 0; });
-  }
-  void open() {
-    std::lock_guard lock(mu_);
-    open_ = true;
-    changed_.notify_all();
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable changed_;
-  int waiting_ = 0;
-  bool open_ = false;
-};
-
 // Integers: the interpreter and compiled code agree exactly.
 Tensor int_mix(Tensor n) { return ag::where(n % 2 == 1, 3 * n + 1, n / 2) * 5 - ag::reduce_max(n); }
 
 TEST(Tiered, CallsRunOnTheInterpreterUntilTheCompileIsDoneThenSwitch) {
-  Gate gate;
+  agtest::CompileHold gate;
   auto f = ag::function(int_mix, {.name = "tiered_int_mix", .tiered = true});
   const Tensor n = ag::constant({27, 97, 1, 6171});
   const Tensor want = int_mix(n);
@@ -69,7 +35,7 @@ TEST(Tiered, CallsRunOnTheInterpreterUntilTheCompileIsDoneThenSwitch) {
 }
 
 TEST(Tiered, ManyThreadsDuringTheCompileShareOneCompile) {
-  Gate gate;
+  agtest::CompileHold gate;
   auto f = ag::function([](Tensor x) { return ag::reduce_sum(x * x, {0}) + 1; }, {.name = "tiered_threads", .tiered = true});
   const Tensor x = ag::constant({1.f, 2.f, 3.f});
   std::atomic<int> wrong{0};
@@ -94,7 +60,7 @@ TEST(Tiered, EvictionDuringTheCompileIsSafeAndFreesTheCode) {
   auto engine = ag::jit::Engine::get();
   const int64_t before = engine->live_functions();
   {
-    Gate gate;
+    agtest::CompileHold gate;
     auto f = ag::function([](Tensor x) { return x * 2.f; }, {.name = "tiered_evict", .tiered = true});
     EXPECT_EQ(f(ag::ones({3})).to_vector<float>(), std::vector<float>(3, 2.f));
     gate.wait_until_held();
@@ -132,7 +98,7 @@ TEST(Tiered, IsIgnoredWhenTheInterpreterIsChosen) {
 // process exit, where LLVM's lazily created statics are already gone (a crash in ~5% of the
 // processes whose main returned during their first compile).
 TEST(Tiered, DestroyingAFunctionWaitsForItsQueuedCompile) {
-  Gate gate;
+  agtest::CompileHold gate;
   auto f = std::make_unique<decltype(ag::function(int_mix))>(
       ag::function(int_mix, {.name = "tiered_destroyed", .tiered = true}));
   (*f)(ag::constant({1, 2}));
