@@ -1,6 +1,9 @@
 // Graph IR: the stable text form and DOT (goldens), the passes, the verifier.
-#include <fstream>
+#include <unistd.h>
+
 #include <filesystem>
+#include <fstream>
+#include <string>
 
 #include <ag/detail/memory_stats.h>
 #include <ag/detail/ops_internal.h>
@@ -311,7 +314,10 @@ TEST(Verifier, RejectsMalformedGraphs) {
 }
 
 TEST(Dump, WritesGraphsAfterEachPass) {
-  const std::string dir = (std::filesystem::temp_directory_path() / "agc_dump_test").string();
+  // Per process: ctest runs this binary in several processes at once (runtime.ops_via_graph,
+  // runtime.kernels_*), and two of them once removed each other's files.
+  const std::string dir =
+      (std::filesystem::temp_directory_path() / ("agc_dump_test." + std::to_string(::getpid()))).string();
   std::filesystem::remove_all(dir);
   ag::detail::set_dump_dir(dir);
   auto f = ag::function([](Tensor x) { return x * 1.f + 2.f; }, {.jit_compile = false, .name = "dumped"});
