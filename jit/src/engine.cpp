@@ -10,7 +10,6 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/CommandLine.h>
-#include <llvm/Support/DynamicLibrary.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
@@ -36,6 +35,7 @@
 #include "plan_dump.h"
 #include "rt_helper_types.h"
 #include "target.h"
+#include "process_symbols.h"
 #include "warm_up.h"
 
 namespace ag::jit {
@@ -315,27 +315,6 @@ void set_llvm_options() {
   set_llvm_option("post-RA-scheduler", "false");
 }
 
-// glibc's libmvec (the _ZGV* vector math variants the loop vectorizer calls), opened at the first
-// lookup of one of its names: opening it took 0.15-0.3 ms of every engine's creation, on the
-// path of a new process's first call, and most code never calls it. The process generator
-// before this one resolves everything else (libm, memcpy).
-class VectorMathGenerator final : public orc::DefinitionGenerator {
- public:
-  llvm::Error tryToGenerate(orc::LookupState&, orc::LookupKind, orc::JITDylib& jd, orc::JITDylibLookupFlags,
-                            const orc::SymbolLookupSet& names) override {
-    orc::SymbolMap found;
-    for (const auto& [name, flags] : names) {
-      if (!(*name).starts_with("_ZGV")) continue;
-      static const bool opened = !llvm::sys::DynamicLibrary::LoadLibraryPermanently("libmvec.so.1");
-      if (!opened) break;  // the lookup then reports the missing symbol
-      if (void* p = llvm::sys::DynamicLibrary::SearchForAddressOfSymbol((*name).str()))
-        found[name] = {orc::ExecutorAddr::fromPtr(p), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
-    }
-    if (found.empty()) return llvm::Error::success();
-    return jd.define(orc::absoluteSymbols(std::move(found)));
-  }
-};
-
 }  // namespace
 
 Engine::Engine() : impl_(std::make_unique<Impl>()) {
@@ -383,10 +362,7 @@ Engine::Engine() : impl_(std::make_unique<Impl>()) {
 #include "rt_helpers.def"
   }
   check(m.runtime->define(orc::absoluteSymbols(std::move(symbols))), "bind runtime symbols");
-  // libm and memcpy/memset resolve through the process, libmvec's vector math once it is asked for.
-  m.runtime->addGenerator(take(orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(m.jit->getDataLayout().getGlobalPrefix()),
-                               "process symbols"));
-  m.runtime->addGenerator(std::make_unique<VectorMathGenerator>());
+  check(add_process_symbols(*m.runtime, m.jit->getDataLayout().getGlobalPrefix()), "process symbols");
 }
 
 Engine::~Engine() {
