@@ -148,12 +148,12 @@ void agc_rt_slot_copy(JitCallCtx* ctx, int32_t from, int32_t to, int32_t move) {
   else slots[static_cast<size_t>(to)] = slots[static_cast<size_t>(from)];
 }
 
-void agc_rt_parallel_for(void (*worker)(void*, int64_t, int64_t), void* closure, int64_t n, int64_t grain) {
+void agc_rt_parallel_for(void (*worker)(void*, int64_t, int64_t), void* closure, int64_t n, int64_t grain, int64_t unit) {
   // The worker cannot fail (outlined loops have no error exits), and AG_NUM_THREADS was read
   // when the code was compiled: what can still throw is starting the pool's threads, which must
   // not unwind through compiled code. The loop then runs here, whole.
   try {
-    ag::detail::parallel_for_erased(n, grain, worker, closure);
+    ag::detail::parallel_for_erased(n, grain, worker, closure, unit);
   } catch (...) {
     worker(closure, 0, n);
   }

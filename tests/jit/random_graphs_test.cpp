@@ -9,6 +9,7 @@
 // scales the Wide suites with it (n/32 functions of 4 programs, n/128 gradient graphs).
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <random>
 
@@ -294,6 +295,35 @@ void expect_three_way_judged(const std::string& what, F fn, const ag::FunctionOp
     }
 }
 
+bool same_bits(const ag::Tensor& x, const ag::Tensor& y) {
+  return x.dtype() == y.dtype() && x.shape() == y.shape() &&
+         std::memcmp(x.impl()->data, y.impl()->data, static_cast<size_t>(x.num_elements()) * ag::dtype_size(x.dtype())) == 0;
+}
+
+// Results do not change in a bit with the thread count (docs/jit.md, "Determinism"): the eager
+// and the compiled run of a function on one thread and on three (an uneven split of its rows,
+// reductions and products) must be identical.
+template <class F>
+void expect_same_bits_for_thread_counts(const std::string& what, F fn, const ag::FunctionOptions& options, const ag::Tensor& a,
+                                        const ag::Tensor& b, const ag::Tensor& n) {
+  struct RestoreThreads {
+    int count = ag::get_num_threads();
+    ~RestoreThreads() { ag::set_num_threads(count); }
+  } restore;
+  auto jit = ag::function(fn, options);
+  constexpr int kCounts[] = {1, 3};
+  std::vector<ag::Tensor> eager[2], compiled[2];
+  for (int i = 0; i < 2; ++i) {
+    ag::set_num_threads(kCounts[i]);
+    eager[i] = ag::tree_leaves(fn(a, b, n));
+    compiled[i] = ag::tree_leaves(jit(a, b, n));
+  }
+  for (size_t j = 0; j < eager[0].size(); ++j) {
+    EXPECT_TRUE(same_bits(eager[0][j], eager[1][j])) << what << " [eager] output " << j << ": 1 and 3 threads differ";
+    EXPECT_TRUE(same_bits(compiled[0][j], compiled[1][j])) << what << " [jit] output " << j << ": 1 and 3 threads differ";
+  }
+}
+
 // Runs graphs [first, first + count) of the seeded sequence on [rows, cols] inputs. `streaming`:
 // results of 4 KB or more are stored around the cache (AG_JIT_NONTEMPORAL), as large ones are.
 void run_graphs(int first, int count, Dims dims = {}, bool streaming = false) {
@@ -314,6 +344,8 @@ void run_graphs(int first, int count, Dims dims = {}, bool streaming = false) {
     auto check = [&](auto fn) { expect_three_way_judged(what, fn, f.options, {.rtol = 1e-4, .atol = 1e-4}, f.a, f.b, f.n); };
     if (f.wide()) check(f.wide_fn());
     else check(f.fn());
+    // The pool splits work from 2 x 128K elements (docs/jit.md, "Threads").
+    if (dims.rows * dims.cols >= 2 * 131072) expect_same_bits_for_thread_counts(what, f.wide_fn(), f.options, f.a, f.b, f.n);
     checked += f.kPrograms;
     if (::testing::Test::HasFailure()) break;
   }

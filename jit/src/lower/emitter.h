@@ -283,6 +283,7 @@ class Emitter {
     llvm::Value* inner_elements = nullptr;
     llvm::Value* out = nullptr;
     bool emitted_vectors = false;  // agc's own vector code: the optimizer skips it (optimizer.h)
+    int64_t unit = 1;              // chunks begin at multiples of this many outer iterations
   };
   std::vector<ParallelLoop> parallel_loops_;
   bool outline_parallel_loop(const ParallelLoop& loop, int index);

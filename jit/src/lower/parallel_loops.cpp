@@ -28,6 +28,13 @@ namespace {
 // Below this many elements a loop stays inline (the pool's hand-off costs a few microseconds);
 // the same grain as the eager kernels (docs/jit.md, "Threads").
 constexpr int64_t kParallelGrain = detail::kElementwiseGrain;
+// A loop over one flat dim is the loop LLVM vectorizes, with a scalar remainder at the end of
+// each chunk: libmvec's vector exp/sin/... and libm's scalar ones differ in the last bit for
+// some inputs, so chunk bounds that moved with the thread count changed results (the wide
+// random graphs: sin, exp and sigmoid, 1 against 3 threads). Bounds at multiples of 1024
+// elements leave every chunk but the last without a remainder and the last with the one a
+// single thread has (a vector loop's step, VF x interleave, is a power of two up to 1024).
+constexpr int64_t kFlatChunkUnit = 1024;
 
 int64_t static_product(const std::vector<llvm::Value*>& dims) {
   int64_t total = 1;
@@ -80,6 +87,7 @@ void Emitter::splittable_loop_nest(const std::vector<llvm::Value*>& dims, llvm::
   p.outer = dims[0];
   const std::vector<llvm::Value*> rest(dims.begin() + 1, dims.end());
   p.inner_elements = work_per_outer ? work_per_outer : numel(rest);
+  if (rest.empty() && !work_per_outer) p.unit = kFlatChunkUnit;  // its grain is kParallelGrain >= the unit
   p.lo_slot = stack_alloc(8);
   p.hi_slot = stack_alloc(8);
   store(DType::Int64, p.lo_slot, i64(0), i64(0));
@@ -200,7 +208,7 @@ bool Emitter::outline_parallel_loop(const ParallelLoop& loop, int index) {
   llvm::Value* inner = cb.CreateSelect(cb.CreateICmpSGT(loop.inner_elements, i64(0)), loop.inner_elements, i64(1));
   llvm::Value* grain = cb.CreateSDiv(i64(kParallelGrain), inner);
   grain = cb.CreateSelect(cb.CreateICmpSGT(grain, i64(0)), grain, i64(1));
-  cb.CreateCall(runtime("agc_rt_parallel_for"), {worker, closure, loop.outer, grain});
+  cb.CreateCall(runtime("agc_rt_parallel_for"), {worker, closure, loop.outer, grain, i64(loop.unit)});
   call->eraseFromParent();
   return true;
 }

@@ -95,7 +95,7 @@ int64_t parallel_loops_split() { return g_split.load(std::memory_order_relaxed);
 
 int parallel_threads() { return ensure_threads(); }
 
-void parallel_for_erased(int64_t n, int64_t grain, RangeFn fn, void* closure) {
+void parallel_for_erased(int64_t n, int64_t grain, RangeFn fn, void* closure, int64_t unit) {
   const int threads = ensure_threads();
   std::shared_ptr<Eigen::ThreadPool> pool;
   if (threads > 1 && n >= 2 * grain) pool = current_pool(threads);
@@ -104,12 +104,16 @@ void parallel_for_erased(int64_t n, int64_t grain, RangeFn fn, void* closure) {
     if (n > 0) fn(closure, 0, n);
     return;
   }
-  // One contiguous chunk per thread, at least `grain` items each: chunk k is [k*n/c, (k+1)*n/c).
+  // One contiguous chunk per thread, at least `grain` items each: chunk k is [k*n/c, (k+1)*n/c),
+  // its bounds rounded down to multiples of `unit` (the last one ends at n). A chunk of at least
+  // a grain keeps at least grain - unit + 1 items, so none is empty.
   const int64_t chunks = std::min<int64_t>(threads, n / grain);
+  const int64_t step = std::max<int64_t>(1, unit);
+  auto bound = [&](int64_t k) { return k == chunks ? n : k * n / chunks / step * step; };
   std::vector<std::exception_ptr> errors(static_cast<size_t>(chunks));
   auto run = [&](int64_t k) {
     try {
-      fn(closure, k * n / chunks, (k + 1) * n / chunks);
+      fn(closure, bound(k), bound(k + 1));
     } catch (...) {
       errors[static_cast<size_t>(k)] = std::current_exception();
     }

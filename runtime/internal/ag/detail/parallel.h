@@ -26,9 +26,12 @@ int parallel_threads();
 // parallel path ran).
 int64_t parallel_loops_split();
 
-// The type-erased form, which compiled code calls through agc_rt_parallel_for.
+// The type-erased form, which compiled code calls through agc_rt_parallel_for. Chunks begin at
+// multiples of `unit` items (a compiled loop over one flat dim: where a vectorized loop and its
+// scalar remainder split each chunk must not move with the thread count; docs/jit.md,
+// "Determinism"). `unit` must not exceed `grain`.
 using RangeFn = void (*)(void* closure, int64_t begin, int64_t end);
-void parallel_for_erased(int64_t n, int64_t grain, RangeFn fn, void* closure);
+void parallel_for_erased(int64_t n, int64_t grain, RangeFn fn, void* closure, int64_t unit = 1);
 
 template <class F>
 void parallel_for(int64_t n, int64_t grain, F&& f) {
