@@ -119,11 +119,11 @@ int32_t agc_rt_random_words(ag::jit::JitCallCtx* ctx, int32_t node, void* genera
 void agc_rt_assert_failed(ag::jit::JitCallCtx* ctx, int32_t node, const ag::jit::JitArg* ins);
 // Copies (or moves) the tensor in slot `from` to slot `to` (TensorArray handles through If/While).
 void agc_rt_slot_copy(ag::jit::JitCallCtx* ctx, int32_t from, int32_t to, int32_t move);
-// Integer powers with wrap-around, like the eager kernel (the exponent is checked by the caller).
 // Runs worker(closure, begin, end) over [0, n) on the shared thread pool, in ranges of at
 // least `grain` that begin at multiples of `unit` (a parallel loop outlined by the emitter:
 // parallel_loops.cpp).
 void agc_rt_parallel_for(void (*worker)(void*, int64_t, int64_t), void* closure, int64_t n, int64_t grain, int64_t unit);
+// Integer powers with wrap-around, like the eager kernel (the exponent is checked by the caller).
 int32_t agc_rt_ipow_i32(int32_t base, int32_t exponent);
 int64_t agc_rt_ipow_i64(int64_t base, int64_t exponent);
 // Packs the left operand a[m,k] (elements of elem_bytes: 4 or 8) of a small product for one
