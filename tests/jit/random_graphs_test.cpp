@@ -13,6 +13,7 @@
 #include <limits>
 #include <random>
 
+#include "ag/detail/parallel.h"
 #include "jit_test_util.h"
 #include "test_data.h"
 
@@ -199,10 +200,25 @@ struct Dims {
   int64_t rows = 3, cols = 4;
 };
 
+// What a function's index k picks: float32 or float64 values, int32 or int64 integers, and for
+// one in four an input_signature of unknown dims (at 3 x 4, half of those get a size-1 b,
+// broadcast at run time; not wider: a sum's scale reads whether its dim is 1, which an unknown
+// dim hides).
+struct Mix {
+  ag::DType fdt, idt;
+  bool unknown, b_of_one;
+  std::vector<ag::TensorSpec> signature;  // empty unless unknown
+};
+
+Mix mix_of(int k, Dims d) {
+  Mix m{k % 3 == 1 ? ag::float64 : ag::float32, k % 2 ? ag::int64 : ag::int32, k % 4 == 2, false, {}};
+  m.b_of_one = m.unknown && k % 8 == 2 && d.rows * d.cols == 12;
+  if (m.unknown) m.signature = {ag::TensorSpec({-1, -1}, m.fdt), ag::TensorSpec({-1}, m.fdt), ag::TensorSpec({-1, d.cols}, m.idt)};
+  return m;
+}
+
 // Graphs [base, base + 4) of the seeded sequence as one function (four independent programs, their
-// results concatenated), with its inputs and options. Per function: the dtypes, and for one in
-// four an input_signature of unknown dims (at 3 x 4, half of those get a size-1 b, broadcast at
-// run time; not wider: a sum's scale reads whether its dim is 1, which an unknown dim hides).
+// results concatenated), with its inputs and options (mix_of its index).
 struct RandomFunction {
   static constexpr int kPrograms = 4;
   int base;
@@ -216,17 +232,15 @@ struct RandomFunction {
   RandomFunction(int first, Dims d) : base(first), dims(d) {
     const int64_t M = d.rows, K = d.cols;
     for (int i = 0; i < kPrograms; ++i) programs.emplace_back(static_cast<uint64_t>(base + i) * 2654435761u + 1, M, K);
-    const int k = index();
-    fdt = k % 3 == 1 ? ag::float64 : ag::float32;
-    idt = k % 2 ? ag::int64 : ag::int32;
-    unknown = k % 4 == 2;
-    const bool b_of_one = unknown && k % 8 == 2 && K == 4;
+    const Mix mix = mix_of(index(), d);
+    fdt = mix.fdt;
+    idt = mix.idt;
+    unknown = mix.unknown;
     const uint64_t s = static_cast<uint64_t>(base);
     a = agtest::sample(fdt, {M, K}, s, agtest::Values::Moderate);
-    b = agtest::sample(fdt, {b_of_one ? 1 : K}, s + 1, agtest::Values::Moderate);
+    b = agtest::sample(fdt, {mix.b_of_one ? 1 : K}, s + 1, agtest::Values::Moderate);
     n = agtest::sample(idt, {M, K}, s + 2, agtest::Values::Moderate);
-    if (unknown)
-      options.input_signature = {ag::TensorSpec({-1, -1}, fdt), ag::TensorSpec({-1}, fdt), ag::TensorSpec({-1, K}, idt)};
+    options.input_signature = mix.signature;
   }
   int index() const { return base / kPrograms; }
   auto fn() const {
@@ -306,15 +320,11 @@ bool same_bits(const ag::Tensor& x, const ag::Tensor& y) {
 template <class F>
 void expect_same_bits_for_thread_counts(const std::string& what, F fn, const ag::FunctionOptions& options, const ag::Tensor& a,
                                         const ag::Tensor& b, const ag::Tensor& n) {
-  struct RestoreThreads {
-    int count = ag::get_num_threads();
-    ~RestoreThreads() { ag::set_num_threads(count); }
-  } restore;
   auto jit = ag::function(fn, options);
   constexpr int kCounts[] = {1, 3};
   std::vector<ag::Tensor> eager[2], compiled[2];
   for (int i = 0; i < 2; ++i) {
-    ag::set_num_threads(kCounts[i]);
+    const ag::detail::ScopedNumThreads threads(kCounts[i]);
     eager[i] = ag::tree_leaves(fn(a, b, n));
     compiled[i] = ag::tree_leaves(jit(a, b, n));
   }
@@ -364,8 +374,9 @@ void run_gradient_graphs(int first, int count, Dims dims = {}) {
   for (int base = first; base < first + count; ++base) {
     const Program program(static_cast<uint64_t>(base) * 2654435761u + 1, M, K);
     const int k = base;
-    const ag::DType fdt = k % 3 == 1 ? ag::float64 : ag::float32, idt = k % 2 ? ag::int64 : ag::int32;
-    const bool unknown = k % 4 == 2, b_of_one = unknown && k % 8 == 2 && !wide;  // as in RandomFunction
+    const Mix mix = mix_of(k, dims);
+    const ag::DType fdt = mix.fdt, idt = mix.idt;
+    const bool unknown = mix.unknown, b_of_one = mix.b_of_one;
     const uint64_t s = static_cast<uint64_t>(base) + 7;
     const ag::Tensor a = agtest::sample(fdt, {M, K}, s, agtest::Values::Moderate);
     const ag::Tensor b = agtest::sample(fdt, {b_of_one ? 1 : K}, s + 1, agtest::Values::Moderate);
@@ -382,8 +393,7 @@ void run_gradient_graphs(int first, int count, Dims dims = {}) {
       return std::tuple<ag::Tensor, ag::Tensor>{g[0], g[1]};
     };
     ag::FunctionOptions options;
-    if (unknown)
-      options.input_signature = {ag::TensorSpec({-1, -1}, fdt), ag::TensorSpec({-1}, fdt), ag::TensorSpec({-1, K}, idt)};
+    options.input_signature = mix.signature;
     const std::string what = fmt::format("gradients of random graph {} ([{}, {}], {}, {}{})", base, M, K, ag::dtype_name(fdt),
                                          ag::dtype_name(idt), unknown ? ", unknown dims" : "");
     setenv("AG_JIT_OPT", k % 8 ? "0" : "3", 1);  // as above: both code generators, a quick suite
