@@ -104,9 +104,9 @@ std::string format_ns(double ns) {
 }
 
 void print_table(const std::vector<Row>& rows) {
-  fmt::print("{:<34} {:<11} {:>11} {:>11} {:>7} {:>8} {:>8}\n", "case", "variant", "median", "best", "GB/s",
+  fmt::print("{:<34} {:<20} {:>11} {:>11} {:>7} {:>8} {:>8}\n", "case", "variant", "median", "best", "GB/s",
              "vs loop", "vs Eigen");
-  fmt::print("{}\n", std::string(96, '-'));
+  fmt::print("{}\n", std::string(105, '-'));
   std::string last;
   for (const Row& r : rows) {
     const std::string name = r.name == last ? "" : r.name;
@@ -114,7 +114,7 @@ void print_table(const std::vector<Row>& rows) {
     const std::string gbs = r.bytes > 0 ? fmt::format("{:.1f}", r.bytes / r.t.median) : "";
     const std::string vl = r.vs_loop > 0 ? fmt::format("{:.2f}x", r.vs_loop) : "";
     const std::string ve = r.vs_eigen > 0 ? fmt::format("{:.2f}x", r.vs_eigen) : "";
-    fmt::print("{:<34} {:<11} {:>11} {:>11} {:>7} {:>8} {:>8}\n", name, r.variant, format_ns(r.t.median),
+    fmt::print("{:<34} {:<20} {:>11} {:>11} {:>7} {:>8} {:>8}\n", name, r.variant, format_ns(r.t.median),
                format_ns(r.t.best), gbs, vl, ve);
   }
 }
@@ -130,35 +130,48 @@ Timing time_small(Op&& op) {
   });
 }
 
-// Times eager, Eigen and the plain loop over 16M elements, one pass each per round, the three
-// interleaved round by round so that all see the same load on a shared machine.
-template <class E, class G, class L>
-std::array<Timing, 3> time_large(E&& eager, G&& eigen, L&& loop) {
+// Times each of `fs` (eager, Eigen, the plain loop...) over 16M elements, one pass each per
+// round, interleaved round by round so that all see the same load on a shared machine.
+template <class... F>
+std::array<Timing, sizeof...(F)> time_large(F&&... fs) {
   constexpr int kRounds = 11;
-  std::array<std::vector<double>, 3> t;
+  constexpr size_t kN = sizeof...(F);
+  std::array<std::vector<double>, kN> t;
   auto once = [](auto& f) {
     const double start = thread_ns();
     f();
     return thread_ns() - start;
   };
-  once(eager), once(eigen), once(loop);  // warm-up: allocator pool, page faults
+  (once(fs), ...);  // warm-up: allocator pool, page faults
   for (int r = 0; r < kRounds; ++r) {
-    t[0].push_back(once(eager));
-    t[1].push_back(once(eigen));
-    t[2].push_back(once(loop));
+    size_t k = 0;
+    ((t[k++].push_back(once(fs))), ...);
   }
-  std::array<Timing, 3> out;
-  for (int k = 0; k < 3; ++k) {
+  std::array<Timing, kN> out;
+  for (size_t k = 0; k < kN; ++k) {
     std::sort(t[k].begin(), t[k].end());
     out[k] = {t[k][kRounds / 2], t[k].front()};
   }
   return out;
 }
 
-// Adds the eager / Eigen / plain-loop rows of one throughput case, ratios from the medians.
-void add_throughput_rows(std::vector<Row>& rows, const std::string& name, double bytes, Timing eager, Timing eigen,
-                         Timing loop) {
+// `f` with the eager kernels' results written through the cache (AG_NONTEMPORAL=0): the
+// baseline of the streaming stores that 16M results get by default.
+template <class F>
+auto with_cached_stores(F f) {
+  return [f] {
+    ::setenv("AG_NONTEMPORAL", "0", 1);
+    f();
+    ::unsetenv("AG_NONTEMPORAL");
+  };
+}
+
+// Adds the eager / eager with cached stores / Eigen / plain-loop rows of one throughput case,
+// ratios from the medians.
+void add_throughput_rows(std::vector<Row>& rows, const std::string& name, double bytes, const std::array<Timing, 4>& t) {
+  const auto& [eager, cached, eigen, loop] = t;
   rows.push_back({name, "eager", eager, bytes, loop.median / eager.median, eigen.median / eager.median});
+  rows.push_back({name, "eager, cached stores", cached, bytes, loop.median / cached.median, eigen.median / cached.median});
   rows.push_back({name, "Eigen", eigen, bytes, loop.median / eigen.median, 1});
   rows.push_back({name, "plain loop", loop, bytes, 1, eigen.median / loop.median});
 }
@@ -233,17 +246,17 @@ int main() {
   const ConstArr A(ba.p, n), B(bb.p, n), C(bc.p, n);
   Arr O(bo.p, n);
 
-  const auto add = time_large([&] { escape(ag::Tensor(a + b).impl()); }, [&] { O = A + B, escape(bo.p); },
+  auto add_op = [&] { escape(ag::Tensor(a + b).impl()); };
+  const auto add = time_large(add_op, with_cached_stores(add_op), [&] { O = A + B, escape(bo.p); },
                               [&] { loop_add(ba.p, bb.p, bo.p, n), escape(bo.p); });
-  add_throughput_rows(rows, "a + b, 16M f32", 3.0 * 4 * static_cast<double>(n), add[0], add[1], add[2]);
+  add_throughput_rows(rows, "a + b, 16M f32", 3.0 * 4 * static_cast<double>(n), add);
   check_equal(a + b, bo.p, "a + b");  // bo holds the plain loop's result
 
-  const auto chain = time_large([&] { escape(ag::Tensor((a + b) * c - a).impl()); },
-                                [&] { O = (A + B) * C - A, escape(bo.p); },
+  auto eager_chain = [&] { escape(ag::Tensor((a + b) * c - a).impl()); };
+  const auto chain = time_large(eager_chain, with_cached_stores(eager_chain), [&] { O = (A + B) * C - A, escape(bo.p); },
                                 [&] { loop_chain(ba.p, bb.p, bc.p, bo.p, n), escape(bo.p); });
   // Bytes of one fused pass (3 inputs, 1 output); eager makes three passes over memory.
-  add_throughput_rows(rows, "(a + b) * c - a, 16M f32", 4.0 * 4 * static_cast<double>(n), chain[0], chain[1],
-                      chain[2]);
+  add_throughput_rows(rows, "(a + b) * c - a, 16M f32", 4.0 * 4 * static_cast<double>(n), chain);
   check_equal((a + b) * c - a, bo.p, "(a + b) * c - a", 1e-6f);
 
   // ---- random draws of 1M float32: a Generator (counter-based stream; traced and compiled code
@@ -279,7 +292,7 @@ int main() {
       n);
   print_table(rows);
   fmt::print("(random draws: \"vs loop\" is against the hand-written std::mt19937 loop)\n");
-  const double ratio = add[2].median / add[0].median;
+  const double ratio = add[3].median / add[0].median;
   fmt::print("\ntarget: small-op dispatch <= 300 ns ............ median {:.1f} ns, best {:.1f} ns: {}\n",
              eager_add.median, eager_add.best, eager_add.median <= 300 ? "met" : "MISSED");
   fmt::print("target: elementwise op >= 0.7x the plain loop ... {:.2f}x: {}\n", ratio, ratio >= 0.7 ? "met" : "MISSED");

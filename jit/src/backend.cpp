@@ -13,7 +13,7 @@
 #include "ag/detail/ops_internal.h"
 #include "ag/detail/out_of_memory.h"
 #include "ag/detail/parallel.h"
-#include "cache_geometry.h"
+#include "ag/detail/streaming_stores.h"
 #include "call_state.h"
 #include "disk_cache.h"
 #include "engine.h"
@@ -235,7 +235,7 @@ void prefetch_cache_geometry(const Graph& g) {
     const TensorType& t = g.type(r);
     if (t.dtype != DType::List && t.shape.is_fully_defined() &&
         t.shape.num_elements() * static_cast<int64_t>(dtype_size(t.dtype)) >= (int64_t{1} << 20)) {
-      last_level_cache_bytes();
+      detail::last_level_cache_bytes();
       return;
     }
   }

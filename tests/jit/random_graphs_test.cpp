@@ -335,10 +335,10 @@ void expect_same_bits_for_thread_counts(const std::string& what, F fn, const ag:
 }
 
 // Runs graphs [first, first + count) of the seeded sequence on [rows, cols] inputs. `streaming`:
-// results of 4 KB or more are stored around the cache (AG_JIT_NONTEMPORAL), as large ones are.
+// results of 4 KB or more are stored around the cache (AG_NONTEMPORAL), as large ones are.
 void run_graphs(int first, int count, Dims dims = {}, bool streaming = false) {
   const agtest::ScopedEnv opt("AG_JIT_OPT", "0"), roll("AG_JIT_ROLL", "auto");
-  const agtest::ScopedEnv nontemporal("AG_JIT_NONTEMPORAL", streaming ? "4096" : "auto");
+  const agtest::ScopedEnv nontemporal("AG_NONTEMPORAL", streaming ? "4096" : "auto");
   int checked = 0;
   for (int base = first; base < first + count; base += RandomFunction::kPrograms) {
     const RandomFunction f(base, dims);
@@ -477,7 +477,7 @@ TEST(JitRandomGraphs, Wide1) { run_wide_graphs(wide_functions(), wide_functions(
 TEST(JitRandomGraphs, WideFunctionsReachVectorParallelAndStreamingCode) {
   constexpr int f = kWideShapes - 1;
   ASSERT_TRUE(wide_streams(f));
-  const agtest::ScopedEnv opt("AG_JIT_OPT", "0"), nontemporal("AG_JIT_NONTEMPORAL", "4096");
+  const agtest::ScopedEnv opt("AG_JIT_OPT", "0"), nontemporal("AG_NONTEMPORAL", "4096");
   const RandomFunction rf(wide_base(f), kWide[f]);
   ASSERT_FALSE(rf.unknown);
   auto jit = ag::function(rf.wide_fn(), rf.options);

@@ -1,4 +1,4 @@
-// Non-temporal stores (jit/src/lower/lower_fused_vector.cpp, AG_JIT_NONTEMPORAL): a vector loop
+// Non-temporal stores (jit/src/lower/lower_fused_vector.cpp, AG_NONTEMPORAL): a vector loop
 // whose result is larger than the bar writes it around the cache, in aligned whole blocks, and
 // fences the stores where each thread's range ends. Checked: which loops stream (the IR's
 // `!nontemporal` stores and sfence, the machine code's movntps), that a pool worker fences its
@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "ag/detail/parallel.h"
-#include "cache_geometry.h"
+#include "ag/detail/streaming_stores.h"
 #include "jit_test_util.h"
 
 namespace {
@@ -33,7 +33,7 @@ struct Compiled {
 
 template <class F, class... Args>
 Compiled compile(const char* bar, F fn, const Args&... args) {
-  const agtest::ScopedEnv env("AG_JIT_NONTEMPORAL", bar);
+  const agtest::ScopedEnv env("AG_NONTEMPORAL", bar);
   auto f = ag::function(fn);
   auto cf = f.get_concrete_function(args...);
   return {cf.llvm_ir(false), cf.assembly(), f(args...)};
@@ -50,7 +50,7 @@ void expect_streams(const std::string& what, F fn, const Args&... args) {
   EXPECT_EQ(count(off.lowered, "!nontemporal"), 0) << what;
   EXPECT_EQ(count(off.lowered, "sfence"), 0) << what;
   EXPECT_TRUE(agtest::same_tensor(off.result, on.result, {.rtol = 0, .atol = 0})) << what;
-  const agtest::ScopedEnv env("AG_JIT_NONTEMPORAL", "1024");
+  const agtest::ScopedEnv env("AG_NONTEMPORAL", "1024");
   agtest::expect_three_way(what, fn, {.rtol = 1e-5, .atol = 1e-6}, args...);
 }
 
@@ -102,7 +102,7 @@ TEST_F(StreamingStores, EachPoolWorkerFencesItsOwnStores) {
 // `auto`: from 3/4 of the last-level cache the sysfs reports (a result just past the bar
 // streams, one of half that size does not).
 TEST_F(StreamingStores, TheDefaultBarIsThreeQuartersOfTheLastLevelCache) {
-  const int64_t llc = ag::jit::last_level_cache_bytes();
+  const int64_t llc = ag::detail::last_level_cache_bytes();
   ASSERT_GE(llc, int64_t{1} << 20);
   const int64_t past = (llc / 4 * 3 / 4 + 16) / 16 * 16;  // floats
   for (const auto& [n, streams] : {std::pair{past, true}, std::pair{past / 2, false}}) {
@@ -112,14 +112,18 @@ TEST_F(StreamingStores, TheDefaultBarIsThreeQuartersOfTheLastLevelCache) {
   }
 }
 
+// AG_JIT_NONTEMPORAL is the variable's name from before eager kernels streamed too: still read
+// when AG_NONTEMPORAL is unset.
 TEST_F(StreamingStores, ABadSettingIsAValueErrorNamingIt) {
-  const agtest::ScopedEnv env("AG_JIT_NONTEMPORAL", "lots");
-  auto f = ag::function(cheap);
-  try {
-    f(ag::random_uniform({64}, ag::float32, -1, 1, 15));
-    FAIL() << "no error";
-  } catch (const ag::ValueError& e) {
-    EXPECT_NE(std::string(e.what()).find("AG_JIT_NONTEMPORAL='lots'"), std::string::npos) << e.what();
+  for (const char* name : {"AG_NONTEMPORAL", "AG_JIT_NONTEMPORAL"}) {
+    const agtest::ScopedEnv env(name, "lots");
+    auto f = ag::function(cheap);
+    try {
+      f(ag::random_uniform({64}, ag::float32, -1, 1, 15));
+      ADD_FAILURE() << name << ": no error";
+    } catch (const ag::ValueError& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string(name) + "='lots'"), std::string::npos) << e.what();
+    }
   }
 }
 

@@ -14,7 +14,7 @@
 // on exactly that traffic, and two threads share the one memory bus.
 #include "emitter.h"
 
-#include "../cache_geometry.h"
+#include "ag/detail/streaming_stores.h"
 
 #include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/TargetParser/Triple.h>
@@ -152,7 +152,7 @@ bool Emitter::streaming_output(const LVal& out, const Walk& w, DType d, unsigned
   }
   const int64_t row = llvm::cast<llvm::ConstantInt>(w.dims.back())->getSExtValue();
   if (w.dims.size() > 1 && row % lanes != 0) return false;
-  return past_nontemporal_threshold(elements * static_cast<int64_t>(dtype_size(d)));
+  return detail::past_nontemporal_threshold(elements * static_cast<int64_t>(dtype_size(d)));
 }
 
 // sfence: non-temporal stores are weakly ordered, and the pool's completion flag (a release

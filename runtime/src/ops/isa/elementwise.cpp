@@ -8,6 +8,8 @@
 #include "../broadcast.h"
 #include "ieee_min_max.h"
 #include "ag/detail/parallel.h"
+#include "ag/detail/streaming_stores.h"
+#include "flat_chunks.h"
 #include "isa_kernels.h"
 
 namespace ag::detail::AG_KERNEL_NS {
@@ -339,18 +341,8 @@ void elementwise_into(OpKind op, std::span<const Tensor> in, const TensorType& t
 // of any dtype: every chunk starts as aligned as the whole buffer). docs/jit.md, "Threads",
 // has the measurement behind the grain.
 constexpr int64_t kParallelGrain = kElementwiseGrain, kChunkUnit = 64;
-
-size_t byte_offset(const Tensor& t) {
-  return static_cast<size_t>(static_cast<const char*>(t.impl()->data) - static_cast<const char*>(t.impl()->storage->data));
-}
-
-// `t`'s elements [begin, end) as a one-dimensional view; a one-element operand stays whole
-// (as a scalar: it broadcasts against any chunk).
-Tensor chunk_of(const Tensor& t, int64_t begin, int64_t end) {
-  if (t.num_elements() == 1) return t.rank() == 0 ? t : make_view(t.impl()->storage, byte_offset(t), t.dtype(), Shape{});
-  return make_view(t.impl()->storage, byte_offset(t) + static_cast<size_t>(begin) * dtype_size(t.dtype()), t.dtype(),
-                   Shape{end - begin});
-}
+// Bytes of result a streamed piece computes into its scratch buffer (elementwise_kernel).
+constexpr int64_t kStreamPieceBytes = 4096;
 
 }  // namespace
 
@@ -364,17 +356,50 @@ Tensor elementwise_kernel(OpKind op, std::span<const Tensor> in, const Attrs& at
   // result is the serial one bit for bit.
   bool flat = n >= 2 * kParallelGrain && in.size() <= 3;
   for (const Tensor& t : in) flat = flat && (t.shape() == type.shape || t.num_elements() == 1);
-  if (flat && parallel_threads() > 1) {
-    parallel_for((n + kChunkUnit - 1) / kChunkUnit, kParallelGrain / kChunkUnit, [&](int64_t b, int64_t e) {
-      const int64_t begin = b * kChunkUnit, end = std::min(n, e * kChunkUnit);
-      Tensor views[3];
+  if (!flat) {
+    elementwise_into(op, in, type, out, loc);
+    return out;
+  }
+  // A result past the streaming bar is written around the cache, as compiled loops write theirs
+  // (docs/jit.md, "Streaming stores"): each chunk computes pieces of its result into a scratch
+  // buffer that stays in the cache and copies them out with non-temporal stores, so the
+  // result's cache lines are not read before they are overwritten. The same kernels on the
+  // same elements: the same bits.
+  const size_t es = dtype_size(type.dtype);
+  auto* out_data = static_cast<char*>(out.impl()->data);
+  const bool stream =
+      reinterpret_cast<uintptr_t>(out_data) % 64 == 0 && past_nontemporal_threshold(n * static_cast<int64_t>(es));
+  if (!stream && parallel_threads() <= 1) {
+    elementwise_into(op, in, type, out, loc);
+    return out;
+  }
+  if (stream) note_streamed_eager_op();
+  parallel_for((n + kChunkUnit - 1) / kChunkUnit, kParallelGrain / kChunkUnit, [&](int64_t b, int64_t e) {
+    const int64_t begin = b * kChunkUnit, end = std::min(n, e * kChunkUnit);
+    Tensor views[3];
+    if (!stream) {
       for (size_t k = 0; k < in.size(); ++k) views[k] = chunk_of(in[k], begin, end);
       Tensor o = chunk_of(out, begin, end);
       elementwise_into(op, std::span<const Tensor>(views, in.size()), TensorType{type.dtype, Shape{end - begin}}, o, loc);
-    });
-    return out;
-  }
-  elementwise_into(op, in, type, out, loc);
+      return;
+    }
+    // Pieces of 4 KB: the scratch buffer stays in L1 (with 8 KB pieces and more, the copy ran
+    // slower than cached stores on Zen 4). Their views are made once per chunk and re-aimed at
+    // each piece (re_aim): a piece is ~0.3 us of work, where making views would cost as much.
+    const int64_t piece = std::max<int64_t>(kChunkUnit, kStreamPieceBytes / static_cast<int64_t>(es));
+    for (size_t k = 0; k < in.size(); ++k) views[k] = chunk_of(in[k], begin, std::min(end, begin + piece));
+    Tensor scratch = make_tensor(type.dtype, Shape{std::min(piece, end - begin)});
+    void* const scratch_data = scratch.impl()->data;
+    for (int64_t p = begin; p < end; p += piece) {
+      const int64_t len = std::min(end, p + piece) - p;
+      for (size_t k = 0; k < in.size(); ++k)
+        if (in[k].num_elements() != 1) re_aim(views[k], element(in[k], p), len);
+      re_aim(scratch, scratch_data, len);
+      elementwise_into(op, std::span<const Tensor>(views, in.size()), TensorType{type.dtype, Shape{len}}, scratch, loc);
+      stream_copy(out_data + static_cast<size_t>(p) * es, scratch_data, static_cast<size_t>(len) * es);
+    }
+    store_fence();  // before the pool's completion flag: it does not order non-temporal stores
+  });
   return out;
 }
 

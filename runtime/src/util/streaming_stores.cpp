@@ -1,7 +1,8 @@
-// The last-level cache size and the streaming-store bar (cache_geometry.h).
-#include "cache_geometry.h"
+// The last-level cache size and the streaming-store bar (ag/detail/streaming_stores.h).
+#include "ag/detail/streaming_stores.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -9,7 +10,7 @@
 
 #include "ag/error.h"
 
-namespace ag::jit {
+namespace ag::detail {
 
 int64_t last_level_cache_bytes() {
   static const int64_t cached = [] {
@@ -33,16 +34,25 @@ int64_t last_level_cache_bytes() {
 }
 
 bool past_nontemporal_threshold(int64_t bytes) {
-  const char* e = std::getenv("AG_JIT_NONTEMPORAL");
+  const char* name = "AG_NONTEMPORAL";
+  const char* e = std::getenv(name);
+  if (!e || !*e) e = std::getenv(name = "AG_JIT_NONTEMPORAL");  // its name until eager kernels streamed too
   if (e && *e && std::string_view(e) != "auto") {
     char* end = nullptr;
     const long long bar = std::strtoll(e, &end, 10);
     if (*end != '\0' || bar < 0)
-      throw ValueError("AG_JIT_NONTEMPORAL='" + std::string(e) + "': expected auto, 0 or a size in bytes");
+      throw ValueError(std::string(name) + "='" + e + "': expected auto, 0 or a size in bytes");
     return bar > 0 && bytes >= bar;
   }
   if (bytes < (int64_t{1} << 20)) return false;  // no last-level cache is that small
   return bytes >= last_level_cache_bytes() / 4 * 3;
 }
 
-}  // namespace ag::jit
+namespace {
+std::atomic<int64_t> g_streamed_eager_ops{0};
+}  // namespace
+
+void note_streamed_eager_op() { g_streamed_eager_ops.fetch_add(1, std::memory_order_relaxed); }
+int64_t streamed_eager_ops() { return g_streamed_eager_ops.load(std::memory_order_relaxed); }
+
+}  // namespace ag::detail

@@ -1,0 +1,27 @@
+// Streaming (non-temporal) stores: when a result is large enough to be written around the
+// cache, for compiled vector loops (jit/src/lower/lower_fused_vector.cpp) and for eager
+// elementwise kernels (src/ops/isa/elementwise.cpp). docs/jit.md, "Streaming stores".
+#pragma once
+
+#include <cstdint>
+
+namespace ag::detail {
+
+// The largest cache level's size in bytes as the kernel reports it (sysfs), read once per
+// process; 8 MB if unknown. Not sysconf: glibc decodes it from cpuid, and in a VM that reports
+// one 32 MB L3 it answered 320 MB.
+int64_t last_level_cache_bytes();
+
+// Whether a result of `bytes` bytes is stored around the cache: AG_NONTEMPORAL (or its older
+// name AG_JIT_NONTEMPORAL; `auto`, the default: from 3/4 of the last-level cache, glibc
+// memcpy's bar for the same choice; `0`: never; a number: from that many bytes). Below 1 MB,
+// `auto` answers without reading sysfs. A bad value is a ValueError naming it. Read at every
+// call.
+bool past_nontemporal_threshold(int64_t bytes);
+
+// Eager elementwise ops that wrote their result with streaming stores since the process
+// started (tests check that the streaming path ran).
+void note_streamed_eager_op();
+int64_t streamed_eager_ops();
+
+}  // namespace ag::detail
