@@ -134,8 +134,9 @@ bool jit_rolled_loops(int64_t loop_nests) {
   throw ValueError("AG_JIT_ROLL='" + std::string(v) + "': expected auto, 1 or 0");
 }
 
-void optimize_at(llvm::Module& m, llvm::TargetMachine& tm, int level) {
-  if (level > 0) optimize_module(m, tm, level);
+// Whether the module took the short pipeline for loop-free code (optimize_module).
+bool optimize_at(llvm::Module& m, llvm::TargetMachine& tm, int level) {
+  return level > 0 && optimize_module(m, tm, level);
 }
 
 namespace {
@@ -148,10 +149,12 @@ std::vector<std::string> kernels_apart(llvm::Module& m) {
 }
 
 // One module's optimization and code generation, with a pooled machine of its level.
-std::string compile_part(llvm::Module& m, TargetMachinePool& machines, int level, double& optimize_ms, double& codegen_ms) {
+std::string compile_part(llvm::Module& m, TargetMachinePool& machines, int level, double& optimize_ms, double& codegen_ms,
+                         bool* straight_line = nullptr) {
   auto lease = take(machines.take(level), "target machine");
   const auto t0 = std::chrono::steady_clock::now();
-  optimize_at(m, *lease.tm, level);
+  const bool straight = optimize_at(m, *lease.tm, level);
+  if (straight_line) *straight_line = straight;
   optimize_ms = ms_since(t0);
   const auto t1 = std::chrono::steady_clock::now();
   std::unique_ptr<llvm::MemoryBuffer> object = take(orc::SimpleCompiler(*lease.tm)(m), "compile");
@@ -232,7 +235,7 @@ struct Engine::Impl {
   // second on a pool thread when `parallel` and the pool has one.
   std::vector<std::string> compile_objects(llvm::Module& mod, int level, bool parallel, CompileTimes& times) {
     const std::vector<std::string> names = kernels_apart(mod);
-    if (names.empty()) return {compile_part(mod, *machines, level, times.optimize_ms, times.codegen_ms)};
+    if (names.empty()) return {compile_part(mod, *machines, level, times.optimize_ms, times.codegen_ms, &times.straight_line)};
     const auto t0 = std::chrono::steady_clock::now();
     const std::string bitcode = split_off(mod, names);
     times.split_ms = ms_since(t0);
@@ -241,7 +244,7 @@ struct Engine::Impl {
     const std::thread::id caller = std::this_thread::get_id();
     auto part = [&](int64_t i) {
       if (i == 0) {
-        objects[0] = compile_part(mod, *machines, level, times.optimize_ms, times.codegen_ms);
+        objects[0] = compile_part(mod, *machines, level, times.optimize_ms, times.codegen_ms, &times.straight_line);
       } else {
         llvm::LLVMContext ctx;
         std::unique_ptr<llvm::Module> kernels = second_part(ctx, bitcode, names);

@@ -20,8 +20,11 @@ inline constexpr const char* kEmittedOptimized = "agc-emitted-optimized";
 void mark_emitted_optimized(llvm::Function& f);
 
 // Runs LLVM's O1/O2/O3 module pipeline (`level`) with `tm` (without a TargetMachine nothing vectorizes) and a
-// TargetLibraryInfo that maps exp/log/sin/cos/pow/tanh to libmvec's vector variants.
-void optimize_module(llvm::Module& m, llvm::TargetMachine& tm, int level = 3);
+// TargetLibraryInfo that maps exp/log/sin/cos/pow/tanh to libmvec's vector variants. A module
+// whose optimizable functions are all loop-free gets a short clean-up pipeline instead (the
+// default one has nothing to vectorize, unroll or hoist there: docs/jit.md, "Compile times");
+// returns true then.
+bool optimize_module(llvm::Module& m, llvm::TargetMachine& tm, int level = 3);
 // The module's assembly for `tm` (the module is left as it was compiled).
 std::string emit_assembly(llvm::Module& m, llvm::TargetMachine& tm);
 

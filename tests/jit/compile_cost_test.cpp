@@ -5,7 +5,9 @@
 // emitted as vector code by agc itself (lower_fused_vector.cpp): one block of vector loads,
 // operations and one vector store, and for the last partial block the same under a mask
 // (AVX-512) or a scalar loop; LLVM's vectorizer leaves it alone. Each case also
-// checks values eager == interpreter == JIT on sizes that leave a remainder.
+// checks values eager == interpreter == JIT on sizes that leave a remainder. And which modules
+// skip LLVM's O2 pipeline for a short one (loop-free code: nothing to vectorize or hoist).
+#include <mutex>
 #include <regex>
 
 #include "jit_test_util.h"
@@ -78,6 +80,55 @@ TEST(CompileCost, BoolLoopIsOneVectorBodyAndAPlainRemainder) {
   EXPECT_EQ(count_starting_with(labels, "vec.epilog"), 0);
   EXPECT_EQ(count_containing(labels, ".prol") + count_containing(labels, ".epil"), 0);
   agtest::expect_three_way("logical_xor (bool)", [](Tensor x, Tensor y) { return ag::logical_xor(x, y); }, {}, a, b);
+}
+
+// AG_LOG=compile's line for the first compile of `fn` on `args` (the disk cache off).
+template <class F, class... Args>
+std::string compile_log_line(F fn, const Args&... args) {
+  std::mutex mu;
+  std::string line;
+  ag::detail::set_log_topics(static_cast<unsigned>(ag::detail::LogTopic::Compile));
+  ag::set_log_sink([&](std::string_view s) {
+    const std::lock_guard lock(mu);
+    if (s.find("agc: jit: ") != std::string_view::npos && s.find(" loop nests") != std::string_view::npos) line = s;
+  });
+  const agtest::ScopedEnv cache("AG_CACHE_DIR", "off"), level("AG_JIT_OPT", "2");
+  auto f = ag::function(fn);
+  f(args...);
+  ag::set_log_sink(nullptr);
+  ag::detail::set_log_topics(0);
+  return line;
+}
+
+Tensor collatz(Tensor n) {
+  Tensor steps = 0;
+  ag::while_stmt([&] { return n > 1; },
+                 [&] {
+                   ag::if_stmt(n % 2 == 0, [&] { n = n / 2; }, [&] { n = 3 * n + 1; }, ag::state(n), {"n"}, AG_SOURCE_LOC("compile_cost_test.cpp", 107));
+                   steps += 1;
+                 },
+                 ag::state(n, steps), {"n", "steps"}, AG_SOURCE_LOC("compile_cost_test.cpp", 105));
+  return steps;
+}
+
+// A module whose optimizable functions are all loop-free (optimizer.cpp) takes the short
+// clean-up pipeline, not O2's: the fused chain (an entry that hands agc's own vector loop to
+// the pool) and x + 1 on one element; a staged while (a loop in the entry) and a scalar loop
+// LLVM vectorizes (AG_JIT_VECTOR_LOOPS=0) take O2's. Values eager == interpreter == JIT.
+TEST(CompileCost, LoopFreeModulesTakeTheShortPipeline) {
+  auto chain = [](Tensor v) { return ag::relu(v * 0.5f + 0.25f) * 2.0f - ag::tanh(v); };
+  auto plus_one = [](Tensor v) { return v + 1.0f; };
+  const Tensor x = ag::random_uniform({(1 << 20) + 13}, ag::float32, -3, 3, 5), one = ag::constant({2.5f});
+  EXPECT_NE(compile_log_line(chain, x).find("(O2 straight-line, "), std::string::npos) << compile_log_line(chain, x);
+  EXPECT_NE(compile_log_line(plus_one, one).find("(O2 straight-line, "), std::string::npos);
+  EXPECT_NE(compile_log_line(collatz, Tensor(27)).find("(O2, "), std::string::npos) << compile_log_line(collatz, Tensor(27));
+  {
+    const agtest::ScopedEnv scalar("AG_JIT_VECTOR_LOOPS", "0");
+    EXPECT_NE(compile_log_line(chain, x).find("(O2, "), std::string::npos);
+  }
+  agtest::expect_three_way("fused chain", chain, {}, x);
+  agtest::expect_three_way("x + 1", plus_one, {}, one);
+  agtest::expect_three_way("collatz", collatz, {}, Tensor(27));
 }
 
 }  // namespace
