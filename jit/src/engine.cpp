@@ -134,7 +134,7 @@ bool jit_rolled_loops(int64_t loop_nests) {
   throw ValueError("AG_JIT_ROLL='" + std::string(v) + "': expected auto, 1 or 0");
 }
 
-// Whether the module took the short pipeline for loop-free code (optimize_module).
+// Whether the module took the short pipeline (optimize_module).
 bool optimize_at(llvm::Module& m, llvm::TargetMachine& tm, int level) {
   return level > 0 && optimize_module(m, tm, level);
 }
@@ -150,11 +150,11 @@ std::vector<std::string> kernels_apart(llvm::Module& m) {
 
 // One module's optimization and code generation, with a pooled machine of its level.
 std::string compile_part(llvm::Module& m, TargetMachinePool& machines, int level, double& optimize_ms, double& codegen_ms,
-                         bool* straight_line = nullptr) {
+                         bool* short_pipeline = nullptr) {
   auto lease = take(machines.take(level), "target machine");
   const auto t0 = std::chrono::steady_clock::now();
-  const bool straight = optimize_at(m, *lease.tm, level);
-  if (straight_line) *straight_line = straight;
+  const bool took_short = optimize_at(m, *lease.tm, level);
+  if (short_pipeline) *short_pipeline = took_short;
   optimize_ms = ms_since(t0);
   const auto t1 = std::chrono::steady_clock::now();
   std::unique_ptr<llvm::MemoryBuffer> object = take(orc::SimpleCompiler(*lease.tm)(m), "compile");
@@ -235,7 +235,7 @@ struct Engine::Impl {
   // second on a pool thread when `parallel` and the pool has one.
   std::vector<std::string> compile_objects(llvm::Module& mod, int level, bool parallel, CompileTimes& times) {
     const std::vector<std::string> names = kernels_apart(mod);
-    if (names.empty()) return {compile_part(mod, *machines, level, times.optimize_ms, times.codegen_ms, &times.straight_line)};
+    if (names.empty()) return {compile_part(mod, *machines, level, times.optimize_ms, times.codegen_ms, &times.short_pipeline)};
     const auto t0 = std::chrono::steady_clock::now();
     const std::string bitcode = split_off(mod, names);
     times.split_ms = ms_since(t0);
@@ -244,7 +244,7 @@ struct Engine::Impl {
     const std::thread::id caller = std::this_thread::get_id();
     auto part = [&](int64_t i) {
       if (i == 0) {
-        objects[0] = compile_part(mod, *machines, level, times.optimize_ms, times.codegen_ms, &times.straight_line);
+        objects[0] = compile_part(mod, *machines, level, times.optimize_ms, times.codegen_ms, &times.short_pipeline);
       } else {
         llvm::LLVMContext ctx;
         std::unique_ptr<llvm::Module> kernels = second_part(ctx, bitcode, names);

@@ -26,7 +26,7 @@ struct CompileTimes {
   double split_ms = 0;     // writing that module's bitcode
   double kernels_ms = 0;   // its optimization and code generation
   bool kernels_in_parallel = false;  // on a pool thread, while the calling thread did the rest
-  bool straight_line = false;  // the module took the short pipeline for loop-free code (optimize_module)
+  bool short_pipeline = false;  // the module took the short pipeline (optimize_module)
 };
 
 // AG_JIT_OPT: the IR optimization level (0 = none and a fast instruction selector, 1-3 = LLVM's

@@ -5,7 +5,9 @@
 #include <llvm/ADT/SmallString.h>
 #include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/Analysis/TargetLibraryInfo.h>
+#include <llvm/ADT/DepthFirstIterator.h>
 #include <llvm/Analysis/LoopInfo.h>
+#include <llvm/IR/Dominators.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/PassInstrumentation.h>
@@ -18,6 +20,7 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include <algorithm>
 #include <deque>
 #include <string>
 #include <vector>
@@ -73,25 +76,42 @@ const llvm::Function* function_of(const llvm::Any& ir) {
   return nullptr;
 }
 
-// Whether `f`'s blocks only branch forward in their order: then it has no loop (a sufficient
-// test, not a necessary one: a loop laid out otherwise counts as one).
-bool branches_forward_only(const llvm::Function& f) {
+// Whether `bb` calls one of agc's runtime helpers or kernels (agc_rt_*, agc.gemm.*): functions
+// LLVM knows nothing of, so a loop that calls one is neither vectorized nor computed in closed
+// form, and no load is hoisted across the call.
+bool calls_agc(const llvm::BasicBlock& bb) {
+  for (const llvm::Instruction& inst : bb)
+    if (const auto* call = llvm::dyn_cast<llvm::CallBase>(&inst))
+      if (const llvm::Function* callee = call->getCalledFunction(); callee && callee->getName().starts_with("agc"))
+        return true;
+  return false;
+}
+
+// Whether the default pipeline has nothing to do in `f` but cost its own overhead: each of its
+// loops (if any) calls agc code. Loop-free code has nothing to vectorize, unroll or hoist.
+bool nothing_to_optimize(const llvm::Function& f) {
+  bool forward = true;  // blocks that only branch forward in their order: no loop, no analysis needed
   llvm::SmallPtrSet<const llvm::BasicBlock*, 32> seen;
   for (const llvm::BasicBlock& bb : f) {
     seen.insert(&bb);
-    for (const llvm::BasicBlock* succ : llvm::successors(&bb))
-      if (seen.contains(succ)) return false;
+    for (const llvm::BasicBlock* succ : llvm::successors(&bb)) forward = forward && !seen.contains(succ);
   }
+  if (forward) return true;
+  const llvm::DominatorTree dt(const_cast<llvm::Function&>(f));
+  const llvm::LoopInfo loops(dt);
+  for (const llvm::Loop* top : loops)
+    for (const llvm::Loop* loop : llvm::depth_first(top))
+      if (std::none_of(loop->block_begin(), loop->block_end(), [](const llvm::BasicBlock* bb) { return calls_agc(*bb); }))
+        return false;
   return true;
 }
 
-// Whether the default pipeline would only cost its own overhead: each function it optimizes
-// (every defined one not emitted-optimized) is loop-free, so nothing vectorizes, unrolls or
-// moves out of a loop. The tanh chain's module is such: an entry that calls the pool with its
-// emitted vector loop.
-bool straight_line_module(const llvm::Module& m) {
+// Whether every function the default pipeline would optimize (every defined one not
+// emitted-optimized) has nothing for it to do. The tanh chain's module is such: an entry that
+// hands agc's own vector loop to the pool; so is W1's: an entry whose loop calls the kernel.
+bool short_pipeline_suffices(const llvm::Module& m) {
   for (const llvm::Function& f : m)
-    if (!f.isDeclaration() && !f.hasFnAttribute(kEmittedOptimized) && !branches_forward_only(f)) return false;
+    if (!f.isDeclaration() && !f.hasFnAttribute(kEmittedOptimized) && !nothing_to_optimize(f)) return false;
   return true;
 }
 
@@ -130,12 +150,12 @@ bool optimize_module(llvm::Module& m, llvm::TargetMachine& tm, int level) {
   pb.registerLoopAnalyses(lam);
   pb.crossRegisterProxies(lam, fam, cgam, mam);
   llvm::ModulePassManager mpm;
-  const bool straight = straight_line_module(m);
-  if (straight) {
-    // Loop-free code: the inliner for the outlined loop bodies (always-inline), then the
-    // function passes that clean up what the emitter writes (allocas, repeated loads, constant
-    // expressions, branches). The O2 pipeline on the tanh chain's module: 1.0-1.5 ms warm and
-    // 2.4-3.7 ms in a new process, with nothing to do.
+  const bool short_pipeline = short_pipeline_suffices(m);
+  if (short_pipeline) {
+    // The inliner for the outlined loop bodies (always-inline), then the function passes that
+    // clean up what the emitter writes (allocas, repeated loads, constant expressions,
+    // branches). The O2 pipeline on the tanh chain's module: 1.0-1.5 ms warm and 2.4-3.7 ms in
+    // a new process, with nothing to do; on W1's, 4.2-4.8 ms in a new process.
     mpm.addPass(llvm::AlwaysInlinerPass());
     llvm::FunctionPassManager fpm;
     fpm.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
@@ -149,7 +169,7 @@ bool optimize_module(llvm::Module& m, llvm::TargetMachine& tm, int level) {
                                                         : llvm::OptimizationLevel::O3);
   }
   mpm.run(m, mam);
-  return straight;
+  return short_pipeline;
 }
 
 std::string emit_assembly(llvm::Module& m, llvm::TargetMachine& tm) {

@@ -21,9 +21,9 @@ void mark_emitted_optimized(llvm::Function& f);
 
 // Runs LLVM's O1/O2/O3 module pipeline (`level`) with `tm` (without a TargetMachine nothing vectorizes) and a
 // TargetLibraryInfo that maps exp/log/sin/cos/pow/tanh to libmvec's vector variants. A module
-// whose optimizable functions are all loop-free gets a short clean-up pipeline instead (the
-// default one has nothing to vectorize, unroll or hoist there: docs/jit.md, "Compile times");
-// returns true then.
+// where that pipeline has nothing to do (every optimizable function loop-free, or each of its
+// loops calling agc code: nothing to vectorize, unroll or hoist) gets a short clean-up pipeline
+// instead (docs/jit.md, "Compile times"); returns true then.
 bool optimize_module(llvm::Module& m, llvm::TargetMachine& tm, int level = 3);
 // The module's assembly for `tm` (the module is left as it was compiled).
 std::string emit_assembly(llvm::Module& m, llvm::TargetMachine& tm);

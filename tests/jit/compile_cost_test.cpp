@@ -6,7 +6,7 @@
 // operations and one vector store, and for the last partial block the same under a mask
 // (AVX-512) or a scalar loop; LLVM's vectorizer leaves it alone. Each case also
 // checks values eager == interpreter == JIT on sizes that leave a remainder. And which modules
-// skip LLVM's O2 pipeline for a short one (loop-free code: nothing to vectorize or hoist).
+// skip LLVM's O2 pipeline for a short one (nothing to vectorize, unroll or hoist).
 #include <mutex>
 #include <regex>
 
@@ -111,23 +111,51 @@ Tensor collatz(Tensor n) {
   return steps;
 }
 
-// A module whose optimizable functions are all loop-free (optimizer.cpp) takes the short
-// clean-up pipeline, not O2's: the fused chain (an entry that hands agc's own vector loop to
-// the pool) and x + 1 on one element; a staged while (a loop in the entry) and a scalar loop
-// LLVM vectorizes (AG_JIT_VECTOR_LOOPS=0) take O2's. Values eager == interpreter == JIT.
-TEST(CompileCost, LoopFreeModulesTakeTheShortPipeline) {
+Tensor power(Tensor x) {
+  Tensor r = ag::eye(10, ag::int32);
+  for (int i = 0; i < 100; ++i) r = ag::matmul(x, r);
+  return r;
+}
+
+Tensor sum_of_squares(Tensor n) {  // a scalar loop LLVM may vectorize or compute in closed form
+  Tensor i = 0, s = 0;
+  ag::while_stmt([&] { return i < n; },
+                 [&] {
+                   s += i * i;
+                   i += 1;
+                 },
+                 ag::state(i, s), {"i", "s"}, AG_SOURCE_LOC("compile_cost_test.cpp", 126));
+  return s;
+}
+
+// A module where LLVM's O2 pipeline has nothing to do takes a short clean-up pipeline instead
+// (optimizer.cpp): the fused chain (an entry that hands agc's own vector loop to the pool),
+// x + 1 on one element, and the chain of 100 small matmuls (a loop that calls the kernel). A
+// staged while of plain arithmetic, a scalar loop LLVM vectorizes (AG_JIT_VECTOR_LOOPS=0) and
+// a reduction take O2's. Values eager == interpreter == JIT.
+TEST(CompileCost, ModulesWithNothingToOptimizeTakeTheShortPipeline) {
   auto chain = [](Tensor v) { return ag::relu(v * 0.5f + 0.25f) * 2.0f - ag::tanh(v); };
   auto plus_one = [](Tensor v) { return v + 1.0f; };
+  auto sum = [](Tensor v) { return ag::reduce_sum(v * v); };
   const Tensor x = ag::random_uniform({(1 << 20) + 13}, ag::float32, -3, 3, 5), one = ag::constant({2.5f});
-  EXPECT_NE(compile_log_line(chain, x).find("(O2 straight-line, "), std::string::npos) << compile_log_line(chain, x);
-  EXPECT_NE(compile_log_line(plus_one, one).find("(O2 straight-line, "), std::string::npos);
-  EXPECT_NE(compile_log_line(collatz, Tensor(27)).find("(O2, "), std::string::npos) << compile_log_line(collatz, Tensor(27));
+  const Tensor m = ag::random_uniform({10, 10}, ag::int32, -2, 3, 1);
+  const std::string kShort = "(O2 short pipeline, ", kDefault = "(O2, ";
+  auto expect_pipeline = [&](const std::string& what, const std::string& line, const std::string& want) {
+    EXPECT_NE(line.find(want), std::string::npos) << what << ": " << line;
+  };
+  expect_pipeline("fused chain", compile_log_line(chain, x), kShort);
+  expect_pipeline("x + 1", compile_log_line(plus_one, one), kShort);
+  expect_pipeline("100 matmuls", compile_log_line(power, m), kShort);
+  expect_pipeline("collatz", compile_log_line(collatz, Tensor(27)), kDefault);
+  expect_pipeline("sum of squares", compile_log_line(sum_of_squares, Tensor(1000)), kDefault);
+  expect_pipeline("reduce_sum", compile_log_line(sum, x), kDefault);
   {
     const agtest::ScopedEnv scalar("AG_JIT_VECTOR_LOOPS", "0");
-    EXPECT_NE(compile_log_line(chain, x).find("(O2, "), std::string::npos);
+    expect_pipeline("scalar fused chain", compile_log_line(chain, x), kDefault);
   }
   agtest::expect_three_way("fused chain", chain, {}, x);
   agtest::expect_three_way("x + 1", plus_one, {}, one);
+  agtest::expect_three_way("100 matmuls", power, {}, m);
   agtest::expect_three_way("collatz", collatz, {}, Tensor(27));
 }
 
