@@ -1,5 +1,5 @@
 // Eager runtime benchmark: the dispatch cost of a small op, and the throughput of a binary
-// elementwise op and of a 3-op chain on 16M float32, each beside a hand-written Eigen array
+// elementwise op, of a 3-op chain and of a bias added to rows on 16M float32, each beside a hand-written Eigen array
 // expression and a plain loop measured in the same run. Prints one table and the two targets
 // of issue 2 (small-op dispatch <= 300 ns; one elementwise op >= 0.7x the plain loop). Also the
 // draws of ag::random::Generator beside the standard library's engine and distributions.
@@ -79,6 +79,13 @@ __attribute__((noinline)) void loop_add(const float* __restrict a, const float* 
 __attribute__((noinline)) void loop_chain(const float* __restrict a, const float* __restrict b,
                                           const float* __restrict c, float* __restrict d, int64_t n) {
   for (int64_t i = 0; i < n; ++i) d[i] = (a[i] + b[i]) * c[i] - a[i];
+}
+
+// c[i, j] = a[i, j] + b[j]: a bias added to every row.
+__attribute__((noinline)) void loop_bias(const float* __restrict a, const float* __restrict b, float* __restrict c,
+                                         int64_t rows, int64_t cols) {
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) c[i * cols + j] = a[i * cols + j] + b[j];
 }
 
 // The benchmark is only worth its numbers if eager and the loop agree (within `tol`: the
@@ -207,6 +214,18 @@ void print_thread_rows() {
     const double two = wall_ns(op, iters, 7);
     fmt::print("{:>10} {:>12} {:>12} {:>8.2f}x\n", n, format_ns(one), format_ns(two), one / two);
   }
+  // A bias on every row splits into chunks of whole rows (docs/eager.md, "Memory").
+  fmt::print("a + bias, [rows, 4096] + [4096], one eager op:\n");
+  for (int64_t rows : {int64_t{64}, int64_t{256}, int64_t{1024}}) {
+    const ag::Tensor a = ag::random_uniform({rows, 4096}, ag::float32, -1, 1, 1), b = ag::random_uniform({4096}, ag::float32, -1, 1, 2);
+    const int iters = static_cast<int>(std::max<int64_t>(4, 4096 / rows));
+    auto op = [&] { escape(ag::Tensor(a + b).impl()); };
+    ag::set_num_threads(1);
+    const double one = wall_ns(op, iters, 7);
+    ag::set_num_threads(2);
+    const double two = wall_ns(op, iters, 7);
+    fmt::print("{:>10} {:>12} {:>12} {:>8.2f}x\n", rows * 4096, format_ns(one), format_ns(two), one / two);
+  }
   ag::set_num_threads(1);
 }
 
@@ -258,6 +277,19 @@ int main() {
   // Bytes of one fused pass (3 inputs, 1 output); eager makes three passes over memory.
   add_throughput_rows(rows, "(a + b) * c - a, 16M f32", 4.0 * 4 * static_cast<double>(n), chain);
   check_equal((a + b) * c - a, bo.p, "(a + b) * c - a", 1e-6f);
+
+  // A bias on every row: the eager op splits into chunks of whole rows and streams its result.
+  const int64_t cols = 4096, rows_n = n / cols;
+  const ag::Tensor a2 = ag::reshape(a, {rows_n, cols}), bias = ag::random_uniform({cols}, ag::float32, -1, 1, 4);
+  using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const Eigen::Map<const RowMajor, Eigen::Aligned64> A2(ba.p, rows_n, cols);
+  const Eigen::Map<const Eigen::RowVectorXf> Bias(bias.data<float>(), cols);
+  Eigen::Map<RowMajor, Eigen::Aligned64> O2(bo.p, rows_n, cols);
+  auto bias_op = [&] { escape(ag::Tensor(a2 + bias).impl()); };
+  const auto bias_add = time_large(bias_op, with_cached_stores(bias_op), [&] { O2 = A2.rowwise() + Bias, escape(bo.p); },
+                                   [&] { loop_bias(ba.p, bias.data<float>(), bo.p, rows_n, cols), escape(bo.p); });
+  add_throughput_rows(rows, "a + bias, [4096,4096] + [4096] f32", 2.0 * 4 * static_cast<double>(n), bias_add);
+  check_equal(a2 + bias, bo.p, "a + bias");
 
   // ---- random draws of 1M float32: a Generator (counter-based stream; traced and compiled code
   // run the same kernel) vs hand-written loops over std::mt19937 into a preallocated buffer. Not

@@ -1,12 +1,14 @@
-// Streaming stores in eager kernels (src/ops/isa/elementwise.cpp): a large elementwise result
-// past the bar (AG_NONTEMPORAL) is computed in pieces into a scratch buffer and copied out
-// around the cache. Checked: that the streaming path ran (its counter), that it gives the bits
-// of cached stores on 1 to 3 threads for every class of elementwise op and dtype, that results
-// under the bar and with the setting 0 do not stream, that an error raised in a piece reaches
-// the caller, and that a bad setting is an error naming it. The bar is set low here, so
+// Large eager elementwise ops (src/ops/isa/elementwise_parallel.cpp): split over the pool when
+// each operand is the whole shape, one element or a row (the result's last dims), and past the
+// streaming bar (AG_NONTEMPORAL) computed in pieces into a scratch buffer copied out around the
+// cache. Checked: that the split and streaming paths ran (their counters), that they give the
+// serial bits on 1 to 3 threads for every class of elementwise op and dtype, flat and with row
+// operands, that small results, column broadcasts and the setting 0 do not stream, that an
+// error raised in a piece reaches the caller, and that a bad setting is an error naming it. The bar is set low here, so
 // 1 MB tensors exercise what a default machine does past 3/4 of its last-level cache. ctest runs
 // these under x86-64-v2 and -v3 kernels too (16- and 32-byte streaming stores).
 #include <cstring>
+#include <fmt/format.h>
 #include <string>
 #include <vector>
 
@@ -28,7 +30,7 @@ bool same_bits(const Tensor& a, const Tensor& b) {
 // Every class of flat elementwise op: unary float (Eigen's and agc's fixed-up transcendentals),
 // binary with a scalar operand, comparison (bool results: 1-byte elements), select, casts
 // (int32, float64: other element sizes than the operands').
-std::vector<Tensor> ops(const Tensor& x, const Tensor& y) {
+std::vector<Tensor> flat_ops(const Tensor& x, const Tensor& y) {
   return {ag::tanh(x) * 2.5f - ag::exp(-ag::abs(y)),
           ag::maximum(x, y) / (ag::abs(y) + 1.f),
           x > 0.5f,
@@ -36,40 +38,74 @@ std::vector<Tensor> ops(const Tensor& x, const Tensor& y) {
           ag::cast(x * 100.f, ag::int32) % 7,
           ag::cast(y, ag::float64) * 3.0};
 }
-constexpr int64_t kOps = 18;  // elementwise ops in ops() (abs, neg, casts and scalars count): each streams
+constexpr int64_t kFlatOps = 18;  // elementwise ops in flat_ops() (abs, neg, casts and scalars count)
 
-// The results with cached stores on one thread, then with streaming stores from 4 KB on 1, 2
-// and 3 threads: the same bits, and every op streamed.
-void expect_streams_with_the_cached_bits(const ag::Shape& shape) {
-  const Tensor x = ag::random_uniform(shape, ag::float32, -3, 3, 1), y = ag::random_uniform(shape, ag::float32, -3, 3, 2);
-  std::vector<Tensor> cached;
+// Ops with a row operand (`b`: the result's last dims): binary, comparison, a select with two
+// row operands, one with a leading 1 ([1, N]), a cast.
+std::vector<Tensor> row_ops(const Tensor& x, const Tensor& b) {
+  ag::Shape leading_one = b.shape();
+  leading_one.insert(0, 1);
+  return {x + b, ag::where(x > b, b, ag::exp(x)), ag::maximum(ag::reshape(b, leading_one), x) * 0.5f,
+          ag::cast(x < b, ag::int32) * 3};
+}
+constexpr int64_t kRowOps = 9;
+
+// `ops(x, y)` with cached stores on one thread (the reference), then with cached stores split
+// over 2 and 3 threads and with streaming stores from 4 KB on 1, 2 and 3 threads: the same bits,
+// every op streamed where it should, and split where there were threads.
+template <class Ops>
+void expect_the_serial_bits(const char* what, Ops ops, int64_t count, const Tensor& x, const Tensor& y) {
+  std::vector<Tensor> serial;
   {
     const agtest::ScopedEnv off("AG_NONTEMPORAL", "0");
     const Threads one(1);
     const int64_t before = ag::detail::streamed_eager_ops();
-    cached = ops(x, y);
+    serial = ops(x, y);
     EXPECT_EQ(ag::detail::streamed_eager_ops(), before) << "AG_NONTEMPORAL=0 streamed";
   }
-  const agtest::ScopedEnv low("AG_NONTEMPORAL", "4096");
-  for (int threads : {1, 2, 3}) {
-    const Threads t(threads);
-    const int64_t before = ag::detail::streamed_eager_ops();
-    const std::vector<Tensor> got = ops(x, y);
-    EXPECT_EQ(ag::detail::streamed_eager_ops(), before + kOps) << shape.str() << ", " << threads << " threads";
-    for (size_t k = 0; k < got.size(); ++k)
-      EXPECT_TRUE(same_bits(got[k], cached[k])) << "op " << k << ", " << shape.str() << ", " << threads << " threads";
+  for (const char* bar : {"0", "4096"}) {
+    const agtest::ScopedEnv env("AG_NONTEMPORAL", bar);
+    for (int threads : {1, 2, 3}) {
+      const Threads t(threads);
+      const int64_t streamed = ag::detail::streamed_eager_ops(), split = ag::detail::parallel_loops_split();
+      const std::vector<Tensor> got = ops(x, y);
+      const std::string at = fmt::format("{} {}, AG_NONTEMPORAL={}, {} threads", what, x.shape().str(), bar, threads);
+      EXPECT_EQ(ag::detail::streamed_eager_ops(), streamed + (bar[0] == '0' ? 0 : count)) << at;
+      if (threads > 1) EXPECT_GE(ag::detail::parallel_loops_split(), split + count) << at;
+      for (size_t k = 0; k < got.size(); ++k) EXPECT_TRUE(same_bits(got[k], serial[k])) << "op " << k << ", " << at;
+    }
   }
 }
 
-TEST(EagerStreaming, LargeResultsStreamWithTheCachedBitsOnEveryThreadCount) {
-  expect_streams_with_the_cached_bits(ag::Shape{(1 << 18) + 37});  // a partial 64-byte block, pieces and chunks
-  expect_streams_with_the_cached_bits(ag::Shape{513, 515});         // rank 2, rows not a multiple of a block
-  expect_streams_with_the_cached_bits(ag::Shape{1 << 18});          // whole pieces only
+void expect_flat_ops_stream(const ag::Shape& shape) {
+  expect_the_serial_bits("flat", flat_ops, kFlatOps, ag::random_uniform(shape, ag::float32, -3, 3, 1),
+                         ag::random_uniform(shape, ag::float32, -3, 3, 2));
 }
 
-// `auto`: a 1 MB result is under any last-level cache's 3/4; broadcasting along a dim never
-// takes the flat path.
-TEST(EagerStreaming, SmallAndBroadcastResultsDoNotStream) {
+void expect_row_ops_stream(const ag::Shape& shape, const ag::Shape& row) {
+  expect_the_serial_bits("rows", row_ops, kRowOps, ag::random_uniform(shape, ag::float32, -3, 3, 3),
+                         ag::random_uniform(row, ag::float32, -3, 3, 4));
+}
+
+TEST(EagerStreaming, LargeResultsStreamWithTheSerialBitsOnEveryThreadCount) {
+  expect_flat_ops_stream(ag::Shape{(1 << 18) + 37});  // a partial 64-byte block, pieces and chunks
+  expect_flat_ops_stream(ag::Shape{513, 515});         // rank 2, rows not a multiple of a block
+  expect_flat_ops_stream(ag::Shape{1 << 18});          // whole pieces only
+}
+
+// A row operand (a bias, a per-channel scale) splits the op into chunks of whole rows; streamed
+// pieces are runs of short rows or segments of long ones, whose 64-byte blocks need not start
+// on a row.
+TEST(EagerStreaming, RowBroadcastsSplitAndStreamWithTheSerialBits) {
+  expect_row_ops_stream(ag::Shape{513, 515}, ag::Shape{515});              // runs of 1 row of 2060 bytes
+  expect_row_ops_stream(ag::Shape{2100, 125}, ag::Shape{125});             // runs of 8 rows of 500 bytes
+  expect_row_ops_stream(ag::Shape{64, 4100}, ag::Shape{4100});             // 16400-byte rows in segments
+  expect_row_ops_stream(ag::Shape{3, 128, 700}, ag::Shape{128, 700});      // a row of two dims
+}
+
+// `auto`: a 1 MB result is under any last-level cache's 3/4. A broadcast along another dim than
+// the last ones ([M, 1] against [M, N]) neither splits nor streams.
+TEST(EagerStreaming, SmallAndColumnBroadcastResultsDoNotStream) {
   const Tensor x = ag::random_uniform({1 << 18}, ag::float32, -3, 3, 3);
   {
     const agtest::ScopedEnv bar("AG_NONTEMPORAL", "auto");
@@ -79,11 +115,13 @@ TEST(EagerStreaming, SmallAndBroadcastResultsDoNotStream) {
     EXPECT_EQ(ag::detail::streamed_eager_ops(), before);
   }
   const agtest::ScopedEnv low("AG_NONTEMPORAL", "4096");
-  const Tensor m = ag::random_uniform({512, 512}, ag::float32, -3, 3, 4), row = ag::random_uniform({512}, ag::float32, -3, 3, 5);
-  const int64_t before = ag::detail::streamed_eager_ops();
-  const Tensor y = m + row;
-  EXPECT_EQ(ag::detail::streamed_eager_ops(), before);
-  EXPECT_EQ(y.to_vector<float>()[513], m.to_vector<float>()[513] + row.to_vector<float>()[1]);
+  const Threads two(2);
+  const Tensor m = ag::random_uniform({512, 512}, ag::float32, -3, 3, 4), col = ag::random_uniform({512, 1}, ag::float32, -3, 3, 5);
+  const int64_t streamed = ag::detail::streamed_eager_ops(), split = ag::detail::parallel_loops_split();
+  const Tensor y = m * col;
+  EXPECT_EQ(ag::detail::streamed_eager_ops(), streamed);
+  EXPECT_EQ(ag::detail::parallel_loops_split(), split);
+  EXPECT_EQ(y.to_vector<float>()[513], m.to_vector<float>()[513] * col.to_vector<float>()[1]);
 }
 
 TEST(EagerStreaming, AnErrorInAPieceReachesTheCaller) {

@@ -7,9 +7,6 @@
 
 #include "../broadcast.h"
 #include "ieee_min_max.h"
-#include "ag/detail/parallel.h"
-#include "ag/detail/streaming_stores.h"
-#include "flat_chunks.h"
 #include "isa_kernels.h"
 
 namespace ag::detail::AG_KERNEL_NS {
@@ -333,78 +330,6 @@ BroadcastLoop plan(const TensorType& out, std::span<const Tensor> in) {
 
 }  // namespace
 
-namespace {
-
-void elementwise_into(OpKind op, std::span<const Tensor> in, const TensorType& type, Tensor& out, SourceLoc loc);
-
-// Elements per chunk of a parallel elementwise op, and the unit chunks are cut in (64 bytes
-// of any dtype: every chunk starts as aligned as the whole buffer). docs/jit.md, "Threads",
-// has the measurement behind the grain.
-constexpr int64_t kParallelGrain = kElementwiseGrain, kChunkUnit = 64;
-// Bytes of result a streamed piece computes into its scratch buffer (elementwise_kernel).
-constexpr int64_t kStreamPieceBytes = 4096;
-
-}  // namespace
-
-Tensor elementwise_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& type,
-                          SourceLoc loc) {
-  (void)attrs;
-  Tensor out = make_tensor(type.dtype, type.shape);
-  const int64_t n = out.num_elements();
-  // Large ops whose operands are each the whole shape or one element (no broadcast along a
-  // dim) run in contiguous chunks on the shared pool; chunks write disjoint ranges, so the
-  // result is the serial one bit for bit.
-  bool flat = n >= 2 * kParallelGrain && in.size() <= 3;
-  for (const Tensor& t : in) flat = flat && (t.shape() == type.shape || t.num_elements() == 1);
-  if (!flat) {
-    elementwise_into(op, in, type, out, loc);
-    return out;
-  }
-  // A result past the streaming bar is written around the cache, as compiled loops write theirs
-  // (docs/jit.md, "Streaming stores"): each chunk computes pieces of its result into a scratch
-  // buffer that stays in the cache and copies them out with non-temporal stores, so the
-  // result's cache lines are not read before they are overwritten. The same kernels on the
-  // same elements: the same bits.
-  const size_t es = dtype_size(type.dtype);
-  auto* out_data = static_cast<char*>(out.impl()->data);
-  const bool stream =
-      reinterpret_cast<uintptr_t>(out_data) % 64 == 0 && past_nontemporal_threshold(n * static_cast<int64_t>(es));
-  if (!stream && parallel_threads() <= 1) {
-    elementwise_into(op, in, type, out, loc);
-    return out;
-  }
-  if (stream) note_streamed_eager_op();
-  parallel_for((n + kChunkUnit - 1) / kChunkUnit, kParallelGrain / kChunkUnit, [&](int64_t b, int64_t e) {
-    const int64_t begin = b * kChunkUnit, end = std::min(n, e * kChunkUnit);
-    Tensor views[3];
-    if (!stream) {
-      for (size_t k = 0; k < in.size(); ++k) views[k] = chunk_of(in[k], begin, end);
-      Tensor o = chunk_of(out, begin, end);
-      elementwise_into(op, std::span<const Tensor>(views, in.size()), TensorType{type.dtype, Shape{end - begin}}, o, loc);
-      return;
-    }
-    // Pieces of 4 KB: the scratch buffer stays in L1 (with 8 KB pieces and more, the copy ran
-    // slower than cached stores on Zen 4). Their views are made once per chunk and re-aimed at
-    // each piece (re_aim): a piece is ~0.3 us of work, where making views would cost as much.
-    const int64_t piece = std::max<int64_t>(kChunkUnit, kStreamPieceBytes / static_cast<int64_t>(es));
-    for (size_t k = 0; k < in.size(); ++k) views[k] = chunk_of(in[k], begin, std::min(end, begin + piece));
-    Tensor scratch = make_tensor(type.dtype, Shape{std::min(piece, end - begin)});
-    void* const scratch_data = scratch.impl()->data;
-    for (int64_t p = begin; p < end; p += piece) {
-      const int64_t len = std::min(end, p + piece) - p;
-      for (size_t k = 0; k < in.size(); ++k)
-        if (in[k].num_elements() != 1) re_aim(views[k], element(in[k], p), len);
-      re_aim(scratch, scratch_data, len);
-      elementwise_into(op, std::span<const Tensor>(views, in.size()), TensorType{type.dtype, Shape{len}}, scratch, loc);
-      stream_copy(out_data + static_cast<size_t>(p) * es, scratch_data, static_cast<size_t>(len) * es);
-    }
-    store_fence();  // before the pool's completion flag: it does not order non-temporal stores
-  });
-  return out;
-}
-
-namespace {
-
 void elementwise_into(OpKind op, std::span<const Tensor> in, const TensorType& type, Tensor& out, SourceLoc loc) {
   const int64_t n = out.num_elements();
   switch (op_class(op)) {
@@ -479,7 +404,5 @@ void elementwise_into(OpKind op, std::span<const Tensor> in, const TensorType& t
     default: throw InternalError("elementwise_kernel: " + std::string(op_name(op)));
   }
 }
-
-}  // namespace
 
 }  // namespace ag::detail::AG_KERNEL_NS

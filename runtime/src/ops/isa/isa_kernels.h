@@ -12,7 +12,12 @@
 
 namespace ag::detail::AG_KERNEL_NS {
 
+// A new tensor of type `out` = op(in), on the pool and around the cache when large
+// (elementwise_parallel.cpp).
 Tensor elementwise_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);
+// The serial kernel (elementwise.cpp): `out`, allocated with `type`'s shape, = op(in) with
+// NumPy broadcasting.
+void elementwise_into(OpKind op, std::span<const Tensor> in, const TensorType& type, Tensor& out, SourceLoc loc);
 Tensor reduce_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);
 Tensor matmul_kernel(std::span<const Tensor> in, const TensorType& out, SourceLoc loc);
 // KernelSet::random_fill (kernel_set.h).

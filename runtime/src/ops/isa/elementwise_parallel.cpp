@@ -1,0 +1,156 @@
+// Large elementwise ops: split over the shared pool, and their results written around the cache
+// past the streaming bar (docs/eager.md, "Memory"). An op splits when each operand is the whole
+// shape, one element, or a row: the result's trailing dims (a bias [N] against [M, N], a [H, W]
+// map against [B, H, W]; leading 1s allowed). Each element is computed by the serial kernel
+// (elementwise.cpp) from the same operand elements, so the result is the serial one bit for bit,
+// whatever the thread count and with or without streaming stores.
+#include <algorithm>
+
+#include "ag/detail/parallel.h"
+#include "ag/detail/streaming_stores.h"
+#include "chunk_views.h"
+#include "isa_kernels.h"
+
+namespace ag::detail::AG_KERNEL_NS {
+namespace {
+
+// Elements per chunk of a parallel elementwise op, and the unit a flat op's chunks are cut in
+// (64 elements: every chunk starts as aligned as the whole buffer). docs/jit.md, "Threads", has
+// the measurement behind the grain.
+constexpr int64_t kParallelGrain = kElementwiseGrain, kChunkUnit = 64;
+// Bytes of result a streamed piece computes into its scratch buffer, which then stays in L1:
+// with 8 KB pieces and more the copy ran slower than cached stores on Zen 4.
+constexpr int64_t kStreamPieceBytes = 4096;
+
+enum class Role : uint8_t { Whole, Scalar, Row };
+
+// How an op's operands cover its result.
+struct Layout {
+  bool splits = false;  // at most 3 operands, each whole, one element or a row
+  int64_t row = 0;      // elements of the row operands (0: none, the op is flat)
+  Role roles[3] = {};
+};
+
+// Whether `s`, without its leading 1s, is the last dims of `out` (and not all of them).
+bool is_row_of(const Shape& s, const Shape& out) {
+  int64_t lead = 0;
+  while (lead < s.rank() && s[lead] == 1) ++lead;
+  const int64_t dims = s.rank() - lead;
+  if (dims == 0 || dims >= out.rank()) return false;
+  for (int64_t j = 0; j < dims; ++j)
+    if (s[lead + j] != out[out.rank() - dims + j]) return false;
+  return true;
+}
+
+Layout layout_of(std::span<const Tensor> in, const Shape& out) {
+  Layout l;
+  if (in.size() > 3) return l;
+  for (size_t k = 0; k < in.size(); ++k) {
+    const Tensor& t = in[k];
+    if (t.shape() == out) {
+      l.roles[k] = Role::Whole;
+    } else if (t.num_elements() == 1) {
+      l.roles[k] = Role::Scalar;
+    } else if (is_row_of(t.shape(), out) && (l.row == 0 || l.row == t.num_elements())) {
+      l.roles[k] = Role::Row;
+      l.row = t.num_elements();
+    } else {
+      return Layout{};
+    }
+  }
+  l.splits = true;
+  return l;
+}
+
+// One chunk's pieces. Each piece is elements [at, at + count) of the result, shaped {count} or
+// {rows, row}; it is computed straight into the result, or (streaming) into a scratch buffer
+// that is then copied out with non-temporal stores. The operands' views are made once and
+// re-aimed at each piece.
+class Pieces {
+ public:
+  Pieces(OpKind op, std::span<const Tensor> in, const Layout& l, Tensor& out, int64_t scratch_elements, SourceLoc loc)
+      : op_(op), in_(in), layout_(l), out_(out), loc_(loc) {
+    for (size_t k = 0; k < in.size(); ++k) {
+      const Tensor& t = in[k];
+      if (l.roles[k] == Role::Scalar && t.rank() == 0) {
+        views_[k] = t;  // never re-aimed
+        continue;
+      }
+      views_[k] = view_of(t);
+      // A one-element operand is a rank-0 view: it broadcasts against any piece.
+      if (l.roles[k] == Role::Scalar) re_aim(views_[k], t.impl()->data, Shape{});
+    }
+    target_ = scratch_elements > 0 ? make_tensor(out.dtype(), Shape{scratch_elements}) : view_of(out);
+    scratch_ = scratch_elements > 0 ? target_.impl()->data : nullptr;
+  }
+
+  // The piece at result element `at`, shaped `shape`; row operands from their element `row_at`.
+  void run(int64_t at, int64_t row_at, const Shape& shape) {
+    const Shape row_shape{shape.back()};
+    for (size_t k = 0; k < in_.size(); ++k) {
+      if (layout_.roles[k] == Role::Whole) re_aim(views_[k], element(in_[k], at), shape);
+      else if (layout_.roles[k] == Role::Row) re_aim(views_[k], element(in_[k], row_at), row_shape);
+    }
+    re_aim(target_, scratch_ ? scratch_ : element(out_, at), shape);
+    elementwise_into(op_, std::span<const Tensor>(views_, in_.size()), TensorType{out_.dtype(), shape}, target_, loc_);
+    if (scratch_)
+      stream_copy(element(out_, at), scratch_,
+                  static_cast<size_t>(target_.num_elements()) * dtype_size(out_.dtype()));
+  }
+
+ private:
+  OpKind op_;
+  std::span<const Tensor> in_;
+  const Layout& layout_;
+  Tensor& out_;
+  SourceLoc loc_;
+  Tensor views_[3];
+  Tensor target_;
+  void* scratch_;
+};
+
+}  // namespace
+
+Tensor elementwise_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& type,
+                          SourceLoc loc) {
+  (void)attrs;
+  Tensor out = make_tensor(type.dtype, type.shape);
+  const int64_t n = out.num_elements();
+  const Layout l = n >= 2 * kParallelGrain ? layout_of(in, type.shape) : Layout{};
+  const int64_t es = static_cast<int64_t>(dtype_size(type.dtype));
+  // A result past the streaming bar is written around the cache, as compiled loops write theirs
+  // (docs/jit.md, "Streaming stores"): a cached store first reads the line it overwrites.
+  const bool stream = l.splits && past_nontemporal_threshold(n * es);
+  if (!l.splits || (!stream && parallel_threads() <= 1)) {
+    elementwise_into(op, in, type, out, loc);
+    return out;
+  }
+  if (stream) note_streamed_eager_op();
+  const int64_t piece = std::max<int64_t>(kChunkUnit, kStreamPieceBytes / es);  // a streamed piece's elements
+  if (l.row == 0) {
+    parallel_for((n + kChunkUnit - 1) / kChunkUnit, kParallelGrain / kChunkUnit, [&](int64_t b, int64_t e) {
+      const int64_t begin = b * kChunkUnit, end = std::min(n, e * kChunkUnit);
+      Pieces pieces(op, in, l, out, stream ? std::min(piece, end - begin) : 0, loc);
+      if (!stream) return pieces.run(begin, 0, Shape{end - begin});
+      for (int64_t p = begin; p < end; p += piece) pieces.run(p, 0, Shape{std::min(piece, end - p)});
+      store_fence();  // before the pool's completion flag: it does not order non-temporal stores
+    });
+    return out;
+  }
+  // Chunks of whole rows; streamed pieces are segments of a long row, or runs of short rows.
+  const int64_t row = l.row, rows_per_piece = std::max<int64_t>(1, piece / row);
+  parallel_for(n / row, std::max<int64_t>(1, kParallelGrain / row), [&](int64_t r0, int64_t r1) {
+    Pieces pieces(op, in, l, out, !stream ? 0 : row >= piece ? piece : rows_per_piece * row, loc);
+    if (!stream) return pieces.run(r0 * row, 0, Shape{r1 - r0, row});
+    if (row < piece) {  // runs of whole rows
+      for (int64_t r = r0; r < r1; r += rows_per_piece) pieces.run(r * row, 0, Shape{std::min(rows_per_piece, r1 - r), row});
+    } else {  // segments of each row
+      for (int64_t r = r0; r < r1; ++r)
+        for (int64_t p = 0; p < row; p += piece) pieces.run(r * row + p, p, Shape{std::min(piece, row - p)});
+    }
+    store_fence();
+  });
+  return out;
+}
+
+}  // namespace ag::detail::AG_KERNEL_NS
