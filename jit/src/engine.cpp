@@ -7,6 +7,7 @@
 #include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ObjectFileInterface.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/CommandLine.h>
@@ -268,15 +269,34 @@ struct Engine::Impl {
   }
 
   // A new JITDylib with `objects` linked into it, and its entry point.
+  // Links the objects of one function into a JITDylib of its own and returns its entry. The
+  // symbols of the objects after the first (the kernels a split compile made apart) are looked
+  // up, and so made ready, before the entry: with only the entry looked up, LLVM 19's ORC
+  // returned it while the kernel object it calls could still be unfinalized when another thread
+  // was linking too, and the entry's first call jumped into memory that was not yet executable
+  // (JitConcurrency.DifferentFunctionsCompileInParallel crashed in 1 run of 30, 1 of 4 with the
+  // disk cache).
   std::pair<orc::JITDylib*, EntryFn> link(const std::string& id, const std::vector<std::string_view>& objects, const char* what) {
     orc::JITDylib& jd = new_dylib(id);
+    orc::SymbolLookupSet later;
+    auto fail = [&](llvm::Error e) {
+      remove(jd);
+      throw InternalError(std::string("jit: ") + what + ": " + message_of(std::move(e)));
+    };
     for (size_t i = 0; i < objects.size(); ++i) {
       auto buffer = llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(objects[i].data(), objects[i].size()),
                                                          id + "." + std::to_string(i));
-      if (llvm::Error e = jit->addObjectFile(jd, std::move(buffer))) {
-        remove(jd);
-        throw InternalError(std::string("jit: ") + what + ": " + message_of(std::move(e)));
+      if (i > 0) {
+        auto defined = orc::getObjectFileInterface(jit->getExecutionSession(), buffer->getMemBufferRef());
+        if (!defined) fail(defined.takeError());
+        for (const auto& [name, flags] : defined->SymbolFlags)
+          if (flags.isExported()) later.add(name);
       }
+      if (llvm::Error e = jit->addObjectFile(jd, std::move(buffer))) fail(std::move(e));
+    }
+    if (!later.empty()) {
+      auto ready = jit->getExecutionSession().lookup(orc::makeJITDylibSearchOrder(&jd), std::move(later));
+      if (!ready) fail(ready.takeError());
     }
     return {&jd, lookup(jd)};
   }

@@ -1,11 +1,12 @@
 // Large eager elementwise ops (src/ops/isa/elementwise_parallel.cpp): split over the pool when
-// each operand is the whole shape, one element or a row (the result's last dims), and past the
-// streaming bar (AG_NONTEMPORAL) computed in pieces into a scratch buffer copied out around the
-// cache. Checked: that the split and streaming paths ran (their counters), that they give the
-// serial bits on 1 to 3 threads for every class of elementwise op and dtype, flat and with row
-// operands, that small results, column broadcasts and the setting 0 do not stream, that an
-// error raised in a piece reaches the caller, and that a bad setting is an error naming it. The bar is set low here, so
-// 1 MB tensors exercise what a default machine does past 3/4 of its last-level cache. ctest runs
+// each operand is the whole shape, one element, a row (the result's last dims) or a column (its
+// first dims, then 1s), and past the streaming bar (AG_NONTEMPORAL) computed in pieces into a
+// scratch buffer copied out around the cache. Checked: that the split and streaming paths ran
+// (their counters), that they give the serial bits on 1 to 3 threads for every class of
+// elementwise op and dtype, flat and with row and column operands, that small results, mixed
+// broadcasts and the setting 0 do not stream, that an error raised in a piece reaches the
+// caller, and that a bad setting is an error naming it. The bar is set low here, so 1 MB
+// tensors exercise what a default machine does past 3/4 of its last-level cache. ctest runs
 // these under x86-64-v2 and -v3 kernels too (16- and 32-byte streaming stores).
 #include <cstring>
 #include <fmt/format.h>
@@ -50,6 +51,14 @@ std::vector<Tensor> row_ops(const Tensor& x, const Tensor& b) {
 }
 constexpr int64_t kRowOps = 9;
 
+// Ops with a column operand (`c`: the result's first dims, then 1s: a per-row scale, a
+// softmax's row maxima and sums), with a row one (an outer sum: no whole operand), and a select.
+std::vector<Tensor> column_ops(const Tensor& x, const Tensor& c) {
+  const Tensor row = ag::reduce_mean(x, {0});  // the result's last dims (not an elementwise op)
+  return {x * c, ag::exp(x - c) / (c + 4.f), c + row, ag::where(x > c, c, x)};
+}
+constexpr int64_t kColumnOps = 8;
+
 // `ops(x, y)` with cached stores on one thread (the reference), then with cached stores split
 // over 2 and 3 threads and with streaming stores from 4 KB on 1, 2 and 3 threads: the same bits,
 // every op streamed where it should, and split where there were threads.
@@ -82,6 +91,11 @@ void expect_flat_ops_stream(const ag::Shape& shape) {
                          ag::random_uniform(shape, ag::float32, -3, 3, 2));
 }
 
+void expect_column_ops_stream(const ag::Shape& shape, const ag::Shape& column) {
+  expect_the_serial_bits("columns", column_ops, kColumnOps, ag::random_uniform(shape, ag::float32, -3, 3, 5),
+                         ag::random_uniform(column, ag::float32, -3, 3, 6));
+}
+
 void expect_row_ops_stream(const ag::Shape& shape, const ag::Shape& row) {
   expect_the_serial_bits("rows", row_ops, kRowOps, ag::random_uniform(shape, ag::float32, -3, 3, 3),
                          ag::random_uniform(row, ag::float32, -3, 3, 4));
@@ -103,9 +117,18 @@ TEST(EagerStreaming, RowBroadcastsSplitAndStreamWithTheSerialBits) {
   expect_row_ops_stream(ag::Shape{3, 128, 700}, ag::Shape{128, 700});      // a row of two dims
 }
 
-// `auto`: a 1 MB result is under any last-level cache's 3/4. A broadcast along another dim than
-// the last ones ([M, 1] against [M, N]) neither splits nor streams.
-TEST(EagerStreaming, SmallAndColumnBroadcastResultsDoNotStream) {
+// A column operand ([M, 1] against [M, N], [B, H, 1] against [B, H, W]) splits the op into
+// chunks of whole rows too, read once per row of a piece (or as a scalar for a row's segment).
+TEST(EagerStreaming, ColumnBroadcastsSplitAndStreamWithTheSerialBits) {
+  expect_column_ops_stream(ag::Shape{513, 515}, ag::Shape{513, 1});
+  expect_column_ops_stream(ag::Shape{2100, 125}, ag::Shape{2100, 1});
+  expect_column_ops_stream(ag::Shape{64, 4100}, ag::Shape{64, 1});
+  expect_column_ops_stream(ag::Shape{3, 128, 700}, ag::Shape{3, 128, 1});
+}
+
+// `auto`: a 1 MB result is under any last-level cache's 3/4. Operands that cut the result at
+// different dims ([M, 1, 1] and [M, H, 1] against [M, H, W]) neither split nor stream.
+TEST(EagerStreaming, SmallResultsAndMixedBroadcastsDoNotStream) {
   const Tensor x = ag::random_uniform({1 << 18}, ag::float32, -3, 3, 3);
   {
     const agtest::ScopedEnv bar("AG_NONTEMPORAL", "auto");
@@ -116,12 +139,14 @@ TEST(EagerStreaming, SmallAndColumnBroadcastResultsDoNotStream) {
   }
   const agtest::ScopedEnv low("AG_NONTEMPORAL", "4096");
   const Threads two(2);
-  const Tensor m = ag::random_uniform({512, 512}, ag::float32, -3, 3, 4), col = ag::random_uniform({512, 1}, ag::float32, -3, 3, 5);
+  const Tensor m = ag::random_uniform({64, 64, 80}, ag::float32, -3, 3, 4), a = ag::random_uniform({64, 1, 1}, ag::float32, -3, 3, 5),
+               b = ag::random_uniform({64, 64, 1}, ag::float32, -3, 3, 6);
   const int64_t streamed = ag::detail::streamed_eager_ops(), split = ag::detail::parallel_loops_split();
-  const Tensor y = m * col;
-  EXPECT_EQ(ag::detail::streamed_eager_ops(), streamed);
-  EXPECT_EQ(ag::detail::parallel_loops_split(), split);
-  EXPECT_EQ(y.to_vector<float>()[513], m.to_vector<float>()[513] * col.to_vector<float>()[1]);
+  const Tensor y = ag::where(m > 0.f, a, b);
+  EXPECT_EQ(ag::detail::streamed_eager_ops(), streamed + 1);  // m > 0.f is flat
+  EXPECT_EQ(ag::detail::parallel_loops_split(), split + 1);
+  const int64_t i = 64 * 80 + 3 * 80 + 7;  // [1, 3, 7]
+  EXPECT_EQ(y.to_vector<float>()[i], m.to_vector<float>()[i] > 0.f ? a.to_vector<float>()[1] : b.to_vector<float>()[64 + 3]);
 }
 
 TEST(EagerStreaming, AnErrorInAPieceReachesTheCaller) {

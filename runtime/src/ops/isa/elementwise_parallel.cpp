@@ -1,7 +1,9 @@
 // Large elementwise ops: split over the shared pool, and their results written around the cache
 // past the streaming bar (docs/eager.md, "Memory"). An op splits when each operand is the whole
-// shape, one element, or a row: the result's trailing dims (a bias [N] against [M, N], a [H, W]
-// map against [B, H, W]; leading 1s allowed). Each element is computed by the serial kernel
+// shape, one element, a row: the result's last dims (a bias [N] against [M, N], a [H, W] map
+// against [B, H, W]; leading 1s allowed), or a column: the result's first dims and 1s (a
+// per-row scale [M, 1], a softmax's row sums), rows and columns cutting the result at the same
+// dim. Each element is computed by the serial kernel
 // (elementwise.cpp) from the same operand elements, so the result is the serial one bit for bit,
 // whatever the thread count and with or without streaming stores.
 #include <algorithm>
@@ -22,12 +24,12 @@ constexpr int64_t kParallelGrain = kElementwiseGrain, kChunkUnit = 64;
 // with 8 KB pieces and more the copy ran slower than cached stores on Zen 4.
 constexpr int64_t kStreamPieceBytes = 4096;
 
-enum class Role : uint8_t { Whole, Scalar, Row };
+enum class Role : uint8_t { Whole, Scalar, Row, Column };
 
 // How an op's operands cover its result.
 struct Layout {
-  bool splits = false;  // at most 3 operands, each whole, one element or a row
-  int64_t row = 0;      // elements of the row operands (0: none, the op is flat)
+  bool splits = false;  // at most 3 operands, each whole, one element, a row or a column
+  int64_t row = 0;      // elements of a row of the result (0: no row or column operand, the op is flat)
   Role roles[3] = {};
 };
 
@@ -42,18 +44,36 @@ bool is_row_of(const Shape& s, const Shape& out) {
   return true;
 }
 
+// Whether `s` is the first dims of `out` followed by 1s (at least one): then each of its
+// elements belongs to a row of out.num_elements() / s.num_elements() elements.
+bool is_column_of(const Shape& s, const Shape& out) {
+  if (s.rank() != out.rank()) return false;
+  int64_t k = 0;
+  while (k < s.rank() && s[k] == out[k]) ++k;
+  if (k == 0 || k == s.rank()) return false;
+  for (int64_t j = k; j < s.rank(); ++j)
+    if (s[j] != 1) return false;
+  return true;
+}
+
 Layout layout_of(std::span<const Tensor> in, const Shape& out) {
   Layout l;
   if (in.size() > 3) return l;
+  const int64_t n = out.num_elements();
+  auto same_rows = [&](int64_t row) { return l.row == 0 || l.row == row; };
   for (size_t k = 0; k < in.size(); ++k) {
     const Tensor& t = in[k];
+    const int64_t count = t.num_elements();
     if (t.shape() == out) {
       l.roles[k] = Role::Whole;
-    } else if (t.num_elements() == 1) {
+    } else if (count == 1) {
       l.roles[k] = Role::Scalar;
-    } else if (is_row_of(t.shape(), out) && (l.row == 0 || l.row == t.num_elements())) {
+    } else if (is_row_of(t.shape(), out) && same_rows(count)) {
       l.roles[k] = Role::Row;
-      l.row = t.num_elements();
+      l.row = count;
+    } else if (is_column_of(t.shape(), out) && same_rows(n / count)) {
+      l.roles[k] = Role::Column;
+      l.row = n / count;
     } else {
       return Layout{};
     }
@@ -84,12 +104,18 @@ class Pieces {
     scratch_ = scratch_elements > 0 ? target_.impl()->data : nullptr;
   }
 
-  // The piece at result element `at`, shaped `shape`; row operands from their element `row_at`.
+  // The piece at result element `at`, shaped `shape` ({count} within one row, or {rows, row});
+  // row operands from their element `row_at`, column operands from the piece's first row.
   void run(int64_t at, int64_t row_at, const Shape& shape) {
     const Shape row_shape{shape.back()};
+    const Shape column_shape = shape.rank() == 1 ? Shape{} : Shape{shape[0], 1};
     for (size_t k = 0; k < in_.size(); ++k) {
-      if (layout_.roles[k] == Role::Whole) re_aim(views_[k], element(in_[k], at), shape);
-      else if (layout_.roles[k] == Role::Row) re_aim(views_[k], element(in_[k], row_at), row_shape);
+      switch (layout_.roles[k]) {
+        case Role::Whole: re_aim(views_[k], element(in_[k], at), shape); break;
+        case Role::Row: re_aim(views_[k], element(in_[k], row_at), row_shape); break;
+        case Role::Column: re_aim(views_[k], element(in_[k], at / layout_.row), column_shape); break;
+        case Role::Scalar: break;
+      }
     }
     re_aim(target_, scratch_ ? scratch_ : element(out_, at), shape);
     elementwise_into(op_, std::span<const Tensor>(views_, in_.size()), TensorType{out_.dtype(), shape}, target_, loc_);
