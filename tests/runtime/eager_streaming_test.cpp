@@ -54,10 +54,12 @@ constexpr int64_t kRowOps = 9;
 // Ops with a column operand (`c`: the result's first dims, then 1s: a per-row scale, a
 // softmax's row maxima and sums), with a row one (an outer sum: no whole operand), and a select.
 std::vector<Tensor> column_ops(const Tensor& x, const Tensor& c) {
-  const Tensor row = ag::reduce_mean(x, {0});  // the result's last dims (not an elementwise op)
+  std::vector<int64_t> leading(static_cast<size_t>(x.rank() - 1));
+  for (size_t a = 0; a < leading.size(); ++a) leading[a] = static_cast<int64_t>(a);
+  const Tensor row = ag::reduce_mean(x, leading);  // the last dim, which the column's 1s cover (not an elementwise op)
   return {x * c, ag::exp(x - c) / (c + 4.f), c + row, ag::where(x > c, c, x)};
 }
-constexpr int64_t kColumnOps = 8;
+constexpr int64_t kColumnOps = 7;  // c + 4.f is [M, 1]: too small to split
 
 // `ops(x, y)` with cached stores on one thread (the reference), then with cached stores split
 // over 2 and 3 threads and with streaming stores from 4 KB on 1, 2 and 3 threads: the same bits,
