@@ -268,7 +268,6 @@ struct Engine::Impl {
     return objects;
   }
 
-  // A new JITDylib with `objects` linked into it, and its entry point.
   // Links the objects of one function into a JITDylib of its own and returns its entry. The
   // symbols of the objects after the first (the kernels a split compile made apart) are looked
   // up, and so made ready, before the entry: with only the entry looked up, LLVM 19's ORC

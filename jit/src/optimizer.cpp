@@ -2,10 +2,10 @@
 #include "optimizer.h"
 
 #include <fmt/format.h>
+#include <llvm/ADT/DepthFirstIterator.h>
 #include <llvm/ADT/SmallString.h>
 #include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/Analysis/TargetLibraryInfo.h>
-#include <llvm/ADT/DepthFirstIterator.h>
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/LegacyPassManager.h>
