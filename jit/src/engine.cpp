@@ -33,6 +33,7 @@
 #include "lower/node_lines.h"
 #include "module_split.h"
 #include "optimizer.h"
+#include "target_machine_pool.h"
 #include "plan_dump.h"
 #include "rt_helper_types.h"
 #include "target.h"
@@ -62,52 +63,6 @@ void check(llvm::Error e, const char* what) {
 }
 
 void* addr(auto* f) { return reinterpret_cast<void*>(f); }
-
-// Creating a TargetMachine costs as much as compiling a small function: keep a few per
-// optimization level and hand them to one compile at a time.
-class TargetMachinePool {
- public:
-  explicit TargetMachinePool(orc::JITTargetMachineBuilder jtmb) : jtmb_(std::move(jtmb)) {}
-
-  struct Lease {
-    Lease(TargetMachinePool* p, int l, std::unique_ptr<llvm::TargetMachine> t) : pool(p), level(l), tm(std::move(t)) {}
-    Lease(Lease&& o) noexcept = default;
-    Lease& operator=(Lease&&) = delete;
-    ~Lease() {
-      if (tm) pool->give_back(level, std::move(tm));
-    }
-    TargetMachinePool* pool;
-    int level;
-    std::unique_ptr<llvm::TargetMachine> tm;
-  };
-  llvm::Expected<Lease> take(int level) {
-    {
-      std::lock_guard lock(mu_);
-      auto& free = free_[level];
-      if (!free.empty()) {
-        Lease l(this, level, std::move(free.back()));
-        free.pop_back();
-        return llvm::Expected<Lease>(std::move(l));
-      }
-    }
-    orc::JITTargetMachineBuilder b = jtmb_;
-    b.setCodeGenOptLevel(level == 0 ? llvm::CodeGenOptLevel::None : llvm::CodeGenOptLevel::Default);
-    auto tm = b.createTargetMachine();
-    if (!tm) return tm.takeError();
-    if (level == 0) (*tm)->setO0WantsFastISel(true);  // the fast path: FastISel, no IR passes
-    return Lease(this, level, std::move(*tm));
-  }
-
- private:
-  void give_back(int level, std::unique_ptr<llvm::TargetMachine> tm) {
-    if (!tm) return;
-    std::lock_guard lock(mu_);
-    free_[level].push_back(std::move(tm));
-  }
-  orc::JITTargetMachineBuilder jtmb_;
-  std::mutex mu_;
-  std::map<int, std::vector<std::unique_ptr<llvm::TargetMachine>>> free_;
-};
 
 double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

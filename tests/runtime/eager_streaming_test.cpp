@@ -23,10 +23,7 @@ namespace {
 using ag::Tensor;
 using Threads = ag::detail::ScopedNumThreads;
 
-bool same_bits(const Tensor& a, const Tensor& b) {
-  return a.dtype() == b.dtype() && a.shape() == b.shape() &&
-         std::memcmp(a.impl()->data, b.impl()->data, static_cast<size_t>(a.num_elements()) * ag::dtype_size(a.dtype())) == 0;
-}
+using agtest::same_bits;
 
 // Every class of flat elementwise op: unary float (Eigen's and agc's fixed-up transcendentals),
 // binary with a scalar operand, comparison (bool results: 1-byte elements), select, casts

@@ -13,11 +13,7 @@ using ag::Tensor;
 
 using Threads = ag::detail::ScopedNumThreads;
 
-// Same dtype, shape and bytes (floats compared bit for bit: -0 != +0, NaN == same NaN).
-bool same_bits(const Tensor& a, const Tensor& b) {
-  return a.dtype() == b.dtype() && a.shape() == b.shape() &&
-         std::memcmp(a.impl()->data, b.impl()->data, static_cast<size_t>(a.num_elements()) * ag::dtype_size(a.dtype())) == 0;
-}
+using agtest::same_bits;
 
 // `all()` on 2 and 3 threads gives `one` (its 1-thread results) bit for bit, and at least
 // `splits` of its ops split over the pool.
