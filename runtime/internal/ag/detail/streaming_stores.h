@@ -1,6 +1,6 @@
 // Streaming (non-temporal) stores: when a result is large enough to be written around the
 // cache, for compiled vector loops (jit/src/lower/lower_fused_vector.cpp) and for eager
-// elementwise kernels (src/ops/isa/elementwise.cpp). docs/jit.md, "Streaming stores".
+// elementwise kernels (src/ops/isa/elementwise_parallel.cpp). docs/jit.md, "Streaming stores".
 #pragma once
 
 #include <cstdint>
