@@ -14,6 +14,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <time.h>
@@ -209,6 +210,23 @@ double wall_ns(F&& f, int iters, int reps) {
   return best;
 }
 
+// One eager op `a * b` (a + b for a rank-1 b) on the operands `make(rows)` makes, for 64, 256
+// and 1024 rows of 4096 elements, on 1 and 2 threads, wall-clock best of 7.
+template <class Make>
+void print_one_op_rows(const char* title, Make make) {
+  fmt::print("{}\n", title);
+  for (int64_t rows : {int64_t{64}, int64_t{256}, int64_t{1024}}) {
+    const auto [a, b] = make(rows);
+    const int iters = static_cast<int>(std::max<int64_t>(4, 4096 / rows));
+    auto op = [&] { escape(ag::Tensor(b.rank() == 1 ? a + b : a * b).impl()); };
+    ag::set_num_threads(1);
+    const double one = wall_ns(op, iters, 7);
+    ag::set_num_threads(2);
+    const double two = wall_ns(op, iters, 7);
+    fmt::print("{:>10} {:>12} {:>12} {:>8.2f}x\n", rows * 4096, format_ns(one), format_ns(two), one / two);
+  }
+}
+
 // The thread pool's threshold: one eager elementwise op at sizes around the grain, 1 and 2
 // threads, wall-clock (docs/jit.md, "Threads").
 void print_thread_rows() {
@@ -225,18 +243,15 @@ void print_thread_rows() {
     const double two = wall_ns(op, iters, 7);
     fmt::print("{:>10} {:>12} {:>12} {:>8.2f}x\n", n, format_ns(one), format_ns(two), one / two);
   }
-  // A bias on every row splits into chunks of whole rows (docs/eager.md, "Memory").
-  fmt::print("a + bias, [rows, 4096] + [4096], one eager op:\n");
-  for (int64_t rows : {int64_t{64}, int64_t{256}, int64_t{1024}}) {
-    const ag::Tensor a = ag::random_uniform({rows, 4096}, ag::float32, -1, 1, 1), b = ag::random_uniform({4096}, ag::float32, -1, 1, 2);
-    const int iters = static_cast<int>(std::max<int64_t>(4, 4096 / rows));
-    auto op = [&] { escape(ag::Tensor(a + b).impl()); };
-    ag::set_num_threads(1);
-    const double one = wall_ns(op, iters, 7);
-    ag::set_num_threads(2);
-    const double two = wall_ns(op, iters, 7);
-    fmt::print("{:>10} {:>12} {:>12} {:>8.2f}x\n", rows * 4096, format_ns(one), format_ns(two), one / two);
-  }
+  // A bias on every row splits into chunks of whole rows; a broadcast middle dim along the
+  // first dim (docs/eager.md, "Memory").
+  print_one_op_rows("a + bias, [rows, 4096] + [4096], one eager op:", [](int64_t rows) {
+    return std::pair{ag::random_uniform({rows, 4096}, ag::float32, -1, 1, 1), ag::random_uniform({4096}, ag::float32, -1, 1, 2)};
+  });
+  print_one_op_rows("a * m, [rows / 4, 4, 4096] * [rows / 4, 1, 4096] (a broadcast middle dim), one eager op:", [](int64_t rows) {
+    return std::pair{ag::random_uniform({rows / 4, 4, 4096}, ag::float32, -1, 1, 1),
+                     ag::random_uniform({rows / 4, 1, 4096}, ag::float32, -1, 1, 2)};
+  });
   ag::set_num_threads(1);
 }
 

@@ -1,11 +1,13 @@
 // Large eager elementwise ops (src/ops/isa/elementwise_parallel.cpp): split over the pool when
 // each operand is the whole shape, one element, a row (the result's last dims) or a column (its
-// first dims, then 1s), and past the streaming bar (AG_NONTEMPORAL) computed in pieces into a
-// scratch buffer copied out around the cache. Checked: that the split and streaming paths ran
-// (their counters), that they give the serial bits on 1 to 3 threads for every class of
-// elementwise op and dtype, flat and with row and column operands, that small results, mixed
-// broadcasts and the setting 0 do not stream, that an error raised in a piece reaches the
-// caller, and that a bad setting is an error naming it. The bar is set low here, so 1 MB
+// first dims, then 1s), or else along the result's first dims (an outer layout: a broadcast
+// middle dim, operands cutting the result at different dims), and past the streaming bar
+// (AG_NONTEMPORAL) computed in pieces into a scratch buffer copied out around the cache.
+// Checked: that the split and streaming paths ran (their counters), that they give the serial
+// bits on 1 to 3 threads for every class of elementwise op and dtype, flat and with row, column
+// and outer operands, that small results, outer slices larger than a piece and the setting 0
+// do not stream, that an error raised in a piece reaches the caller, and that a bad setting is
+// an error naming it. The bar is set low here, so 1 MB
 // tensors exercise what a default machine does past 3/4 of its last-level cache. ctest runs
 // these under x86-64-v2 and -v3 kernels too (16- and 32-byte streaming stores).
 #include <cstring>
@@ -58,6 +60,15 @@ std::vector<Tensor> column_ops(const Tensor& x, const Tensor& c) {
 }
 constexpr int64_t kColumnOps = 7;  // c + 4.f is [M, 1]: too small to split
 
+// Ops that broadcast a middle dim (`m`: [M, 1, W] against `x`: [M, H, W]) or whose operands cut
+// the result at different dims ([M, 1, 1] and [M, H, 1]): outer layouts, cut along dim 0.
+std::vector<Tensor> outer_ops(const Tensor& x, const Tensor& m) {
+  const Tensor per_item = ag::reduce_max(x, {1, 2}, true), per_row = ag::reduce_mean(x, {2}, true);
+  return {x * m, ag::exp(x - m) / (ag::abs(m) + 4.f), ag::where(x > m, per_item, per_row),
+          ag::cast(x < m, ag::int32) * 3};
+}
+constexpr int64_t kOuterOps = 9;  // abs(m) + 4.f is [M, 1, W]: too small to split
+
 // `ops(x, y)` with cached stores on one thread (the reference), then with cached stores split
 // over 2 and 3 threads and with streaming stores from 4 KB on 1, 2 and 3 threads: the same bits,
 // every op streamed where it should, and split where there were threads.
@@ -100,6 +111,38 @@ void expect_row_ops_stream(const ag::Shape& shape, const ag::Shape& row) {
                          ag::random_uniform(row, ag::float32, -3, 3, 4));
 }
 
+// Outer layouts: slices of 400 elements along dim 0, streamed in runs of whole slices.
+TEST(EagerStreaming, OuterBroadcastsSplitAndStreamWithTheSerialBits) {
+  expect_the_serial_bits("outer", outer_ops, kOuterOps, ag::random_uniform({1024, 4, 100}, ag::float32, -3, 3, 7),
+                         ag::random_uniform({1024, 1, 100}, ag::float32, -3, 3, 8));
+  expect_the_serial_bits("outer, rank 4", outer_ops, kOuterOps,
+                         ag::reshape(ag::random_uniform({64, 16, 4, 100}, ag::float32, -3, 3, 9), {1024, 4, 100}),
+                         ag::random_uniform({1024, 1, 100}, ag::float32, -3, 3, 10));
+}
+
+// Slices larger than a streamed piece (90,000 elements here) split but keep cached stores; a
+// Fixed operand ([1, H, 1]: 1s along the cut dims) is the same slice for every chunk.
+TEST(EagerStreaming, LargeOuterSlicesSplitWithoutStreaming) {
+  const Tensor x = ag::random_uniform({4, 300, 300}, ag::float32, -3, 3, 11),
+               m = ag::random_uniform({4, 1, 300}, ag::float32, -3, 3, 12),
+               f = ag::random_uniform({1, 300, 1}, ag::float32, -3, 3, 13);
+  auto ops = [&] { return std::vector<Tensor>{x * m, ag::where(x > 0.f, m, f)}; };
+  std::vector<Tensor> serial;
+  {
+    const Threads one(1);
+    serial = ops();
+  }
+  const agtest::ScopedEnv low("AG_NONTEMPORAL", "4096");
+  for (int threads : {1, 2, 3}) {
+    const Threads t(threads);
+    const int64_t streamed = ag::detail::streamed_eager_ops(), split = ag::detail::parallel_loops_split();
+    const std::vector<Tensor> got = ops();
+    EXPECT_EQ(ag::detail::streamed_eager_ops(), streamed + 1) << threads << " threads";  // x > 0.f is flat
+    if (threads > 1) EXPECT_EQ(ag::detail::parallel_loops_split(), split + 3) << threads << " threads";
+    for (size_t k = 0; k < got.size(); ++k) EXPECT_TRUE(same_bits(got[k], serial[k])) << "op " << k << ", " << threads << " threads";
+  }
+}
+
 TEST(EagerStreaming, LargeResultsStreamWithTheSerialBitsOnEveryThreadCount) {
   expect_flat_ops_stream(ag::Shape{(1 << 18) + 37});  // a partial 64-byte block, pieces and chunks
   expect_flat_ops_stream(ag::Shape{513, 515});         // rank 2, rows not a multiple of a block
@@ -126,8 +169,9 @@ TEST(EagerStreaming, ColumnBroadcastsSplitAndStreamWithTheSerialBits) {
 }
 
 // `auto`: a 1 MB result is under any last-level cache's 3/4. Operands that cut the result at
-// different dims ([M, 1, 1] and [M, H, 1] against [M, H, W]) neither split nor stream.
-TEST(EagerStreaming, SmallResultsAndMixedBroadcastsDoNotStream) {
+// different dims ([M, 1, 1] and [M, H, 1] against [M, H, W]) in slices of 5,120 elements split
+// along dim 0 but do not stream.
+TEST(EagerStreaming, SmallResultsAndLargeOuterSlicesDoNotStream) {
   const Tensor x = ag::random_uniform({1 << 18}, ag::float32, -3, 3, 3);
   {
     const agtest::ScopedEnv bar("AG_NONTEMPORAL", "auto");
@@ -143,7 +187,7 @@ TEST(EagerStreaming, SmallResultsAndMixedBroadcastsDoNotStream) {
   const int64_t streamed = ag::detail::streamed_eager_ops(), split = ag::detail::parallel_loops_split();
   const Tensor y = ag::where(m > 0.f, a, b);
   EXPECT_EQ(ag::detail::streamed_eager_ops(), streamed + 1);  // m > 0.f is flat
-  EXPECT_EQ(ag::detail::parallel_loops_split(), split + 1);
+  EXPECT_EQ(ag::detail::parallel_loops_split(), split + 2);
   const int64_t i = 64 * 80 + 3 * 80 + 7;  // [1, 3, 7]
   EXPECT_EQ(y.to_vector<float>()[i], m.to_vector<float>()[i] > 0.f ? a.to_vector<float>()[1] : b.to_vector<float>()[64 + 3]);
 }

@@ -3,7 +3,9 @@
 // shape, one element, a row: the result's last dims (a bias [N] against [M, N], a [H, W] map
 // against [B, H, W]; leading 1s allowed), or a column: the result's first dims and 1s (a
 // per-row scale [M, 1], a softmax's row sums), rows and columns cutting the result at the same
-// dim. Each element is computed by the serial kernel
+// dim. Other broadcasts (a middle dim, [M, 1, W] against [M, H, W]; operands that cut the
+// result at different dims) split along the result's first dims over which every operand is
+// either the result or 1s: an "outer" layout. Each element is computed by the serial kernel
 // (elementwise.cpp) from the same operand elements, so the result is the serial one bit for bit,
 // whatever the thread count and with or without streaming stores.
 #include <algorithm>
@@ -24,13 +26,18 @@ constexpr int64_t kParallelGrain = kElementwiseGrain, kChunkUnit = 64;
 // with 8 KB pieces and more the copy ran slower than cached stores on Zen 4.
 constexpr int64_t kStreamPieceBytes = 4096;
 
-enum class Role : uint8_t { Whole, Scalar, Row, Column };
+// Outer layouts: Sliced operands have the result's first dims, Fixed ones 1s there.
+enum class Role : uint8_t { Whole, Scalar, Row, Column, Sliced, Fixed };
 
 // How an op's operands cover its result.
 struct Layout {
-  bool splits = false;  // at most 3 operands, each whole, one element, a row or a column
+  bool splits = false;  // at most 3 operands, each whole, one element, a row or a column; or outer
   int64_t row = 0;      // elements of a row of the result (0: no row or column operand, the op is flat)
   Role roles[3] = {};
+  // Outer layouts (outer > 0): the op is cut into `outer` slices along the result's first dims;
+  // a slice of the result is `rest` (the result's other dims), of operand k `rests[k]`.
+  int64_t outer = 0;
+  Shape rest, rests[3];
 };
 
 // Whether `s`, without its leading 1s, is the last dims of `out` (and not all of them).
@@ -56,6 +63,39 @@ bool is_column_of(const Shape& s, const Shape& out) {
   return true;
 }
 
+// The outer layout of operands that broadcast otherwise: the result's first `k` dims, for the
+// largest k (below its rank) over which every operand, aligned to the result's rank, has all
+// of the result's dims (Sliced) or all 1s (Fixed). None (splits false) when k would be 0.
+Layout outer_layout_of(std::span<const Tensor> in, const Shape& out) {
+  Layout l;
+  const int64_t rank = out.rank();
+  auto aligned = [&](const Shape& s, int64_t j) { return j < rank - s.rank() ? int64_t{1} : s[j - (rank - s.rank())]; };
+  auto fits = [&](const Shape& s, int64_t k, bool sliced) {
+    for (int64_t j = 0; j < k; ++j)
+      if (aligned(s, j) != (sliced ? out[j] : 1)) return false;
+    return true;
+  };
+  int64_t k = rank - 1;
+  for (; k > 0; --k) {
+    bool all = true;
+    for (const Tensor& t : in) all &= t.num_elements() == 1 || fits(t.shape(), k, true) || fits(t.shape(), k, false);
+    if (all) break;
+  }
+  if (k == 0) return l;
+  l.outer = 1;
+  for (int64_t j = 0; j < k; ++j) l.outer *= out[j];
+  if (l.outer < 2) return Layout{};
+  l.rest = Shape(out.begin() + k, out.end());
+  for (size_t i = 0; i < in.size(); ++i) {
+    const Shape& s = in[i].shape();
+    const int64_t skip = std::max<int64_t>(0, k - (rank - s.rank()));  // its own dims among the first k
+    l.rests[i] = Shape(s.begin() + skip, s.end());
+    l.roles[i] = in[i].num_elements() == 1 ? Role::Scalar : fits(s, k, true) ? Role::Sliced : Role::Fixed;
+  }
+  l.splits = true;
+  return l;
+}
+
 Layout layout_of(std::span<const Tensor> in, const Shape& out) {
   Layout l;
   if (in.size() > 3) return l;
@@ -75,7 +115,7 @@ Layout layout_of(std::span<const Tensor> in, const Shape& out) {
       l.roles[k] = Role::Column;
       l.row = n / count;
     } else {
-      return Layout{};
+      return outer_layout_of(in, out);
     }
   }
   l.splits = true;
@@ -97,8 +137,10 @@ class Pieces {
         continue;
       }
       views_[k] = view_of(t);
-      // A one-element operand is a rank-0 view: it broadcasts against any piece.
+      // A one-element operand is a rank-0 view: it broadcasts against any piece; a Fixed one
+      // is its slice, the same for every piece.
       if (l.roles[k] == Role::Scalar) re_aim(views_[k], t.impl()->data, Shape{});
+      if (l.roles[k] == Role::Fixed) re_aim(views_[k], t.impl()->data, l.rests[k]);
     }
     target_ = scratch_elements > 0 ? make_tensor(out.dtype(), Shape{scratch_elements}) : view_of(out);
     scratch_ = scratch_elements > 0 ? target_.impl()->data : nullptr;
@@ -114,9 +156,31 @@ class Pieces {
         case Role::Whole: re_aim(views_[k], element(in_[k], at), shape); break;
         case Role::Row: re_aim(views_[k], element(in_[k], row_at), row_shape); break;
         case Role::Column: re_aim(views_[k], element(in_[k], at / layout_.row), column_shape); break;
-        case Role::Scalar: break;
+        default: break;
       }
     }
+    compute(at, shape);
+  }
+
+  // Outer layouts: the result's slices [first, first + count) along its outer dims.
+  void run_outer(int64_t first, int64_t count) {
+    for (size_t k = 0; k < in_.size(); ++k) {
+      if (layout_.roles[k] != Role::Sliced) continue;
+      const int64_t slice = layout_.rests[k].num_elements();
+      re_aim(views_[k], element(in_[k], first * slice), with_leading(count, layout_.rests[k]));
+    }
+    compute(first * layout_.rest.num_elements(), with_leading(count, layout_.rest));
+  }
+
+ private:
+  static Shape with_leading(int64_t count, const Shape& rest) {
+    Shape s = rest;
+    s.insert(0, count);
+    return s;
+  }
+
+  // The piece at result element `at`, shaped `shape`, from the views as aimed.
+  void compute(int64_t at, const Shape& shape) {
     re_aim(target_, scratch_ ? scratch_ : element(out_, at), shape);
     elementwise_into(op_, std::span<const Tensor>(views_, in_.size()), TensorType{out_.dtype(), shape}, target_, loc_);
     if (scratch_)
@@ -124,7 +188,6 @@ class Pieces {
                   static_cast<size_t>(target_.num_elements()) * dtype_size(out_.dtype()));
   }
 
- private:
   OpKind op_;
   std::span<const Tensor> in_;
   const Layout& layout_;
@@ -144,15 +207,27 @@ Tensor elementwise_kernel(OpKind op, std::span<const Tensor> in, const Attrs& at
   const int64_t n = out.num_elements();
   const Layout l = n >= 2 * kParallelGrain ? layout_of(in, type.shape) : Layout{};
   const int64_t es = static_cast<int64_t>(dtype_size(type.dtype));
+  const int64_t piece = std::max<int64_t>(kChunkUnit, kStreamPieceBytes / es);  // a streamed piece's elements
   // A result past the streaming bar is written around the cache, as compiled loops write theirs
-  // (docs/jit.md, "Streaming stores"): a cached store first reads the line it overwrites.
-  const bool stream = l.splits && past_nontemporal_threshold(n * es);
+  // (docs/jit.md, "Streaming stores"): a cached store first reads the line it overwrites. An
+  // outer layout streams runs of whole slices, so only slices no larger than a piece.
+  const int64_t slice = l.outer ? n / l.outer : 0;
+  const bool stream = l.splits && slice <= piece && past_nontemporal_threshold(n * es);
   if (!l.splits || (!stream && parallel_threads() <= 1)) {
     elementwise_into(op, in, type, out, loc);
     return out;
   }
   if (stream) note_streamed_eager_op();
-  const int64_t piece = std::max<int64_t>(kChunkUnit, kStreamPieceBytes / es);  // a streamed piece's elements
+  if (l.outer) {
+    const int64_t slices_per_piece = std::max<int64_t>(1, piece / std::max<int64_t>(1, slice));
+    parallel_for(l.outer, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, slice)), [&](int64_t s0, int64_t s1) {
+      Pieces pieces(op, in, l, out, stream ? std::min(slices_per_piece, s1 - s0) * slice : 0, loc);
+      if (!stream) return pieces.run_outer(s0, s1 - s0);
+      for (int64_t s = s0; s < s1; s += slices_per_piece) pieces.run_outer(s, std::min(slices_per_piece, s1 - s));
+      store_fence();
+    });
+    return out;
+  }
   if (l.row == 0) {
     parallel_for((n + kChunkUnit - 1) / kChunkUnit, kParallelGrain / kChunkUnit, [&](int64_t b, int64_t e) {
       const int64_t begin = b * kChunkUnit, end = std::min(n, e * kChunkUnit);
