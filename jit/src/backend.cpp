@@ -12,6 +12,7 @@
 #include "ag/detail/log.h"
 #include "ag/detail/ops_internal.h"
 #include "ag/detail/out_of_memory.h"
+#include "ag/detail/parked_tensor.h"
 #include "ag/detail/parallel.h"
 #include "ag/detail/streaming_stores.h"
 #include "call_state.h"
@@ -32,11 +33,15 @@ Tensor with_dims(const Tensor& t, const int64_t* dims, int64_t rank) {
   return detail::make_view(impl->storage, offset, t.dtype(), shape);
 }
 
-// Result k of static shape, allocated before the call. Out of memory names the op that computes
-// it; the results allocated so far are dropped.
-// Inlined into the cached call's path (its out-of-memory handler costs nothing until it runs).
+// Result k of static shape, allocated before the call: the thread's parked tensor when it fits
+// (inline: a loop of cached calls takes back the output its previous call's result left), else
+// a new one. Out of memory names the op that computes it; the results allocated so far are
+// dropped. Inlined into the cached call's path (its out-of-memory handler costs nothing until
+// it runs).
 [[gnu::always_inline]] inline Tensor allocate_result(const Program& p, std::span<Tensor> outputs, size_t k) {
   const ResultPlan& r = p.results[k];
+  if (detail::TensorImpl* parked = detail::unpark(r.type.dtype, r.type.shape)) [[likely]]
+    return Tensor::adopt(parked);
   try {
     return detail::make_tensor(r.type.dtype, r.type.shape);
   } catch (const detail::TensorAllocationFailure& f) {
@@ -145,7 +150,8 @@ class JitExecutable final : public Executable {
     JitCallCtx ctx{out_data, out_dims, consts_.data(), &st};
     if (call_entry(entry_, args, &ctx) != 0) [[unlikely]]
       fail(st, outputs);
-    if (!st.owned.empty()) st.release_owned();  // defensive: the code frees what it allocates
+    if (st.owns_buffers()) [[unlikely]]
+      st.release_owned();  // defensive: the code frees what it allocates
   }
 
   [[noreturn]] static void fail(CallState& st, std::span<Tensor> outputs) {
@@ -178,10 +184,10 @@ class JitExecutable final : public Executable {
     CallState st;
     st.program = &program_;
     st.outputs = outputs;
-    if (program_.num_slots) st.slots.resize(static_cast<size_t>(program_.num_slots));
+    if (program_.num_slots) st.slots().resize(static_cast<size_t>(program_.num_slots));
     if (has_param_slots_)
       for (size_t p = 0; p < nin; ++p)
-        if (program_.param_slots[p] >= 0) st.slots[static_cast<size_t>(program_.param_slots[p])] = inputs[p];
+        if (program_.param_slots[p] >= 0) st.slots()[static_cast<size_t>(program_.param_slots[p])] = inputs[p];
     for (size_t k = 0; k < nout; ++k) {
       const ResultPlan& r = program_.results[k];
       out_data[k] = nullptr;
@@ -192,7 +198,8 @@ class JitExecutable final : public Executable {
     }
     JitCallCtx ctx{out_data, out_dims, consts_.data(), &st};
     if (call_entry(entry_, args, &ctx) != 0) fail(st, outputs);
-    if (!st.owned.empty()) st.release_owned();  // defensive: the code frees what it allocates
+    if (st.owns_buffers()) [[unlikely]]
+      st.release_owned();  // defensive: the code frees what it allocates
     if (!needs_fixup_) return;
     for (size_t k = 0; k < nout; ++k) {
       const ResultPlan& r = program_.results[k];
@@ -203,7 +210,7 @@ class JitExecutable final : public Executable {
         case ResultKind::FromConst:
           outputs[k] = with_dims(program_.nodes[static_cast<size_t>(r.index)].node->attrs.value, dims, rank);
           break;
-        case ResultKind::FromSlot: outputs[k] = with_dims(st.slots[static_cast<size_t>(r.index)], dims, rank); break;
+        case ResultKind::FromSlot: outputs[k] = with_dims(st.slots()[static_cast<size_t>(r.index)], dims, rank); break;
         case ResultKind::Computed:
           if (!r.static_shape) outputs[k] = with_dims(outputs[k], dims, rank);
           break;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <exception>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -13,18 +14,34 @@
 
 namespace ag::jit {
 
+// The slots and owned buffers live in a block made on first use: most calls (every cached
+// call of a program without slots or heap temporaries) need neither, and then the state is four
+// words to set up and two to check when it goes (the cached-call path, docs/performance.md).
 struct CallState {
   const Program* program = nullptr;
   std::span<Tensor> outputs;
-  std::vector<Tensor> slots;                 // program->num_slots entries
-  std::vector<detail::Storage*> owned;       // agc_rt_alloc'd buffers not freed yet
   std::exception_ptr error;
 
+  std::vector<Tensor>& slots() { return extras().slots; }              // program->num_slots entries
+  std::vector<detail::Storage*>& owned() { return extras().owned; }    // agc_rt_alloc'd buffers not freed yet
+  bool owns_buffers() const { return extras_ && !extras_->owned.empty(); }
   // Releases what an error path left behind.
   void release_owned() {
-    for (detail::Storage* s : owned) s->release();
-    owned.clear();
+    if (!extras_) return;
+    for (detail::Storage* s : extras_->owned) s->release();
+    extras_->owned.clear();
   }
+
+ private:
+  struct Extras {
+    std::vector<Tensor> slots;
+    std::vector<detail::Storage*> owned;
+  };
+  Extras& extras() {
+    if (!extras_) extras_ = std::make_unique<Extras>();
+    return *extras_;
+  }
+  std::unique_ptr<Extras> extras_;
 };
 
 // Runs a runtime helper's `body(state)`: an exception becomes the call's recorded error and a

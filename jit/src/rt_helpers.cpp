@@ -86,9 +86,10 @@ extern "C" {
 void* agc_rt_alloc(JitCallCtx* ctx, int64_t bytes) {
   CallState& st = ag::jit::state_of(ctx);
   try {
-    st.owned.reserve(st.owned.size() + 1);
+    std::vector<ag::detail::Storage*>& owned = st.owned();
+    owned.reserve(owned.size() + 1);
     ag::detail::Storage* s = ag::detail::Storage::allocate(static_cast<size_t>(bytes));
-    st.owned.push_back(s);
+    owned.push_back(s);
     return s->data;
   } catch (...) {
     st.error = allocation_failure(bytes);
@@ -97,7 +98,7 @@ void* agc_rt_alloc(JitCallCtx* ctx, int64_t bytes) {
 }
 
 void agc_rt_free(JitCallCtx* ctx, void* p) {
-  auto& owned = ag::jit::state_of(ctx).owned;
+  auto& owned = ag::jit::state_of(ctx).owned();
   for (size_t i = owned.size(); i-- > 0;)
     if (owned[i]->data == p) {
       owned[i]->release();
@@ -142,7 +143,7 @@ void agc_rt_fail(JitCallCtx* ctx, int32_t node, int32_t kind, int64_t a, int64_t
 }
 
 void agc_rt_slot_copy(JitCallCtx* ctx, int32_t from, int32_t to, int32_t move) {
-  auto& slots = ag::jit::state_of(ctx).slots;
+  auto& slots = ag::jit::state_of(ctx).slots();
   if (from == to) return;
   if (move) slots[static_cast<size_t>(to)] = std::move(slots[static_cast<size_t>(from)]);
   else slots[static_cast<size_t>(to)] = slots[static_cast<size_t>(from)];

@@ -19,7 +19,7 @@ namespace {
 const NodeInfo& info_of(CallState& st, int32_t node) { return st.program->nodes[static_cast<size_t>(node)]; }
 
 const detail::TensorList& input_list(CallState& st, const NodeInfo& info) {
-  return detail::list_of(st.slots[static_cast<size_t>(info.in_slots[0])]);
+  return detail::list_of(st.slots()[static_cast<size_t>(info.in_slots[0])]);
 }
 
 // Copies run-time dims to the code's array after checking them against the static type the
@@ -44,14 +44,14 @@ extern "C" {
 int32_t agc_rt_list_const(JitCallCtx* ctx, int32_t node) {
   return ag::jit::guarded(ctx, [&](CallState& st) {
     const ag::jit::NodeInfo& info = ag::jit::info_of(st, node);
-    st.slots[static_cast<size_t>(info.out_slot)] = info.node->attrs.value;  // shared: a write copies it
+    st.slots()[static_cast<size_t>(info.out_slot)] = info.node->attrs.value;  // shared: a write copies it
   });
 }
 
 int32_t agc_rt_list_write(JitCallCtx* ctx, int32_t node, int64_t index, const JitArg* value) {
   return ag::jit::guarded(ctx, [&](CallState& st) {
     const ag::jit::NodeInfo& info = ag::jit::info_of(st, node);
-    ag::Tensor& in = st.slots[static_cast<size_t>(info.in_slots[0])];
+    ag::Tensor& in = st.slots()[static_cast<size_t>(info.in_slots[0])];
     const ag::Tensor handle = (info.consume & 1) ? std::move(in) : in;
     ag::Tensor out = ag::detail::unshared_list(handle);
     ag::detail::TensorList& l = ag::detail::list_of(out);
@@ -61,7 +61,7 @@ int32_t agc_rt_list_write(JitCallCtx* ctx, int32_t node, int64_t index, const Ji
                           " but the value is " + std::string(ag::dtype_name(vt.dtype)) + ag::detail::at(info.node->loc));
     const ag::Shape shape(std::span<const int64_t>(value->dims, static_cast<size_t>(vt.shape.rank())));
     ag::detail::list_write(l, index, value->data, shape, info.node->loc);
-    st.slots[static_cast<size_t>(info.out_slot)] = std::move(out);
+    st.slots()[static_cast<size_t>(info.out_slot)] = std::move(out);
   });
 }
 

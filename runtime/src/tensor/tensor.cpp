@@ -11,6 +11,7 @@
 #include "../ops/internal_ops.h"
 #include "allocator.h"
 #include "ag/detail/tape.h"
+#include "ag/detail/parked_tensor.h"
 #include "ag/detail/tensor_list.h"
 
 namespace ag::detail {
@@ -31,54 +32,55 @@ bool shares_block(const TensorImpl* impl, const Storage* s) {
   return (s->flags & Storage::kWithImpl) && reinterpret_cast<const char*>(s) == reinterpret_cast<const char*>(impl) + kImplHeader;
 }
 
-// The last small tensor this thread destroyed, kept whole: its header, storage and data block
-// with both counts still 1. The next make_tensor of the same dtype and shape on this thread
-// takes it back without building anything. A loop that makes a tensor and drops the previous
-// one pays a compare instead of an allocation and a free: a cached call assigned to the same
-// variable (W4: 40 -> 31 ns; docs/performance.md), an eager op's temporary in a loop. At most one
-// block (<= kSmallMax bytes) per thread. Trivially destructible, so that reaching it costs no TLS
-// guard and it stays readable while thread_local objects are destroyed; a reaper frees it.
-struct Parked {
-  TensorImpl* impl;
-  bool reaper_armed;
-  bool gone;  // after the reaper ran: nothing is parked any more
-};
-constinit thread_local Parked t_parked{};
+}  // namespace
+
+// The last small tensor this thread destroyed (parked_tensor.h), kept whole: its header, storage
+// and data block with both counts still 1. The next make_tensor of the same dtype and shape on
+// this thread takes it back without building anything. A loop that makes a tensor and drops the
+// previous one pays a compare instead of an allocation and a free: a cached call assigned to
+// the same variable (W4: 40 -> 31 ns; docs/performance.md), an eager op's temporary in a loop.
+// At most one block (<= kSmallMax bytes) per thread.
+constinit thread_local ParkedTensor t_parked_tensor{};
+
+namespace {
 
 struct ParkedReaper {
   ~ParkedReaper() {
-    Parked& p = t_parked;
-    p.gone = true;
+    ParkedTensor& p = t_parked_tensor;
+    p.state = ParkedTensor::kGone;
     if (TensorImpl* impl = std::exchange(p.impl, nullptr)) impl->destroy_unparked();
   }
   void arm() {}
 };
 thread_local ParkedReaper t_parked_reaper;
 
-// Parks `impl` (a concrete tensor whose block holds it and its only storage reference); the
-// tensor parked before, if any, is freed: the most recent shape is the one a loop makes next.
-bool park(TensorImpl* impl) {
-  Parked& p = t_parked;
-  if (p.gone) return false;
-  if (!p.reaper_armed) {
-    p.reaper_armed = true;
-    t_parked_reaper.arm();  // odr-use: constructs the thread's reaper
-  }
+// Parks `impl`; the tensor parked before, if any, is freed: the most recent shape is the one a
+// loop makes next.
+void park_ready(ParkedTensor& p, TensorImpl* impl) {
   TensorImpl* previous = std::exchange(p.impl, impl);
   if (previous) previous->destroy_unparked();
+}
+
+// park() on the thread's first park (which constructs its reaper) and after the reaper ran.
+[[gnu::noinline]] bool park_first(TensorImpl* impl) {
+  ParkedTensor& p = t_parked_tensor;
+  if (p.state == ParkedTensor::kGone) return false;
+  p.state = ParkedTensor::kReady;
+  t_parked_reaper.arm();  // odr-use: constructs the thread's reaper
+  park_ready(p, impl);
   return true;
 }
 
-// The parked tensor when it has this dtype and shape (taken out of the slot), else null.
-TensorImpl* unpark(DType dtype, const Shape& shape) {
-  Parked& p = t_parked;
-  TensorImpl* impl = p.impl;
-  if (!impl || impl->dtype != dtype || impl->shape != shape) return nullptr;
-  p.impl = nullptr;
-  impl->refs.store(1, std::memory_order_relaxed);  // 0 when the last release was a decrement
-  impl->data = impl->storage->data;
-  return impl;
+// Parks `impl` (a concrete tensor whose block holds it and its only storage reference), or
+// returns false when the thread can no longer park.
+bool park(TensorImpl* impl) {
+  ParkedTensor& p = t_parked_tensor;
+  if (p.state != ParkedTensor::kReady) [[unlikely]]
+    return park_first(impl);
+  park_ready(p, impl);
+  return true;
 }
+
 }  // namespace
 
 // Buffers below kPoolThreshold live inline after their header: one block, from the small-block
@@ -130,10 +132,7 @@ void* TensorImpl::operator new(size_t bytes) { return small_allocate(bytes); }
 void TensorImpl::operator delete(void* p, size_t bytes) { small_free(p, bytes); }
 
 void TensorImpl::destroy() {
-  Storage* s = storage;
-  if (kind == ImplKind::Concrete && !frame && !note && s && shares_block(this, s) && !(s->flags & Storage::kHoldsList) &&
-      sole_owner(s->refs) && park(this))
-    return;
+  if (parkable && sole_owner(storage->refs) && park(this)) return;
   destroy_unparked();
 }
 
@@ -178,6 +177,7 @@ namespace {
     st->bytes = bytes;
     st->data = block + kImplHeader + kHeader;
     impl->storage = st;
+    impl->parkable = true;
   } else {
     Storage* st;
     try {

@@ -58,6 +58,10 @@ struct TensorImpl {
   bool typed_undefined = false;
   DType elem_dtype = DType::Float32;  // symbolic List values: the element dtype
   bool elem_rank_unknown = false;     // symbolic List values: no write has typed the elements yet
+  // Made with its storage and data in one block by make_tensor (tensor.cpp), and so kept whole
+  // for reuse when its last handle goes while it holds the storage's only reference: set
+  // once, so that destroy() tests one flag instead of how the tensor was made.
+  bool parkable = false;
   Shape shape;
   // Concrete.
   void* data = nullptr;
