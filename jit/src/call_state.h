@@ -22,8 +22,12 @@ struct CallState {
   std::span<Tensor> outputs;
   std::exception_ptr error;
 
-  std::vector<Tensor>& slots() { return extras().slots; }              // program->num_slots entries
-  std::vector<detail::Storage*>& owned() { return extras().owned; }    // agc_rt_alloc'd buffers not freed yet
+  // program->num_slots entries (made, and sized, before the code runs when it has slots).
+  std::vector<Tensor>& slots() { return extras().slots; }
+  // agc_rt_alloc'd buffers not freed yet; making the block may throw (callers are guarded).
+  std::vector<detail::Storage*>& owned() { return extras().owned; }
+  // The same, or null when the call has allocated none: never allocates (agc_rt_free).
+  std::vector<detail::Storage*>* owned_if_any() { return extras_ ? &extras_->owned : nullptr; }
   bool owns_buffers() const { return extras_ && !extras_->owned.empty(); }
   // Releases what an error path left behind.
   void release_owned() {

@@ -98,12 +98,13 @@ void* agc_rt_alloc(JitCallCtx* ctx, int64_t bytes) {
 }
 
 void agc_rt_free(JitCallCtx* ctx, void* p) {
-  auto& owned = ag::jit::state_of(ctx).owned();
-  for (size_t i = owned.size(); i-- > 0;)
-    if (owned[i]->data == p) {
-      owned[i]->release();
-      owned[i] = owned.back();
-      owned.pop_back();
+  std::vector<ag::detail::Storage*>* owned = ag::jit::state_of(ctx).owned_if_any();
+  if (!owned) return;
+  for (size_t i = owned->size(); i-- > 0;)
+    if ((*owned)[i]->data == p) {
+      (*owned)[i]->release();
+      (*owned)[i] = owned->back();
+      owned->pop_back();
       return;
     }
 }
