@@ -95,6 +95,28 @@ TEST(JitParallelLoops, BroadcastRowsSplitAcrossTheOuterDim) {
   EXPECT_GT(ag::detail::parallel_loops_split(), before);
 }
 
+// Eager ops whose operands broadcast a middle dim or cut the result at different dims split
+// along the result's first dims (an "outer" layout, elementwise_parallel.cpp): eager on 2
+// threads, eager on 1 and compiled on 2 give the same values (exact ops: the same bits).
+TEST(JitParallelLoops, OuterBroadcastsAgreeEagerAndCompiled) {
+  const Tensor x = ag::random_uniform({256, 8, 128}, ag::float32, -1, 1, 7), m = ag::random_uniform({256, 1, 128}, ag::float32, -1, 1, 8),
+               a = ag::random_uniform({256, 1, 1}, ag::float32, -1, 1, 9), b = ag::random_uniform({256, 8, 1}, ag::float32, -1, 1, 10);
+  auto body = [](Tensor x, Tensor m, Tensor a, Tensor b) { return ag::where(x * m > 0.1f, a, b) + m; };
+  auto f = ag::function(body);
+  Tensor one;
+  {
+    Threads t(1);
+    one = body(x, m, a, b);
+  }
+  Threads t(2);
+  const int64_t before = ag::detail::parallel_loops_split();
+  const Tensor eager = body(x, m, a, b);
+  EXPECT_GE(ag::detail::parallel_loops_split(), before + 4);  // x * m, > 0.1f, where, + m
+  EXPECT_TRUE(agtest::same_tensor(one, eager));
+  EXPECT_TRUE(agtest::same_tensor(one, f(x, m, a, b)));
+  EXPECT_EQ(f.stats().compiles + f.stats().disk_hits, 1);
+}
+
 // An integer division can fail (by zero): its loop keeps its error exit and stays serial, and the
 // error names the op as before.
 TEST(JitParallelLoops, ALoopThatCanFailStaysInlineAndStillRaises) {
