@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <string>
 #include <utility>
@@ -210,15 +211,15 @@ double wall_ns(F&& f, int iters, int reps) {
   return best;
 }
 
-// One eager op `a * b` (a + b for a rank-1 b) on the operands `make(rows)` makes, for 64, 256
-// and 1024 rows of 4096 elements, on 1 and 2 threads, wall-clock best of 7.
-template <class Make>
-void print_one_op_rows(const char* title, Make make) {
+// One eager op `op(a, b)` on the operands `make(rows)` makes, for 64, 256 and 1024 rows of 4096
+// elements, on 1 and 2 threads, wall-clock best of 7.
+template <class Make, class Op>
+void print_one_op_rows(const char* title, Make make, Op op_of) {
   fmt::print("{}\n", title);
   for (int64_t rows : {int64_t{64}, int64_t{256}, int64_t{1024}}) {
     const auto [a, b] = make(rows);
     const int iters = static_cast<int>(std::max<int64_t>(4, 4096 / rows));
-    auto op = [&] { escape(ag::Tensor(b.rank() == 1 ? a + b : a * b).impl()); };
+    auto op = [&] { escape(ag::Tensor(op_of(a, b)).impl()); };
     ag::set_num_threads(1);
     const double one = wall_ns(op, iters, 7);
     ag::set_num_threads(2);
@@ -247,11 +248,11 @@ void print_thread_rows() {
   // first dim (docs/eager.md, "Memory").
   print_one_op_rows("a + bias, [rows, 4096] + [4096], one eager op:", [](int64_t rows) {
     return std::pair{ag::random_uniform({rows, 4096}, ag::float32, -1, 1, 1), ag::random_uniform({4096}, ag::float32, -1, 1, 2)};
-  });
+  }, std::plus<>{});
   print_one_op_rows("a * m, [rows / 4, 4, 4096] * [rows / 4, 1, 4096] (a broadcast middle dim), one eager op:", [](int64_t rows) {
     return std::pair{ag::random_uniform({rows / 4, 4, 4096}, ag::float32, -1, 1, 1),
                      ag::random_uniform({rows / 4, 1, 4096}, ag::float32, -1, 1, 2)};
-  });
+  }, std::multiplies<>{});
   ag::set_num_threads(1);
 }
 

@@ -156,7 +156,7 @@ class Pieces {
         case Role::Whole: re_aim(views_[k], element(in_[k], at), shape); break;
         case Role::Row: re_aim(views_[k], element(in_[k], row_at), row_shape); break;
         case Role::Column: re_aim(views_[k], element(in_[k], at / layout_.row), column_shape); break;
-        default: break;
+        case Role::Scalar: case Role::Sliced: case Role::Fixed: break;  // outer roles: run_outer
       }
     }
     compute(at, shape);
@@ -218,9 +218,9 @@ Tensor elementwise_kernel(OpKind op, std::span<const Tensor> in, const Attrs& at
     return out;
   }
   if (stream) note_streamed_eager_op();
-  if (l.outer) {
-    const int64_t slices_per_piece = std::max<int64_t>(1, piece / std::max<int64_t>(1, slice));
-    parallel_for(l.outer, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, slice)), [&](int64_t s0, int64_t s1) {
+  if (l.outer) {  // slice >= 1: the result has no 0 dim (n >= 2 * kParallelGrain)
+    const int64_t slices_per_piece = std::max<int64_t>(1, piece / slice);
+    parallel_for(l.outer, std::max<int64_t>(1, kParallelGrain / slice), [&](int64_t s0, int64_t s1) {
       Pieces pieces(op, in, l, out, stream ? std::min(slices_per_piece, s1 - s0) * slice : 0, loc);
       if (!stream) return pieces.run_outer(s0, s1 - s0);
       for (int64_t s = s0; s < s1; s += slices_per_piece) pieces.run_outer(s, std::min(slices_per_piece, s1 - s));
