@@ -26,7 +26,8 @@ class Writer {
   void type(const TensorType& t) {
     i64(static_cast<int64_t>(t.dtype));
     shape(t.shape);
-    if (t.dtype == DType::List) i64(static_cast<int64_t>(t.elem_dtype) | (t.elem_rank_unknown ? 0x100 : 0));
+    if (t.dtype == DType::List) i64(static_cast<int64_t>(t.elem_dtype) | (t.elem_rank_unknown ? 0x100 : 0) |
+                                       (t.elem_shape_varies ? 0x200 : 0));
   }
   void tensor(const Tensor& t) {
     if (!t.has_value() || t.is_symbolic()) return i64(-1);

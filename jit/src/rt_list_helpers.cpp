@@ -70,7 +70,7 @@ int32_t agc_rt_list_read(JitCallCtx* ctx, int32_t node, int64_t index, int64_t* 
     const ag::jit::NodeInfo& info = ag::jit::info_of(st, node);
     const ag::detail::TensorList& l = ag::jit::input_list(st, info);
     *data = ag::detail::list_element(l, index, info.node->loc);
-    ag::jit::deliver_dims(info, l.elem_shape, dims);
+    ag::jit::deliver_dims(info, ag::detail::list_element_shape(l, index), dims);
   });
 }
 
@@ -81,7 +81,7 @@ int32_t agc_rt_list_stack(JitCallCtx* ctx, int32_t node, int64_t* dims, const vo
     const ag::Shape& type = info.node->outputs[0].shape;
     const ag::Shape stacked = ag::detail::list_stacked_shape(l, ag::Shape(type.begin() + 1, type.end()));
     ag::jit::deliver_dims(info, stacked, dims);
-    *data = l.elem_shape_known ? static_cast<const void*>(l.data.data()) : nullptr;  // null: zeros
+    *data = ag::detail::list_stacked_data(l);  // null: zeros
   });
 }
 

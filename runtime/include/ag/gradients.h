@@ -123,6 +123,10 @@ constexpr bool differentiable_param() {
   }
 }
 
+// `t`, or a fresh identity of it (an alias; while tracing, an identity node) when `seen` holds
+// it already; appends the result to `seen`.
+Tensor distinct_source(const Tensor& t, std::vector<Tensor>& seen);
+
 // The callable ag::grad traces: the user's function under a tape, then the gradients (zeros for
 // a parameter the result does not depend on, as jax.grad).
 template <class F, class Sig, bool WithValue, size_t... I>
@@ -134,17 +138,22 @@ struct GradCall<F, R(A...), WithValue, I...> {
   static_assert((differentiable_param<std::tuple_element_t<I, std::tuple<A...>>>() && ...));
   auto operator()(A... a) const {
     GradientTape tape;
-    auto args = std::forward_as_tuple(a...);
+    // Copies: the sources must outlive the call, and a tensor passed for two differentiated
+    // parameters becomes two sources (each parameter's gradient is its own, as in TensorFlow).
+    std::tuple<std::remove_cvref_t<A>...> args(a...);
     // The sources: each differentiated parameter's tensors (a struct's leaves, in field order).
     std::vector<GradSource> sources;
-    auto add_sources = [&](const auto& param) {
+    std::vector<Tensor> seen;
+    auto add_sources = [&](auto& param) {
+      auto distinct = [&](const Tensor& t) { return distinct_source(t, seen); };
+      param = map_leaves(param, distinct);
       for (const Tensor& t : tree_leaves(param)) {
         tape.watch(t);
         sources.emplace_back(t);
       }
     };
     (add_sources(std::get<I>(args)), ...);
-    const Tensor value = fn(a...);  // (copies: the sources must outlive the call)
+    const Tensor value = std::apply(fn, args);
     const std::vector<Tensor> g = tape.gradient(value, sources, UnconnectedGradients::zero, loc);
     // Each parameter's gradient, shaped like it (braced lists evaluate left to right).
     size_t at = 0;

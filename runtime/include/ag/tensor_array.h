@@ -10,7 +10,9 @@ namespace ag {
 
 class TensorArray {
  public:
-  TensorArray(DType dtype, int64_t size = 0, bool dynamic_size = true);
+  // infer_shape = false (TensorFlow's): the elements may have different shapes (stack() still
+  // needs them to agree).
+  TensorArray(DType dtype, int64_t size = 0, bool dynamic_size = true, bool infer_shape = true);
 
   // Writes element `index` of this array and returns the updated array. Both spellings work,
   // eagerly and staged: `ta.write(i, v);` and TensorFlow's `ta = ta.write(i, v)`. It is a

@@ -31,15 +31,15 @@ ConcreteCore::ConcreteCore(std::string name, Signature signature, std::shared_pt
       stats_(std::move(stats)),
       dump_prefix_(std::move(dump_prefix)),
       tiered_(tiered && jit_.value_or(true) && compiler_backend() != nullptr),
-      reads_variables_(!variables_read(*graph_).empty()),
-      one_op_under_tape_(differentiable_as_a_call(*graph_)),
+      reads_variables_(!variables_read(*traced_).empty()),
+      one_op_under_tape_(differentiable_as_a_call(*traced_)),
       tensor_args_only_(std::all_of(signature_.args.begin(), signature_.args.end(),
                                     [](const ArgSig& a) { return a.kind == ArgKind::Tensor; })) {}
 
 const std::shared_ptr<const CallBackward>& ConcreteCore::backward() {
   const ForkGatePass pass;
   std::lock_guard lock(compile_mu_);
-  if (!backward_) backward_ = std::make_shared<CallBackward>(graph_, name_, jit_);
+  if (!backward_) backward_ = std::make_shared<CallBackward>(traced_, name_, jit_);
   return backward_;
 }
 
@@ -145,7 +145,7 @@ void ConcreteCore::run_any(std::span<const ArgView> args, std::span<Tensor> outp
     // "Functions under a tape"): the call is one op whose gradient is a compiled backward
     // function; a graph with side effects runs op by op instead, recorded op by op.
     if (!one_op_under_tape_) {
-      replay_graph(*graph_, in, outputs);
+      replay_graph(*traced_, in, outputs);
       return;
     }
     const std::shared_ptr<const CallBackward>& pair = backward();

@@ -41,6 +41,7 @@ class ConcreteCore : public std::enable_shared_from_this<ConcreteCore> {
   const Signature& signature() const { return signature_; }
   const Graph& graph() const { return *graph_; }
   const std::shared_ptr<const Graph>& graph_ptr() const { return graph_; }
+  // The graph as traced: what gradients replay (it keeps custom gradients; the optimized one runs).
   const Graph& traced_graph() const { return *traced_; }
   // f(x: TensorSpec(shape=(2,), dtype=int32)) -> TensorSpec(shape=(2,), dtype=int32)
   std::string signature_str() const;

@@ -55,7 +55,14 @@ void warn_no_jit_once(const std::string& function_name) {
 }  // namespace
 
 // See function_core.h.
-void inline_into_current_frame(const Graph& g, std::span<const ArgView> args, std::span<Tensor> outputs) {
+void inline_into_current_frame(const ConcreteCore& c, std::span<const ArgView> args, std::span<Tensor> outputs) {
+  if (tape_records_in_current_frame()) {
+    std::vector<Tensor> inputs;
+    for_each_tensor(args, [&](const Tensor& t) { inputs.push_back(t); });
+    replay_graph(c.traced_graph(), inputs, outputs);
+    return;
+  }
+  const Graph& g = c.graph();
   TraceFrame* frame = current_frame();
   std::vector<std::vector<ValueId>> local(g.nodes.size());
   size_t p = 0;
@@ -200,7 +207,7 @@ void FunctionCore::call_while_tracing(std::span<const ArgView> args, std::span<T
           "Function '{}' calls itself while it is being traced: recursive Functions are not supported (as in "
           "tf.function); write the recursion as a loop",
           info_.name));
-  inline_into_current_frame(get_concrete(args)->graph(), args, outputs);
+  inline_into_current_frame(*get_concrete(args), args, outputs);
 }
 
 Signature FunctionCore::signature_to_trace(std::span<const ArgView> args, std::string& reason) {

@@ -13,9 +13,12 @@
 
 namespace ag::detail {
 
-// Inlines `g` into the current trace frame with the tensors of `args` (in graph-parameter
-// order) as its inputs: a Function or ConcreteFunction called while another one traces.
-void inline_into_current_frame(const Graph& g, std::span<const ArgView> args, std::span<Tensor> outputs);
+// Inlines concrete function `c` into the current trace frame with the tensors of `args` (in
+// graph-parameter order) as its inputs: a Function or ConcreteFunction called while another one
+// traces. While a tape records in that frame, the call is replayed op by op from its traced
+// graph instead (replay_graph), so that the tape records each op (and custom gradients): nested
+// Functions under a tape inside a trace, grad of grad.
+void inline_into_current_frame(const ConcreteCore& c, std::span<const ArgView> args, std::span<Tensor> outputs);
 
 // One entry of a Function's trace history (the HTML report's "retrace history").
 struct TraceEvent {

@@ -50,7 +50,7 @@ std::vector<Tensor> CallBackward::trace_joint(std::span<const Tensor> placeholde
 }
 
 CallBackward::CallBackward(std::shared_ptr<const Graph> forward, const std::string& forward_name, std::optional<bool> jit)
-    : forward_(std::move(forward)), variables_(variables_read(*forward_)) {
+    : forward_(std::move(forward)), variables_(variables_read(*forward_)), sources_(result_sources(*forward_, variables_)) {
   const Graph& g = *forward_;
   FunctionOptions options;
   options.name = forward_name + "_backward";
@@ -109,17 +109,21 @@ std::vector<Tensor> CallBackward::run_forward(std::span<const Tensor> inputs, st
                              std::make_move_iterator(all.end()));
 }
 
-std::vector<Tensor> CallBackward::grads_of(std::span<Tensor> out, size_t num_inputs,
+std::vector<Tensor> CallBackward::grads_of(std::span<Tensor> out, size_t num_inputs, const std::vector<bool>& reached,
                                            std::vector<VariableGrad>& variable_grads) const {
   g_runs.fetch_add(1, std::memory_order_relaxed);
+  const SourceSet connected = reached_sources(sources_, reached, num_inputs + variables_.size());
   std::vector<Tensor> grads(num_inputs);
-  for (size_t i = 0; i < wrt_.size(); ++i) grads[wrt_[i]] = out[i];
-  for (size_t i = 0; i < variables_.size(); ++i) variable_grads.push_back({variables_[i].get(), out[wrt_.size() + i]});
+  for (size_t i = 0; i < wrt_.size(); ++i)
+    if (connected[wrt_[i]]) grads[wrt_[i]] = out[i];
+  for (size_t i = 0; i < variables_.size(); ++i)
+    if (connected[num_inputs + i]) variable_grads.push_back({variables_[i].get(), out[wrt_.size() + i]});
   return grads;
 }
 
 std::vector<Tensor> CallBackward::run(std::span<const Tensor> inputs, std::span<const Tensor> residuals,
-                                      std::span<const Tensor> dys, std::vector<VariableGrad>& variable_grads) const {
+                                      std::span<const Tensor> dys, const std::vector<bool>& reached,
+                                      std::vector<VariableGrad>& variable_grads) const {
   std::vector<Tensor> out(wrt_.size() + variables_.size());
   std::vector<Tensor> float_dys;
   for (size_t k : float_outputs_) float_dys.push_back(dys[k]);
@@ -137,12 +141,12 @@ std::vector<Tensor> CallBackward::run(std::span<const Tensor> inputs, std::span<
     for (const Tensor& dy : float_dys) views.push_back(view(dy));
     call_function(*recorded_, views, out);
     g_recorded_runs.fetch_add(1, std::memory_order_relaxed);
-    return grads_of(out, inputs.size(), variable_grads);
+    return grads_of(out, inputs.size(), reached, variable_grads);
   }
   std::vector<Tensor> args(residuals.begin(), residuals.end());
   args.insert(args.end(), float_dys.begin(), float_dys.end());
   backward_exe_->run(args, out);
-  return grads_of(out, inputs.size(), variable_grads);
+  return grads_of(out, inputs.size(), reached, variable_grads);
 }
 
 }  // namespace ag::detail

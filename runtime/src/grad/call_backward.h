@@ -16,6 +16,7 @@
 #include "ag/backend.h"
 #include "ag/graph/graph.h"
 #include "ag/tensor.h"
+#include "connectivity.h"
 #include "rules.h"
 
 namespace ag::detail {
@@ -33,18 +34,22 @@ class CallBackward {
   // Variables the forward reads go to `variable_grads`. While another tape records (higher
   // order), the backward runs as a Function that recomputes the forward from `inputs`, so that
   // the tape records it as one op in turn.
+  // Inputs and Variables that no `reached` output depends on get no gradient (TF's None).
   std::vector<Tensor> run(std::span<const Tensor> inputs, std::span<const Tensor> residuals,
-                          std::span<const Tensor> dys, std::vector<VariableGrad>& variable_grads) const;
+                          std::span<const Tensor> dys, const std::vector<bool>& reached,
+                          std::vector<VariableGrad>& variable_grads) const;
   bool reads_variables() const { return !variables_.empty(); }
 
  private:
   std::vector<Tensor> trace_joint(std::span<const Tensor> placeholders, std::vector<Tensor>* forward_outputs) const;
-  std::vector<Tensor> grads_of(std::span<Tensor> out, size_t num_inputs, std::vector<VariableGrad>& variable_grads) const;
+  std::vector<Tensor> grads_of(std::span<Tensor> out, size_t num_inputs, const std::vector<bool>& reached,
+                               std::vector<VariableGrad>& variable_grads) const;
 
   std::shared_ptr<const Graph> forward_;
   std::vector<size_t> wrt_;  // the floating-point inputs
   std::vector<size_t> float_outputs_;
   std::vector<std::shared_ptr<VariableState>> variables_;
+  std::vector<SourceSet> sources_;  // per output: the inputs and variables_ it depends on
   size_t num_residuals_ = 0;
   std::unique_ptr<Executable> forward_exe_;   // (x...) -> (y..., residuals...)
   std::unique_ptr<Executable> backward_exe_;  // (residuals..., dy...) -> (d inputs..., d variables...)

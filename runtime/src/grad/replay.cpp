@@ -57,7 +57,7 @@ std::vector<Tensor> replay_node(const Node& n, std::span<const Tensor> in) {
 
 }  // namespace
 
-void replay_graph(const Graph& g, std::span<const Tensor> inputs, std::span<Tensor> outputs) {
+void replay_graph(const Graph& g, std::span<const Tensor> inputs, std::span<Tensor> outputs, const ReplayHooks* hooks) {
   if (inputs.size() != g.params.size())
     throw InternalError("replay_graph: " + std::to_string(inputs.size()) + " inputs for " +
                         std::to_string(g.params.size()) + " params");
@@ -70,7 +70,8 @@ void replay_graph(const Graph& g, std::span<const Tensor> inputs, std::span<Tens
     std::vector<Tensor> in;
     in.reserve(n.inputs.size());
     for (ValueId v : n.inputs) in.push_back(values[v.node][v.index]);
-    values[id] = replay_node(n, in);
+    if (!hooks || !hooks->replace || !hooks->replace(id, n, in, values[id])) values[id] = replay_node(n, in);
+    if (hooks && hooks->after) hooks->after(id, values[id]);
   }
   for (size_t i = 0; i < g.results.size(); ++i) outputs[i] = values[g.results[i].node][g.results[i].index];
 }

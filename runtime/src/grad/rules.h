@@ -15,6 +15,7 @@
 namespace ag::detail {
 
 struct VariableState;
+struct ReplayHooks;
 
 // The gradient of a Variable that a sub-graph reads (If/While rules report these: the Variable is
 // not one of the node's inputs).
@@ -30,6 +31,7 @@ struct GradContext {
   std::span<const Tensor> inputs;
   std::span<const Tensor> outputs;
   std::span<const Tensor> dys;  // one per output; floating-point ones have a value (zeros where none flowed)
+  const std::vector<bool>& reached;  // per output: a gradient flowed to it (else its dy is zeros)
   const std::vector<std::shared_ptr<const Graph>>& subgraphs;
   std::vector<VariableGrad>& variable_grads;
 };
@@ -64,7 +66,8 @@ std::vector<std::shared_ptr<VariableState>> variables_read(const Graph& g);
 std::vector<Tensor> replay_gradient(const Graph& g, std::span<const Tensor> xs, std::span<const Tensor> dys,
                                     std::span<const size_t> wrt,
                                     std::span<const std::shared_ptr<VariableState>> variables,
-                                    std::vector<Tensor>* forward_outputs = nullptr);
+                                    std::vector<Tensor>* forward_outputs = nullptr,
+                                    const ReplayHooks* hooks = nullptr);
 
 // The rule of the `unsupported` token (declared here too: no op may use it at the moment).
 std::vector<Tensor> grad_unsupported(const GradContext& c);

@@ -71,6 +71,11 @@ std::vector<Tensor> grad_div(const GradContext& c) {
   const Tensor& b = c.inputs[1];
   return binary(c, dy(c) / b, -(dy(c) * a) / (b * b));
 }
+// floormod(a, b) = a - floor(a / b) b: 1 for a and -floor(a / b) for b (TensorFlow's FloorMod
+// gradient; the steps where floor(a / b) jumps have no gradient).
+std::vector<Tensor> grad_floormod(const GradContext& c) {
+  return binary(c, dy(c), -(dy(c) * floordiv(c.inputs[0], c.inputs[1])));
+}
 std::vector<Tensor> grad_pow(const GradContext& c) {
   const Tensor& a = c.inputs[0];
   const Tensor& b = c.inputs[1];

@@ -54,10 +54,18 @@ std::vector<Tensor> grad_concat(const GradContext& c) {
   const int64_t axis = normalize_axis(c.attrs.axis, rank, c.op, c.loc);
   std::vector<Tensor> grads;
   int64_t offset = 0;
+  Tensor run_time_offset;  // from the first operand of unknown size on: the offset at run time
   for (size_t i = 0; i < c.inputs.size(); ++i) {
     const int64_t n = c.inputs[i].shape()[axis];
-    if (n < 0 && i + 1 < c.inputs.size())
-      unimplemented(c, "with an operand of unknown size along the axis (other than the last) is not supported yet");
+    const bool last = i + 1 == c.inputs.size();
+    if ((n < 0 && !last) || run_time_offset.has_value()) {
+      // Rows [offset, offset + n) taken by a gather, with n and the offset known at run time.
+      if (!run_time_offset.has_value()) run_time_offset = Tensor(offset);
+      const Tensor size = gather(shape_of(c.inputs[i]), Tensor(axis));
+      grads.push_back(gather(c.dys[0], range(run_time_offset, run_time_offset + size), axis));
+      run_time_offset = run_time_offset + size;
+      continue;
+    }
     std::vector<int64_t> begin(static_cast<size_t>(rank), 0), size(static_cast<size_t>(rank), -1);
     begin[static_cast<size_t>(axis)] = offset;
     size[static_cast<size_t>(axis)] = n;  // -1 for the last: to the end

@@ -165,7 +165,22 @@ struct TapeState {
   bool records_here() const { return recording && frame == current_frame(); }
   bool follows(const Tensor& t) const { return t.has_value() && followed.contains(key_of(t)); }
   void watch(const Tensor& t) {
-    if (t.has_value()) followed.insert(key_of(t));
+    if (!t.has_value()) return;
+    followed.insert(key_of(t));
+    if (frame && frame == current_frame() && !t.is_symbolic() && carries_gradient(t)) lift(t);
+  }
+  // A concrete tensor watched inside a trace: ops of this frame read it as a constant (and the
+  // tape records them with it as their input), but a staged branch or loop would capture it as
+  // a constant of its sub-graph, out of the tape's sight. The frame lifts it to an identity node
+  // that sub-graphs capture as an input; the tape records that identity, so the gradient the
+  // construct gives the node reaches the tensor.
+  void lift(const Tensor& t) {
+    const Tensor* v = frame->lifted(t);
+    const Tensor value = v ? *v : trace_op(OpKind::Identity, {&t, 1}, Attrs{}, SourceLoc{});
+    if (!v) frame->lift(t, value);
+    entries.emplace_back(OpKind::Identity, Attrs{}, SourceLoc{}, std::span<const Tensor>(&t, 1),
+                         std::span<const Tensor>(&value, 1), std::vector<std::shared_ptr<const Graph>>{});
+    followed.insert(key_of(value));
   }
 
   std::vector<Tensor> gradient(std::span<const Tensor> targets, std::span<const Tensor> seeds,
@@ -253,21 +268,21 @@ std::vector<Tensor> TapeState::gradient(std::span<const Tensor> targets, std::sp
     const TapeEntry& e = entries[i];
     const std::span<const Tensor> inputs = e.inputs(), outputs = e.outputs();
     std::vector<Tensor> dys(outputs.size());
-    bool any = false;
+    std::vector<bool> reached(outputs.size(), false);
     for (size_t k = 0; k < outputs.size(); ++k) {
       auto it = grads.find(key_of(outputs[k]));
       if (it != grads.end()) {
         dys[k] = it->second;
-        any = true;
+        reached[k] = true;
       }
     }
-    if (!any) continue;
+    if (std::none_of(reached.begin(), reached.end(), [](bool r) { return r; })) continue;
     for (size_t k = 0; k < dys.size(); ++k)
       if (!dys[k].has_value() && carries_gradient(outputs[k])) dys[k] = zero_gradient(outputs[k]);
-    const GradContext c{e.op, e.attributes(), e.loc, inputs, outputs, dys, e.subgraphs, variable_grads};
+    const GradContext c{e.op, e.attributes(), e.loc, inputs, outputs, dys, reached, e.subgraphs, variable_grads};
     GradientLocScope at_forward(e.loc);  // the rule's ops and the sums below take the op's line
     const std::vector<Tensor> dxs =
-        e.call ? e.call->run(inputs, e.residuals, dys, variable_grads) : grad_rule(e.op)(c);
+        e.call ? e.call->run(inputs, e.residuals, dys, reached, variable_grads) : grad_rule(e.op)(c);
     for (size_t j = 0; j < dxs.size() && j < inputs.size(); ++j) {
       const Tensor& x = inputs[j];
       if (!dxs[j].has_value() || !follows(x) || !carries_gradient(x)) continue;
@@ -345,6 +360,14 @@ void tape_record_call(const std::shared_ptr<const CallBackward>& backward, std::
 
 Tensor tape_alias(const Tensor& t) { return alias_of(t); }
 
+Tensor distinct_source(const Tensor& t, std::vector<Tensor>& seen) {
+  Tensor out = t;
+  if (t.has_value() && std::any_of(seen.begin(), seen.end(), [&](const Tensor& s) { return s.has_value() && key_of(s) == key_of(t); }))
+    out = t.is_symbolic() ? trace_op(OpKind::Identity, {&t, 1}, Attrs{}, SourceLoc{}) : alias_of(t);
+  seen.push_back(out);
+  return out;
+}
+
 Tensor tape_variable_read(const std::shared_ptr<VariableState>& v, Tensor value) {
   if (!is_floating(v->dtype)) return value;
   bool aliased = false;
@@ -360,6 +383,13 @@ Tensor tape_variable_read(const std::shared_ptr<VariableState>& v, Tensor value)
   return value;
 }
 
+bool tape_records_in_current_frame() {
+  if (!tapes_alive()) return false;
+  for (TapeState* tape : TapeState::live())
+    if (tape->records_here()) return true;
+  return false;
+}
+
 bool eager_tape_follows(std::span<const Tensor> inputs, bool reads_variables) {
   for (TapeState* tape : TapeState::live()) {
     if (!tape->recording || tape->frame != nullptr) continue;
@@ -373,11 +403,11 @@ bool eager_tape_follows(std::span<const Tensor> inputs, bool reads_variables) {
 std::vector<Tensor> replay_gradient(const Graph& g, std::span<const Tensor> xs, std::span<const Tensor> dys,
                                     std::span<const size_t> wrt,
                                     std::span<const std::shared_ptr<VariableState>> variables,
-                                    std::vector<Tensor>* forward_outputs) {
+                                    std::vector<Tensor>* forward_outputs, const ReplayHooks* hooks) {
   TapeState tape(/*persistent=*/false, current_frame());
   for (size_t k : wrt) tape.watch(xs[k]);
   std::vector<Tensor> outs(g.results.size());
-  replay_graph(g, xs, outs);
+  replay_graph(g, xs, outs, hooks);
   if (forward_outputs) *forward_outputs = outs;
   std::vector<Source> sources;
   for (size_t k : wrt) sources.push_back({xs[k], nullptr, xs[k].dtype(), xs[k].shape()});

@@ -14,11 +14,12 @@ TensorType type_of(const Tensor& t) {
     if (t.is_symbolic()) {
       type.elem_dtype = t.impl()->elem_dtype;
       type.elem_rank_unknown = t.impl()->elem_rank_unknown;
+      type.elem_shape_varies = t.impl()->elem_shape_varies;
     } else {
       const TensorList& l = list_of(t);
       type.elem_dtype = l.elem_dtype;
-      type.shape = l.elem_shape;
-      type.elem_rank_unknown = !l.elem_shape_known;
+      type.elem_rank_unknown = !list_element_type(l, type.shape);
+      type.elem_shape_varies = !l.infer_shape;
     }
   }
   return type;

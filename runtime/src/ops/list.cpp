@@ -22,7 +22,8 @@ bool is_unique(const Tensor& handle) {
 
 void TensorList::resize(int64_t n) {
   size = n;
-  if (elem_shape_known) data.resize(static_cast<size_t>(n * elem_bytes()));  // zeros
+  if (!infer_shape) items.resize(static_cast<size_t>(n));
+  else if (elem_shape_known) data.resize(static_cast<size_t>(n * elem_bytes()));  // zeros
 }
 
 Tensor unshared_list(const Tensor& handle) {
@@ -34,6 +35,14 @@ void list_write(TensorList& l, int64_t index, const void* value, const Shape& sh
   if (index < 0 || (!l.dynamic_size && index >= l.size))
     throw InvalidArgumentError(fmt::format("TensorArray::write: index {} is out of range for a TensorArray of size {}{}",
                                            index, l.size, at(loc)));
+  if (!l.infer_shape) {  // elements of any shape, each its own tensor
+    if (index >= l.size) l.resize(index + 1);
+    Tensor item = make_tensor(l.elem_dtype, shape);
+    if (const size_t bytes = static_cast<size_t>(item.num_elements()) * dtype_size(l.elem_dtype))
+      std::memcpy(item.impl()->data, value, bytes);
+    l.items[static_cast<size_t>(index)] = std::move(item);
+    return;
+  }
   if (l.elem_shape_known && !(l.elem_shape == shape))  // a shape error, as in the traced type rule
     throw ValueError(fmt::format("TensorArray::write: elements have shape {} but the value has shape {}{}",
                                  l.elem_shape.str(), shape.str(), at(loc)));
@@ -51,17 +60,55 @@ const std::byte* list_element(const TensorList& l, int64_t index, SourceLoc loc)
   if (index < 0 || index >= l.size)
     throw InvalidArgumentError(fmt::format("TensorArray::read: index {} is out of range for a TensorArray of size {}{}",
                                            index, l.size, at(loc)));
-  if (!l.elem_shape_known)
-    throw InvalidArgumentError(fmt::format("TensorArray::read: element {} was never written{}", index, at(loc)));
-  return l.elem(index);
+  const bool written = l.infer_shape ? l.elem_shape_known : l.items[static_cast<size_t>(index)].has_value();
+  if (!written) throw InvalidArgumentError(fmt::format("TensorArray::read: element {} was never written{}", index, at(loc)));
+  return l.infer_shape ? l.elem(index) : static_cast<const std::byte*>(l.items[static_cast<size_t>(index)].impl()->data);
+}
+
+const Shape& list_element_shape(const TensorList& l, int64_t index) {
+  return l.infer_shape ? l.elem_shape : l.items[static_cast<size_t>(index)].shape();
+}
+
+bool list_element_type(const TensorList& l, Shape& shape) {
+  if (l.infer_shape) {
+    shape = l.elem_shape;
+    return l.elem_shape_known;
+  }
+  bool first = true;
+  for (const Tensor& item : l.items) {
+    if (!item.has_value()) continue;
+    if (first) shape = item.shape();
+    else if (shape.rank() != item.shape().rank()) return false;
+    else
+      for (int64_t d = 0; d < shape.rank(); ++d)
+        if (shape[d] != item.shape()[d]) shape[d] = -1;
+    first = false;
+  }
+  return !first;
 }
 
 Shape list_stacked_shape(const TensorList& l, const Shape& fallback_elem_shape) {
   Shape out = l.elem_shape_known ? l.elem_shape : fallback_elem_shape;
+  if (!l.infer_shape && list_element_type(l, out))
+    for (int64_t d : out)
+      if (d < 0)
+        throw InvalidArgumentError(
+            "TensorArray::stack: the elements have different shapes (a TensorArray made with infer_shape = false)");
   for (int64_t& d : out)
     if (d < 0) d = 0;
   out.insert(0, l.size);
   return out;
+}
+
+const void* list_stacked_data(const TensorList& l) {
+  if (l.infer_shape) return l.elem_shape_known ? l.data.data() : nullptr;
+  Shape elem;
+  if (!list_element_type(l, elem)) return nullptr;
+  const size_t bytes = static_cast<size_t>(elem.num_elements()) * dtype_size(l.elem_dtype);
+  l.stacked.assign(bytes * static_cast<size_t>(l.size), std::byte{0});  // unwritten elements: zeros
+  for (size_t i = 0; i < l.items.size(); ++i)
+    if (l.items[i].has_value() && bytes) std::memcpy(l.stacked.data() + i * bytes, l.items[i].impl()->data, bytes);
+  return l.stacked.data();
 }
 
 void list_write_in_place(TensorList& l, int64_t index, const Tensor& value, SourceLoc loc) {
@@ -73,8 +120,9 @@ void list_write_in_place(TensorList& l, int64_t index, const Tensor& value, Sour
 
 Tensor list_read(const TensorList& l, int64_t index, SourceLoc loc) {
   const std::byte* src = list_element(l, index, loc);
-  Tensor out = make_tensor(l.elem_dtype, l.elem_shape);
-  if (const int64_t bytes = l.elem_bytes()) std::memcpy(out.impl()->data, src, static_cast<size_t>(bytes));
+  Tensor out = make_tensor(l.elem_dtype, list_element_shape(l, index));
+  if (const size_t bytes = static_cast<size_t>(out.num_elements()) * dtype_size(l.elem_dtype))
+    std::memcpy(out.impl()->data, src, bytes);
   return out;
 }
 
@@ -82,7 +130,7 @@ Tensor list_stack(const TensorList& l, const Shape& fallback_elem_shape) {
   Tensor out = make_tensor(l.elem_dtype, list_stacked_shape(l, fallback_elem_shape));
   const size_t bytes = static_cast<size_t>(out.num_elements()) * dtype_size(l.elem_dtype);
   if (bytes == 0) return out;
-  if (l.elem_shape_known) std::memcpy(out.impl()->data, l.data.data(), bytes);
+  if (const void* data = list_stacked_data(l)) std::memcpy(out.impl()->data, data, bytes);
   else std::memset(out.impl()->data, 0, bytes);  // nothing written: zeros of the fallback shape
   return out;
 }

@@ -31,12 +31,13 @@ Tensor index_tensor(const Operand& index, OpKind op) {
 }  // namespace
 }  // namespace detail
 
-TensorArray::TensorArray(DType dtype, int64_t size, bool dynamic_size) : dtype_(dtype) {
+TensorArray::TensorArray(DType dtype, int64_t size, bool dynamic_size, bool infer_shape) : dtype_(dtype) {
   if (dtype == DType::List) throw TypeError("ag::TensorArray: elements cannot be TensorArrays");
   if (size < 0) throw ValueError("ag::TensorArray: size must be >= 0");
   auto* list = new detail::TensorList;
   list->elem_dtype = dtype;
   list->dynamic_size = dynamic_size;
+  list->infer_shape = infer_shape;
   list->resize(size);
   handle_ = detail::make_list_tensor(list);
 }

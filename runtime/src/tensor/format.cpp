@@ -114,7 +114,8 @@ std::string Tensor::str() const {
 
 std::string TensorType::str() const {
   if (dtype == DType::List)
-    return fmt::format("list<{}{}>", dtype_short_name(elem_dtype), elem_rank_unknown ? "[*]" : shape.str());
+    return fmt::format("list<{}{}{}>", dtype_short_name(elem_dtype), elem_rank_unknown ? "[*]" : shape.str(),
+                       elem_shape_varies ? ", any shape" : "");
   return fmt::format("{}{}", dtype_short_name(dtype), shape.str());
 }
 

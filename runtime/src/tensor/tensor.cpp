@@ -290,6 +290,8 @@ TensorList* writable_list(const Tensor& handle) {
   copy->dynamic_size = l.dynamic_size;
   copy->size = l.size;
   copy->data = l.data;
+  copy->infer_shape = l.infer_shape;
+  copy->items = l.items;  // (immutable: a write replaces an item)
   return copy;
 }
 

@@ -67,6 +67,7 @@ Tensor TraceFrame::symbolic(ValueId v) {
   impl->dtype = type.dtype;
   impl->elem_dtype = type.elem_dtype;
   impl->elem_rank_unknown = type.elem_rank_unknown;
+  impl->elem_shape_varies = type.elem_shape_varies;
   impl->shape = type.shape;
   retain_token(token_);
   impl->frame = token_;
@@ -87,6 +88,9 @@ ValueId TraceFrame::value_of(const Tensor& t, OpKind op, SourceLoc l) {
   check_readable(t, op, l);
   const TensorImpl* impl = t.impl();
   if (impl->kind == ImplKind::Concrete) {
+    if (parent && tapes_alive()) [[unlikely]]
+      for (const TraceFrame* f = parent; f; f = f->parent)
+        if (const Tensor* v = f->lifted(t)) return value_of(*v, op, l);
     auto it = consts_.find(impl);
     if (it != consts_.end()) return it->second;
     Node n;
@@ -114,6 +118,15 @@ ValueId TraceFrame::value_of(const Tensor& t, OpKind op, SourceLoc l) {
   captures_.push_back({std::move(outer), param.node});
   capture_index_.emplace(key, param.node);
   return param;
+}
+
+const Tensor* TraceFrame::lifted(const Tensor& concrete) const {
+  auto it = lifted_.find(concrete.impl());
+  return it == lifted_.end() ? nullptr : &it->second.second;
+}
+
+void TraceFrame::lift(const Tensor& concrete, Tensor value) {
+  lifted_.emplace(concrete.impl(), std::pair{concrete, std::move(value)});
 }
 
 TraceFrame::Checkpoint TraceFrame::checkpoint() {

@@ -61,6 +61,11 @@ class TraceFrame {
   ValueId emit(Node n);
   Tensor add_param(const TensorType& type, std::string name);
   const std::vector<Capture>& captures() const { return captures_; }
+  // A concrete tensor that a tape recording in this frame watches, lifted to a value of this
+  // frame (an identity node): sub-graphs then capture it as an input rather than as a
+  // constant, so its gradient flows out of staged branches and loops (tape.cpp).
+  const Tensor* lifted(const Tensor& concrete) const;
+  void lift(const Tensor& concrete, Tensor value);
   // Closes the frame: its tensors become "leaked" if used later. Idempotent.
   void close();
   bool is_ancestor_of(const TraceFrame* f) const;
@@ -83,6 +88,8 @@ class TraceFrame {
   std::map<std::tuple<const FrameToken*, uint32_t, uint32_t>, uint32_t> capture_index_;
   std::unordered_map<const TensorImpl*, ValueId> consts_;
   std::vector<Tensor> const_keepalive_;  // keeps impl addresses in consts_ from being reused
+  // lifted(): the concrete tensor (kept alive, so that its address is not reused) and its value.
+  std::unordered_map<const TensorImpl*, std::pair<Tensor, Tensor>> lifted_;
 };
 
 // The frame being traced on this thread (null: not tracing). Inline and constant-initialized so

@@ -58,6 +58,7 @@ struct TensorImpl {
   bool typed_undefined = false;
   DType elem_dtype = DType::Float32;  // symbolic List values: the element dtype
   bool elem_rank_unknown = false;     // symbolic List values: no write has typed the elements yet
+  bool elem_shape_varies = false;     // symbolic List values: elements may differ in shape
   // Made with its storage and data in one block by make_tensor (tensor.cpp), and so kept whole
   // for reuse when its last handle goes while it holds the storage's only reference: set
   // once, so that destroy() tests one flag instead of how the tensor was made.

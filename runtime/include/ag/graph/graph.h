@@ -22,13 +22,17 @@ struct TensorType {
   Shape shape;
   DType elem_dtype = DType::Float32;
   bool elem_rank_unknown = false;
+  // A List whose elements may differ in shape (TensorArray(..., infer_shape = false)): a write
+  // joins the element shape with the value's (dims that differ become unknown).
+  bool elem_shape_varies = false;
 
   std::string str() const;  // "f32[2,?]", "list<f32[?]>", "list<f32[*]>"
   // A List whose element shape is not known yet.
   bool is_untyped_list() const { return dtype == DType::List && elem_rank_unknown; }
   friend bool operator==(const TensorType& a, const TensorType& b) {
     return a.dtype == b.dtype && a.shape == b.shape &&
-           (a.dtype != DType::List || (a.elem_dtype == b.elem_dtype && a.elem_rank_unknown == b.elem_rank_unknown));
+           (a.dtype != DType::List || (a.elem_dtype == b.elem_dtype && a.elem_rank_unknown == b.elem_rank_unknown &&
+                                     a.elem_shape_varies == b.elem_shape_varies));
   }
 };
 

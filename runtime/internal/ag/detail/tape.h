@@ -3,6 +3,7 @@
 // runs only while a tape does.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <span>
 
@@ -46,6 +47,9 @@ Tensor tape_variable_read(const std::shared_ptr<VariableState>& v, Tensor value)
 // place, gives the array a new handle so that the tape tells the array before and after apart.
 Tensor tape_alias(const Tensor& t);
 
+// Whether a tape records in the frame being traced (a Function called there is replayed op by op).
+bool tape_records_in_current_frame();
+
 // Whether a tape recording eagerly (outside any trace) follows one of `inputs`, or watches
 // Variables and `reads_variables`: then a Function call runs its graph op by op, recorded.
 bool eager_tape_follows(std::span<const Tensor> inputs, bool reads_variables);
@@ -63,8 +67,19 @@ uint64_t call_backward_runs();
 // the others ran the backward half of the pair on the residuals.
 uint64_t call_backward_recorded_runs();
 
+// What a replay lets its caller do at the nodes of the replayed graph itself (not of its
+// sub-graphs): a while loop's gradient saves what its body observes of a TensorArray it carries
+// and gives the saved values back when it replays a step (while_gradient.cpp).
+struct ReplayHooks {
+  // Before node `id` runs: return true with its outputs in `out` to skip running it.
+  std::function<bool(uint32_t id, const Node& n, std::span<const Tensor> in, std::vector<Tensor>& out)> replace;
+  // After node `id` ran (or was replaced), with its outputs.
+  std::function<void(uint32_t id, std::span<const Tensor> out)> after;
+};
+
 // Runs `g` op by op through apply_op (so tapes record each op): eagerly, or, while tracing, into
 // the current frame. Stateful ops run once, as in the graph. (replay.cpp)
-void replay_graph(const Graph& g, std::span<const Tensor> inputs, std::span<Tensor> outputs);
+void replay_graph(const Graph& g, std::span<const Tensor> inputs, std::span<Tensor> outputs,
+                  const ReplayHooks* hooks = nullptr);
 
 }  // namespace ag::detail

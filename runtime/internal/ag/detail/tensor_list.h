@@ -24,6 +24,12 @@ struct TensorList {
   // size * element bytes once the element shape is known, else empty. Unwritten elements are
   // zeros: reading one gives zeros of the element shape, as TensorFlow does.
   std::vector<std::byte> data;
+  // infer_shape = false (tf.TensorArray's infer_shape): elements may differ in shape (a loop
+  // variable whose shape changes, saved for its gradient). Each element is its own tensor in
+  // `items` and `data` stays empty; stack() needs them to agree.
+  bool infer_shape = true;
+  std::vector<Tensor> items;
+  mutable std::vector<std::byte> stacked;  // stack() of such a list: its elements, contiguous
 
   int64_t elem_bytes() const { return elem_shape.num_elements() * static_cast<int64_t>(dtype_size(elem_dtype)); }
   const std::byte* elem(int64_t i) const { return data.data() + i * elem_bytes(); }
@@ -51,7 +57,14 @@ void list_write(TensorList& l, int64_t index, const void* value, const Shape& sh
 // The element's data (valid until the list changes); throws for an index out of range or an
 // element never written whose shape is unknown.
 const std::byte* list_element(const TensorList& l, int64_t index, SourceLoc loc);
+// The shape of element `index` (after list_element checked it).
+const Shape& list_element_shape(const TensorList& l, int64_t index);
 // The stacked shape: [size] + the element shape, or + `fallback` (unknown dims 0) before any write.
 Shape list_stacked_shape(const TensorList& l, const Shape& fallback_elem_shape);
+// The stacked elements, contiguous (null: nothing written, zeros), valid until the list changes.
+const void* list_stacked_data(const TensorList& l);
+// The element shape a graph sees for the list: false when it has no rank yet (nothing written;
+// elements of different ranks).
+bool list_element_type(const TensorList& l, Shape& shape);
 
 }  // namespace ag::detail

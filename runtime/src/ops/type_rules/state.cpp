@@ -50,6 +50,8 @@ TensorType type_rule_list_write(OpKind op, std::span<const TensorType> in, const
   if (out.elem_rank_unknown) {
     out.shape = in[2].shape;
     out.elem_rank_unknown = false;
+  } else if (out.elem_shape_varies && out.shape.rank() == in[2].shape.rank()) {
+    out = join_types(out, TensorType{out.dtype, in[2].shape, out.elem_dtype, false, true});
   } else if (out.shape.rank() == in[2].shape.rank()) {
     for (int64_t i = 0; i < out.shape.rank(); ++i) {
       if (out.shape[i] >= 0 && in[2].shape[i] >= 0 && out.shape[i] != in[2].shape[i])
