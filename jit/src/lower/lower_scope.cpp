@@ -56,7 +56,9 @@ void Emitter::lower_node(Scope& s, uint32_t i) {
     case OpClass::Source: return lower_source(s, i);
     case OpClass::Stateful: return lower_stateful(s, i);
     case OpClass::List: return lower_list(s, i);
-    case OpClass::Control: return n.op == OpKind::If ? lower_if(s, i) : lower_while(s, i);
+    case OpClass::Control:
+      if (n.op == OpKind::CustomGradient) throw InternalError("lowering: a custom_gradient node was not stripped");
+      return n.op == OpKind::If ? lower_if(s, i) : lower_while(s, i);
     default: return lower_layout(s, i);  // Identity and the layout ops
   }
 }

@@ -3,6 +3,7 @@
 
 #include "ag/backend.h"
 #include "ag/construct.h"
+#include "ag/custom_gradient.h"
 #include "ag/debugging.h"
 #include "ag/dtype.h"
 #include "ag/error.h"

@@ -46,14 +46,19 @@ class GradSource {
 class GradientTape {
  public:
   // Records from construction to destruction. A non-persistent tape computes one gradient()
-  // call (a second raises ValueError); a persistent one any number.
-  explicit GradientTape(bool persistent = false);
+  // (or jacobian) call — a second raises ValueError — and records nothing after it; a
+  // persistent one computes any number, and records its own backward ops, so that it can
+  // differentiate its own gradient (second order with one tape). With
+  // watch_accessed_variables = false, only the Variables given to watch() are sources.
+  explicit GradientTape(bool persistent = false, bool watch_accessed_variables = true);
   ~GradientTape();
   GradientTape(const GradientTape&) = delete;
   GradientTape& operator=(const GradientTape&) = delete;
 
   // Records the ops applied to `t` from now on (tensors computed from it are followed anyway).
   void watch(const Tensor& t);
+  // Makes the reads of `v` sources of its gradient (every read while recording is one anyway,
+  // unless the tape was made with watch_accessed_variables = false).
   void watch(const Variable& v);
 
   // d(sum of target) / d source, the source's shape and dtype; `output_gradients` (the target's
@@ -76,6 +81,40 @@ class GradientTape {
                                UnconnectedGradients unconnected = UnconnectedGradients::none, Loc loc = Loc::current()) {
     return gradient(target, std::vector<GradSource>(sources), output_gradients, unconnected, loc);
   }
+
+  // tf.GradientTape.jacobian: d target[i...] / d source[j...], of shape target.shape +
+  // source.shape (one backward pass per element of the target: eagerly a loop, while tracing a
+  // staged loop, so a compiled Jacobian has one backward in its code).
+  Tensor jacobian(const Tensor& target, const GradSource& source,
+                  UnconnectedGradients unconnected = UnconnectedGradients::none, Loc loc = Loc::current());
+  std::vector<Tensor> jacobian(const Tensor& target, const std::vector<GradSource>& sources,
+                               UnconnectedGradients unconnected = UnconnectedGradients::none, Loc loc = Loc::current());
+  // tf.GradientTape.batch_jacobian: for target [b, y...] and source [b, x...], whose row i of the
+  // target depends only on row i of the source, d target[i, y...] / d source[i, x...] of shape
+  // [b, y..., x...] (one backward pass per element of a row).
+  Tensor batch_jacobian(const Tensor& target, const Tensor& source,
+                        UnconnectedGradients unconnected = UnconnectedGradients::none, Loc loc = Loc::current());
+
+  // tf.GradientTape.stop_recording: nothing is recorded while the returned object lives.
+  class RecordingPaused {
+   public:
+    RecordingPaused(RecordingPaused&&) noexcept;
+    RecordingPaused(const RecordingPaused&) = delete;
+    RecordingPaused& operator=(const RecordingPaused&) = delete;
+    RecordingPaused& operator=(RecordingPaused&&) = delete;
+    ~RecordingPaused();
+
+   private:
+    friend class GradientTape;
+    RecordingPaused(detail::TapeState* tape, bool was);
+    detail::TapeState* tape_;
+    bool was_;
+  };
+  [[nodiscard]] RecordingPaused stop_recording();
+  // Forgets everything recorded and watched, as a new tape would (tf.GradientTape.reset).
+  void reset();
+  // The Variables the tape watches (read while recording, or given to watch()), in order.
+  std::vector<Variable> watched_variables() const;
 
  private:
   std::unique_ptr<detail::TapeState> state_;

@@ -35,10 +35,12 @@ class Variable {
   const Shape& shape() const;
   const std::string& name() const;
 
-  // Internal: identity and shared state.
+  // Internal: identity and shared state, and a handle to an existing state.
   const std::shared_ptr<detail::VariableState>& state() const { return state_; }
+  static Variable from_state(std::shared_ptr<detail::VariableState> state);
 
  private:
+  Variable() = default;
   std::shared_ptr<detail::VariableState> state_;
 };
 

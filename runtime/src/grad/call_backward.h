@@ -39,6 +39,7 @@ class CallBackward {
                           std::span<const Tensor> dys, const std::vector<bool>& reached,
                           std::vector<VariableGrad>& variable_grads) const;
   bool reads_variables() const { return !variables_.empty(); }
+  const std::vector<std::shared_ptr<VariableState>>& variables() const { return variables_; }
 
  private:
   std::vector<Tensor> trace_joint(std::span<const Tensor> placeholders, std::vector<Tensor>* forward_outputs) const;

@@ -39,6 +39,15 @@ std::vector<Tensor> replay_node(const Node& n, std::span<const Tensor> in) {
       for (size_t k = 0; k < nvars; ++k) out[k] = std::move(state[k]);
       return out;
     }
+    case OpKind::CustomGradient: {
+      if (is_tracing()) return trace_node(n.op, in, n.attrs, n.outputs, n.subgraphs, n.loc);  // (recorded)
+      // Eagerly: the forward values pass through, and tapes record the node with its gradient.
+      const size_t nx = static_cast<size_t>(n.attrs.ints[0]);
+      std::vector<Tensor> out;
+      for (size_t k = 0; k < n.outputs.size(); ++k) out.push_back(tape_alias(in[nx + k]));
+      if (tapes_alive()) tape_record(n.op, in, n.attrs, n.loc, out, n.subgraphs);
+      return out;
+    }
     case OpKind::Print:
     case OpKind::Assert:
       if (is_tracing()) {

@@ -6,89 +6,18 @@
 // op's rule (rules.h). A tape records only in the frame it was created in (eagerly: outside any
 // trace), so a tape around a Function call never sees the Function's trace, and a tape inside a
 // traced function records that function's ops into its graph.
-#include <algorithm>
-#include <deque>
-#include <optional>
 #include <unordered_map>
-#include <array>
 
 #include <fmt/format.h>
 
-#include "../trace/frame.h"
 #include "ag/construct.h"
-#include "ag/detail/ops_internal.h"
 #include "ag/detail/tape.h"
 #include "ag/detail/variable_state.h"
-#include "ag/gradients.h"
-#include "ag/operators/staging.h"
 #include "ag/tensor_array.h"
 #include "call_backward.h"
-#include "rules.h"
+#include "tape_state.h"
 
 namespace ag::detail {
-namespace {
-
-struct TapeKey {
-  const void* base;
-  uint64_t index;
-  bool operator==(const TapeKey&) const = default;
-};
-struct TapeKeyHash {
-  size_t operator()(const TapeKey& k) const {
-    const uint64_t h = (reinterpret_cast<uintptr_t>(k.base) ^ (k.index * 0x9e3779b97f4a7c15ull)) * 0xbf58476d1ce4e5b9ull;
-    return static_cast<size_t>(h ^ (h >> 31));
-  }
-};
-
-// The set of followed tensors: open addressing in one array, as recording inserts one key per
-// op and looks up one per input (a node-based set allocated per insert).
-class KeySet {
- public:
-  KeySet() : slots_(64) {}
-  bool contains(const TapeKey& k) const {
-    for (size_t i = index(k);; i = (i + 1) & (slots_.size() - 1)) {
-      if (!slots_[i].base) return false;
-      if (slots_[i] == k) return true;
-    }
-  }
-  void insert(const TapeKey& k) {
-    if (2 * (size_ + 1) > slots_.size()) grow();
-    for (size_t i = index(k);; i = (i + 1) & (slots_.size() - 1)) {
-      if (!slots_[i].base) {
-        slots_[i] = k;
-        ++size_;
-        return;
-      }
-      if (slots_[i] == k) return;
-    }
-  }
-
- private:
-  size_t index(const TapeKey& k) const { return TapeKeyHash()(k) & (slots_.size() - 1); }
-  void grow() {
-    std::vector<TapeKey> old(slots_.size() * 2);
-    old.swap(slots_);
-    size_ = 0;
-    for (const TapeKey& k : old)
-      if (k.base) insert(k);
-  }
-  std::vector<TapeKey> slots_;  // a power of two; base == nullptr: empty
-  size_t size_ = 0;
-};
-
-TapeKey key_of(const Tensor& t) {
-  const TensorImpl* impl = t.impl();
-  if (impl->kind == ImplKind::Symbolic) return {impl->frame, (uint64_t{impl->node} << 32) | impl->output};
-  return {impl, ~uint64_t{0}};
-}
-
-// A source of gradient(): a tensor, or a Variable (the sum over its reads).
-struct Source {
-  Tensor tensor;
-  const VariableState* variable = nullptr;
-  DType dtype = DType::Float32;
-  Shape shape;
-};
 
 Source source_of(const GradSource& s) {
   if (const Variable* v = s.variable()) return {Tensor(), v->state().get(), v->dtype(), v->shape()};
@@ -102,134 +31,90 @@ std::vector<Source> sources_of(const std::vector<GradSource>& sources) {
   return out;
 }
 
-struct TapeEntry {
-  TapeEntry(OpKind op_, const Attrs& attrs_, SourceLoc loc_, std::span<const Tensor> inputs_,
-            std::span<const Tensor> outputs_, const std::vector<std::shared_ptr<const Graph>>& subgraphs_,
-            std::shared_ptr<const CallBackward> call_ = nullptr)
-      : op(op_), loc(loc_), num_inputs(static_cast<uint32_t>(inputs_.size())), subgraphs(subgraphs_),
-        call(std::move(call_)) {
-    // The elementwise rules read no attributes: most entries skip the copy.
-    const OpClass family = op_class(op_);
-    if (family != OpClass::Unary && family != OpClass::UnaryFloat && family != OpClass::Binary) attrs.emplace(attrs_);
-    const size_t n = inputs_.size() + outputs_.size();
-    if (n > inline_values.size()) heap_values.resize(n);  // most ops fit inline: no allocation
-    Tensor* v = data();
-    std::copy(inputs_.begin(), inputs_.end(), v);
-    std::copy(outputs_.begin(), outputs_.end(), v + inputs_.size());
-    num_values = static_cast<uint32_t>(n);
-  }
-  std::span<const Tensor> inputs() const { return {data(), num_inputs}; }
-  std::span<const Tensor> outputs() const { return {data() + num_inputs, num_values - num_inputs}; }
+TapeState::TapeState(bool persistent_, bool watch_accessed_variables_, TraceFrame* frame_)
+    : persistent(persistent_), watch_accessed_variables(watch_accessed_variables_), frame(frame_) {
+  live().push_back(this);
+  ++t_live_tapes;
+}
 
-  const Attrs& attributes() const {
-    static const Attrs none;
-    return attrs ? *attrs : none;
-  }
+TapeState::~TapeState() {
+  auto& tapes = live();
+  tapes.erase(std::find(tapes.begin(), tapes.end(), this));
+  --t_live_tapes;
+}
 
-  OpKind op;
-  std::optional<Attrs> attrs;
-  SourceLoc loc;
-  uint32_t num_inputs;
-  uint32_t num_values = 0;
-  // The inputs, then the outputs.
-  std::array<Tensor, 4> inline_values;
-  std::vector<Tensor> heap_values;
-  Tensor* data() { return heap_values.empty() ? inline_values.data() : heap_values.data(); }
-  const Tensor* data() const { return heap_values.empty() ? inline_values.data() : heap_values.data(); }
-  std::vector<std::shared_ptr<const Graph>> subgraphs;
-  std::shared_ptr<const CallBackward> call;  // a Function call recorded as one op
-  std::vector<Tensor> residuals;              // its forward's intermediates its backward reads
-};
+std::vector<TapeState*>& TapeState::live() {
+  thread_local std::vector<TapeState*> tapes;
+  return tapes;
+}
 
-}  // namespace
+void TapeState::watch(const Tensor& t) {
+  if (!t.has_value()) return;
+  followed.insert(key_of(t));
+  if (frame && frame == current_frame() && !t.is_symbolic() && carries_gradient(t)) lift(t);
+}
 
-struct TapeState {
-  TapeState(bool persistent_, TraceFrame* frame_) : persistent(persistent_), frame(frame_) {
-    live().push_back(this);
-    ++t_live_tapes;
-  }
-  ~TapeState() {
-    auto& tapes = live();
-    tapes.erase(std::find(tapes.begin(), tapes.end(), this));
-    --t_live_tapes;
-  }
-  TapeState(const TapeState&) = delete;
-  TapeState& operator=(const TapeState&) = delete;
+// A concrete tensor followed inside a trace: ops of this frame read it as a constant (and the
+// tape records them with it as their input), but a staged branch or loop would capture it as
+// a constant of its sub-graph, out of the tape's sight. The frame lifts it to an identity node
+// that sub-graphs capture as an input; the tape records that identity, so the gradient the
+// construct gives the node reaches the tensor.
+void TapeState::lift(const Tensor& t) {
+  const Tensor* v = frame->lifted(t);
+  const Tensor value = v ? *v : trace_op(OpKind::Identity, {&t, 1}, Attrs{}, SourceLoc{});
+  if (!v) frame->lift(t, value);
+  entries.emplace_back(OpKind::Identity, Attrs{}, SourceLoc{}, std::span<const Tensor>(&t, 1),
+                       std::span<const Tensor>(&value, 1), std::vector<std::shared_ptr<const Graph>>{});
+  followed.insert(key_of(value));
+}
 
-  // The tapes alive on this thread, oldest first.
-  static std::vector<TapeState*>& live() {
-    thread_local std::vector<TapeState*> tapes;
-    return tapes;
-  }
+void TapeState::watch_variable(const std::shared_ptr<VariableState>& v) {
+  if (!watches(v.get())) watched_variables.push_back(v);
+}
 
-  bool records_here() const { return recording && frame == current_frame(); }
-  bool follows(const Tensor& t) const { return t.has_value() && followed.contains(key_of(t)); }
-  void watch(const Tensor& t) {
-    if (!t.has_value()) return;
-    followed.insert(key_of(t));
-    if (frame && frame == current_frame() && !t.is_symbolic() && carries_gradient(t)) lift(t);
-  }
-  // A concrete tensor watched inside a trace: ops of this frame read it as a constant (and the
-  // tape records them with it as their input), but a staged branch or loop would capture it as
-  // a constant of its sub-graph, out of the tape's sight. The frame lifts it to an identity node
-  // that sub-graphs capture as an input; the tape records that identity, so the gradient the
-  // construct gives the node reaches the tensor.
-  void lift(const Tensor& t) {
-    const Tensor* v = frame->lifted(t);
-    const Tensor value = v ? *v : trace_op(OpKind::Identity, {&t, 1}, Attrs{}, SourceLoc{});
-    if (!v) frame->lift(t, value);
-    entries.emplace_back(OpKind::Identity, Attrs{}, SourceLoc{}, std::span<const Tensor>(&t, 1),
-                         std::span<const Tensor>(&value, 1), std::vector<std::shared_ptr<const Graph>>{});
-    followed.insert(key_of(value));
-  }
+bool TapeState::watches(const VariableState* v) const {
+  return std::any_of(watched_variables.begin(), watched_variables.end(), [&](const auto& w) { return w.get() == v; });
+}
 
-  std::vector<Tensor> gradient(std::span<const Tensor> targets, std::span<const Tensor> seeds,
-                               const std::vector<Source>& sources, UnconnectedGradients unconnected,
-                               SourceLoc loc = {});
+void TapeState::reset() {
+  entries.clear();
+  followed = KeySet();
+  reads.clear();
+  watched_variables.clear();
+  used = false;
+  recording = true;
+}
 
-  const bool persistent;
-  TraceFrame* const frame;
-  bool recording = true;
-  bool used = false;
-  std::deque<TapeEntry> entries;  // (a deque: recording never moves earlier entries)
-  KeySet followed;
-  struct Read {
-    const VariableState* variable;
-    Tensor value;
-  };
-  std::vector<Read> reads;
-};
+GradientCall::GradientCall(TapeState& tape, const char* what) : tape_(tape), was_(tape.recording) {
+  if (tape.used && !tape.persistent)
+    throw ValueError(fmt::format(
+        "GradientTape::{}: this tape has already computed a gradient; a non-persistent tape computes one (create "
+        "it with ag::GradientTape(/*persistent=*/true) to call gradient() several times)",
+        what));
+  tape.used = true;
+  // A non-persistent tape records none of its own backward (other tapes go on recording it:
+  // nested tapes give higher-order gradients); a persistent one records it, so that it can
+  // differentiate its own gradient (TensorFlow's testHigherOrderGradient).
+  if (!tape.persistent) tape.recording = false;
+}
+
+GradientCall::~GradientCall() { tape_.recording = tape_.persistent && was_; }
 
 namespace {
-
-// While a tape computes a gradient it records nothing itself (other tapes go on recording the
-// backward ops: nested tapes give higher-order gradients).
-class Paused {
- public:
-  explicit Paused(TapeState& t) : tape_(t), was_(t.recording) { t.recording = false; }
-  ~Paused() { tape_.recording = was_; }
-  Paused(const Paused&) = delete;
-  Paused& operator=(const Paused&) = delete;
-
- private:
-  TapeState& tape_;
-  bool was_;
-};
 
 void accumulate(std::unordered_map<TapeKey, Tensor, TapeKeyHash>& grads, const Tensor& x, Tensor g) {
   auto [it, fresh] = grads.try_emplace(key_of(x), g);
   if (!fresh) it->second = it->second + g;
 }
 
-// A concrete tensor's fresh alias (same buffer, new identity).
+}  // namespace
+
 Tensor alias_of(const Tensor& t) {
   const TensorImpl* impl = t.impl();
   if (impl->kind != ImplKind::Concrete || !impl->storage) return t;
   const size_t offset = static_cast<size_t>(static_cast<const char*>(impl->data) - static_cast<const char*>(impl->storage->data));
   return make_view(impl->storage, offset, impl->dtype, impl->shape);
 }
-
-}  // namespace
 
 // Whether a gradient can flow through `t`: a floating-point tensor, or a TensorArray of them
 // (whose gradient is a dense tensor of its stacked shape, rules_list.cpp).
@@ -248,12 +133,15 @@ Tensor zero_gradient(const Tensor& t) {
 std::vector<Tensor> TapeState::gradient(std::span<const Tensor> targets, std::span<const Tensor> seeds,
                                         const std::vector<Source>& sources, UnconnectedGradients unconnected,
                                         SourceLoc loc) {
-  if (used && !persistent)
-    throw ValueError(
-        "GradientTape::gradient: this tape has already computed a gradient; a non-persistent tape computes one "
-        "(create it with ag::GradientTape(/*persistent=*/true) to call gradient() several times)");
-  used = true;
-  Paused paused(*this);
+  const GradientCall call(*this, "gradient");
+  return backward(targets, seeds, sources, unconnected, loc);
+}
+
+std::vector<Tensor> TapeState::backward(std::span<const Tensor> targets, std::span<const Tensor> seeds,
+                                        const std::vector<Source>& sources, UnconnectedGradients unconnected,
+                                        SourceLoc loc) {
+  // (Entries this walk records, on a persistent tape, come after `end`: not walked now.)
+  const size_t end = entries.size();
   std::unordered_map<TapeKey, Tensor, TapeKeyHash> grads;
   std::vector<VariableGrad> variable_grads;  // from the sub-graphs of control flow
   std::optional<GradientLocScope> at_caller;
@@ -264,7 +152,7 @@ std::vector<Tensor> TapeState::gradient(std::span<const Tensor> targets, std::sp
     accumulate(grads, target, seeds.empty() ? ones_like(target) : seeds[t]);
   }
   at_caller.reset();
-  for (size_t i = entries.size(); i-- > 0;) {
+  for (size_t i = end; i-- > 0;) {
     const TapeEntry& e = entries[i];
     const std::span<const Tensor> inputs = e.inputs(), outputs = e.outputs();
     std::vector<Tensor> dys(outputs.size());
@@ -281,8 +169,9 @@ std::vector<Tensor> TapeState::gradient(std::span<const Tensor> targets, std::sp
       if (!dys[k].has_value() && carries_gradient(outputs[k])) dys[k] = zero_gradient(outputs[k]);
     const GradContext c{e.op, e.attributes(), e.loc, inputs, outputs, dys, reached, e.subgraphs, variable_grads};
     GradientLocScope at_forward(e.loc);  // the rule's ops and the sums below take the op's line
-    const std::vector<Tensor> dxs =
-        e.call ? e.call->run(inputs, e.residuals, dys, reached, variable_grads) : grad_rule(e.op)(c);
+    const std::vector<Tensor> dxs = e.call     ? e.call->run(inputs, e.residuals, dys, reached, variable_grads)
+                                    : e.custom ? (*e.custom)(dys)
+                                               : grad_rule(e.op)(c);
     for (size_t j = 0; j < dxs.size() && j < inputs.size(); ++j) {
       const Tensor& x = inputs[j];
       if (!dxs[j].has_value() || !follows(x) || !carries_gradient(x)) continue;
@@ -303,6 +192,7 @@ std::vector<Tensor> TapeState::gradient(std::span<const Tensor> targets, std::sp
       }
       for (const VariableGrad& vg : variable_grads)
         if (vg.variable == s.variable) add(vg.grad);
+      if (!watches(s.variable)) g = Tensor();  // watch_accessed_variables = false, never watched: none
     } else {
       auto it = grads.find(key_of(s.tensor));
       if (it != grads.end()) g = it->second;
@@ -322,11 +212,14 @@ void tape_record(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, 
   const bool unsupported = rule == &grad_unsupported;  // recorded whatever the dtypes: it must raise
   // Control flow whose sub-graphs read Variables is recorded even when no input is followed:
   // every tape watches the Variables read while it records.
-  bool reads_variables = false;
-  for (const auto& sub : subgraphs) reads_variables = reads_variables || !variables_read(*sub).empty();
+  std::vector<std::shared_ptr<VariableState>> read;
+  for (const auto& sub : subgraphs)
+    for (auto& v : variables_read(*sub)) read.push_back(std::move(v));
   for (TapeState* tape : TapeState::live()) {
     if (!tape->records_here()) continue;
-    if (!reads_variables && std::none_of(inputs.begin(), inputs.end(), [&](const Tensor& t) { return tape->follows(t); }))
+    if (tape->watch_accessed_variables)
+      for (const auto& v : read) tape->watch_variable(v);
+    if (read.empty() && std::none_of(inputs.begin(), inputs.end(), [&](const Tensor& t) { return tape->follows(t); }))
       continue;
     // The outputs to follow: the floating-point ones (an unsupported op's all, so that its
     // gradient raises), except an input given back (the identity there: nothing to record).
@@ -347,6 +240,8 @@ void tape_record_call(const std::shared_ptr<const CallBackward>& backward, std::
                       std::span<const Tensor> outputs, std::vector<Tensor> residuals) {
   for (TapeState* tape : TapeState::live()) {
     if (!tape->records_here()) continue;
+    if (tape->watch_accessed_variables)
+      for (const auto& v : backward->variables()) tape->watch_variable(v);
     if (!backward->reads_variables() &&
         std::none_of(inputs.begin(), inputs.end(), [&](const Tensor& t) { return tape->follows(t); }))
       continue;
@@ -355,6 +250,19 @@ void tape_record_call(const std::shared_ptr<const CallBackward>& backward, std::
     tape->entries.back().residuals = residuals;
     for (const Tensor& o : outputs)
       if (o.has_value() && is_floating(o.dtype())) tape->watch(o);
+  }
+}
+
+void tape_record_custom(std::span<const Tensor> inputs, std::span<const Tensor> outputs,
+                        std::shared_ptr<const CustomGradFn> grad) {
+  for (TapeState* tape : TapeState::live()) {
+    if (!tape->records_here()) continue;
+    if (std::none_of(inputs.begin(), inputs.end(), [&](const Tensor& t) { return tape->follows(t); })) continue;
+    tape->entries.emplace_back(OpKind::CustomGradient, Attrs{}, SourceLoc{}, inputs, outputs,
+                               std::vector<std::shared_ptr<const Graph>>{});
+    tape->entries.back().custom = grad;
+    for (const Tensor& o : outputs)
+      if (carries_gradient(o)) tape->watch(o);
   }
 }
 
@@ -373,6 +281,8 @@ Tensor tape_variable_read(const std::shared_ptr<VariableState>& v, Tensor value)
   bool aliased = false;
   for (TapeState* tape : TapeState::live()) {
     if (!tape->records_here()) continue;
+    if (tape->watch_accessed_variables) tape->watch_variable(v);
+    else if (!tape->watches(v.get())) continue;
     if (!aliased) {
       value = alias_of(value);
       aliased = true;
@@ -404,7 +314,7 @@ std::vector<Tensor> replay_gradient(const Graph& g, std::span<const Tensor> xs, 
                                     std::span<const size_t> wrt,
                                     std::span<const std::shared_ptr<VariableState>> variables,
                                     std::vector<Tensor>* forward_outputs, const ReplayHooks* hooks) {
-  TapeState tape(/*persistent=*/false, current_frame());
+  TapeState tape(/*persistent=*/false, /*watch_accessed_variables=*/true, current_frame());
   for (size_t k : wrt) tape.watch(xs[k]);
   std::vector<Tensor> outs(g.results.size());
   replay_graph(g, xs, outs, hooks);
@@ -430,29 +340,3 @@ std::vector<std::shared_ptr<VariableState>> variables_read(const Graph& g) {
 }
 
 }  // namespace ag::detail
-
-namespace ag {
-
-GradientTape::GradientTape(bool persistent)
-    : state_(std::make_unique<detail::TapeState>(persistent, detail::current_frame())) {}
-GradientTape::~GradientTape() = default;
-
-void GradientTape::watch(const Tensor& t) { state_->watch(t); }
-void GradientTape::watch(const Variable& v) { (void)v; }  // every Variable read while recording is watched
-
-Tensor GradientTape::gradient(const Tensor& target, const GradSource& source, UnconnectedGradients unconnected,
-                              Loc loc) {
-  return state_->gradient({&target, 1}, {}, {detail::source_of(source)}, unconnected, loc)[0];
-}
-
-std::vector<Tensor> GradientTape::gradient(const Tensor& target, const std::vector<GradSource>& sources,
-                                           UnconnectedGradients unconnected, Loc loc) {
-  return state_->gradient({&target, 1}, {}, detail::sources_of(sources), unconnected, loc);
-}
-
-std::vector<Tensor> GradientTape::gradient(const Tensor& target, const std::vector<GradSource>& sources,
-                                           const Tensor& output_gradients, UnconnectedGradients unconnected, Loc loc) {
-  return state_->gradient({&target, 1}, {&output_gradients, 1}, detail::sources_of(sources), unconnected, loc);
-}
-
-}  // namespace ag

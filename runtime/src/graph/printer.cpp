@@ -11,6 +11,14 @@
 namespace ag {
 namespace {
 
+// What a control node's sub-graph `i` is: an If's then/else, a While's cond/body, a custom
+// gradient's gradient.
+const char* subgraph_name(OpKind op, size_t i) {
+  if (op == OpKind::If) return i ? "else" : "then";
+  if (op == OpKind::While) return i ? "body" : "cond";
+  return "gradient";
+}
+
 std::string value_name(const Graph& g, ValueId v) {
   // Robust to malformed graphs: the verifier prints the graph it rejects.
   if (v.node >= g.nodes.size()) return fmt::format("%{}<missing>", v.node);
@@ -64,12 +72,9 @@ void print_node(const Graph& g, uint32_t id, int indent, const GraphNotes* notes
     if (const std::string note = notes->text(g, id); !note.empty()) line += "  [" + note + "]";
   if (n.loc.known()) line = fmt::format("{:<56}  # {}", line, n.loc.str());
   out += line + "\n";
-  static const char* const if_names[] = {"then", "else"};
-  static const char* const while_names[] = {"cond", "body"};
   for (size_t i = 0; i < n.subgraphs.size(); ++i) {
     const Graph& sub = *n.subgraphs[i];
-    out += fmt::format("{}  {} ({}) -> ({}) {{\n", pad, n.op == OpKind::If ? if_names[i] : while_names[i],
-                       params_text(sub), results_text(sub));
+    out += fmt::format("{}  {} ({}) -> ({}) {{\n", pad, subgraph_name(n.op, i), params_text(sub), results_text(sub));
     print_graph(sub, indent + 4, notes, out);
     out += pad + "  }\n";
   }
@@ -187,7 +192,7 @@ void dot_graph(const Graph& g, const std::string& prefix, const GraphNotes* note
     for (size_t s = 0; s < n.subgraphs.size(); ++s) {
       const std::string sub = fmt::format("{}n{}s{}_", prefix, i, s);
       out += fmt::format("{}subgraph cluster_{} {{\n{}  label=\"{} {}\"; style=dashed;\n", pad, sub, pad, op_name(n.op),
-                         n.op == OpKind::If ? (s ? "else" : "then") : (s ? "body" : "cond"));
+                         subgraph_name(n.op, s));
       dot_graph(*n.subgraphs[s], sub, notes, out, depth + 1);
       out += pad + "}\n";
       out += fmt::format("{}{}n{} -> {}ret [style=dotted];\n", pad, prefix, i, sub);

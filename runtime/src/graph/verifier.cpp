@@ -80,6 +80,17 @@ void verify_graph(const Graph& g) {
         check_types_match(g, id, n.outputs, result_types(*n.subgraphs[1]), "While body result");
         break;
       }
+      case OpKind::CustomGradient: {
+        const Shape& counts = n.attrs.ints;  // x, y, Variable reads, then one mask bit per x and read
+        if (counts.rank() < 3 || n.subgraphs.size() != 1) fail(g, id, "custom_gradient needs its counts and a gradient");
+        const size_t nx = static_cast<size_t>(counts[0]), ny = static_cast<size_t>(counts[1]);
+        if (nx + ny > in.size() || n.outputs.size() != ny) fail(g, id, "custom_gradient output count mismatch");
+        check_types_match(g, id, n.outputs, std::vector<TensorType>(in.begin() + static_cast<std::ptrdiff_t>(nx),
+                                                                    in.begin() + static_cast<std::ptrdiff_t>(nx + ny)),
+                          "custom_gradient output");
+        verify_graph(*n.subgraphs[0]);
+        break;
+      }
       case OpKind::Print:
       case OpKind::Assert:
         if (!n.outputs.empty()) fail(g, id, fmt::format("{} has outputs", op_name(n.op)));

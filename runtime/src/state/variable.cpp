@@ -81,6 +81,8 @@ Tensor Variable::value() const {
   } else {
     value = state_->read();
   }
+  if (detail::t_variable_reads) [[unlikely]]
+    detail::t_variable_reads->push_back(state_);
   if (detail::tapes_alive()) [[unlikely]]
     return detail::tape_variable_read(state_, std::move(value));  // a watched read
   return value;
@@ -89,6 +91,12 @@ Tensor Variable::value() const {
 Tensor Variable::assign(Operand v) { return detail::assign_op(OpKind::AssignVariable, state_, v); }
 Tensor Variable::assign_add(Operand v) { return detail::assign_op(OpKind::AssignAddVariable, state_, v); }
 Tensor Variable::assign_sub(Operand v) { return detail::assign_op(OpKind::AssignSubVariable, state_, v); }
+
+Variable Variable::from_state(std::shared_ptr<detail::VariableState> state) {
+  Variable v;
+  v.state_ = std::move(state);
+  return v;
+}
 
 DType Variable::dtype() const { return state_->dtype; }
 const Shape& Variable::shape() const { return state_->shape; }

@@ -28,8 +28,12 @@ Graph prune(const Graph& g);
 // Re-runs the type rules to make static types as specific as the inputs allow.
 Graph infer_shapes(const Graph& g);
 
-// simplify -> fold -> CSE -> conditionals -> simplify -> prune -> infer shapes, verifying in
-// between.
+// Replaces each ag::custom_gradient node by the outputs it passes through (gradients replay the
+// traced graph, which keeps them; nothing runs them).
+Graph strip_custom_gradients(const Graph& g);
+
+// custom gradients -> simplify -> fold -> CSE -> conditionals -> simplify -> prune -> infer
+// shapes, verifying in between.
 // With a non-empty dump_prefix, writes "<prefix>.<NN>-<pass>.graph.txt" after each pass.
 Graph optimize(const Graph& g, const std::string& dump_prefix = {});
 // The same pipeline, calling `after` with each pass's name ("traced" first, for the input) and

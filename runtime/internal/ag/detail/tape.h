@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <vector>
 
 #include "ag/graph/graph.h"
 #include "ag/tensor.h"
@@ -18,6 +19,9 @@ class CallBackward;
 // The number of GradientTapes alive on this thread.
 inline constinit thread_local int t_live_tapes = 0;
 inline bool tapes_alive() { return t_live_tapes != 0; }
+
+// While an ag::custom_gradient forward runs: the Variables it reads (custom_gradient.cpp).
+inline constinit thread_local std::vector<std::shared_ptr<VariableState>>* t_variable_reads = nullptr;
 
 // While a gradient rule runs: the line of the forward op it differentiates. The ops the rule
 // applies take it, so backward nodes (and errors) name the user's line, not agc's rule file.

@@ -28,7 +28,8 @@ Graph optimize(const Graph& input, const std::function<void(const char* pass, co
       detail::log_line(fmt::format("agc: {}: after {}: {} nodes", g.name, pass, count_nodes(g)));
   };
   after("traced", input);
-  Graph g = simplify_algebra(input);
+  Graph g = strip_custom_gradients(input);
+  g = simplify_algebra(g);
   after("simplify", g);
   g = fold_constants(g);
   after("fold", g);
