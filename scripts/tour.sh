@@ -12,7 +12,7 @@ if [ -t 1 ] && [ "${CI:-}" != true ]; then bold=$'\033[1m' plain=$'\033[0m'; els
 # AutoGraph's control flow, then the limitations.
 tour=(simple_computation basics tracing_rules polymorphism container_args struct_params input_signature
       concrete_functions state get_mse power conditional loops fizzbuzz collatz dynamic_rnn
-      side_effects objects random_numbers gradients train_mlp interop limitations)
+      side_effects objects random_numbers gradients custom_gradients train_mlp interop limitations)
 declare -A about=(
   [simple_computation]="a function traced into a graph: matmul + add + relu"
   [basics]="Functions are like ops: they nest, and plain C++ helpers are traced into them"
@@ -34,6 +34,7 @@ declare -A about=(
   [objects]="methods, objects and Variables as state"
   [random_numbers]="C++ random numbers are frozen; ag::random::normal and Generators draw on every call"
   [gradients]="GradientTape around a Function, a gradient through a while loop, ag::grad"
+  [custom_gradients]="custom_gradient, recompute_grad, a Hessian by jacobian, batch_jacobian, compiled"
   [train_mlp]="train_step: forward, backward and optimizer in one compiled Function; an MLP on two spirals"
   [interop]="zero-copy interop: an Eigen matrix through a compiled Function and back, a DLPack round trip"
   [limitations]="leaked tensors, recursion, creating Variables"

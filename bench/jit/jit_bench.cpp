@@ -14,6 +14,8 @@
 //      std::atomic<int64_t>::fetch_add (the same per-update atomicity)
 //   W8 an MLP train step (tape + SGD in one Function)   JIT vs hand-written Eigen; the eager
 //      tape's overhead per recorded op; the train step's first call
+//   W8b second order (gradient_rows.cpp): a Hessian-vector product by ag::grad(ag::grad(...))
+//      against the first-order gradient and the loss; a compiled Jacobian
 // Times are the minimum over repetitions (this machine is shared; the minimum is the least noisy).
 // Usage: jit_bench [--quick]          (internal: jit_bench --first-call <workload> [tiered] [after])
 #include <sys/wait.h>
@@ -38,6 +40,7 @@
 #include "ag/detail/parallel.h"
 #include "baselines.h"
 #include "dispatch_rows.h"
+#include "gradient_rows.h"
 #include "large_graph_rows.h"
 #include "reduction_rows.h"
 #include "table.h"
@@ -471,5 +474,6 @@ int main(int argc, char** argv) {
     w7(reps);
   }
   if (wanted("W8")) w8(reps);
+  if (wanted("W8") || wanted("W8b")) bench::gradient_rows(reps);
   return 0;
 }

@@ -309,4 +309,50 @@ TEST(GradientCompositions, ATapeInsideAStagedBranchOrLoopBodyWatchingAnOuterTens
   agtest::expect_three_way("in a loop body", in_loop, {}, x, Tensor(3));
 }
 
+// Second order with both tapes inside a staged branch, through a staged while: the while's
+// gradient loops capture x through the branch, and the outer tape must see those captures.
+Tensor second_order_in_a_branch(Tensor x, Tensor n) {
+  Tensor g = ag::zeros_like(x);
+  ag::if_stmt(ag::reduce_sum(ag::abs(n)) >= 0,
+              [&] {
+                ag::GradientTape outer;
+                outer.watch(x);
+                Tensor d;
+                {
+                  ag::GradientTape inner;
+                  inner.watch(x);
+                  Tensor y = x, i = 0;
+                  ag::while_stmt([&] { return i < n; },
+                                 [&] {
+                                   y = ag::sin(y) * x;
+                                   i += 1;
+                                 },
+                                 ag::state(y, i), {"y", "i"}, AG_SOURCE_LOC("branch_second.cpp", 9));
+                  d = inner.gradient(ag::reduce_sum(y * y), x);
+                }
+                g = outer.gradient(ag::reduce_sum(d), x);
+              },
+              [&] {}, ag::state(g), {"g"}, AG_SOURCE_LOC("branch_second.cpp", 1));
+  return g;
+}
+
+TEST(GradientCompositions, SecondOrderInsideAStagedBranchThroughAStagedWhile) {
+  for (int n : {1, 2}) agtest::expect_three_way("n=" + std::to_string(n), second_order_in_a_branch, {}, ag::constant({0.5f, 1.5f}), Tensor(n));
+  // n = 1: y = x sin x, d = 2 y (sin x + x cos x), the sum's derivative by hand.
+  const float x = 0.5f, s = std::sin(x), c = std::cos(x), y = x * s, dy = s + x * c, d2y = 2 * c - x * s;
+  EXPECT_NEAR(second_order_in_a_branch(ag::constant({x}), Tensor(1)).item<float>(), 2 * (dy * dy + y * d2y), 1e-5);
+}
+
+// A Function that captured a tensor (a constant of its graph), called under an eager tape that
+// watches that tensor: in TensorFlow captures are inputs, so the tensor gets its gradient.
+TEST(GradientCompositions, AnEagerTapeWatchingATensorAFunctionCaptured) {
+  const Tensor c = ag::constant({0.5f, 2.0f});
+  auto f = ag::function([&](Tensor x) { return ag::reduce_sum(ag::sin(x * c)); });
+  const Tensor x = ag::constant({1.0f, -1.0f});
+  f(x);
+  ag::GradientTape tape;
+  tape.watch(c);
+  EXPECT_TRUE(agtest::same_tensor(ag::cos(x * c) * x, tape.gradient(f(x), c)));
+}
+
 }  // namespace

@@ -104,6 +104,12 @@ constexpr bool takes_variables = []<size_t... I>(std::index_sequence<I...>) {
   return std::invocable<const G&, decltype((void)I, Tensor())..., const std::vector<Variable>&>;
 }(std::make_index_sequence<N>{});
 
+// The outputs of a recorded custom-gradient call, as the forward's result type.
+template <class Out>
+Out recorded(CustomGradientCall call) {
+  return result_from<Out>(record_custom_gradient(std::move(call)));
+}
+
 [[noreturn]] void throw_custom_gradient_needs_variables(const std::vector<Variable>& read, SourceLoc loc);
 
 template <class F, class Sig>
@@ -123,29 +129,23 @@ struct CustomGradientFn<F, R(A...)> {
   SourceLoc loc;
 
   Out operator()(const A&... a) const {
-    CustomGradientCall call;
-    call.inputs = {Tensor(a)...};
-    call.loc = loc;
     CustomGradientForward forward(/*pause_tapes=*/false);
     R result = fn(a...);
-    call.variables = forward.finish();
-    Out& out = std::get<0>(result);
+    std::vector<Variable> variables = forward.finish();
     Grad grad = std::move(std::get<1>(result));
-    call.outputs = result_leaves(out);
+    std::function<std::vector<Tensor>(std::span<const Tensor>)> erased;
     if constexpr (takes_variables<Grad, kOut>) {
-      call.grad = [grad = std::move(grad), vars = call.variables](std::span<const Tensor> dys) {
-        auto [inputs, variables] = call_with_dys<kOut>(grad, dys, vars);
+      erased = [grad = std::move(grad), variables](std::span<const Tensor> dys) {
+        auto [inputs, variable_grads] = call_with_dys<kOut>(grad, dys, variables);
         std::vector<Tensor> all = gradient_leaves(inputs);
-        all.insert(all.end(), variables.begin(), variables.end());
+        all.insert(all.end(), variable_grads.begin(), variable_grads.end());
         return all;
       };
     } else {
-      if (!call.variables.empty()) throw_custom_gradient_needs_variables(call.variables, loc);
-      call.grad = [grad = std::move(grad)](std::span<const Tensor> dys) {
-        return gradient_leaves(call_with_dys<kOut>(grad, dys));
-      };
+      if (!variables.empty()) throw_custom_gradient_needs_variables(variables, loc);
+      erased = [grad = std::move(grad)](std::span<const Tensor> dys) { return gradient_leaves(call_with_dys<kOut>(grad, dys)); };
     }
-    return result_from<Out>(record_custom_gradient(std::move(call)));
+    return recorded<Out>({{Tensor(a)...}, result_leaves(std::get<0>(result)), std::move(variables), std::move(erased), loc});
   }
 };
 
@@ -160,15 +160,11 @@ struct RecomputeGradFn<F, R(A...)> {
   SourceLoc loc;
 
   Out operator()(const A&... a) const {
-    CustomGradientCall call;
-    call.inputs = {Tensor(a)...};
-    call.loc = loc;
     CustomGradientForward forward(/*pause_tapes=*/true);
-    Out out = fn(a...);
-    call.variables = forward.finish();
-    call.outputs = result_leaves(out);
+    const Out out = fn(a...);
+    std::vector<Variable> variables = forward.finish();
     // The backward runs the forward again under a tape: its intermediates are not kept.
-    call.grad = [fn = fn, inputs = call.inputs, vars = call.variables](std::span<const Tensor> dys) {
+    auto grad = [fn = fn, inputs = std::vector<Tensor>{Tensor(a)...}, vars = variables](std::span<const Tensor> dys) {
       GradientTape tape;
       std::vector<GradSource> sources;
       for (const Tensor& x : inputs) {
@@ -184,7 +180,7 @@ struct RecomputeGradFn<F, R(A...)> {
       }
       return tape.gradient(target, sources, UnconnectedGradients::zero);
     };
-    return result_from<Out>(record_custom_gradient(std::move(call)));
+    return recorded<Out>({{Tensor(a)...}, result_leaves(out), std::move(variables), std::move(grad), loc});
   }
 };
 

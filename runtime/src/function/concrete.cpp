@@ -20,6 +20,23 @@
 
 namespace ag::detail {
 
+namespace {
+
+// The floating-point tensors `g` holds as constants (captured while tracing), sub-graphs included.
+std::vector<Tensor> captured_constants(const Graph& g) {
+  std::vector<Tensor> out;
+  auto visit = [&](auto& self, const Graph& graph) -> void {
+    for (const Node& n : graph.nodes) {
+      if (n.op == OpKind::Const && is_floating(n.attrs.value.dtype())) out.push_back(n.attrs.value);
+      for (const auto& sub : n.subgraphs) self(self, *sub);
+    }
+  };
+  visit(visit, g);
+  return out;
+}
+
+}  // namespace
+
 ConcreteCore::ConcreteCore(std::string name, Signature signature, std::shared_ptr<const Graph> traced,
                            std::shared_ptr<const Graph> optimized, std::optional<bool> jit, std::shared_ptr<StatCounters> stats,
                            std::string dump_prefix, bool tiered)
@@ -32,6 +49,7 @@ ConcreteCore::ConcreteCore(std::string name, Signature signature, std::shared_pt
       dump_prefix_(std::move(dump_prefix)),
       tiered_(tiered && jit_.value_or(true) && compiler_backend() != nullptr),
       reads_variables_(!variables_read(*traced_).empty()),
+      captured_(captured_constants(*traced_)),
       one_op_under_tape_(differentiable_as_a_call(*traced_)),
       tensor_args_only_(std::all_of(signature_.args.begin(), signature_.args.end(),
                                     [](const ArgSig& a) { return a.kind == ArgKind::Tensor; })) {}
@@ -140,11 +158,12 @@ void ConcreteCore::run_any(std::span<const ArgView> args, std::span<Tensor> outp
   BorrowedTensors<16> inputs(graph_->params.size());
   for_each_tensor(args, [&](const Tensor& t) { inputs.push_back(t); });
   const std::span<const Tensor> in(inputs.data(), inputs.size());
-  if (tapes_alive() && eager_tape_follows(in, reads_variables_)) [[unlikely]] {
+  if (tapes_alive() && (eager_tape_follows(in, reads_variables_) || eager_tape_follows(captured_, false))) [[unlikely]] {
     // A tape follows an argument or watches the Variables the graph reads (docs/gradients.md,
     // "Functions under a tape"): the call is one op whose gradient is a compiled backward
-    // function; a graph with side effects runs op by op instead, recorded op by op.
-    if (!one_op_under_tape_) {
+    // function; a graph with side effects, or one whose captured tensor the tape watches, runs
+    // op by op instead, recorded op by op.
+    if (!one_op_under_tape_ || eager_tape_follows(captured_, false)) {
       replay_graph(*traced_, in, outputs);
       return;
     }

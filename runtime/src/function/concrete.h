@@ -102,6 +102,9 @@ class ConcreteCore : public std::enable_shared_from_this<ConcreteCore> {
   std::unique_ptr<Executable> interpreter_;  // tiered: runs calls until exe_ is set
   std::atomic<bool> compile_queued_{false};
   bool reads_variables_ = false;  // a floating-point Variable (a tape watches its reads)
+  // The floating-point tensors the trace captured as constants: a tape may watch one (in
+  // TensorFlow captures are inputs); then a call under the tape runs op by op.
+  std::vector<Tensor> captured_;
   bool one_op_under_tape_ = false;  // a call under a tape is recorded as one op (else op by op)
   bool tensor_args_only_ = false;   // every argument is one Tensor: Executable::run_tensor_args
   std::mutex texts_mu_;

@@ -266,6 +266,15 @@ void tape_record_custom(std::span<const Tensor> inputs, std::span<const Tensor> 
   }
 }
 
+void tape_note_capture(TraceFrame* frame, const Tensor& outer, const Tensor& inner) {
+  for (TapeState* tape : TapeState::live()) {
+    if (!tape->recording || tape->frame != frame || !tape->follows(outer)) continue;
+    tape->entries.emplace_back(OpKind::Identity, Attrs{}, SourceLoc{}, std::span<const Tensor>(&outer, 1),
+                               std::span<const Tensor>(&inner, 1), std::vector<std::shared_ptr<const Graph>>{});
+    tape->followed.insert(key_of(inner));
+  }
+}
+
 Tensor tape_alias(const Tensor& t) { return alias_of(t); }
 
 Tensor distinct_source(const Tensor& t, std::vector<Tensor>& seen) {

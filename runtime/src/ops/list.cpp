@@ -1,5 +1,6 @@
 // TensorArray kernels: functional updates of a TensorList (in place when nobody else holds it),
 // and the list operations they share with the JIT's typed helpers.
+#include <algorithm>
 #include <cstring>
 #include <fmt/format.h>
 
@@ -89,11 +90,13 @@ bool list_element_type(const TensorList& l, Shape& shape) {
 
 Shape list_stacked_shape(const TensorList& l, const Shape& fallback_elem_shape) {
   Shape out = l.elem_shape_known ? l.elem_shape : fallback_elem_shape;
-  if (!l.infer_shape && list_element_type(l, out))
-    for (int64_t d : out)
-      if (d < 0)
-        throw InvalidArgumentError(
-            "TensorArray::stack: the elements have different shapes (a TensorArray made with infer_shape = false)");
+  const bool written = std::any_of(l.items.begin(), l.items.end(), [](const Tensor& t) { return t.has_value(); });
+  if (!l.infer_shape && written) {
+    const bool one_shape = list_element_type(l, out) && std::all_of(out.begin(), out.end(), [](int64_t d) { return d >= 0; });
+    if (!one_shape)
+      throw InvalidArgumentError(
+          "TensorArray::stack: the elements have different shapes (a TensorArray made with infer_shape = false)");
+  }
   for (int64_t& d : out)
     if (d < 0) d = 0;
   out.insert(0, l.size);

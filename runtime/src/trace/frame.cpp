@@ -115,6 +115,8 @@ ValueId TraceFrame::value_of(const Tensor& t, OpKind op, SourceLoc l) {
   Tensor outer = parent->symbolic(in_parent);
   ValueId param = graph.add_param(parent->graph.type(in_parent), loc);
   graph.nodes[param.node].attrs.strings = {"capture"};
+  if (tapes_alive()) [[unlikely]]
+    tape_note_capture(this, outer, symbolic(param));
   captures_.push_back({std::move(outer), param.node});
   capture_index_.emplace(key, param.node);
   return param;

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -47,6 +48,12 @@ void tape_record(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, 
 // recording in this frame watches as a read of `v` (eagerly a fresh alias of the value, so that
 // each read is its own source).
 Tensor tape_variable_read(const std::shared_ptr<VariableState>& v, Tensor value);
+class TraceFrame;
+// Frame `frame` captured `outer` (a value of an enclosing frame) as its value `inner`: a tape
+// recording in `frame` that follows `outer` records the capture as an identity, so that the
+// gradient a construct built there gives `inner` (an input of its node) reaches `outer`.
+void tape_note_capture(TraceFrame* frame, const Tensor& outer, const Tensor& inner);
+
 // A fresh identity for a concrete tensor (same buffer): an eager TensorArray write, done in
 // place, gives the array a new handle so that the tape tells the array before and after apart.
 Tensor tape_alias(const Tensor& t);
@@ -63,6 +70,10 @@ bool eager_tape_follows(std::span<const Tensor> inputs, bool reads_variables);
 // `backward` from the `residuals` its forward returned (grad/call_backward.h).
 void tape_record_call(const std::shared_ptr<const CallBackward>& backward, std::span<const Tensor> inputs,
                       std::span<const Tensor> outputs, std::vector<Tensor> residuals);
+
+// A test hook: the gradient rule of `op` becomes deliberately wrong (its results 1% too large),
+// to prove that the gradient checks catch a wrong rule; nullopt restores it (grad_table.cpp).
+void set_gradient_canary(std::optional<OpKind> op);
 
 // How many times a Function call's compiled backward has run in this process (grad/call_backward.cpp):
 // the tests check that path ran.
