@@ -26,13 +26,29 @@
 namespace ag::detail {
 namespace {
 
-// Functions being traced on this thread, innermost last (recursion detection).
-thread_local std::vector<const FunctionCore*> t_active_traces;
-
+// The signatures being traced on this thread, innermost last: a Function may call itself while
+// it traces (recursion that ends at trace time, each level a new signature), but not with a
+// signature it is tracing (that recursion would not end).
 struct ActiveTrace {
-  explicit ActiveTrace(const FunctionCore* f) { t_active_traces.push_back(f); }
-  ~ActiveTrace() { t_active_traces.pop_back(); }
+  const FunctionCore* function;
+  std::vector<uint64_t> signature;  // its key words
 };
+thread_local std::vector<ActiveTrace> t_active_traces;
+
+class ActiveTraceScope {
+ public:
+  ActiveTraceScope(const FunctionCore* f, std::vector<uint64_t> signature) {
+    t_active_traces.push_back({f, std::move(signature)});
+  }
+  ~ActiveTraceScope() { t_active_traces.pop_back(); }
+  ActiveTraceScope(const ActiveTraceScope&) = delete;
+  ActiveTraceScope& operator=(const ActiveTraceScope&) = delete;
+};
+
+bool tracing_signature(const FunctionCore* f, const std::vector<uint64_t>& signature) {
+  return std::any_of(t_active_traces.begin(), t_active_traces.end(),
+                     [&](const ActiveTrace& t) { return t.function == f && t.signature == signature; });
+}
 
 std::string sanitize(std::string s) {
   for (char& c : s)
@@ -201,13 +217,16 @@ std::shared_ptr<ConcreteCore> FunctionCore::get_concrete_from_input_signature() 
 }
 
 void FunctionCore::call_while_tracing(std::span<const ArgView> args, std::span<Tensor> outputs) {
-  for (const FunctionCore* f : t_active_traces)
-    if (f == this)
-      throw ConversionError(fmt::format(
-          "Function '{}' calls itself while it is being traced: recursive Functions are not supported (as in "
-          "tf.function); write the recursion as a loop",
-          info_.name));
   inline_into_current_frame(*get_concrete(args), args, outputs);
+}
+
+void FunctionCore::throw_recursion(const Signature& sig) const {
+  throw ConversionError(fmt::format(
+      "Function '{}' calls itself while it is being traced with the signature it is tracing, {}({}): that "
+      "recursion would not end at trace time. A recursive Function must call itself with a new signature at each "
+      "level (a plain C++ argument that changes, as in TensorFlow's recursive tf.function), or write the "
+      "recursion as a loop",
+      info_.name, info_.name, sig.params_str()));
 }
 
 Signature FunctionCore::signature_to_trace(std::span<const ArgView> args, std::string& reason) {
@@ -256,6 +275,10 @@ std::shared_ptr<ConcreteCore> FunctionCore::lookup_or_trace(std::span<const ArgV
     auto it = pending_.find(key_words);
     if (it == pending_.end()) break;
     auto pending = it->second;
+    if (pending->owner == std::this_thread::get_id()) {  // this thread is tracing it: waiting would never end
+      lock.unlock();
+      throw_recursion(describe(args, rules_));
+    }
     pending_done_.wait(lock, [&] { return pending->done; });
   }
   if (exact) {
@@ -278,7 +301,12 @@ std::shared_ptr<ConcreteCore> FunctionCore::lookup_or_trace(std::span<const ArgV
     insert_alias(key, fn);
     return fn;
   }
+  if (tracing_signature(this, sig_key.to_vector())) {
+    lock.unlock();
+    throw_recursion(sig);
+  }
   auto pending = std::make_shared<Pending>();
+  pending->owner = std::this_thread::get_id();
   pending_.emplace(key_words, pending);
   ++traces_in_flight_;
   lock.unlock();
@@ -306,7 +334,9 @@ std::shared_ptr<ConcreteCore> FunctionCore::lookup_or_trace(std::span<const ArgV
   pending_.erase(key_words);
   pending->done = true;
   pending_done_.notify_all();
-  note_trace(reason);
+  // A trace made inside another Function's trace (a nested or recursive call) is not a call of
+  // this Function's own: TensorFlow's retracing warning does not count it either.
+  if (!is_tracing()) note_trace(reason);
   record({TraceEvent::Kind::Trace, stats_->traces.load(), fn->signature_str(), reason,
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(), fn});
   return fn;
@@ -319,7 +349,9 @@ std::shared_ptr<ConcreteCore> FunctionCore::trace(const Signature& sig, std::spa
   root->function = this;
   root->function_name = name_ptr_;
   root->first_trace = traces_started_.fetch_add(1) == 0;
-  ActiveTrace active(this);
+  KeyBuf sig_key;
+  key_of(sig, rules_, sig_key);
+  const ActiveTraceScope active(this, sig_key.to_vector());
   TraceFrame frame(nullptr, root, info_.name, {});
   {
     FrameScope scope(&frame);
@@ -352,9 +384,7 @@ std::shared_ptr<ConcreteCore> FunctionCore::trace(const Signature& sig, std::spa
   if (!dump_dir().empty()) {
     std::error_code ec;
     std::filesystem::create_directories(dump_dir(), ec);
-    KeyBuf k;
-    key_of(sig, rules_, k);
-    prefix = fmt::format("{}/{}.{:08x}", dump_dir(), sanitize(info_.name), static_cast<uint32_t>(k.hash()));
+    prefix = fmt::format("{}/{}.{:08x}", dump_dir(), sanitize(info_.name), static_cast<uint32_t>(sig_key.hash()));
   }
   auto optimized = std::make_shared<const Graph>(optimize(*traced, prefix));
   if (!prefix.empty()) {

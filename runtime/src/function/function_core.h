@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <thread>
 
 #include "ag/detail/function_core.h"
 #include "concrete.h"
@@ -61,6 +62,7 @@ class FunctionCore {
  private:
   struct Pending {
     bool done = false;
+    std::thread::id owner;  // the thread tracing it
   };
 
   // Runs the inline cache's entry `hit`, which `guard` holds (counted as an inline hit).
@@ -82,6 +84,8 @@ class FunctionCore {
   size_t max_aliases() const { return 4 * options_.max_cached; }
   void evict_over_capacity();
   void note_trace(const std::string& reason);
+  // A call with a signature this Function is tracing on this thread.
+  [[noreturn]] void throw_recursion(const Signature& sig) const;
   void record(TraceEvent e);  // under mu_
   void note_hit() {
     const uint32_t h = history_.load(std::memory_order_relaxed);
