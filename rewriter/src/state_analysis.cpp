@@ -65,7 +65,7 @@ class EffectsWalker {
   EffectsWalker(const clang::ASTContext& ctx, Effects& out) : ctx_(ctx), out_(out) {}
 
   void walk(const clang::Stmt* s) {
-    if (!s) return;
+    if (!s || isLoopOptions(s)) return;
     visit(s);
     for (const clang::Stmt* child : s->children()) walk(child);
     if (const auto* lambda = llvm::dyn_cast<clang::LambdaExpr>(s)) {
@@ -137,6 +137,15 @@ class EffectsWalker {
           addressTaken(var->getInit(), var->getLocation());
       }
     }
+  }
+
+  // ag::set_loop_options names loop variables by address (`{{&x, {-1}}}`) to pin their shapes:
+  // the address it takes is the variable's own, which the runtime matches against the loop's
+  // carried state, and the call changes nothing.
+  static bool isLoopOptions(const clang::Stmt* s) {
+    const auto* call = llvm::dyn_cast<clang::CallExpr>(s);
+    const clang::FunctionDecl* fn = call ? call->getDirectCallee() : nullptr;
+    return fn && fn->getQualifiedNameAsString() == "ag::set_loop_options";
   }
 
   void addressTaken(const clang::Expr* e, clang::SourceLocation loc) {

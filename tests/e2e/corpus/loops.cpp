@@ -101,3 +101,31 @@ AG_FUNCTION Tensor accumulate_tensor_array(Tensor n) {
   return ag::reduce_sum(ta.stack());
 }
 AG_E2E(accumulate_tensor_array, std::tuple{1}, std::tuple{5});
+
+// The spellings of ag::set_loop_options the docs show: a shape invariant by the variable's
+// address (which a staged loop carries), an iteration limit, both.
+AG_FUNCTION Tensor grow_with_a_shape_invariant(Tensor x, Tensor n) {
+  Tensor i = 0;
+  while (i < n) {
+    ag::set_loop_options({.shape_invariants = {{&x, {-1}}}});
+    x = ag::concat({x, x * 0.5f}, 0);
+    i += 1;
+  }
+  return ag::reduce_sum(x);
+}
+AG_E2E(grow_with_a_shape_invariant, std::tuple{ag::constant({1.0f, 2.0f}), 0}, std::tuple{ag::constant({1.0f, 2.0f}), 3});
+
+AG_FUNCTION Tensor steps_with_a_limit(Tensor x) {
+  Tensor steps = 0;
+  while (x > 0) {
+    ag::set_loop_options({.shape_invariants = {{&x, {}}}, .maximum_iterations = 100});
+    x = x - 3;
+    steps += 1;
+  }
+  for (auto i : ag::range(x + 10)) {
+    ag::set_loop_options({.maximum_iterations = 50});
+    steps += i;
+  }
+  return steps;
+}
+AG_E2E(steps_with_a_limit, std::tuple{-2}, std::tuple{7}, std::tuple{20});
