@@ -104,8 +104,10 @@ TEST(StagedWhile, ShapeInvariantsAndMaximumIterations) {
 }
 
 // TensorFlow's _try_handling_undefineds: a variable first given a value in the loop is carried
-// from zeros of the type one iteration gives it; when the loop runs zero times, that is its value.
-TEST(StagedWhile, VariableFirstDefinedInLoopIsCarriedFromZerosOfItsType) {
+// from zeros of the type one iteration gives it; when the loop runs zero times, it has no value,
+// and reading it raises InvalidArgumentError naming it, the loop and the read (TensorFlow's
+// loop_created_variables_test: tf.function(f)(tf.constant(0)) raises).
+TEST(StagedWhile, VariableFirstDefinedInLoopHasNoValueAfterZeroTrips) {
   auto f = ag::function(
       [](Tensor n, Tensor x) {
         Tensor last;
@@ -120,8 +122,35 @@ TEST(StagedWhile, VariableFirstDefinedInLoopIsCarriedFromZerosOfItsType) {
       interpreted());
   const Tensor x = ag::constant({1.f, 2.f});
   EXPECT_EQ(f(Tensor(3), x).to_vector<float>(), (std::vector<float>{2.f, 3.f}));  // last = x * 1
-  EXPECT_EQ(f(Tensor(0), x).to_vector<float>(), (std::vector<float>{1.f, 1.f}));  // zero trips: zeros + 1
+  AG_EXPECT_ERROR(ag::InvalidArgumentError, f(Tensor(0), x), "'last' has no value", "while loop at cf.cpp:150",
+                  "ran zero times", "(at staged_while_test.cpp:");
+  EXPECT_EQ(f(Tensor(1), x).to_vector<float>(), (std::vector<float>{2.f, 3.f}));  // usable after the error
   EXPECT_EQ(f.tracing_count(), 1);
+}
+
+// Only a read raises: a value never read is pruned with its check, and a read inside a branch
+// that does not run (a return guard, `if (ran) use(v)`) checks there, when the branch runs.
+TEST(StagedWhile, OnlyAReadOfTheValueAfterZeroTripsRaises) {
+  auto f = ag::function(
+      [](Tensor n, Tensor x) {
+        Tensor last, unused;
+        Tensor ran = false;
+        ag::while_stmt([&] { return n > 0; },
+                       [&] {
+                         last = x * 2.0f;
+                         unused = x * 3.0f;
+                         ran = true;
+                         n -= 1;
+                       },
+                       ag::state(last, unused, ran, n), {"last", "unused", "ran", "n"}, LOC(160));
+        Tensor out = x;
+        ag::if_stmt(ran, [&] { out = last; }, [&] { out = -x; }, ag::state(out), {"out"}, LOC(161));
+        return out;
+      },
+      interpreted());
+  const Tensor x = ag::constant({1.f, 2.f});
+  EXPECT_EQ(f(Tensor(0), x).to_vector<float>(), (std::vector<float>{-1.f, -2.f}));
+  EXPECT_EQ(f(Tensor(2), x).to_vector<float>(), (std::vector<float>{2.f, 4.f}));
 }
 
 // A variable read in the body before anything assigned it can only ever see no value.

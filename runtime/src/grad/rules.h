@@ -52,8 +52,8 @@ bool carries_gradient(const Tensor& t);
 // Zeros for a value no gradient reached: of its shape, or a TensorArray's stacked shape.
 Tensor zero_gradient(const Tensor& t);
 
-// Whether `g` or its sub-graphs have side effects other than Variable reads (assignments,
-// prints, asserts, random draws): replaying such a graph for its gradient would repeat them.
+// Whether `g` or its sub-graphs have side effects other than Variable reads and asserts
+// (assignments, prints, random draws): replaying such a graph for its gradient would repeat them.
 bool has_effects_besides_reads(const Graph& g);
 
 // The floating-point Variables that `g` or its sub-graphs read, each once.

@@ -25,7 +25,10 @@ namespace ag::detail {
 
 bool has_effects_besides_reads(const Graph& g) {
   for (const Node& n : g.nodes) {
-    if (op_info(n.op).stateful && n.op != OpKind::ReadVariable && op_class(n.op) != OpClass::Control) return true;
+    // (An assert checks what the forward checked already: replaying it repeats nothing visible.)
+    if (op_info(n.op).stateful && n.op != OpKind::ReadVariable && n.op != OpKind::Assert &&
+        op_class(n.op) != OpClass::Control)
+      return true;
     for (const auto& sub : n.subgraphs)
       if (has_effects_besides_reads(*sub)) return true;
   }
@@ -38,8 +41,8 @@ void refuse_effects(const GradContext& c, const char* what) {
   for (const auto& g : c.subgraphs)
     if (has_effects_besides_reads(*g))
       throw UnimplementedError(fmt::format(
-          "the gradient of a staged {}{} whose {} has side effects (variable assignments, prints, asserts, random "
-          "draws) is not supported yet: differentiating it would repeat them",
+          "the gradient of a staged {}{} whose {} has side effects (variable assignments, prints, random draws) is "
+          "not supported yet: differentiating it would repeat them",
           what, at(c.loc), c.op == OpKind::If ? "branches" : "body"));
 }
 

@@ -139,21 +139,50 @@ void set_loop_options_impl(LoopOptions options) {
 
 namespace {
 void staged_while_impl(FnRef<Tensor()> cond_fn, FnRef<void()> body_fn, std::span<StateVar> vars, SourceLoc loc,
-                       const char* what, bool counted);
+                       const char* what, bool counted, bool flagged);
 }
 
 void staged_while(FnRef<Tensor()> cond_fn, FnRef<void()> body_fn, std::span<StateVar> vars, SourceLoc loc,
                   const char* what) {
-  staged_while_impl(cond_fn, body_fn, vars, loc, what, false);
+  staged_while_impl(cond_fn, body_fn, vars, loc, what, /*counted=*/false, /*flagged=*/false);
 }
 
 namespace {
 // counted: the loop already carries the hidden iteration counter of maximum_iterations.
+// flagged: the loop already carries the hidden "it ran" flag of the variables it defines.
 void staged_while_impl(FnRef<Tensor()> cond_fn, FnRef<void()> body_fn, std::span<StateVar> vars, SourceLoc loc,
-                       const char* what, bool counted) {
+                       const char* what, bool counted, bool flagged) {
   forbid_untraceable(vars, what, loc);
   std::vector<Tensor> initial = read_vars(vars);
   TraceFrame* outer = current_frame();
+
+  // A user's variable with no value before the loop has none after it when the loop runs zero
+  // times (DESIGN, 2026-11-28): the loop carries a flag that its body sets, and reading the
+  // variable after the loop asserts it (frame.cpp). Generated variables (a `return` inside the
+  // loop) are read only where the rewriter's flags say they were set.
+  std::vector<size_t> defined_here;
+  for (size_t i = 0; i < vars.size(); ++i)
+    if (holds_tensor(vars[i]) && !initial[i].has_value() && !is_generated_name(vars[i].name)) defined_here.push_back(i);
+  if (!defined_here.empty() && !flagged) {
+    Tensor ran(false);
+    std::vector<StateVar> with_flag(vars.begin(), vars.end());
+    with_flag.push_back(make_state_var(ran, "ag__loop_ran"));
+    auto flag_body = [&] {
+      ran = Tensor(true);
+      body_fn();
+    };
+    staged_while_impl(cond_fn, flag_body, with_flag, loc, what, counted, /*flagged=*/true);
+    const std::vector<Tensor> after = read_vars(vars);
+    for (size_t i : defined_here) {
+      if (!after[i].is_symbolic()) continue;
+      outer->root->defined_checks.push_back(
+          {ran, fmt::format("{} has no value: it is first given one inside the tensor-dependent {}{}, which ran zero "
+                            "times; give it a value before the loop",
+                            describe_var(vars[i]), what, where(loc))});
+      after[i].impl()->defined_check = &outer->root->defined_checks.back();
+    }
+    return;
+  }
 
   // Variables with no value before the loop (DESIGN: AutoGraph's _try_handling_undefineds):
   // they start at zeros of the type one iteration gives them, which is also their value after
@@ -207,7 +236,7 @@ void staged_while_impl(FnRef<Tensor()> cond_fn, FnRef<void()> body_fn, std::span
         iterations = op(OpKind::Add, {iterations, Tensor(int64_t{1})}, loc);
         body_fn();
       };
-      staged_while_impl(counted_cond, counted_body, with_counter, loc, what, true);
+      staged_while_impl(counted_cond, counted_body, with_counter, loc, what, true, flagged);
       return;
     }
     if (next == types) break;

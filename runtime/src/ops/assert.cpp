@@ -67,6 +67,8 @@ void check_assertion(std::span<const Tensor> in, const Attrs& attrs, SourceLoc l
       ++failed;
     }
   if (failed == 0) return;
+  // An assert agc added itself (a variable with no value after a zero-trip loop): its message.
+  if (attrs.strings[1].empty()) throw InvalidArgumentError(attrs.strings[0] + at(loc));
   // The failure path: build the message.
   std::string msg = "assertion failed";
   if (!attrs.strings[0].empty()) msg += ": " + attrs.strings[0];

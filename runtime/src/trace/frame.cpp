@@ -84,7 +84,9 @@ Tensor TraceFrame::add_param(const TensorType& type, std::string name) {
   return symbolic(v);
 }
 
-ValueId TraceFrame::value_of(const Tensor& t, OpKind op, SourceLoc l) {
+ValueId TraceFrame::value_of(const Tensor& t, OpKind op, SourceLoc l) { return value_of(t, op, l, /*read=*/true); }
+
+ValueId TraceFrame::value_of(const Tensor& t, OpKind op, SourceLoc l, bool read) {
   check_readable(t, op, l);
   const TensorImpl* impl = t.impl();
   if (impl->kind == ImplKind::Concrete) {
@@ -106,12 +108,24 @@ ValueId TraceFrame::value_of(const Tensor& t, OpKind op, SourceLoc l) {
   }
   const FrameToken* tok = impl->frame;
   if (!tok->open) throw_leaked(t, l);
+  // A read, where it happens (not the captures through enclosing frames that carry it there,
+  // nor the operands a staged construct passes its sub-graphs): assert that the loop that gave
+  // the value ran.
+  if (impl->defined_check && read && op_class(op) != OpClass::Control && asserted_.insert(impl->defined_check).second)
+      [[unlikely]] {
+    Node check;
+    check.op = OpKind::Assert;
+    check.inputs = {value_of(impl->defined_check->defined, OpKind::Assert, l)};
+    check.attrs.strings = {impl->defined_check->message, ""};
+    check.loc = l.known() ? l : loc;
+    emit(std::move(check));
+  }
   if (tok->frame == this) return {impl->node, impl->output};
   if (!tok->frame->is_ancestor_of(this)) throw_leaked(t, l);
   const auto key = std::make_tuple(tok, impl->node, impl->output);
   auto it = capture_index_.find(key);
   if (it != capture_index_.end()) return {it->second, 0};
-  ValueId in_parent = parent->value_of(t, op, l);
+  ValueId in_parent = parent->value_of(t, op, l, /*read=*/false);
   Tensor outer = parent->symbolic(in_parent);
   ValueId param = graph.add_param(parent->graph.type(in_parent), loc);
   graph.nodes[param.node].attrs.strings = {"capture"};
@@ -148,6 +162,7 @@ void TraceFrame::rollback(const Checkpoint& cp) {
       it = it->second >= e.nodes ? f->capture_index_.erase(it) : std::next(it);
     for (auto it = f->consts_.begin(); it != f->consts_.end();)
       it = it->second.node >= e.nodes ? f->consts_.erase(it) : std::next(it);
+    f->asserted_.clear();  // (an assert emitted since may be gone: asserting again is harmless)
   }
 }
 

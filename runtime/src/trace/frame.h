@@ -4,11 +4,13 @@
 #pragma once
 
 #include <atomic>
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "ag/graph/graph.h"
@@ -26,11 +28,21 @@ struct FrameToken {
 };
 
 // Facts about the Function being traced, shared by all frames of one trace.
+// A variable given its first value inside a staged loop has none after the loop when it ran
+// zero times (TensorFlow raises InvalidArgumentError then): `defined` is the loop's "it ran"
+// flag, and each frame that reads the variable asserts it there, where the read happens (so a
+// read in a branch that does not run does not raise).
+struct DefinedCheck {
+  Tensor defined;       // a bool scalar of the frame that built the loop
+  std::string message;  // names the variable and the loop
+};
+
 struct TraceRoot {
   const void* function = nullptr;  // the FunctionCore, for recursion detection
   std::shared_ptr<const std::string> function_name;
   bool first_trace = true;  // Variables may be created only on a Function's first trace
   int64_t unrolled_iterations = 0;  // iterations of plain loops over concrete tensors (a warning sign)
+  std::deque<DefinedCheck> defined_checks;  // (a deque: TensorImpls point at its elements)
 };
 
 // An outer value a sub-graph reads: `outer` is symbolic in the parent frame, `param` the
@@ -83,11 +95,14 @@ class TraceFrame {
   void rollback(const Checkpoint& cp);
 
  private:
+  // `read`: the value is read in this frame (a capture passing it on is not a read).
+  ValueId value_of(const Tensor& t, OpKind op, SourceLoc loc, bool read);
   FrameToken* token_;
   std::vector<Capture> captures_;
   std::map<std::tuple<const FrameToken*, uint32_t, uint32_t>, uint32_t> capture_index_;
   std::unordered_map<const TensorImpl*, ValueId> consts_;
   std::vector<Tensor> const_keepalive_;  // keeps impl addresses in consts_ from being reused
+  std::unordered_set<const DefinedCheck*> asserted_;  // the checks this frame's graph asserts
   // lifted(): the concrete tensor (kept alive, so that its address is not reused) and its value.
   std::unordered_map<const TensorImpl*, std::pair<Tensor, Tensor>> lifted_;
 };

@@ -40,6 +40,7 @@ struct Storage {
 };
 
 struct FrameToken;  // trace/frame.h: identifies a tracing frame and whether it is still open
+struct DefinedCheck;  // trace/frame.h: a value that may have none at run time (a zero-trip loop)
 void retain_token(FrameToken* t);
 void release_token(FrameToken* t);
 
@@ -73,6 +74,9 @@ struct TensorImpl {
   uint32_t output = 0;
   // Undefined / maybe-undefined: why, for the error message.
   std::string* note = nullptr;
+  // Symbolic: a value a staged loop gave a variable that had none before it, owned by the
+  // trace; reading it asserts at run time that the loop ran (frame.cpp).
+  const DefinedCheck* defined_check = nullptr;
 
   void retain() { refs.fetch_add(1, std::memory_order_relaxed); }
   void release() {
