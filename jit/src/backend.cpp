@@ -80,10 +80,17 @@ class JitExecutable final : public Executable {
     num_results_ = program_.results.size();
   }
 
-  void set_code(std::unique_ptr<CodeHandle> code, bool from_disk) {
+  void set_code(std::shared_ptr<CodeHandle> code, bool from_disk) {
     code_ = std::move(code);
     entry_ = code_->entry();
     from_disk_ = from_disk;
+  }
+  // The same machine code: the graph differs only in its Variables, which the code finds in the
+  // consts table at run time (graph_key.cpp keys a variable by its type alone).
+  std::unique_ptr<Executable> rebound(std::shared_ptr<const Graph> graph) const override {
+    auto exe = std::make_unique<JitExecutable>(std::move(graph), engine_, name_, level_);
+    exe->set_code(code_, from_disk_);
+    return exe;
   }
   const Program& program() const { return program_; }
 
@@ -223,7 +230,7 @@ class JitExecutable final : public Executable {
   std::string name_;
   int level_;
   std::vector<const void*> consts_;
-  std::unique_ptr<CodeHandle> code_;
+  std::shared_ptr<CodeHandle> code_;  // shared by the executables rebound() makes
   EntryFn entry_ = nullptr;
   bool from_disk_ = false;
   bool has_param_slots_ = false;  // TensorArray arguments go to slots

@@ -60,14 +60,16 @@ TEST(FunctionCache, StringsAndEnumsAreValues) {
   EXPECT_EQ(f.tracing_count(), 3);
 }
 
-TEST(FunctionCache, VariablesAreMatchedByIdentity) {
-  ag::Variable v1(Tensor(1.f)), v2(Tensor(1.f));
+TEST(FunctionCache, VariablesAreMatchedByDtypeAndShape) {
+  ag::Variable v1(Tensor(1.f)), v2(Tensor(1.f)), v3(ag::constant({1.f, 2.f}));
   auto f = ag::function([](Tensor x, ag::Variable& v) { return x + v.value(); }, interpreted());
   EXPECT_EQ(f(Tensor(1.f), v1).item<float>(), 2.f);
   v1.assign(5.f);
   EXPECT_EQ(f(Tensor(1.f), v1).item<float>(), 6.f);  // read by reference, no retrace
   EXPECT_EQ(f.tracing_count(), 1);
-  EXPECT_EQ(f(Tensor(1.f), v2).item<float>(), 2.f);  // another variable: another trace
+  EXPECT_EQ(f(Tensor(1.f), v2).item<float>(), 2.f);  // another variable of the same spec: the same trace
+  EXPECT_EQ(f.tracing_count(), 1);
+  EXPECT_EQ(f(Tensor(1.f), v3).to_vector<float>(), (std::vector<float>{2.f, 3.f}));  // another shape
   EXPECT_EQ(f.tracing_count(), 2);
 }
 
@@ -233,6 +235,34 @@ TEST(FunctionCache, ReduceRetracingGeneralizesShapes) {
     ASSERT_EQ(out.shape(), ag::Shape({n}));
   }
   EXPECT_EQ(f.tracing_count(), 2);  // [1], then [?] serves the rest
+}
+
+TEST(FunctionCache, ReduceRetracingRelaxesAgainstTheTraceOfTheSameRank) {
+  // TensorFlow's test: shapes [], [1], [2], [3] leave two traces, [] and [None]. Relaxing each new call
+  // against the first (scalar) trace would never find a common shape and trace every call.
+  auto f = ag::function([](Tensor x) { return x * 2; }, {.reduce_retracing = true, .jit_compile = false});
+  f(ag::constant(1.f));
+  for (int n = 1; n <= 3; ++n) EXPECT_EQ(f(ag::ones({n})).to_vector<float>(), std::vector<float>(n, 2.f));
+  EXPECT_EQ(f.tracing_count(), 3);  // [], [1], then [None]
+  EXPECT_EQ(f(ag::ones({7})).to_vector<float>(), std::vector<float>(7, 2.f));
+  EXPECT_EQ(f.tracing_count(), 3);
+  const std::string sigs = f.pretty_printed_concrete_signatures();
+  EXPECT_NE(sigs.find("shape=()"), std::string::npos) << sigs;
+  EXPECT_NE(sigs.find("shape=(None,)"), std::string::npos) << sigs;
+}
+
+TEST(FunctionCache, ReduceRetracingRelaxesAgainstTheTraceThatKeepsMostDims) {
+  auto f = ag::function([](Tensor x) { return x + 1; }, {.reduce_retracing = true, .jit_compile = false});
+  f(ag::zeros({4, 3}));
+  f(ag::zeros({4, 5}));  // relaxes against [4, 3]: [4, None]
+  f(ag::zeros({6, 3}));  // against [4, 3] keeps the 3, against [4, None] nothing: [None, 3]
+  const std::string sigs = f.pretty_printed_concrete_signatures();
+  EXPECT_NE(sigs.find("shape=(4, None)"), std::string::npos) << sigs;
+  EXPECT_NE(sigs.find("shape=(None, 3)"), std::string::npos) << sigs;
+  EXPECT_EQ(sigs.find("shape=(None, None)"), std::string::npos) << sigs;
+  f(ag::zeros({8, 3}));  // served by [None, 3]
+  f(ag::zeros({4, 9}));  // served by [4, None]
+  EXPECT_EQ(f.tracing_count(), 3);
 }
 
 TEST(FunctionCache, LeastRecentlyUsedEvictionAndEvict) {

@@ -57,7 +57,7 @@ TEST(InlineCache, ThreadsWithDifferentSignaturesEachKeepTheirOwn) {
 // Every kind of argument the inline check compares (call_has_key) against the key the table
 // stores (build_key): a change of any one must miss and give the eager result.
 TEST(InlineCache, EveryArgumentKindTakesPartInTheCheck) {
-  ag::Variable v1(ag::constant({1.f})), v2(ag::constant({10.f}));
+  ag::Variable v1(ag::constant({1.f})), v2(ag::constant({10.f, 20.f}));
   auto body = [](Tensor x, int n, double s, bool neg, std::vector<int> ks, std::vector<Tensor> ws, ag::Variable& v) {
     Tensor y = x * static_cast<float>(n) * static_cast<float>(s) + v.read_value();
     if (neg) y = -y;
@@ -86,7 +86,7 @@ TEST(InlineCache, EveryArgumentKindTakesPartInTheCheck) {
       {x1, 3, 0.25, true, {1, 3}, {ag::ones({3})}, &v1},       // tensor in a container: shape
       {x1, 3, 0.25, true, {1, 3}, {ag::ones({3}), ag::ones({1})}, &v1},  // container length
       {x2, 3, 0.25, true, {1, 3}, {ag::ones({3}), ag::ones({1})}, &v1},  // tensor shape
-      {x2, 3, 0.25, true, {1, 3}, {ag::ones({3}), ag::ones({1})}, &v2},  // another Variable
+      {x2, 3, 0.25, true, {1, 3}, {ag::ones({3}), ag::ones({1})}, &v2},  // a Variable of another shape
   };
   for (size_t i = 0; i < calls.size(); ++i)
     for (int rep = 0; rep < 3; ++rep) {

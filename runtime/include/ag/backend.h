@@ -49,6 +49,13 @@ class Executable {
   // True when the code was loaded from the on-disk cache without code generation.
   virtual bool loaded_from_disk() const { return false; }
   virtual std::string_view backend_name() const = 0;
+  // This executable's code running `graph`, a copy of its graph bound to other Variables of the
+  // same dtypes and shapes (a Variable argument is an input of a concrete function, not part of
+  // its code); null when the backend must compile `graph` anew.
+  virtual std::unique_ptr<Executable> rebound(std::shared_ptr<const Graph> graph) const {
+    (void)graph;
+    return nullptr;
+  }
 };
 
 struct CompileOptions {

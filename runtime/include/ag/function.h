@@ -36,7 +36,7 @@ void check_param() {
                 "take std::vector/std::array parameters by value or by const reference: a Function's arguments are its "
                 "inputs (return new values as outputs)");
   static_assert(!std::is_same_v<T, Variable> || std::is_reference_v<P>,
-                "take ag::Variable parameters by reference (Variable&): a Function captures variables by identity");
+                "take ag::Variable parameters by reference (Variable&): a Function reads and assigns the Variable it is given, not a copy");
   check_not_variable_list<P>();
   static_assert(!(is_struct_param<P> && mutable_ref),
                 "take struct parameters by value or by const reference: a Function's arguments are its inputs (return "

@@ -17,6 +17,7 @@
 #include "ag/variable.h"
 #include "../report/report_env.h"
 #include "background_compiler.h"
+#include "variable_binding.h"
 
 namespace ag::detail {
 
@@ -52,7 +53,49 @@ ConcreteCore::ConcreteCore(std::string name, Signature signature, std::shared_pt
       captured_(captured_constants(*traced_)),
       one_op_under_tape_(differentiable_as_a_call(*traced_)),
       tensor_args_only_(std::all_of(signature_.args.begin(), signature_.args.end(),
-                                    [](const ArgSig& a) { return a.kind == ArgKind::Tensor; })) {}
+                                    [](const ArgSig& a) { return a.kind == ArgKind::Tensor; })),
+      has_variable_args_(std::any_of(signature_.args.begin(), signature_.args.end(),
+                                     [](const ArgSig& a) { return a.kind == ArgKind::Variable; })) {}
+
+bool ConcreteCore::binds(std::span<const ArgView> args) const {
+  for (size_t i = 0; i < args.size(); ++i)
+    if (args[i].kind == ArgKind::Variable && &variable_of(args[i]) != signature_.args[i].variable.get()) return false;
+  return true;
+}
+
+ConcreteCore& ConcreteCore::bound_to(std::span<const ArgView> args) {
+  if (!has_variable_args_ || binds(args)) [[likely]]
+    return *this;
+  std::lock_guard lock(bound_mu_);
+  for (size_t k = 0; k < bound_.size(); ++k)
+    if (bound_[k]->binds(args)) {
+      std::rotate(bound_.begin(), bound_.begin() + static_cast<std::ptrdiff_t>(k), bound_.begin() + static_cast<std::ptrdiff_t>(k) + 1);
+      return *bound_.front();
+    }
+  if (bound_.size() == kMaxBound) bound_.pop_back();
+  bound_.insert(bound_.begin(), make_bound(args));
+  return *bound_.front();
+}
+
+std::shared_ptr<ConcreteCore> ConcreteCore::make_bound(std::span<const ArgView> args) {
+  VariableRebinding rebinding;
+  Signature sig = signature_;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i].kind != ArgKind::Variable) continue;
+    const std::shared_ptr<VariableState>& state = static_cast<const Variable*>(args[i].ptr)->state();
+    if (!rebinding.find(signature_.args[i].variable.get())) rebinding.add(signature_.args[i].variable.get(), state);
+    sig.args[i].variable = state;
+  }
+  auto core = std::make_shared<ConcreteCore>(name_, std::move(sig), rebind_variables(traced_, rebinding),
+                                             rebind_variables(graph_, rebinding), jit_, stats_, dump_prefix_, tiered_);
+  // Compiled already: the bound one runs the same machine code (no compile, no disk lookup).
+  if (const Executable* exe = exe_.load(std::memory_order_acquire))
+    if (std::unique_ptr<Executable> rebound = exe->rebound(core->graph_)) {
+      core->exe_owned_ = std::move(rebound);
+      core->exe_.store(core->exe_owned_.get(), std::memory_order_release);
+    }
+  return core;
+}
 
 const std::shared_ptr<const CallBackward>& ConcreteCore::backward() {
   const ForkGatePass pass;
@@ -150,6 +193,10 @@ void ConcreteCore::compile_in_background() {
 }
 
 void ConcreteCore::run_any(std::span<const ArgView> args, std::span<Tensor> outputs) {
+  if (ConcreteCore& bound = bound_to(args); &bound != this) {
+    bound.run_any(args, outputs);
+    return;
+  }
   const Executable& exe = executable();
   if (tensor_args_only_ && !tapes_alive()) [[likely]] {
     exe.run_tensor_args(args, outputs);
@@ -217,9 +264,15 @@ void ConcreteCore::check_call(std::span<const ArgView> args) const {
         break;
       }
       case ArgKind::Variable:
-        if (static_cast<const Variable*>(a.ptr)->state() != s.variable)
-          throw ValueError(fmt::format("concrete function {}: {} is another Variable than the traced {}", signature_str(),
-                                       label(), s.variable->describe()));
+        if (!same_variable_spec(*s.variable, variable_of(a)))
+          throw TypeError(fmt::format("concrete function {}: {} is the Variable {}, expected a Variable of {}",
+                                      signature_str(), label(), variable_of(a).describe(),
+                                      TensorSpec(s.variable->shape, s.variable->dtype).str()));
+        if (variable_alias(signature_, i) != variable_alias(args, i))
+          throw ValueError(fmt::format("concrete function {}: {} {} the same Variable as an earlier argument where the "
+                                       "trace had {}; call the Function to trace this aliasing",
+                                       signature_str(), label(), variable_alias(args, i) ? "is" : "is not",
+                                       variable_alias(signature_, i) ? "one Variable" : "different Variables"));
         break;
       case ArgKind::Bool:
       case ArgKind::Int:

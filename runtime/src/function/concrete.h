@@ -79,11 +79,17 @@ class ConcreteCore : public std::enable_shared_from_this<ConcreteCore> {
     run_any(args, outputs);
   }
   [[gnu::noinline]] void run_any(std::span<const ArgView> args, std::span<Tensor> outputs);
+  // The concrete function that runs `args`: this one when its Variable arguments are the Variables
+  // it was traced with, else this trace bound to the call's Variables (same dtypes and shapes;
+  // made once per set of Variables, sharing the compiled code, the most recent kMaxBound kept).
+  ConcreteCore& bound_to(std::span<const ArgView> args);
   // Checks a call against this signature (ConcreteFunction::operator()).
   void check_call(std::span<const ArgView> args) const;
 
  private:
   const Executable& compile(bool background = false);
+  bool binds(std::span<const ArgView> args) const;  // args' Variables are this one's
+  std::shared_ptr<ConcreteCore> make_bound(std::span<const ArgView> args);
   const Executable& interpreter_while_compiling();
   Executable& tier_interpreter();  // tiered: made on first use
 
@@ -110,6 +116,10 @@ class ConcreteCore : public std::enable_shared_from_this<ConcreteCore> {
   std::mutex texts_mu_;
   std::shared_ptr<const CodeTexts> texts_;
   std::shared_ptr<const CallBackward> backward_;  // made on the first call under a tape
+  const bool has_variable_args_;
+  static constexpr size_t kMaxBound = 8;
+  std::mutex bound_mu_;
+  std::vector<std::shared_ptr<ConcreteCore>> bound_;  // bound_to's, most recent first
   const std::shared_ptr<const CallBackward>& backward();
 };
 

@@ -217,7 +217,7 @@ std::shared_ptr<ConcreteCore> FunctionCore::get_concrete_from_input_signature() 
 }
 
 void FunctionCore::call_while_tracing(std::span<const ArgView> args, std::span<Tensor> outputs) {
-  inline_into_current_frame(*get_concrete(args), args, outputs);
+  inline_into_current_frame(get_concrete(args)->bound_to(args), args, outputs);
 }
 
 void FunctionCore::throw_recursion(const Signature& sig) const {
@@ -237,7 +237,8 @@ Signature FunctionCore::signature_to_trace(std::span<const ArgView> args, std::s
   const Signature* near = nearest(cached, sig);
   reason = near ? describe_difference(*near, sig) : std::string("first trace");
 
-  if (options_.reduce_retracing && near && same_family(*near, sig)) sig = generalize(sig, *near);
+  if (options_.reduce_retracing)
+    if (const Signature* family = nearest_in_family(cached, sig)) sig = generalize(sig, *family);
 
   // Traces still running on other threads count: they will complete (or fail) on their own, and
   // counting only finished ones would let concurrent misses all pass the cap.

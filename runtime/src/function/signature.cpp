@@ -150,7 +150,9 @@ bool matches(const Signature& sig, std::span<const ArgView> args) {
           if (scalar_key_bits(s.elems[k]) != a.scalar_at(a.ptr, k)) return false;
         break;
       case ArgKind::Variable:
-        if (s.variable.get() != static_cast<const Variable*>(a.ptr)->state().get()) return false;
+        if (s.kind != ArgKind::Variable || !same_variable_spec(*s.variable, variable_of(a)) ||
+            variable_alias(sig, i) != variable_alias(args, i))
+          return false;
         break;
       case ArgKind::Bool:
       case ArgKind::Int:
@@ -166,6 +168,25 @@ bool matches(const Signature& sig, std::span<const ArgView> args) {
     }
   }
   return true;
+}
+
+const VariableState& variable_of(const ArgView& a) { return *static_cast<const Variable*>(a.ptr)->state(); }
+
+uint64_t variable_alias(std::span<const ArgView> args, size_t i) {
+  const VariableState* v = &variable_of(args[i]);
+  for (size_t k = 0; k < i; ++k)
+    if (args[k].kind == ArgKind::Variable && &variable_of(args[k]) == v) return k + 1;
+  return 0;
+}
+
+uint64_t variable_alias(const Signature& sig, size_t i) {
+  for (size_t k = 0; k < i; ++k)
+    if (sig.args[k].kind == ArgKind::Variable && sig.args[k].variable == sig.args[i].variable) return k + 1;
+  return 0;
+}
+
+bool same_variable_spec(const VariableState& traced, const VariableState& got) {
+  return traced.dtype == got.dtype && traced.shape == got.shape;
 }
 
 int specificity(const Signature& sig) {
@@ -200,7 +221,7 @@ bool same_family(const Signature& a, const Signature& b) {
           if (!same_scalar(x.elems[k], y.elems[k])) return false;
         break;
       case ArgKind::Variable:
-        if (x.variable != y.variable) return false;
+        if (!same_variable_spec(*x.variable, *y.variable) || variable_alias(a, i) != variable_alias(b, i)) return false;
         break;
       default:
         if (!same_scalar(x, y)) return false;
@@ -222,6 +243,18 @@ Signature generalize(const Signature& sig, const Signature& other) {
       for (size_t k = 0; k < a.elems.size(); ++k) dims(a.elems[k], other.args[i].elems[k]);
   }
   return out;
+}
+
+const Signature* nearest_in_family(const std::vector<const Signature*>& cached, const Signature& sig) {
+  const Signature* best = nullptr;
+  int best_kept = -1, best_known = -1;
+  for (const Signature* c : cached) {
+    if (!same_family(*c, sig)) continue;
+    const int kept = specificity(generalize(sig, *c));  // dims the relaxed signature keeps known
+    const int known = specificity(*c);
+    if (kept > best_kept || (kept == best_kept && known > best_known)) best = c, best_kept = kept, best_known = known;
+  }
+  return best;
 }
 
 Signature generalize_all(const Signature& sig) {

@@ -110,6 +110,16 @@ inline bool tensor_args_have_key(std::span<const ArgView> args, const uint64_t* 
   return w == end;
 }
 
+// Variable arguments are part of a signature by dtype, shape and aliasing, not identity (as in
+// TensorFlow 2): a concrete function traced with one Variable runs with another of the same
+// dtype and shape (ConcreteCore::bound_to). The aliasing of a Variable argument: 0 when no earlier
+// argument is the same Variable, else 1 + the index of the first that is.
+const VariableState& variable_of(const ArgView& a);
+uint64_t variable_alias(std::span<const ArgView> args, size_t i);
+uint64_t variable_alias(const Signature& sig, size_t i);
+// Whether a Variable argument `got` can take the place of the traced `traced`.
+bool same_variable_spec(const VariableState& traced, const VariableState& got);
+
 // The key a concrete function with this signature is stored under.
 void key_of(const Signature& sig, const SignatureRules& rules, KeyBuf& key);
 Signature describe(std::span<const ArgView> args, const SignatureRules& rules);
@@ -122,6 +132,10 @@ int specificity(const Signature& sig);
 bool same_family(const Signature& a, const Signature& b);
 // `sig` with dims that differ from `other` made unknown.
 Signature generalize(const Signature& sig, const Signature& other);
+// The cached signature reduce_retracing relaxes a new call against: of those with the same dtypes,
+// ranks and plain values (same_family), the nearest, and of equally near ones the most specific
+// (TensorFlow's most_specific_common_supertype against the trace it would replace). Null if none.
+const Signature* nearest_in_family(const std::vector<const Signature*>& cached, const Signature& sig);
 // `sig` with every tensor dim unknown.
 Signature generalize_all(const Signature& sig);
 // "arg 0 'x': shape [3] -> [4]; arg 1 'ws'[2]: dtype float32 -> int32; arg 2 'n': value 1 -> 2"

@@ -126,11 +126,13 @@ void check_spec_list_size(size_t index, size_t n, const SignatureRules& rules) {
 uint64_t list_header(uint64_t tag, size_t n) { return tag | static_cast<uint64_t>(n); }
 
 
-// The key words of a Variable argument (its identity) and of a plain value (kind and value);
-// shared by call keys (build_key) and signature keys (key_of), which must agree.
-void push_variable(KeyBuf& key, const VariableState* v) {
-  key.push(kTagVariable);
-  key.push(reinterpret_cast<uint64_t>(v));
+// The key words of a Variable argument (its dtype, its shape and which earlier Variable argument
+// it is, if any: as TensorFlow 2's trace type of a variable, not its identity) and of a plain
+// value (kind and value); shared by call keys (build_key, call_has_key) and signature keys
+// (key_of), which must agree.
+void push_variable(KeyBuf& key, const VariableState& v, uint64_t alias) {
+  key.push(kTagVariable | alias);
+  push_tensor(key, v.dtype, v.shape);
 }
 void push_plain(KeyBuf& key, ArgKind kind, int64_t i, double f, std::string_view s) {
   switch (kind) {
@@ -173,7 +175,7 @@ void build_key(std::span<const ArgView> args, const SignatureRules& rules, KeyBu
     switch (a.kind) {
       case ArgKind::Tensor: push_call_tensor(key, a.tensor(), i, -1, slot++, rules); break;
       case ArgKind::TensorSpec: push_spec(key, a.spec(), i, -1, slot++, rules); break;
-      case ArgKind::Variable: push_variable(key, static_cast<const Variable*>(a.ptr)->state().get()); break;
+      case ArgKind::Variable: push_variable(key, variable_of(a), variable_alias(args, i)); break;
       case ArgKind::TensorList:
         key.push(list_header(kTagList, a.count()));
         for (size_t k = 0; k < a.count(); ++k)
@@ -203,8 +205,10 @@ class KeyCursor {
   bool at_end() const { return w_ == end_; }
   bool tensor(const Tensor& t) {
     if (!t.has_value()) return false;  // build_key's error, on the slow path
-    const Shape& shape = t.shape();
-    if (!next(tensor_key_word(t.dtype(), shape.rank()))) return false;
+    return type(t.dtype(), t.shape());
+  }
+  bool type(DType dtype, const Shape& shape) {
+    if (!next(tensor_key_word(dtype, shape.rank()))) return false;
     for (int64_t d : shape)
       if (!next(static_cast<uint64_t>(d))) return false;
     return true;
@@ -227,10 +231,12 @@ bool call_has_key(std::span<const ArgView> args, const uint64_t* words, size_t n
         same = c.next(list_header(kTagList, a.count()));
         for (size_t k = 0; same && k < a.count(); ++k) same = c.tensor(a.tensors()[k]);
         break;
-      case ArgKind::Variable:
-        same = c.next(kTagVariable) &&
-               c.next(reinterpret_cast<uint64_t>(static_cast<const Variable*>(a.ptr)->state().get()));
+      case ArgKind::Variable: {
+        const VariableState& v = variable_of(a);
+        same = c.next(kTagVariable | variable_alias(args, static_cast<size_t>(&a - args.data()))) &&
+               c.type(v.dtype, v.shape);
         break;
+      }
       case ArgKind::Bool: same = c.next(kTagBool | static_cast<uint64_t>(a.i)); break;
       case ArgKind::Int: same = c.next(kTagInt) && c.next(static_cast<uint64_t>(a.i)); break;
       case ArgKind::Float: same = c.next(kTagFloat) && c.next(double_bits(a.f)); break;
@@ -258,7 +264,7 @@ void key_of(const Signature& sig, const SignatureRules& rules, KeyBuf& key) {
     switch (a.kind) {
       case ArgKind::Tensor:
       case ArgKind::TensorSpec: tensor(a); break;
-      case ArgKind::Variable: push_variable(key, a.variable.get()); break;
+      case ArgKind::Variable: push_variable(key, *a.variable, variable_alias(sig, &a - sig.args.data())); break;
       case ArgKind::TensorList:
         key.push(list_header(kTagList, a.elems.size()));
         for (const ArgSig& e : a.elems) tensor(e);

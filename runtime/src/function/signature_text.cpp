@@ -51,7 +51,8 @@ std::vector<Difference> field_differences(const ArgSig& from, const ArgSig& to) 
                        fmt::format("value {} -> {}", value_str(from.elems[k]), value_str(to.elems[k]))});
       break;
     case ArgKind::Variable:
-      if (from.variable != to.variable) d.push_back({"", fmt::format("another Variable: {}", to.variable->describe())});
+      if (!same_variable_spec(*from.variable, *to.variable))
+        d.push_back({"", fmt::format("Variable {} -> {}", from.variable->describe(), to.variable->describe())});
       break;
     default:
       if (value_str(from) != value_str(to)) d.push_back({"", fmt::format("value {} -> {}", value_str(from), value_str(to))});
@@ -101,14 +102,22 @@ std::string Signature::params_str() const {
 std::string describe_difference(const Signature& from, const Signature& to) {
   if (from.args.size() != to.args.size()) return "a different number of arguments";
   std::string out;
-  for (size_t i = 0; i < to.args.size(); ++i)
-    for (const Difference& d : field_differences(from.args[i], to.args[i])) {
+  for (size_t i = 0; i < to.args.size(); ++i) {
+    std::vector<Difference> differences = field_differences(from.args[i], to.args[i]);
+    if (to.args[i].kind == ArgKind::Variable && from.args[i].kind == ArgKind::Variable &&
+        variable_alias(from, i) != variable_alias(to, i)) {
+      const uint64_t alias = variable_alias(to, i);
+      differences.push_back({"", alias ? fmt::format("now the same Variable as arg {}", to.args[alias - 1].param)
+                                       : std::string("now a Variable of its own (it was the same as an earlier one)")});
+    }
+    for (const Difference& d : differences) {
       if (!out.empty()) out += "; ";
       const std::string& name = to.args[i].name;
       const uint32_t param = to.args[i].param;
       out += name.empty() ? fmt::format("arg {}{}: {}", param, d.where, d.what)
                           : fmt::format("arg {} '{}'{}: {}", param, name, d.where, d.what);
     }
+  }
   return out.empty() ? "no difference" : out;
 }
 

@@ -130,6 +130,9 @@ class InterpreterExecutable final : public Executable {
     run_graph(*graph_, plans_, inputs, outputs);
   }
   std::string_view backend_name() const override { return "interpreter"; }
+  std::unique_ptr<Executable> rebound(std::shared_ptr<const Graph> graph) const override {
+    return std::make_unique<InterpreterExecutable>(std::move(graph));
+  }
 
  private:
   std::shared_ptr<const Graph> graph_;

@@ -1,5 +1,5 @@
 // Must NOT compile: a container of Variables is not an ag::function parameter (a Function
-// matches Variables by identity; each is its own ag::Variable& parameter). CASE picks the form;
+// matches Variables by dtype, shape and aliasing; each is its own ag::Variable& parameter). CASE picks the form;
 // CASE 4 is a container that is no parameter type for another reason (strings); CASE 5 a random
 // Generator (captured, not passed). CASES 6-9 are structs: a Variable pointer field, a struct
 // taken by mutable reference, a struct result with a number field, ag::grad with respect to a
