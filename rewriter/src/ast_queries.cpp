@@ -16,9 +16,9 @@ bool isAgRecord(clang::QualType type, llvm::StringRef name) {
   return ns && ns->getName() == "ag" && ns->getParent()->getRedeclContext()->isTranslationUnit();
 }
 
-bool hasMarker(const clang::Decl* d) {
+bool hasMarker(const clang::Decl* d, llvm::StringRef marker = "ag_function") {
   for (const auto* attr : d->specific_attrs<clang::AnnotateAttr>())
-    if (attr->getAnnotation() == "ag_function") return true;
+    if (attr->getAnnotation() == marker) return true;
   return false;
 }
 
@@ -87,17 +87,28 @@ bool isTensorCondition(const clang::Expr* e) {
   return isTensorValued(e);
 }
 
-bool isMarkedFunction(const clang::FunctionDecl* fd) {
+namespace {
+
+// `marker` on any declaration of `fd`, of its template, or of its pattern.
+bool markedWith(const clang::FunctionDecl* fd, llvm::StringRef marker) {
   for (const clang::FunctionDecl* redecl : fd->redecls())
-    if (hasMarker(redecl)) return true;
+    if (hasMarker(redecl, marker)) return true;
   if (const clang::FunctionTemplateDecl* tmpl = fd->getDescribedFunctionTemplate())
     for (const clang::RedeclarableTemplateDecl* redecl : tmpl->redecls())
-      if (hasMarker(redecl->getTemplatedDecl()) || hasMarker(redecl)) return true;
+      if (hasMarker(redecl->getTemplatedDecl(), marker) || hasMarker(redecl, marker)) return true;
   // A member of a class template: the marker sits on the member's pattern.
   if (const clang::FunctionDecl* pattern = fd->getTemplateInstantiationPattern(); pattern && pattern != fd)
-    return isMarkedFunction(pattern);
+    return markedWith(pattern, marker);
   return false;
 }
+
+}  // namespace
+
+bool isMarkedFunction(const clang::FunctionDecl* fd) {
+  return markedWith(fd, "ag_function") && !isDoNotConvert(fd);
+}
+
+bool isDoNotConvert(const clang::FunctionDecl* fd) { return markedWith(fd, "ag_do_not_convert"); }
 
 }  // namespace ag::rewriter
 

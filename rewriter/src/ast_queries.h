@@ -33,7 +33,10 @@ bool isTensorValued(const clang::Expr* e);
 bool isTensorCondition(const clang::Expr* e);
 
 // A function marked AG_FUNCTION ([[clang::annotate("ag_function")]]) on any of its declarations.
-bool isMarkedFunction(const clang::FunctionDecl* fd);
+bool isMarkedFunction(const clang::FunctionDecl* fd);  // and not AG_DO_NOT_CONVERT
+// Marked AG_DO_NOT_CONVERT ([[clang::annotate("ag_do_not_convert")]]): never converted, and
+// calls of it draw no unmarked-callee warning.
+bool isDoNotConvert(const clang::FunctionDecl* fd);
 
 }  // namespace ag::rewriter
 

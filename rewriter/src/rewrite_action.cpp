@@ -40,6 +40,7 @@ class FunctionFinder : public clang::RecursiveASTVisitor<FunctionFinder> {
     if (!sm_.isInMainFile(sm_.getFileLoc(fn->getLocation()))) return true;
     if (const auto* method = llvm::dyn_cast<clang::CXXMethodDecl>(fn); method && method->getParent()->isLambda())
       return true;  // converted with the function that defines the lambda
+    if (isDoNotConvert(fn)) return true;  // as written, and no warning for calling it
     (isMarkedFunction(fn) ? marked : unmarked).push_back(fn);
     return true;
   }

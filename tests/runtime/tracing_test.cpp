@@ -1,6 +1,7 @@
 // Tracing semantics from the tf.function guides: side effects, prints, Variables, captures,
 // leaks, recursion, nested Functions, eager debugging, non-strict execution.
 #include <atomic>
+#include <optional>
 
 #include "test_util.h"
 
@@ -93,11 +94,50 @@ TEST(Tracing, VariableCreatedOnlyOnFirstTrace) {
   EXPECT_EQ(f.tracing_count(), 2);
 }
 
+TEST(Tracing, CreatingAVariableOnEveryTraceIsAValueErrorOnTheFirstCall) {
+  // TensorFlow: a tf.function that creates a tf.Variable unconditionally raises on its first call
+  // (it is traced twice, and the second trace creates another Variable).
+  int runs = 0;
+  auto f = ag::function(
+      [&](Tensor x) {
+        ++runs;
+        ag::Variable v(Tensor(1.f));
+        return x + v.value();
+      },
+      {.jit_compile = false, .name = "f"});
+  expect_error<ag::ValueError>([&] { f(Tensor(1.f)); }, {"'f'", "creates an ag::Variable on every trace"});
+  EXPECT_EQ(runs, 2);
+  EXPECT_EQ(f.tracing_count(), 0);
+}
+
+TEST(Tracing, AFunctionThatCreatesVariablesIsTracedTwiceOnItsFirstCall) {
+  int runs = 0;
+  std::optional<ag::Variable> v;
+  auto f = ag::function(
+      [&](Tensor x) {
+        ++runs;
+        if (!v) v.emplace(Tensor(1.f));
+        v->assign_add(x);
+        return v->value();
+      },
+      {.jit_compile = false});
+  EXPECT_EQ(f(Tensor(2.f)).item<float>(), 3.f);  // the kept graph reads the Variable the first trace made
+  EXPECT_EQ(runs, 2);
+  EXPECT_EQ(f(Tensor(2.f)).item<float>(), 5.f);
+  EXPECT_EQ(runs, 2);
+  EXPECT_EQ(f.tracing_count(), 1);
+  // A Function that creates none is traced once.
+  int plain_runs = 0;
+  auto g = ag::function([&](Tensor x) { ++plain_runs; return x * 2; }, {.jit_compile = false});
+  g(Tensor(1.f));
+  EXPECT_EQ(plain_runs, 1);
+}
+
 TEST(Tracing, CreatingAVariableOnALaterTraceIsAValueError) {
   auto f = ag::function(
       [](Tensor x) {
-        ag::Variable v(Tensor(1.f));
-        return x + v.value();
+        if (x.rank() == 1) ag::Variable v(Tensor(1.f));  // only the second signature creates one
+        return x + 1.f;
       },
       {.jit_compile = false, .name = "f"});
   EXPECT_EQ(f(Tensor(1.f)).item<float>(), 2.f);

@@ -32,8 +32,14 @@
 // Marks a function (free, member, or template) for ag-rewrite: its tensor control flow is
 // converted into calls of the operators above. Outside Clang (and after rewriting) it expands
 // to nothing, so g++ sees plain C++.
+// AG_DO_NOT_CONVERT (TensorFlow's tf.autograph.experimental.do_not_convert) keeps a function's
+// control flow as written even where it is marked AG_FUNCTION on another declaration, and
+// silences ag-rewrite's warning for a converted function calling it: its tensor conditions must
+// then have values when it runs (eagerly, or on concrete tensors while tracing).
 #if defined(__clang__) && !defined(AG_REWRITTEN)
 #define AG_FUNCTION [[clang::annotate("ag_function")]]
+#define AG_DO_NOT_CONVERT [[clang::annotate("ag_do_not_convert")]]
 #else
 #define AG_FUNCTION
+#define AG_DO_NOT_CONVERT
 #endif

@@ -48,6 +48,12 @@ struct FunctionOptions {
   // interpreter's kernels (a few ULP from compiled code for exp, tanh, ...; docs/jit.md,
   // "Tiered execution").
   bool tiered = false;
+  // false (TensorFlow's tf.function(autograph=False)): trace the body as plain C++ would run
+  // it. ag-rewrite's converted control flow then stages nothing: a tensor-dependent if, loop,
+  // ?:, && or || whose condition has no value at trace time is a ConversionError naming its line
+  // (ag::cond and ag::while_loop still stage). For functions whose conditions are known while
+  // tracing, or to check that a function has no tensor control flow.
+  bool autograph = true;
 };
 
 struct FunctionStats {

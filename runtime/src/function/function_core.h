@@ -14,6 +14,8 @@
 
 namespace ag::detail {
 
+struct TraceRoot;
+
 // Inlines concrete function `c` into the current trace frame with the tensors of `args` (in
 // graph-parameter order) as its inputs: a Function or ConcreteFunction called while another one
 // traces. While a tape records in that frame, the call is replayed op by op from its traced
@@ -49,7 +51,9 @@ class FunctionCore {
   void call_while_tracing(std::span<const ArgView> args, std::span<Tensor> outputs);
 
   const std::string& name() const { return info_.name; }
-  int64_t tracing_count() const { return stats_->traces.load(); }
+  // The traces the Function holds (TensorFlow's experimental_get_tracing_count, the length of its
+  // function cache): evicted traces no longer count; stats().traces counts every trace made.
+  int64_t tracing_count() const;
   std::vector<std::shared_ptr<ConcreteCore>> concrete_functions() const;
   void evict_all();
   FunctionStats stats() const;
@@ -75,6 +79,9 @@ class FunctionCore {
   std::shared_ptr<ConcreteCore> lookup_or_trace(std::span<const ArgView> args, const KeyBuf& key, bool exact);
   std::shared_ptr<ConcreteCore> find_exact(const KeyBuf& key) const;
   std::shared_ptr<ConcreteCore> trace(const Signature& sig, std::span<const ArgView> args, const std::string& reason);
+  // Runs the user's function once into a new graph (verified), in a frame of `root`.
+  std::shared_ptr<const Graph> trace_graph(const Signature& sig, std::span<const ArgView> args,
+                                           const std::shared_ptr<TraceRoot>& root);
   // Under mu_: the most specific cached concrete function the call fits, or null.
   std::shared_ptr<ConcreteCore> find_compatible(std::span<const ArgView> args) const;
   Signature signature_to_trace(std::span<const ArgView> args, std::string& reason);

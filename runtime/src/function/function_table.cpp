@@ -98,6 +98,13 @@ std::vector<std::shared_ptr<ConcreteCore>> FunctionCore::concrete_functions() co
   return out;
 }
 
+int64_t FunctionCore::tracing_count() const {
+  std::lock_guard lock(mu_);
+  int64_t n = 0;
+  for (const auto& e : cache_.entries()) n += !e->alias;
+  return n;
+}
+
 void FunctionCore::evict_all() {
   std::lock_guard lock(mu_);
   auto removed = cache_.remove_if([](const SignatureCache::Entry&) { return true; });

@@ -37,6 +37,17 @@ const char* loop_var_name(size_t i) {
   }();
   return i < names.size() ? names[i].c_str() : "loop_vars[...]";
 }
+void check_autograph(const char* construct, SourceLoc loc) {
+  const TraceFrame* f = current_frame();
+  if (!f || f->root->autograph) [[likely]]
+    return;
+  throw ConversionError(fmt::format(
+      "Function '{}' has autograph = false, so its body runs as plain C++ would: the tensor-dependent {}{} has a "
+      "condition with no value at trace time, which plain C++ cannot branch on. Use ag::cond / ag::while_loop there, "
+      "or leave FunctionOptions::autograph on",
+      f->root->function_name ? *f->root->function_name : std::string("function"), construct, where(loc)));
+}
+
 void note_unrolled_iteration() {
   if (TraceFrame* f = current_frame()) ++f->root->unrolled_iterations;
 }

@@ -36,7 +36,7 @@ std::string file_name_for(const std::string& name, std::set<std::string>& used) 
 }
 
 void write_logged(FunctionCore& f, const std::string& path) {
-  if (f.tracing_count() == 0) return;  // nothing to show
+  if (f.stats().traces == 0) return;  // nothing to show
   try {
     write_function_report(f, path, /*compile=*/false);
   } catch (const std::exception& e) {

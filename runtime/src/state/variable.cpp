@@ -59,12 +59,23 @@ Variable::Variable(const Tensor& init, std::string name) : state_(std::make_shar
     throw ConversionError(
         "an ag::Variable's initial value must not depend on the traced function's arguments: create it from "
         "constants (or outside the function) and assign() it inside");
-  if (detail::TraceFrame* f = detail::current_frame(); f && !f->root->first_trace)
-    throw ValueError(fmt::format(
-        "'{}' created an ag::Variable on a later trace: a traced function may create Variables on its first trace "
-        "only (TensorFlow's singleton rule). Create the Variable outside the function, or only when it does not "
-        "exist yet",
-        f->root->function_name ? *f->root->function_name : std::string("function")));
+  if (detail::TraceFrame* f = detail::current_frame()) {
+    const std::string fn = f->root->function_name ? *f->root->function_name : std::string("function");
+    if (f->root->singleton_check)
+      throw ValueError(fmt::format(
+          "'{}' creates an ag::Variable on every trace: its first call traced it a second time, as TensorFlow does "
+          "for a function that creates Variables, and it created one again, so every retrace would make a new "
+          "Variable (TensorFlow's singleton rule). Create the Variable outside the function, or only when it does "
+          "not exist yet (a std::optional or std::unique_ptr member set on the first trace)",
+          fn));
+    if (!f->root->first_trace)
+      throw ValueError(fmt::format(
+          "'{}' created an ag::Variable on a later trace: a traced function may create Variables on its first trace "
+          "only (TensorFlow's singleton rule). Create the Variable outside the function, or only when it does not "
+          "exist yet",
+          fn));
+    ++f->root->variables_created;
+  }
   state_->value = init;
   state_->dtype = init.dtype();
   state_->shape = init.shape();

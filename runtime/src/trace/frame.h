@@ -41,6 +41,12 @@ struct TraceRoot {
   const void* function = nullptr;  // the FunctionCore, for recursion detection
   std::shared_ptr<const std::string> function_name;
   bool first_trace = true;  // Variables may be created only on a Function's first trace
+  bool autograph = true;     // FunctionOptions::autograph: false stages no converted construct
+  // The first trace created Variables, and this is its repeat, which must create none (TensorFlow
+  // traces such a Function twice on its first call: a Function that creates a Variable on every
+  // trace would create a new one on every retrace).
+  bool singleton_check = false;
+  int64_t variables_created = 0;
   int64_t unrolled_iterations = 0;  // iterations of plain loops over concrete tensors (a warning sign)
   std::deque<DefinedCheck> defined_checks;  // (a deque: TensorImpls point at its elements)
 };

@@ -49,3 +49,15 @@ AG_FUNCTION Tensor lambdas_inside(Tensor x) {
   return relu(x) * 100 + steps(relu(x));
 }
 AG_E2E(lambdas_inside, std::tuple{40}, std::tuple{-40});
+
+// AG_DO_NOT_CONVERT: the helper's `if` stays plain C++ (the rewriter's diagnostics test checks the
+// text); called on a tensor with a value while tracing, it branches natively.
+AG_DO_NOT_CONVERT Tensor sign_of_known(Tensor k) {
+  if (k > 0) return Tensor(1);
+  return Tensor(-1);
+}
+AG_FUNCTION Tensor uses_unconverted_helper(Tensor x) {
+  if (x > 0) x = x * 2;
+  return x * sign_of_known(Tensor(-5));
+}
+AG_E2E(uses_unconverted_helper, std::tuple{4}, std::tuple{-4});

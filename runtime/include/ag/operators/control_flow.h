@@ -37,6 +37,7 @@ void if_stmt(const Cond& cond, Then&& then_fn, Else&& else_fn, std::tuple<Ts&...
     if (detail::truth(cond, "if", loc)) then_fn();
     else else_fn();
   } else {
+    detail::check_autograph("if", loc);
     auto state = detail::erase_state(vars, names);
     detail::staged_if(cond, then_fn, else_fn, state, loc);
   }
@@ -57,6 +58,7 @@ void while_stmt(CondFn&& cond_fn, Body&& body_fn, std::tuple<Ts&...> vars, Names
       bool symbolic = false;
       Tensor c = detail::tracing() ? detail::probe_condition(cond_tensor, state, symbolic, loc) : cond_tensor();
       if (symbolic) {
+        detail::check_autograph("while", loc);
         detail::staged_while(cond_tensor, body_fn, state, loc);
         return;
       }
@@ -85,6 +87,7 @@ void for_stmt(Iterable&& iterable, Extra&& extra_test, Body&& body_fn, std::tupl
       else return Tensor(true);
     };
     if (it.is_symbolic()) {
+      detail::check_autograph("for", loc);
       auto state = detail::erase_state(vars, names);
       detail::FnRef<Tensor()> extra(extra_tensor);
       detail::staged_for(it, 0, has_extra ? &extra : nullptr, body_fn, state, loc);
@@ -96,6 +99,7 @@ void for_stmt(Iterable&& iterable, Extra&& extra_test, Body&& body_fn, std::tupl
       if constexpr (has_extra) {
         Tensor e = extra_tensor();
         if (e.is_symbolic()) {  // a tensor-dependent break: stage the remaining iterations
+          detail::check_autograph("break in a for", loc);
           auto state = detail::erase_state(vars, names);
           detail::FnRef<Tensor()> extra(extra_tensor);
           detail::staged_for(it, i, &extra, body_fn, state, loc);

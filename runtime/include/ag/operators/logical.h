@@ -31,6 +31,7 @@ auto if_exp(const Cond& cond, T&& true_fn, F&& false_fn, SourceLoc loc = {}) {
   } else {
     if constexpr (detail::is_tensor_v<Cond>) {
       if (cond.is_symbolic()) {
+        detail::check_autograph("?:", loc);
         auto t = [&] { return std::vector<Tensor>{Tensor(true_fn())}; };
         auto f = [&] { return std::vector<Tensor>{Tensor(false_fn())}; };
         return detail::staged_cond(cond, t, f, loc)[0];
@@ -49,6 +50,7 @@ auto and_(const A& a, BFn&& b_fn, SourceLoc loc = {}) {
   } else {
     if constexpr (detail::is_tensor_v<A>) {
       if (a.is_symbolic()) {
+        detail::check_autograph("&&", loc);
         auto t = [&] { return std::vector<Tensor>{detail::as_bool_tensor(b_fn(), "&&", loc)}; };
         auto f = [&] { return std::vector<Tensor>{Tensor(false)}; };
         return detail::staged_cond(detail::as_bool_tensor(a, "&&", loc), t, f, loc)[0];
@@ -68,6 +70,7 @@ auto or_(const A& a, BFn&& b_fn, SourceLoc loc = {}) {
   } else {
     if constexpr (detail::is_tensor_v<A>) {
       if (a.is_symbolic()) {
+        detail::check_autograph("||", loc);
         auto t = [&] { return std::vector<Tensor>{Tensor(true)}; };
         auto f = [&] { return std::vector<Tensor>{detail::as_bool_tensor(b_fn(), "||", loc)}; };
         return detail::staged_cond(detail::as_bool_tensor(a, "||", loc), t, f, loc)[0];

@@ -143,6 +143,11 @@ bool truth(const Tensor& c, const char* construct, SourceLoc loc);
 // The truth of a condition that may be a C++ bool or a concrete tensor.
 inline bool truth(bool c, const char*, SourceLoc) { return c; }
 
+// Before staging a converted construct (if_stmt, while_stmt, for_stmt, if_exp, and_, or_): a
+// Function traced with autograph = false stages none; a ConversionError names `construct` and
+// `loc`. (ag::cond and ag::while_loop do not call it.)
+void check_autograph(const char* construct, SourceLoc loc);
+
 // Staged forms: build If/While nodes in the graph being traced.
 void staged_if(const Tensor& cond, FnRef<void()> then_fn, FnRef<void()> else_fn, std::span<StateVar> vars, SourceLoc loc);
 // `what` names the construct in errors ("while loop", "for loop").
