@@ -8,6 +8,7 @@
 #pragma once
 
 #include <memory>
+#include <source_location>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -20,8 +21,10 @@ namespace ag::optimizers {
 class Optimizer {
  public:
   virtual ~Optimizer() = default;
-  // Applies each (gradient, variable) pair; a pair whose gradient has no value is skipped.
-  void apply_gradients(const std::vector<std::pair<Tensor, Variable*>>& grads_and_vars);
+  // Applies each (gradient, variable) pair; a pair whose gradient has no value is skipped. The
+  // update's graph nodes carry `loc`, the caller's line.
+  void apply_gradients(const std::vector<std::pair<Tensor, Variable*>>& grads_and_vars,
+                       std::source_location loc = std::source_location::current());
   // The number of apply_gradients calls so far (a Variable: inside a Function, one per call).
   Tensor iterations() const;
 

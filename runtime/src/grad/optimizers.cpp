@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "ag/construct.h"
+#include "ag/detail/tape.h"
 #include "ag/ops.h"
 
 namespace ag::optimizers {
@@ -19,7 +20,9 @@ Variable& Optimizer::slot(const Variable& v, int index) {
 
 Tensor Optimizer::iterations() const { return iterations_ ? iterations_->value() : Tensor(int64_t{0}); }
 
-void Optimizer::apply_gradients(const std::vector<std::pair<Tensor, Variable*>>& grads_and_vars) {
+void Optimizer::apply_gradients(const std::vector<std::pair<Tensor, Variable*>>& grads_and_vars,
+                                std::source_location loc) {
+  const detail::CallerLocScope at_caller(loc);  // the update's nodes name the user's line
   if (!iterations_) iterations_ = std::make_unique<Variable>(Tensor(int64_t{0}), "iterations");
   const Tensor step = iterations_->assign_add(int64_t{1});
   for (const auto& [g, v] : grads_and_vars) {

@@ -70,7 +70,7 @@ void replay_graph(const Graph& g, std::span<const Tensor> inputs, std::span<Tens
   if (inputs.size() != g.params.size())
     throw InternalError("replay_graph: " + std::to_string(inputs.size()) + " inputs for " +
                         std::to_string(g.params.size()) + " params");
-  GradientLocScope own_lines(SourceLoc{});  // each replayed node keeps its own line
+  CallerLocScope own_lines(SourceLoc{});  // each replayed node keeps its own line
   std::vector<std::vector<Tensor>> values(g.nodes.size());
   for (size_t i = 0; i < g.params.size(); ++i) values[g.params[i]] = {inputs[i]};
   for (uint32_t id = 0; id < g.nodes.size(); ++id) {

@@ -144,7 +144,7 @@ std::vector<Tensor> TapeState::backward(std::span<const Tensor> targets, std::sp
   const size_t end = entries.size();
   std::unordered_map<TapeKey, Tensor, TapeKeyHash> grads;
   std::vector<VariableGrad> variable_grads;  // from the sub-graphs of control flow
-  std::optional<GradientLocScope> at_caller;
+  std::optional<CallerLocScope> at_caller;
   if (loc.known()) at_caller.emplace(loc);
   for (size_t t = 0; t < targets.size(); ++t) {
     const Tensor& target = targets[t];
@@ -168,7 +168,7 @@ std::vector<Tensor> TapeState::backward(std::span<const Tensor> targets, std::sp
     for (size_t k = 0; k < dys.size(); ++k)
       if (!dys[k].has_value() && carries_gradient(outputs[k])) dys[k] = zero_gradient(outputs[k]);
     const GradContext c{e.op, e.attributes(), e.loc, inputs, outputs, dys, reached, e.subgraphs, variable_grads};
-    GradientLocScope at_forward(e.loc);  // the rule's ops and the sums below take the op's line
+    CallerLocScope at_forward(e.loc);  // the rule's ops and the sums below take the op's line
     const std::vector<Tensor> dxs = e.call     ? e.call->run(inputs, e.residuals, dys, reached, variable_grads)
                                     : e.custom ? (*e.custom)(dys)
                                                : grad_rule(e.op)(c);

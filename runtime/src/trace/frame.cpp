@@ -183,7 +183,8 @@ Tensor trace_op(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, S
       if (t.is_symbolic()) throw_leaked(t, loc);
     throw InternalError("trace_op without a frame");
   }
-  if (!loc.known()) loc = f->loc;  // an op without a location: the enclosing construct's line
+  if (t_caller_loc.known()) loc = t_caller_loc;  // library code on the user's behalf
+  else if (!loc.known()) loc = f->loc;            // an op without a location: the enclosing construct's line
   Node n;
   n.op = op;
   n.loc = loc;
@@ -202,7 +203,8 @@ std::vector<Tensor> trace_node(OpKind op, std::span<const Tensor> inputs, Attrs 
                                std::vector<std::shared_ptr<const Graph>> subgraphs, SourceLoc loc) {
   TraceFrame* f = current_frame();
   if (!f) throw InternalError("trace_node without a frame");
-  if (!loc.known()) loc = f->loc;
+  if (t_caller_loc.known()) loc = t_caller_loc;
+  else if (!loc.known()) loc = f->loc;
   Node n;
   n.op = op;
   n.loc = loc;

@@ -24,17 +24,19 @@ inline bool tapes_alive() { return t_live_tapes != 0; }
 // While an ag::custom_gradient forward runs: the Variables it reads (custom_gradient.cpp).
 inline constinit thread_local std::vector<std::shared_ptr<VariableState>>* t_variable_reads = nullptr;
 
-// While a gradient rule runs: the line of the forward op it differentiates. The ops the rule
-// applies take it, so backward nodes (and errors) name the user's line, not agc's rule file.
-inline constinit thread_local SourceLoc t_gradient_loc{};
+// While library code runs on the user's behalf, the user's line: while a gradient rule runs, the
+// line of the forward op it differentiates; while an optimizer applies gradients, the line that
+// called apply_gradients. The ops it applies take it (graph nodes, tape entries and errors),
+// so they name the user's line, not agc's own file.
+inline constinit thread_local SourceLoc t_caller_loc{};
 
-// Sets t_gradient_loc for a scope (an unknown `loc` clears it: a replay keeps each node's own).
-class GradientLocScope {
+// Sets t_caller_loc for a scope (an unknown `loc` clears it: a replay keeps each node's own).
+class CallerLocScope {
  public:
-  explicit GradientLocScope(SourceLoc loc) : saved_(t_gradient_loc) { t_gradient_loc = loc; }
-  ~GradientLocScope() { t_gradient_loc = saved_; }
-  GradientLocScope(const GradientLocScope&) = delete;
-  GradientLocScope& operator=(const GradientLocScope&) = delete;
+  explicit CallerLocScope(SourceLoc loc) : saved_(t_caller_loc) { t_caller_loc = loc; }
+  ~CallerLocScope() { t_caller_loc = saved_; }
+  CallerLocScope(const CallerLocScope&) = delete;
+  CallerLocScope& operator=(const CallerLocScope&) = delete;
 
  private:
   SourceLoc saved_;
