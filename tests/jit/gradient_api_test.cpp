@@ -65,17 +65,7 @@ TEST(CustomGradient, InsideAStagedLoopAndWithGrad) {
 
 TEST(CustomGradient, SecondOrderDifferentiatesTheGradientFunction) {
   // The gradient function's ops are recorded by the outer tape: d/dx (1 - 1/(1 + e^x)) = s (1 - s).
-  auto f = [](Tensor x) {
-    ag::GradientTape outer;
-    outer.watch(x);
-    Tensor dx;
-    {
-      ag::GradientTape inner;
-      inner.watch(x);
-      dx = inner.gradient(ag::reduce_sum(log1pexp(x)), x);
-    }
-    return outer.gradient(dx, x);
-  };
+  auto f = [](Tensor x) { return agtest::nested_tapes_second_derivative(x, log1pexp); };
   const Tensor x = ag::constant({0.0f, 1.0f});
   agtest::expect_three_way("second order", f, {}, x);
   EXPECT_TRUE(agtest::same_tensor(ag::sigmoid(x) * (1 - ag::sigmoid(x)), f(x)));

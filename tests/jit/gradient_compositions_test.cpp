@@ -183,15 +183,7 @@ TEST(GradientCompositions, ATapeInsideATraceSeesNestedFunctionsSeveralLevelsDeep
 // Second order with both tapes inside the trace, through a nested Function.
 Tensor second_order_through_a_function(Tensor x) {
   static auto cube = ag::function([](Tensor v) { return v * v * v; });
-  ag::GradientTape outer;
-  outer.watch(x);
-  Tensor dx;
-  {
-    ag::GradientTape inner;
-    inner.watch(x);
-    dx = inner.gradient(ag::reduce_sum(cube(x)), x);
-  }
-  return outer.gradient(dx, x);
+  return agtest::nested_tapes_second_derivative(x, cube);
 }
 
 TEST(GradientCompositions, NestedTapesInsideATraceThroughAFunction) {

@@ -156,4 +156,19 @@ void expect_invalid_argument(F& f, std::initializer_list<std::string> needles, c
   expect_raises<ag::InvalidArgumentError>(f, needles, args...);
 }
 
+// The elementwise second derivative of sum(fn(x)) with two nested tapes in the caller's frame
+// (inside a trace when the caller is traced): outer.gradient(inner.gradient(sum(fn(x)), x), x).
+template <class F>
+ag::Tensor nested_tapes_second_derivative(const ag::Tensor& x, F&& fn) {
+  ag::GradientTape outer;
+  outer.watch(x);
+  ag::Tensor dx;
+  {
+    ag::GradientTape inner;
+    inner.watch(x);
+    dx = inner.gradient(ag::reduce_sum(fn(x)), x);
+  }
+  return outer.gradient(dx, x);
+}
+
 }  // namespace agtest
