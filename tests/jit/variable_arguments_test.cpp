@@ -3,6 +3,9 @@
 // of the same dtype and shape without tracing again, reading and assigning the Variable it was
 // given; compiled, the bound concrete function runs the same machine code. Eager == interpreter
 // == compiled, under a tape, inside another trace, in a staged loop, with a Variable passed twice.
+#include <memory>
+#include <thread>
+
 #include "jit_test_util.h"
 
 namespace {
@@ -128,6 +131,31 @@ TEST(VariableArguments, GradientsFollowTheBoundVariable) {
   }
   EXPECT_EQ(step.tracing_count(), 1);
   EXPECT_EQ(loss.tracing_count(), 1);
+}
+
+TEST(VariableArguments, ManyVariablesFromTwoThreadsEachReadTheirOwn) {
+  // More Variables than a concrete function keeps bindings for (8), from two threads at once:
+  // bindings are made, dropped and made again while calls run on them.
+  auto f = ag::function([](ag::Variable& v, Tensor x) {
+    v.assign_add(x);
+    return v.value() * 2.f;
+  });
+  std::vector<std::unique_ptr<ag::Variable>> vars;
+  for (int k = 0; k < 12; ++k) vars.push_back(std::make_unique<ag::Variable>(ag::constant({float(k), 0.f})));
+  auto work = [&](int first) {
+    for (int round = 0; round < 50; ++round)
+      for (int k = first; k < 12; k += 2) {
+        const Tensor out = f(*vars[static_cast<size_t>(k)], ag::constant({0.f, 1.f}));
+        const auto got = out.to_vector<float>();
+        if (got[0] != 2.f * float(k)) ADD_FAILURE() << "Variable " << k << " read " << got[0];
+      }
+  };
+  std::thread a(work, 0), b(work, 1);
+  a.join();
+  b.join();
+  for (int k = 0; k < 12; ++k)
+    EXPECT_EQ(vars[static_cast<size_t>(k)]->value().to_vector<float>(), (std::vector<float>{float(k), 50.f}));
+  EXPECT_EQ(f.tracing_count(), 1);
 }
 
 }  // namespace

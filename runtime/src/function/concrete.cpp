@@ -63,18 +63,19 @@ bool ConcreteCore::binds(std::span<const ArgView> args) const {
   return true;
 }
 
-ConcreteCore& ConcreteCore::bound_to(std::span<const ArgView> args) {
+ConcreteCore& ConcreteCore::bound_to(std::span<const ArgView> args, std::shared_ptr<ConcreteCore>& hold) {
   if (!has_variable_args_ || binds(args)) [[likely]]
     return *this;
   std::lock_guard lock(bound_mu_);
-  for (size_t k = 0; k < bound_.size(); ++k)
-    if (bound_[k]->binds(args)) {
-      std::rotate(bound_.begin(), bound_.begin() + static_cast<std::ptrdiff_t>(k), bound_.begin() + static_cast<std::ptrdiff_t>(k) + 1);
-      return *bound_.front();
-    }
-  if (bound_.size() == kMaxBound) bound_.pop_back();
-  bound_.insert(bound_.begin(), make_bound(args));
-  return *bound_.front();
+  auto found = std::find_if(bound_.begin(), bound_.end(), [&](const auto& b) { return b->binds(args); });
+  if (found != bound_.end()) {
+    std::rotate(bound_.begin(), found, found + 1);  // most recent first
+  } else {
+    if (bound_.size() == kMaxBound) bound_.pop_back();
+    bound_.insert(bound_.begin(), make_bound(args));
+  }
+  hold = bound_.front();
+  return *hold;
 }
 
 std::shared_ptr<ConcreteCore> ConcreteCore::make_bound(std::span<const ArgView> args) {
@@ -193,7 +194,8 @@ void ConcreteCore::compile_in_background() {
 }
 
 void ConcreteCore::run_any(std::span<const ArgView> args, std::span<Tensor> outputs) {
-  if (ConcreteCore& bound = bound_to(args); &bound != this) {
+  std::shared_ptr<ConcreteCore> hold;
+  if (ConcreteCore& bound = bound_to(args, hold); &bound != this) {
     bound.run_any(args, outputs);
     return;
   }

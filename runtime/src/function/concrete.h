@@ -82,7 +82,8 @@ class ConcreteCore : public std::enable_shared_from_this<ConcreteCore> {
   // The concrete function that runs `args`: this one when its Variable arguments are the Variables
   // it was traced with, else this trace bound to the call's Variables (same dtypes and shapes;
   // made once per set of Variables, sharing the compiled code, the most recent kMaxBound kept).
-  ConcreteCore& bound_to(std::span<const ArgView> args);
+  // `hold` keeps a bound one alive for the call (another thread may drop it from the list).
+  ConcreteCore& bound_to(std::span<const ArgView> args, std::shared_ptr<ConcreteCore>& hold);
   // Checks a call against this signature (ConcreteFunction::operator()).
   void check_call(std::span<const ArgView> args) const;
 

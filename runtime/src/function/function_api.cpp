@@ -53,7 +53,8 @@ const std::string& function_name(const FunctionCore& f) { return f.name(); }
 void call_concrete(ConcreteCore& c, std::span<const ArgView> args, std::span<Tensor> outputs) {
   c.check_call(args);
   if (is_tracing()) {  // inside another trace: inline, like calling its Function
-    inline_into_current_frame(c.bound_to(args), args, outputs);
+    std::shared_ptr<ConcreteCore> hold;
+    inline_into_current_frame(c.bound_to(args, hold), args, outputs);
     return;
   }
   c.run(args, outputs);

@@ -217,7 +217,8 @@ std::shared_ptr<ConcreteCore> FunctionCore::get_concrete_from_input_signature() 
 }
 
 void FunctionCore::call_while_tracing(std::span<const ArgView> args, std::span<Tensor> outputs) {
-  inline_into_current_frame(get_concrete(args)->bound_to(args), args, outputs);
+  std::shared_ptr<ConcreteCore> hold;
+  inline_into_current_frame(get_concrete(args)->bound_to(args, hold), args, outputs);
 }
 
 void FunctionCore::throw_recursion(const Signature& sig) const {
