@@ -1,7 +1,8 @@
 // Helper process for the disk-cache and warm-up tests: calls one function with a signature chosen
 // by argv[1] (and argv[2] - 1 more signatures after it) and prints its stats and the last result;
 // argv[3], if given, waits that many milliseconds between creating the function and calling it
-// (the JIT's warm-up runs meanwhile), or with "exit", returns from main without calling it;
+// (the JIT's warm-up runs meanwhile), with "warm" waits until the warm-up has finished (however
+// loaded the machine), or with "exit", returns from main without calling it;
 // CACHE_HELPER_JIT=0 makes the function jit_compile = false. It
 // references nothing from libag_jit: the JIT backend is there only because linking agc::jit keeps
 // its self-registering object.
@@ -13,6 +14,8 @@
 #include <optional>
 #include <string_view>
 #include <thread>
+
+#include "../../runtime/src/function/background_compiler.h"
 
 int main(int argc, char** argv) {
   const int variant = argc > 1 ? std::atoi(argv[1]) : 1;
@@ -27,7 +30,8 @@ int main(int argc, char** argv) {
                         {.jit_compile = jit ? std::nullopt : std::optional<bool>(false), .name = "cache_helper"});
   if (argc > 3) {
     if (std::string_view(argv[3]) == "exit") return 0;  // while the warm-up runs
-    std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(argv[3])));
+    if (std::string_view(argv[3]) == "warm") ag::detail::wait_for_warm_up();
+    else std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(argv[3])));
   }
   float y = 0;
   for (int v = variant; v < variant + signatures; ++v) {
