@@ -2,9 +2,10 @@
 // Clang's Sema leaks what it keeps in ASTContext-allocated objects, whose destructors never run:
 // the SmallVector growth of template-deduction failure details, and the string arguments of the
 // access diagnostics it defers in dependent contexts (DependentDiagnostic, met when a deduction
-// guide such as std::pair's is instantiated for a lambda argument: samples/custom_gradients). libLLVM has no frame pointers, so
-// the fast unwinder stops inside it and a suppression by function cannot match: ag-rewrite (only
-// it — the tests keep the fast unwinder) records full stacks of its allocations instead.
+// guide such as std::pair's is instantiated for a lambda argument: samples/custom_gradients).
+// libLLVM has no frame pointers, so the fast unwinder stops inside it and a suppression by
+// function cannot match: ag-rewrite (only it — the tests keep the fast unwinder) records full
+// stacks of its allocations instead.
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
 #define AG_REWRITE_ASAN 1

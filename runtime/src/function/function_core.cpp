@@ -379,26 +379,25 @@ std::shared_ptr<const Graph> FunctionCore::trace_graph(const Signature& sig, std
 std::shared_ptr<ConcreteCore> FunctionCore::trace(const Signature& sig, std::span<const ArgView> args,
                                                   const std::string& reason) {
   const auto t0 = std::chrono::steady_clock::now();
-  auto root = std::make_shared<TraceRoot>();
-  root->function = this;
-  root->function_name = name_ptr_;
-  root->first_trace = traces_started_.fetch_add(1) == 0;
-  root->autograph = options_.autograph;
+  auto new_root = [&](bool first_trace, bool singleton_check) {
+    auto root = std::make_shared<TraceRoot>();
+    root->function = this;
+    root->function_name = name_ptr_;
+    root->first_trace = first_trace;
+    root->singleton_check = singleton_check;
+    root->autograph = options_.autograph;
+    return root;
+  };
   KeyBuf sig_key;
   key_of(sig, rules_, sig_key);
   const ActiveTraceScope active(this, sig_key.to_vector());
+  std::shared_ptr<TraceRoot> root = new_root(traces_started_.fetch_add(1) == 0, false);
   std::shared_ptr<const Graph> traced = trace_graph(sig, args, root);
   if (root->variables_created > 0) {
     // TensorFlow traces a Function that created Variables again, without letting it create any: the
     // second graph is the one kept (it reads the Variables the first trace made).
-    auto again = std::make_shared<TraceRoot>();
-    again->function = this;
-    again->function_name = name_ptr_;
-    again->first_trace = false;
-    again->singleton_check = true;
-    again->autograph = options_.autograph;
-    traced = trace_graph(sig, args, again);
-    root->unrolled_iterations = again->unrolled_iterations;
+    root = new_root(/*first_trace=*/false, /*singleton_check=*/true);
+    traced = trace_graph(sig, args, root);
   }
 
   std::string prefix;

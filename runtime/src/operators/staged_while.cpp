@@ -185,8 +185,8 @@ void staged_while_impl(FnRef<Tensor()> cond_fn, FnRef<void()> body_fn, std::span
   }
 
   // Variables with no value before the loop (DESIGN: AutoGraph's _try_handling_undefineds):
-  // they start at zeros of the type one iteration gives them, which is also their value after
-  // the loop when it runs zero times, as in TensorFlow.
+  // they start at zeros of the type one iteration gives them. After a zero-trip loop a user's
+  // variable is never read as those zeros: the flagged loop above asserts before each read.
   bool any_undefined = false;
   for (size_t i = 0; i < vars.size(); ++i) any_undefined |= holds_tensor(vars[i]) && !initial[i].has_value();
   if (any_undefined) {

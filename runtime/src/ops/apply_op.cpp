@@ -27,7 +27,7 @@ Tensor run_op(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, Sou
 Tensor apply_op(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, SourceLoc loc) {
   if (!tapes_alive()) [[likely]]
     return run_op(op, inputs, attrs, loc);
-  if (t_caller_loc.known()) loc = t_caller_loc;  // an op of a gradient rule
+  if (t_caller_loc.known()) loc = t_caller_loc;  // library code on the user's behalf (a gradient rule)
   Tensor out = run_op(op, inputs, attrs, loc);
   // A TensorArray written in place comes back as its input handle: give it its own identity.
   if (out.dtype() == DType::List && !out.is_symbolic())

@@ -107,7 +107,7 @@ ValueId TraceFrame::value_of(const Tensor& t, OpKind op, SourceLoc l, bool read)
     return v;
   }
   const FrameToken* tok = impl->frame;
-  if (!tok->open) throw_leaked(t, l);
+  if (!tok->open || (tok->frame != this && !tok->frame->is_ancestor_of(this))) throw_leaked(t, l);
   // A read, where it happens (not the captures through enclosing frames that carry it there,
   // nor the operands a staged construct passes its sub-graphs): assert that the loop that gave
   // the value ran.
@@ -121,7 +121,6 @@ ValueId TraceFrame::value_of(const Tensor& t, OpKind op, SourceLoc l, bool read)
     emit(std::move(check));
   }
   if (tok->frame == this) return {impl->node, impl->output};
-  if (!tok->frame->is_ancestor_of(this)) throw_leaked(t, l);
   const auto key = std::make_tuple(tok, impl->node, impl->output);
   auto it = capture_index_.find(key);
   if (it != capture_index_.end()) return {it->second, 0};
