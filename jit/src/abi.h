@@ -45,6 +45,7 @@ enum class FailKind : int32_t {
   RuntimeType,        // a value from the runtime does not have the type the code was compiled for
   RangeTooLarge,      // a: the number of elements of a range too large to allocate
   Squeeze,            // a: the size of a dim that squeeze was asked to remove
+  EnsureShape,        // a: the size of dim b, which ensure_shape's shape gives another size
 };
 
 }  // namespace ag::jit

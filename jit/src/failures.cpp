@@ -41,6 +41,9 @@ void throw_failure(const NodeInfo& info, FailKind kind, int64_t a, int64_t b) {
       throw InvalidArgumentError(fmt::format("{}: inner dimensions differ at run time ({} vs {}){}", op, a, b, at));
     case FailKind::Squeeze:
       throw InvalidArgumentError(fmt::format("{}: cannot squeeze a dim of size {}{}", op, a, at));
+    case FailKind::EnsureShape:
+      throw InvalidArgumentError(fmt::format("{}: dim {} of the tensor has size {}, expected shape {}{}", op, b, a,
+                                             n.attrs.shape.str(), at));
     case FailKind::RuntimeType:
       throw InternalError(fmt::format("jit: {} returned a value of rank {} where rank {} was compiled{}", op, a, b, at));
   }

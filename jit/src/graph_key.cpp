@@ -25,8 +25,9 @@ class Writer {
   }
   void type(const TensorType& t) {
     i64(static_cast<int64_t>(t.dtype));
-    shape(t.shape);
-    if (t.dtype == DType::List) i64(static_cast<int64_t>(t.elem_dtype) | (t.elem_rank_unknown ? 0x100 : 0) |
+    if (t.has_unknown_rank()) i64(-2);  // never a rank
+    else shape(t.shape);
+    if (t.dtype == DType::List) i64(static_cast<int64_t>(t.elem_dtype) | (t.rank_unknown ? 0x100 : 0) |
                                        (t.elem_shape_varies ? 0x200 : 0));
   }
   void tensor(const Tensor& t) {

@@ -28,7 +28,7 @@ bool is_inlined_draw(const Node& n) {
 
 bool is_view_op(OpKind op) {
   return op == OpKind::Reshape || op == OpKind::ExpandDims || op == OpKind::Squeeze || op == OpKind::Identity ||
-         op == OpKind::StopGradient;
+         op == OpKind::StopGradient || op == OpKind::EnsureShape;
 }
 
 

@@ -211,10 +211,13 @@ TEST(ContainerArgs, GetConcreteFunctionWithSpecsServesMatchingShapes) {
   // The Function's calls of fitting shapes are served by it.
   EXPECT_EQ(floats(f(ag::ones({5}), {ag::ones({5}), Tensor(1.f)})), (std::vector<float>(5, 4.f)));
   EXPECT_EQ(f.tracing_count(), 1);
-  // An unknown-rank spec cannot make a concrete function.
-  expect_error<ag::ValueError>(
-      [&] { f.get_concrete_function(ag::zeros({1}), std::vector<TensorSpec>{TensorSpec::unknown_rank(ag::float32)}); },
-      {"argument 1 'ws'[0]", "unknown-rank"});
+  // An unknown-rank element spec makes a concrete function whose element has an unknown rank
+  // (TensorFlow's): it serves any rank that broadcasts with x.
+  const auto cu = f.get_concrete_function(ag::zeros({2}), std::vector<TensorSpec>{TensorSpec::unknown_rank(ag::float32)});
+  EXPECT_NE(cu.signature().find("ws: [TensorSpec(shape=None, dtype=float32)]"), std::string::npos) << cu.signature();
+  EXPECT_EQ(floats(cu(ag::ones({2}), {Tensor(2.f)})), (std::vector<float>{3.f, 3.f}));
+  EXPECT_EQ(floats(cu(ag::ones({2}), {ag::ones({2, 2})})), (std::vector<float>(4, 2.f)));
+  expect_error<ag::InvalidArgumentError>([&] { cu(ag::ones({2}), {ag::ones({3})}); }, {"not broadcast-compatible"});
   // Example containers work as well.
   auto arr = ag::function([](std::array<Tensor, 2> ab) { return ab[0] + ab[1]; }, interpreted());
   const auto ca = arr.get_concrete_function(std::array<Tensor, 2>{Tensor(1), Tensor(2)});

@@ -75,6 +75,15 @@ void Emitter::lower_layout(Scope& s, uint32_t i) {
       }
       return finish_view(s, i, in, dims);
     }
+    case OpKind::EnsureShape: {  // a view whose known dims are checked
+      std::vector<llvm::Value*> dims = in.dims;
+      for (size_t k = 0; k < dims.size(); ++k)
+        if (const int64_t want = n.attrs.shape[static_cast<int64_t>(k)]; want >= 0) {
+          fail_if(b_.CreateICmpNE(dims[k], i64(want)), id, FailKind::EnsureShape, dims[k], i64(static_cast<int64_t>(k)));
+          dims[k] = i64(want);
+        }
+      return finish_view(s, i, in, dims);
+    }
     case OpKind::ExpandDims: {
       std::vector<llvm::Value*> dims = in.dims;
       dims.insert(dims.begin() + static_cast<std::ptrdiff_t>(normalized(n.attrs.axis, in.dims.size() + 1)), i64(1));

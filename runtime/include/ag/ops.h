@@ -182,5 +182,9 @@ Tensor expand_dims(const Tensor& x, int64_t axis, Loc loc = Loc::current());
 Tensor squeeze(const Tensor& x, std::vector<int64_t> axes = {}, Loc loc = Loc::current());
 // The dynamic shape, as an int64 vector.
 Tensor shape_of(const Tensor& x, Loc loc = Loc::current());
+// `x`, whose shape must fit `shape` (-1: any size), with the static shape refined to it
+// (tf.ensure_shape): gives a rank to a value of unknown rank while tracing. A shape that cannot
+// fit is a ValueError while tracing; one that does not fit at run time an InvalidArgumentError.
+Tensor ensure_shape(const Tensor& x, Shape shape, Loc loc = Loc::current());
 
 }  // namespace ag

@@ -50,10 +50,14 @@ class Tensor {
   bool has_value() const { return impl_ != nullptr && impl_->kind != detail::ImplKind::Undefined; }
   bool is_symbolic() const { return impl_ != nullptr && impl_->kind == detail::ImplKind::Symbolic; }
   DType dtype() const { return checked().dtype; }
-  // Static shape; a symbolic tensor may have unknown (-1) dims.
-  const Shape& shape() const { return checked().shape; }
-  int64_t rank() const { return checked().shape.rank(); }
-  int64_t num_elements() const { return checked().shape.num_elements(); }
+  // Static shape; a symbolic tensor may have unknown (-1) dims, or even an unknown rank (traced
+  // from TensorSpec::unknown_rank, or given different ranks by the branches of a staged if):
+  // then shape(), rank() and num_elements() raise ValueError; ask has_unknown_rank() first, or
+  // use ag::shape_of for the run-time shape.
+  const Shape& shape() const { return known_rank().shape; }
+  int64_t rank() const { return known_rank().shape.rank(); }
+  int64_t num_elements() const { return known_rank().shape.num_elements(); }
+  bool has_unknown_rank() const { return checked().rank_unknown && impl_->dtype != DType::List; }
 
   // The single element of a concrete scalar (or 1-element) tensor, converted to T as ag::cast
   // converts (floating -> integer saturates, bool is != 0).
@@ -110,7 +114,13 @@ class Tensor {
     if (!impl_ || impl_->kind == detail::ImplKind::Undefined) throw_no_value();
     return *impl_;
   }
+  const detail::TensorImpl& known_rank() const {
+    const detail::TensorImpl& impl = checked();
+    if (impl.rank_unknown && impl.dtype != DType::List) [[unlikely]] throw_unknown_rank();
+    return impl;
+  }
   [[noreturn]] void throw_no_value() const;
+  [[noreturn]] void throw_unknown_rank() const;
   void reset(detail::TensorImpl* p) noexcept {
     if (impl_) impl_->release();
     impl_ = p;

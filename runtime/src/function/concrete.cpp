@@ -109,7 +109,7 @@ std::string ConcreteCore::signature_str() const {
   std::string out;
   for (size_t i = 0; i < graph_->results.size(); ++i) {
     const TensorType& t = graph_->type(graph_->results[i]);
-    out += (i ? ", " : "") + TensorSpec(t.shape, t.dtype).str();
+    out += (i ? ", " : "") + (t.has_unknown_rank() ? TensorSpec::unknown_rank(t.dtype) : TensorSpec(t.shape, t.dtype)).str();
   }
   if (graph_->results.size() != 1) out = "(" + out + ")";
   return fmt::format("{}({}) -> {}", name_, signature_.params_str(), out);
@@ -124,6 +124,18 @@ const Executable& ConcreteCore::compile(bool background) {
     throw Error(fmt::format("{}: jit_compile = true, but no JIT backend is linked into this program; link the CMake "
                             "target agc::agc (or agc::jit), or leave jit_compile unset to run on the graph interpreter",
                             signature_str()));
+  // Compiled code is specialized to ranks: a graph with a value of unknown rank (an unknown-rank
+  // TensorSpec, an if whose branches give different ranks) runs on the interpreter, which types
+  // each op from its run-time inputs (docs/guide.md, "Unknown ranks").
+  if (const std::string v = backend ? first_unknown_rank_value(*graph_) : std::string(); !v.empty()) {
+    if (jit_ == true)
+      throw UnimplementedError(fmt::format("{}: jit_compile = true, but value {} has an unknown rank, and compiled "
+                                           "code needs every rank; give it one with ag::ensure_shape",
+                                           signature_str(), v));
+    log_line(fmt::format("agc: compile: {}: runs on the graph interpreter: value {} has an unknown rank",
+                         signature_str(), v));
+    backend = nullptr;
+  }
   const auto t0 = std::chrono::steady_clock::now();
   if (backend) {
     CompileOptions opts;
@@ -240,7 +252,7 @@ void ConcreteCore::check_call(std::span<const ArgView> args) const {
       if (t.dtype() != expected.dtype)
         throw TypeError(fmt::format("concrete function {}: {} has dtype {}, expected {}", signature_str(), label(elem),
                                     dtype_name(t.dtype()), dtype_name(expected.dtype)));
-      if (!expected.shape.is_compatible_with(t.shape()))
+      if (!expected.rank_unknown && !expected.shape.is_compatible_with(t.shape()))
         throw ValueError(fmt::format("concrete function {}: {} has shape {}, expected {}", signature_str(), label(elem),
                                      t.shape().tf_str(), expected.shape.tf_str()));
     };

@@ -351,13 +351,14 @@ std::shared_ptr<const Graph> FunctionCore::trace_graph(const Signature& sig, std
     FrameScope scope(&frame);
     // One graph parameter per tensor, in order; a container's elements are named 'ws[0]', 'ws[1]'...
     std::vector<Tensor> placeholders;
+    auto type = [](const ArgSig& t) { return t.rank_unknown ? TensorType::unknown_rank(t.dtype) : TensorType{t.dtype, t.shape}; };
     for (size_t i = 0; i < sig.args.size(); ++i) {
       const ArgSig& a = sig.args[i];
       const std::string name = a.name.empty() ? fmt::format("arg{}", i) : a.name;
-      if (a.kind == ArgKind::Tensor) placeholders.push_back(frame.add_param({a.dtype, a.shape}, name));
+      if (a.kind == ArgKind::Tensor) placeholders.push_back(frame.add_param(type(a), name));
       else if (a.kind == ArgKind::TensorList)
         for (size_t k = 0; k < a.elems.size(); ++k)
-          placeholders.push_back(frame.add_param({a.elems[k].dtype, a.elems[k].shape}, fmt::format("{}[{}]", name, k)));
+          placeholders.push_back(frame.add_param(type(a.elems[k]), fmt::format("{}[{}]", name, k)));
     }
     std::vector<Tensor> outs = tracer_(args, placeholders);
     if (outs.size() != num_outputs_) throw InternalError("tracer returned the wrong number of outputs");

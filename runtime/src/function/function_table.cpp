@@ -5,6 +5,7 @@
 #include "function_core.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace ag::detail {
 namespace {
@@ -32,7 +33,7 @@ std::shared_ptr<ConcreteCore> FunctionCore::find_exact(const KeyBuf& key) const 
 
 std::shared_ptr<ConcreteCore> FunctionCore::find_compatible(std::span<const ArgView> args) const {
   std::shared_ptr<ConcreteCore> best;
-  int best_score = -1;
+  int best_score = std::numeric_limits<int>::min();  // an unknown rank scores below 0
   for (const auto& e : cache_.entries()) {
     if (e->alias) continue;
     if (!matches(e->fn->signature(), args)) continue;

@@ -17,12 +17,13 @@ uint64_t double_bits(double f) { return std::bit_cast<uint64_t>(f); }
 
 // A tensor's entry: its dtype and shape, or the input_signature's shape when there is one (the
 // concrete function traced serves every shape the spec allows).
-ArgSig tensor_sig(DType dtype, const Shape& shape, const TensorSpec* spec) {
+ArgSig tensor_sig(DType dtype, const Shape& shape, bool rank_unknown, const TensorSpec* spec) {
   ArgSig s;
   s.kind = ArgKind::Tensor;
   s.dtype = dtype;
   s.shape = shape;
-  if (spec) {
+  s.rank_unknown = rank_unknown;  // an unknown-rank TensorSpec given to get_concrete_function
+  if (spec && !rank_unknown) {
     const int64_t rank = s.shape.rank();
     s.shape = spec->has_unknown_rank() ? Shape() : spec->shape();
     if (spec->has_unknown_rank()) s.shape.resize(rank, Shape::kUnknown);
@@ -44,8 +45,10 @@ ArgSig scalar_element(ArgKind kind, uint64_t bits, const std::string& type_name)
   return e;
 }
 
-bool tensor_fits(const ArgSig& s, DType dtype, const Shape& shape) {
-  return s.kind == ArgKind::Tensor && s.dtype == dtype && s.shape.is_compatible_with(shape);
+// Whether a tensor (or a spec: `rank_unknown` when it has no rank) fits a signature's entry.
+bool tensor_fits(const ArgSig& s, DType dtype, const Shape& shape, bool rank_unknown = false) {
+  return s.kind == ArgKind::Tensor && s.dtype == dtype &&
+         (s.rank_unknown || (!rank_unknown && s.shape.is_compatible_with(shape)));
 }
 
 // Calls f(tensor entry) for each tensor of a signature argument (itself, or its elements).
@@ -77,8 +80,9 @@ Signature describe(std::span<const ArgView> args, const SignatureRules& rules) {
       case ArgKind::Tensor:
       case ArgKind::TensorSpec: {
         const TensorSpec* spec = spec_at(slot++, rules);
-        s = a.kind == ArgKind::Tensor ? tensor_sig(a.tensor().dtype(), a.tensor().shape(), spec)
-                                      : tensor_sig(a.spec().dtype(), a.spec().shape(), spec);
+        s = a.kind == ArgKind::Tensor
+                ? tensor_sig(a.tensor().dtype(), a.tensor().shape(), false, spec)
+                : tensor_sig(a.spec().dtype(), a.spec().shape(), a.spec().has_unknown_rank(), spec);
         if (spec) s.name = spec->name();  // unless the parameter has a name (below)
         break;
       }
@@ -90,7 +94,8 @@ Signature describe(std::span<const ArgView> args, const SignatureRules& rules) {
           const bool call = a.kind == ArgKind::TensorList;
           const DType dtype = call ? a.tensors()[k].dtype() : a.specs()[k].dtype();
           const Shape& shape = call ? a.tensors()[k].shape() : a.specs()[k].shape();
-          s.elems.push_back(tensor_sig(dtype, shape, spec_at(slot++, rules)));
+          const bool rank_unknown = !call && a.specs()[k].has_unknown_rank();
+          s.elems.push_back(tensor_sig(dtype, shape, rank_unknown, spec_at(slot++, rules)));
         }
         break;
       case ArgKind::ScalarList: {
@@ -132,7 +137,7 @@ bool matches(const Signature& sig, std::span<const ArgView> args) {
         if (!tensor_fits(s, a.tensor().dtype(), a.tensor().shape())) return false;
         break;
       case ArgKind::TensorSpec:
-        if (!tensor_fits(s, a.spec().dtype(), a.spec().shape())) return false;
+        if (!tensor_fits(s, a.spec().dtype(), a.spec().shape(), a.spec().has_unknown_rank())) return false;
         break;
       case ArgKind::TensorList:
       case ArgKind::TensorSpecList:
@@ -140,7 +145,8 @@ bool matches(const Signature& sig, std::span<const ArgView> args) {
         for (size_t k = 0; k < a.count(); ++k) {
           const bool fits = a.kind == ArgKind::TensorList
                                 ? tensor_fits(s.elems[k], a.tensors()[k].dtype(), a.tensors()[k].shape())
-                                : tensor_fits(s.elems[k], a.specs()[k].dtype(), a.specs()[k].shape());
+                                : tensor_fits(s.elems[k], a.specs()[k].dtype(), a.specs()[k].shape(),
+                                              a.specs()[k].has_unknown_rank());
           if (!fits) return false;
         }
         break;
@@ -194,6 +200,7 @@ int specificity(const Signature& sig) {
   for (const ArgSig& a : sig.args)
     for_each_tensor_sig(a, [&](const ArgSig& t) {
       for (int64_t d : t.shape) n += d >= 0;
+      n -= t.rank_unknown;  // less specific than a scalar
     });
   return n;
 }
@@ -201,7 +208,7 @@ int specificity(const Signature& sig) {
 bool same_family(const Signature& a, const Signature& b) {
   if (a.args.size() != b.args.size()) return false;
   auto same_tensor_type = [](const ArgSig& x, const ArgSig& y) {
-    return x.dtype == y.dtype && x.shape.rank() == y.shape.rank();
+    return x.dtype == y.dtype && x.rank_unknown == y.rank_unknown && x.shape.rank() == y.shape.rank();
   };
   for (size_t i = 0; i < a.args.size(); ++i) {
     const ArgSig &x = a.args[i], &y = b.args[i];

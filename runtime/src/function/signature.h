@@ -46,6 +46,7 @@ struct ArgSig {
   ArgKind kind = ArgKind::Tensor;  // Tensor, Variable, Bool, Int, Float, String, TensorList or ScalarList
   DType dtype = DType::Float32;    // Tensor
   Shape shape;                     // Tensor; -1 = unknown dim
+  bool rank_unknown = false;       // Tensor: from an unknown-rank TensorSpec (`shape` is empty)
   // TensorList: one Tensor ArgSig per element; ScalarList: one Bool, Int or Float ArgSig each.
   std::vector<ArgSig> elems;
   bool fixed_size = false;  // lists: a std::array
@@ -89,6 +90,8 @@ bool call_has_key(std::span<const ArgView> args, const uint64_t* words, size_t n
 
 // The key word that starts a tensor argument's words (its dims follow).
 inline constexpr uint64_t kTagTensor = 1ull << 56;
+// The rank field of a tensor of unknown rank (ranks are at most Shape::kMaxRank).
+inline constexpr int64_t kUnknownRankWord = 0xff;
 inline uint64_t tensor_key_word(DType dtype, int64_t rank) {
   return kTagTensor | (static_cast<uint64_t>(dtype) << 8) | static_cast<uint64_t>(rank);
 }

@@ -32,7 +32,8 @@ std::string fn_label(const SignatureRules& rules) {
   return rules.function_name ? fmt::format("Function '{}'", *rules.function_name) : std::string("Function");
 }
 
-void push_tensor(KeyBuf& key, DType dtype, const Shape& shape) {
+void push_tensor(KeyBuf& key, DType dtype, const Shape& shape, bool rank_unknown = false) {
+  if (rank_unknown) return key.push(tensor_key_word(dtype, kUnknownRankWord));
   key.push(tensor_key_word(dtype, shape.rank()));
   for (int64_t d : shape) key.push(static_cast<uint64_t>(d));
 }
@@ -70,7 +71,7 @@ void check_spec_against_spec(const TensorSpec& s, const TensorSpec& spec, size_t
     throw TypeError(fmt::format("get_concrete_function: {} of {} is {} but the input_signature expects {}",
                                 arg_label(index, rules, &spec, elem), fn_label(rules), s.str(), spec.str()));
   if (spec.has_unknown_rank()) return;
-  bool fits = s.shape().rank() == spec.shape().rank();
+  bool fits = !s.has_unknown_rank() && s.shape().rank() == spec.shape().rank();
   for (int64_t d = 0; fits && d < spec.shape().rank(); ++d)
     fits = spec.shape()[d] == Shape::kUnknown || spec.shape()[d] == s.shape()[d];
   if (!fits)
@@ -98,17 +99,15 @@ void push_call_tensor(KeyBuf& key, const Tensor& t, size_t index, int64_t elem, 
 }
 
 // The key words of one TensorSpec given to get_concrete_function.
+// An unknown-rank spec gives a concrete function of unknown rank (TensorFlow's); calls with an
+// unknown-rank input_signature still trace once per rank (their graphs know more).
 void push_spec(KeyBuf& key, const TensorSpec& s, size_t index, int64_t elem, size_t slot, const SignatureRules& rules) {
-  if (s.has_unknown_rank())
-    throw ValueError(fmt::format(
-        "get_concrete_function: {} is an unknown-rank TensorSpec; a concrete function needs a rank (calls "
-        "with an unknown-rank input_signature trace once per rank)",
-        arg_label(index, rules, nullptr, elem)));
   if (const TensorSpec* spec = spec_for(slot, rules)) {
     check_spec_against_spec(s, *spec, index, elem, rules);
-    if (spec->has_unknown_rank()) key.push(kTagRank | static_cast<uint64_t>(s.shape().rank()));
+    if (spec->has_unknown_rank())
+      key.push(kTagRank | static_cast<uint64_t>(s.has_unknown_rank() ? kUnknownRankWord : s.shape().rank()));
   } else {
-    push_tensor(key, s.dtype(), s.shape());
+    push_tensor(key, s.dtype(), s.shape(), s.has_unknown_rank());
   }
 }
 
@@ -255,9 +254,10 @@ void key_of(const Signature& sig, const SignatureRules& rules, KeyBuf& key) {
   size_t slot = 0;
   auto tensor = [&](const ArgSig& a) {
     if (const TensorSpec* spec = spec_for(slot++, rules)) {
-      if (spec->has_unknown_rank()) key.push(kTagRank | static_cast<uint64_t>(a.shape.rank()));
+      if (spec->has_unknown_rank())
+        key.push(kTagRank | static_cast<uint64_t>(a.rank_unknown ? kUnknownRankWord : a.shape.rank()));
     } else {
-      push_tensor(key, a.dtype, a.shape);
+      push_tensor(key, a.dtype, a.shape, a.rank_unknown);
     }
   };
   for (const ArgSig& a : sig.args) {

@@ -13,7 +13,9 @@ namespace {
 
 std::string arg_name(const ArgSig& a, size_t i) { return a.name.empty() ? fmt::format("arg{}", i) : a.name; }
 
-std::string tensor_str(const ArgSig& t) { return TensorSpec(t.shape, t.dtype).str(); }
+std::string tensor_str(const ArgSig& t) {
+  return (t.rank_unknown ? TensorSpec::unknown_rank(t.dtype) : TensorSpec(t.shape, t.dtype)).str();
+}
 
 // One difference between two signatures' arguments: `where` is "" or an element ("[2]").
 struct Difference {
@@ -24,7 +26,9 @@ struct Difference {
 void tensor_differences(const ArgSig& from, const ArgSig& to, const std::string& where, std::vector<Difference>& d) {
   if (from.dtype != to.dtype)
     d.push_back({where, fmt::format("dtype {} -> {}", dtype_name(from.dtype), dtype_name(to.dtype))});
-  if (!(from.shape == to.shape)) d.push_back({where, fmt::format("shape {} -> {}", from.shape.str(), to.shape.str())});
+  auto shape = [](const ArgSig& t) { return t.rank_unknown ? std::string("[*]") : t.shape.str(); };
+  if (!(from.shape == to.shape) || from.rank_unknown != to.rank_unknown)
+    d.push_back({where, fmt::format("shape {} -> {}", shape(from), shape(to))});
 }
 
 // Differences of one argument.

@@ -34,6 +34,9 @@ bool differentiable_as_a_call(const Graph& g) {
     if (g.nodes[p].outputs[0].dtype == DType::List) return false;
   for (ValueId r : g.results)
     if (g.type(r).dtype == DType::List) return false;
+  // Gradient rules read static shapes: a graph with a value of unknown rank is differentiated op
+  // by op on the concrete values.
+  if (!first_unknown_rank_value(g).empty()) return false;
   return !has_effects_besides_reads(g);
 }
 

@@ -58,7 +58,7 @@ class CallBackward {
 };
 
 // Whether a call of `g` can be recorded as one op: no side effects but Variable reads (the
-// backward replays the forward), no TensorArray in or out.
+// backward replays the forward), no TensorArray in or out, every rank known.
 bool differentiable_as_a_call(const Graph& g);
 
 }  // namespace ag::detail

@@ -107,6 +107,22 @@ void accumulate(std::unordered_map<TapeKey, Tensor, TapeKeyHash>& grads, const T
   if (!fresh) it->second = it->second + g;
 }
 
+// An op's gradient rule. Rules read static shapes (to sum a broadcast gradient back, say): on a
+// value of unknown rank while tracing that is an UnimplementedError naming the op's line.
+std::vector<Tensor> run_rule(const GradContext& c) {
+  try {
+    return grad_rule(c.op)(c);
+  } catch (const ValueError& e) {
+    auto unknown = [](const Tensor& t) { return t.has_value() && t.has_unknown_rank(); };
+    if (std::none_of(c.inputs.begin(), c.inputs.end(), unknown) && std::none_of(c.outputs.begin(), c.outputs.end(), unknown))
+      throw;
+    throw UnimplementedError(fmt::format("the gradient of {}{} needs the ranks of its operands, but one has an unknown "
+                                         "rank while tracing; give it a rank with ag::ensure_shape, or take this "
+                                         "gradient outside the Function, where every rank is known ({})",
+                                         user_op_name(c.op), at(c.loc), e.what()));
+  }
+}
+
 }  // namespace
 
 Tensor alias_of(const Tensor& t) {
@@ -171,7 +187,7 @@ std::vector<Tensor> TapeState::backward(std::span<const Tensor> targets, std::sp
     CallerLocScope at_forward(e.loc);  // the rule's ops and the sums below take the op's line
     const std::vector<Tensor> dxs = e.call     ? e.call->run(inputs, e.residuals, dys, reached, variable_grads)
                                     : e.custom ? (*e.custom)(dys)
-                                               : grad_rule(e.op)(c);
+                                               : run_rule(c);
     for (size_t j = 0; j < dxs.size() && j < inputs.size(); ++j) {
       const Tensor& x = inputs[j];
       if (!dxs[j].has_value() || !follows(x) || !carries_gradient(x)) continue;

@@ -109,7 +109,8 @@ std::string attrs_to_text(const Node& n) {
     case OpKind::Fill: parts.push_back("shape=" + a.shape.str()); break;
     case OpKind::FillLike: parts.push_back(fmt::format("value={}", a.scalar)); break;
     case OpKind::Transpose: parts.push_back("perm=" + a.perm().str()); break;
-    case OpKind::Reshape: parts.push_back("shape=" + a.shape.str()); break;
+    case OpKind::Reshape:
+    case OpKind::EnsureShape: parts.push_back("shape=" + a.shape.str()); break;
     case OpKind::Slice: parts.push_back("begin=" + a.slice_begin().str() + ", size=" + a.slice_size().str()); break;
     case OpKind::Squeeze: parts.push_back("axes=" + a.axes().str()); break;
     case OpKind::Concat:

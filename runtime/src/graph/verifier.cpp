@@ -19,8 +19,7 @@ void check_types_match(const Graph& g, uint32_t id, const std::vector<TensorType
     fail(g, id, fmt::format("{}: {} values where {} were expected", what, actual.size(), expected.size()));
   for (size_t i = 0; i < expected.size(); ++i)
     if (expected[i].dtype != actual[i].dtype ||
-        (expected[i].shape.rank() != actual[i].shape.rank() && !expected[i].is_untyped_list() &&
-         !actual[i].is_untyped_list()))
+        (expected[i].shape.rank() != actual[i].shape.rank() && !expected[i].rank_unknown && !actual[i].is_untyped_list()))
       fail(g, id, fmt::format("{} {}: {} does not fit {}", what, i, actual[i].str(), expected[i].str()));
 }
 
@@ -105,7 +104,8 @@ void verify_graph(const Graph& g) {
         } catch (const Error& e) {
           fail(g, id, std::string("type rule rejects the node: ") + e.what());
         }
-        if (t.dtype != n.outputs[0].dtype || t.shape.rank() != n.outputs[0].shape.rank())
+        if (t.dtype != n.outputs[0].dtype || t.rank_unknown != n.outputs[0].rank_unknown ||
+            t.shape.rank() != n.outputs[0].shape.rank())
           fail(g, id, fmt::format("type {} differs from the type rule's {}", n.outputs[0].str(), t.str()));
       }
     }

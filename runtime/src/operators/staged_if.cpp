@@ -68,10 +68,12 @@ TensorType joined_type(const TensorType& t, const TensorType& e, const std::stri
         "{} is {} in the then branch and {} in the else branch of the tensor-dependent if{}; both branches must give "
         "it the same dtype (use ag::cast)",
         what, t.str(), e.str(), where(loc)));
-  if (t.shape.rank() != e.shape.rank() && !t.is_untyped_list() && !e.is_untyped_list())
+  // Tensors of different ranks join to an unknown rank (TensorFlow's TensorShape(None)); a
+  // TensorArray's elements keep one rank.
+  if (t.dtype == DType::List && t.shape.rank() != e.shape.rank() && !t.is_untyped_list() && !e.is_untyped_list())
     throw ConversionError(fmt::format(
-        "{} has rank {} in the then branch and rank {} in the else branch of the tensor-dependent if{}; both "
-        "branches must give it the same rank",
+        "{} holds elements of rank {} in the then branch and rank {} in the else branch of the tensor-dependent "
+        "if{}; both branches must give its elements the same rank",
         what, t.shape.rank(), e.shape.rank(), where(loc)));
   return join_types(t, e);
 }

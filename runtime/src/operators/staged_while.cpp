@@ -114,11 +114,14 @@ LoopTrace trace_loop(FnRef<Tensor()> cond_fn, FnRef<void()> body_fn, std::span<S
               "{} is {} before the tensor-dependent {}{} but {} after an iteration; a loop variable must "
               "keep its dtype (use ag::cast)",
               describe_var(v), types[k].str(), what, where(loc), t.str()));
-        if (t.shape.rank() != types[k].shape.rank() && !t.is_untyped_list() && !types[k].is_untyped_list())
+        // (A variable of unknown rank before the loop may take any rank: the join keeps it unknown.)
+        if (!types[k].rank_unknown && !t.is_untyped_list() &&
+            (t.has_unknown_rank() || t.shape.rank() != types[k].shape.rank()))
           throw ConversionError(fmt::format(
               "{} has rank {} before the tensor-dependent {}{} but rank {} after an iteration; a loop "
               "variable must keep its rank",
-              describe_var(v), types[k].shape.rank(), what, where(loc), t.shape.rank()));
+              describe_var(v), types[k].shape.rank(), what, where(loc),
+              t.has_unknown_rank() ? std::string("unknown") : std::to_string(t.shape.rank())));
         lt.body->graph.results.push_back(id);
         lt.body_types.push_back(t);
       }

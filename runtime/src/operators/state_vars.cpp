@@ -174,7 +174,7 @@ Tensor undefined_var(std::string message, const TensorType* type) {
     impl->dtype = type->dtype;
     impl->shape = type->shape;
     impl->elem_dtype = type->elem_dtype;
-    impl->elem_rank_unknown = type->elem_rank_unknown;
+    impl->rank_unknown = type->rank_unknown;
     impl->elem_shape_varies = type->elem_shape_varies;
   }
   return t;
@@ -187,7 +187,7 @@ std::optional<TensorType> undefined_type(const Tensor& t) {
   type.dtype = impl->dtype;
   type.shape = impl->shape;
   type.elem_dtype = impl->elem_dtype;
-  type.elem_rank_unknown = impl->elem_rank_unknown;
+  type.rank_unknown = impl->rank_unknown;
   type.elem_shape_varies = impl->elem_shape_varies;
   return type;
 }

@@ -9,16 +9,16 @@
 namespace ag::detail {
 
 TensorType type_of(const Tensor& t) {
-  TensorType type{t.dtype(), t.shape(), DType::Float32};
+  TensorType type{t.dtype(), t.impl()->shape, DType::Float32};  // (shape() refuses an unknown rank)
+  if (t.is_symbolic()) type.rank_unknown = t.impl()->rank_unknown;
   if (t.dtype() == DType::List) {
     if (t.is_symbolic()) {
       type.elem_dtype = t.impl()->elem_dtype;
-      type.elem_rank_unknown = t.impl()->elem_rank_unknown;
       type.elem_shape_varies = t.impl()->elem_shape_varies;
     } else {
       const TensorList& l = list_of(t);
       type.elem_dtype = l.elem_dtype;
-      type.elem_rank_unknown = !list_element_type(l, type.shape);
+      type.rank_unknown = !list_element_type(l, type.shape);
       type.elem_shape_varies = !l.infer_shape;
     }
   }

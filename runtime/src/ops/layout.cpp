@@ -114,6 +114,11 @@ Tensor layout_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, 
     case OpKind::Reshape:
     case OpKind::ExpandDims:
     case OpKind::Squeeze: return view_as(in[0], type.shape);
+    case OpKind::EnsureShape:
+      if (!attrs.shape.is_compatible_with(in[0].shape()))
+        throw InvalidArgumentError(fmt::format("{}: the tensor has shape {}, expected {}{}", user_op_name(op),
+                                               in[0].shape().str(), attrs.shape.str(), at(loc)));
+      return in[0];
     case OpKind::Concat: {
       Tensor out = make_tensor(type.dtype, type.shape);
       const int64_t axis = normalize_axis(attrs.axis, type.shape.rank(), op, loc);

@@ -130,9 +130,15 @@ Tensor unary(OpKind op, const Tensor& x, SourceLoc loc) {
 
 Tensor reduce(OpKind op, const Tensor& x, const Axes& axes, bool keepdims, SourceLoc loc) {
   check_readable(x, op, loc);
+  // A reduction of every element needs no rank: the elements as a vector, reduced along 0.
+  if (x.has_unknown_rank() && axes.all && !keepdims) {
+    Attrs flat;
+    flat.shape = Shape{-1};
+    return reduce(op, apply_op(OpKind::Reshape, {x}, flat, loc), Axes(0), false, loc);
+  }
   Attrs a;
   a.keepdims = keepdims;
-  const int64_t rank = x.rank();
+  const int64_t rank = known_rank(x, op, loc);
   if (axes.all) {
     for (int64_t i = 0; i < rank; ++i) a.axes().push_back(i);
   } else {
@@ -149,7 +155,8 @@ Tensor reduce(OpKind op, const Tensor& x, const Axes& axes, bool keepdims, Sourc
 Tensor arg_reduce(OpKind op, const Tensor& x, int64_t axis, SourceLoc loc) {
   check_readable(x, op, loc);
   Attrs a;
-  a.axis = x.rank() == 0 ? axis : normalize_axis(axis, x.rank(), op, loc);
+  const int64_t rank = known_rank(x, op, loc);
+  a.axis = rank == 0 ? axis : normalize_axis(axis, rank, op, loc);
   return apply_op(op, {x}, a, loc);
 }
 
@@ -277,10 +284,11 @@ Tensor matmul(const Tensor& a, const Tensor& b, Loc loc) {
 Tensor transpose(const Tensor& x, std::vector<int64_t> perm, Loc loc) {
   detail::check_readable(x, OpKind::Transpose, loc);
   Attrs a;
+  const int64_t rank = detail::known_rank(x, OpKind::Transpose, loc);
   if (perm.empty())
-    for (int64_t i = x.rank() - 1; i >= 0; --i) a.perm().push_back(i);
+    for (int64_t i = rank - 1; i >= 0; --i) a.perm().push_back(i);
   else
-    for (int64_t p : perm) a.perm().push_back(p < 0 ? p + x.rank() : p);
+    for (int64_t p : perm) a.perm().push_back(p < 0 ? p + rank : p);
   return detail::apply_op(OpKind::Transpose, {x}, a, loc);
 }
 
@@ -293,7 +301,7 @@ Tensor reshape(const Tensor& x, Shape shape, Loc loc) {
 Tensor concat(const std::vector<Tensor>& xs, int64_t axis, Loc loc) {
   Attrs a;
   a.axis = axis;
-  if (!xs.empty() && xs[0].has_value() && axis < 0) a.axis = axis + xs[0].rank();
+  if (!xs.empty() && xs[0].has_value() && axis < 0) a.axis = axis + detail::known_rank(xs[0], OpKind::Concat, loc);
   if (xs.size() == 1) {  // nothing to copy, but the same checks as for many
     detail::check_readable(xs[0], OpKind::Concat, loc);
     const TensorType t = detail::type_of(xs[0]);
@@ -312,6 +320,7 @@ Tensor stack(const std::vector<Tensor>& xs, int64_t axis, Loc loc) {
     detail::check_readable(x, OpKind::Concat, loc);
   }
   const Tensor& first = xs[0];
+  for (const Tensor& x : xs) detail::known_rank(x, OpKind::Concat, loc);
   const int64_t rank = first.rank();
   const int64_t ax = axis < 0 ? axis + rank + 1 : axis;
   if (ax < 0 || ax > rank)
@@ -343,14 +352,14 @@ Tensor slice(const Tensor& x, std::vector<int64_t> begin, std::vector<int64_t> s
 Tensor gather(const Tensor& params, const Tensor& indices, int64_t axis, Loc loc) {
   detail::check_readable(params, OpKind::Gather, loc);
   Attrs a;
-  a.axis = axis < 0 ? axis + params.rank() : axis;
+  a.axis = axis < 0 ? axis + detail::known_rank(params, OpKind::Gather, loc) : axis;
   return detail::apply_op(OpKind::Gather, {params, indices}, a, loc);
 }
 
 Tensor expand_dims(const Tensor& x, int64_t axis, Loc loc) {
   detail::check_readable(x, OpKind::ExpandDims, loc);
   Attrs a;
-  a.axis = detail::normalize_axis(axis, x.rank() + 1, OpKind::ExpandDims, loc);
+  a.axis = detail::normalize_axis(axis, detail::known_rank(x, OpKind::ExpandDims, loc) + 1, OpKind::ExpandDims, loc);
   return detail::apply_op(OpKind::ExpandDims, {x}, a, loc);
 }
 
@@ -358,7 +367,8 @@ Tensor squeeze(const Tensor& x, std::vector<int64_t> axes, Loc loc) {
   detail::check_readable(x, OpKind::Squeeze, loc);
   Attrs a;
   std::vector<int64_t> v;
-  for (int64_t ax : axes) v.push_back(detail::normalize_axis(ax, x.rank(), OpKind::Squeeze, loc));
+  const int64_t rank = detail::known_rank(x, OpKind::Squeeze, loc);
+  for (int64_t ax : axes) v.push_back(detail::normalize_axis(ax, rank, OpKind::Squeeze, loc));
   // Without axes: the dims that are 1 now (while tracing: statically 1; an unknown dim stays,
   // as in the static type). The node always carries the exact list, so the eager kernel, the
   // interpreter and the JIT remove the same dims whatever the run-time sizes.
@@ -372,6 +382,14 @@ Tensor squeeze(const Tensor& x, std::vector<int64_t> axes, Loc loc) {
 }
 
 Tensor shape_of(const Tensor& x, Loc loc) { return detail::apply_op(OpKind::ShapeOf, {x}, Attrs::none(), loc); }
+
+Tensor ensure_shape(const Tensor& x, Shape shape, Loc loc) {
+  for (int64_t d : shape)
+    if (d < -1) throw ValueError(fmt::format("ag::ensure_shape: invalid dim {} in shape {}{}", d, shape.str(), detail::at(loc)));
+  Attrs a;
+  a.shape = shape;
+  return detail::apply_op(OpKind::EnsureShape, {x}, a, loc);
+}
 
 Tensor range(Operand limit) {
   return range(Operand(detail::WeakScalar::of(0), limit.loc()), limit, Operand(detail::WeakScalar::of(1), limit.loc()));

@@ -11,7 +11,9 @@ namespace ag::detail {
   throw ValueError(fmt::format("{}: {}{}", user_op_name(op), msg, at(loc)));
 }
 
-std::string describe(const TensorType& t) { return fmt::format("{}{}", dtype_name(t.dtype), t.shape.str()); }
+std::string describe(const TensorType& t) {
+  return fmt::format("{}{}", dtype_name(t.dtype), t.has_unknown_rank() ? "[*]" : t.shape.str());
+}
 
 void require_numeric(OpKind op, const TensorType& t, const char* which, SourceLoc loc) {
   if (!is_numeric(t.dtype))
@@ -64,10 +66,68 @@ TensorType type_rule_given(OpKind op, std::span<const TensorType>, const Attrs&,
                                   at(loc)));
 }
 
+namespace {
+
+[[noreturn]] void unknown_rank_error(OpKind op, size_t operand, const TensorType& t, SourceLoc loc) {
+  value_error(op, loc, fmt::format("needs a tensor of known rank, but operand {} is {}, whose rank is known only at "
+                                   "run time (an unknown-rank TensorSpec, or a staged if whose branches give it "
+                                   "different ranks); give it a rank with ag::ensure_shape or ag::reshape",
+                                   operand, describe(t)));
+}
+
+// Whether an op's result type follows from inputs of unknown rank (TensorFlow's TensorShape(None)):
+// elementwise ops keep the rank unknown, a reshape gives its new shape, shape_of a vector. The
+// others index dims by number (axes, permutations, slices) and need the rank.
+bool accepts_unknown_rank(OpKind op) {
+  switch (op_class(op)) {
+    case OpClass::Unary:
+    case OpClass::UnaryFloat:
+    case OpClass::UnaryBool:
+    case OpClass::Cast:
+    case OpClass::Binary:
+    case OpClass::Compare:
+    case OpClass::Logical:
+    case OpClass::Select: return true;
+    default:
+      return op == OpKind::FillLike || op == OpKind::Reshape || op == OpKind::ShapeOf || op == OpKind::EnsureShape ||
+             op == OpKind::Print || op == OpKind::Assert;
+  }
+}
+
+TensorType infer_type_unknown_rank(OpKind op, std::span<const TensorType> in, const Attrs& attrs, SourceLoc loc) {
+  size_t which = 0;
+  while (!in[which].has_unknown_rank()) ++which;
+  if (!accepts_unknown_rank(op)) unknown_rank_error(op, which, in[which], loc);
+  if (op == OpKind::ShapeOf) return {DType::Int64, Shape{Shape::kUnknown}};
+  if (op == OpKind::EnsureShape) return {in[0].dtype, attrs.shape};
+  // The rule itself checks dtypes with each unknown-rank operand standing in as a scalar (which
+  // broadcasts against anything); a reshape's element count is then unknown.
+  std::vector<TensorType> stand_in(in.begin(), in.end());
+  for (TensorType& t : stand_in)
+    if (t.has_unknown_rank()) {
+      t.rank_unknown = false;
+      t.shape = op == OpKind::Reshape ? Shape{Shape::kUnknown} : Shape{};
+    }
+  TensorType out = infer_type(op, stand_in, attrs, loc);
+  if (op != OpKind::Reshape) out = TensorType::unknown_rank(out.dtype);
+  return out;
+}
+
+}  // namespace
+
+int64_t known_rank(const Tensor& t, OpKind op, SourceLoc loc) {
+  if (t.has_unknown_rank()) [[unlikely]]
+    unknown_rank_error(op, 0, type_of(t), loc);
+  return t.rank();
+}
+
 TensorType infer_type(OpKind op, std::span<const TensorType> in, const Attrs& attrs, SourceLoc loc) {
   const int arity = op_info(op).arity;
   if (arity >= 0 && in.size() != static_cast<size_t>(arity))
     throw InternalError(fmt::format("{} expects {} inputs, got {}{}", op_name(op), arity, in.size(), at(loc)));
+  for (const TensorType& t : in)
+    if (t.has_unknown_rank()) [[unlikely]]
+      return infer_type_unknown_rank(op, in, attrs, loc);
   switch (op) {
 #define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Jit, Gradient, Api, ApiName) \
   case OpKind::Name: return type_rule_##TypeRule(op, in, attrs, loc);
@@ -80,8 +140,11 @@ TensorType infer_type(OpKind op, std::span<const TensorType> in, const Attrs& at
 TensorType join_types(const TensorType& a, const TensorType& b) {
   if (a.is_untyped_list()) return b;  // an untyped list fits any element shape
   if (b.is_untyped_list()) return a;
+  if (a.has_unknown_rank() || b.has_unknown_rank() || a.shape.rank() != b.shape.rank()) {
+    if (a.dtype == DType::List) throw InternalError("join_types: element ranks differ");
+    return TensorType::unknown_rank(a.dtype);  // TensorFlow's most specific common supertype
+  }
   TensorType out = a;
-  if (a.shape.rank() != b.shape.rank()) throw InternalError("join_types: ranks differ");
   for (int64_t i = 0; i < a.shape.rank(); ++i) out.shape[i] = join_dim(a.shape[i], b.shape[i]);
   return out;
 }

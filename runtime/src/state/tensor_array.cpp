@@ -72,7 +72,7 @@ Tensor TensorArray::read(Operand index) const {
   const Tensor idx = detail::index_tensor(index, OpKind::ListRead);
   detail::check_readable(handle_, OpKind::ListRead, index.loc());
   if (handle_.is_symbolic() || idx.is_symbolic()) {
-    if (detail::type_of(handle_).elem_rank_unknown)
+    if (detail::type_of(handle_).rank_unknown)
       throw ValueError(fmt::format("TensorArray::read: the TensorArray has no element shape yet: nothing has been "
                                    "written to it before this read (write an element first){}",
                                    detail::at(index.loc())));

@@ -104,7 +104,7 @@ std::string Tensor::str() const {
   if (!has_value()) return "Tensor(<no value>)";
   if (is_symbolic())
     return fmt::format("Tensor(\"{}:{}\", shape={}, dtype={})", detail::symbolic_name(*this), impl_->output,
-                       shape().tf_str(), dtype_name(dtype()));
+                       has_unknown_rank() ? "<unknown>" : shape().tf_str(), dtype_name(dtype()));
   const bool summarize = num_elements() > 1000;  // NumPy's threshold
   std::string values = format_concrete(*this, Style::Repr, summarize);
   // TensorFlow starts a multi-line value on its own line.
@@ -112,11 +112,20 @@ std::string Tensor::str() const {
   return fmt::format("tf.Tensor({}, shape={}, dtype={})", values, shape().tf_str(), dtype_name(dtype()));
 }
 
+void Tensor::throw_unknown_rank() const {
+  throw ValueError(fmt::format(
+      "the symbolic tensor {}:{} ({}[*]) has an unknown rank while tracing (it comes from an unknown-rank "
+      "TensorSpec, or from a staged if whose branches give it different ranks), so its static shape and rank "
+      "do not exist: check has_unknown_rank(), read the run-time shape with ag::shape_of, or give it a rank "
+      "with ag::ensure_shape",
+      detail::symbolic_name(*this), impl_->output, dtype_name(impl_->dtype)));
+}
+
 std::string TensorType::str() const {
   if (dtype == DType::List)
-    return fmt::format("list<{}{}{}>", dtype_short_name(elem_dtype), elem_rank_unknown ? "[*]" : shape.str(),
+    return fmt::format("list<{}{}{}>", dtype_short_name(elem_dtype), rank_unknown ? "[*]" : shape.str(),
                        elem_shape_varies ? ", any shape" : "");
-  return fmt::format("{}{}", dtype_short_name(dtype), shape.str());
+  return fmt::format("{}{}", dtype_short_name(dtype), rank_unknown ? "[*]" : shape.str());
 }
 
 }  // namespace ag

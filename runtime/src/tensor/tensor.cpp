@@ -315,6 +315,7 @@ Tensor Tensor::make_scalar(DType dtype, double fvalue, int64_t ivalue) {
 
 void Tensor::throw_no_value() const { detail::throw_undefined(*this, "ag::Tensor", {}); }
 
+
 Tensor::operator bool() const {
   if (!has_value()) detail::throw_undefined(*this, "converting a tensor to bool", {});
   if (is_symbolic())

@@ -66,7 +66,7 @@ Tensor TraceFrame::symbolic(ValueId v) {
   impl->kind = ImplKind::Symbolic;
   impl->dtype = type.dtype;
   impl->elem_dtype = type.elem_dtype;
-  impl->elem_rank_unknown = type.elem_rank_unknown;
+  impl->rank_unknown = type.rank_unknown;
   impl->elem_shape_varies = type.elem_shape_varies;
   impl->shape = type.shape;
   retain_token(token_);

@@ -58,7 +58,9 @@ struct TensorImpl {
   // elem_*), the other none; a staged loop's probe learns a loop variable's type from it.
   bool typed_undefined = false;
   DType elem_dtype = DType::Float32;  // symbolic List values: the element dtype
-  bool elem_rank_unknown = false;     // symbolic List values: no write has typed the elements yet
+  // Symbolic values: the rank is not known (`shape` is empty); for a List, no write has typed
+  // the elements yet.
+  bool rank_unknown = false;
   bool elem_shape_varies = false;     // symbolic List values: elements may differ in shape
   // Made with its storage and data in one block by make_tensor (tensor.cpp), and so kept whole
   // for reuse when its last handle goes while it holds the storage's only reference: set

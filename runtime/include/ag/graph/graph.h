@@ -13,26 +13,35 @@
 
 namespace ag {
 
-// The static type of a value: dtype and shape (dims may be -1 = unknown). For List values
-// (TensorArray handles) `shape` is the element shape and `elem_dtype` the element dtype;
-// `elem_rank_unknown` marks a list no write has typed yet (tf.TensorArray without an
-// element_shape): any element shape fits it, and the first write fixes it.
+// The static type of a value: dtype and shape (dims may be -1 = unknown). `rank_unknown`: not
+// even the rank is known (`shape` is then empty), as for a value traced from an unknown-rank
+// TensorSpec or given different ranks by the branches of a staged if (TensorFlow's
+// TensorShape(None)); any shape fits it. For List values (TensorArray handles) `shape` is the
+// element shape and `elem_dtype` the element dtype; `rank_unknown` marks a list no write has
+// typed yet (tf.TensorArray without an element_shape), and the first write fixes it.
 struct TensorType {
   DType dtype = DType::Float32;
   Shape shape;
   DType elem_dtype = DType::Float32;
-  bool elem_rank_unknown = false;
+  bool rank_unknown = false;
   // A List whose elements may differ in shape (TensorArray(..., infer_shape = false)): a write
   // joins the element shape with the value's (dims that differ become unknown).
   bool elem_shape_varies = false;
 
-  std::string str() const;  // "f32[2,?]", "list<f32[?]>", "list<f32[*]>"
+  std::string str() const;  // "f32[2,?]", "f32[*]", "list<f32[?]>", "list<f32[*]>"
+  // A tensor (not a List) whose rank is not known.
+  bool has_unknown_rank() const { return rank_unknown && dtype != DType::List; }
+  static TensorType unknown_rank(DType dtype) {
+    TensorType t{dtype, Shape{}};
+    t.rank_unknown = true;
+    return t;
+  }
   // A List whose element shape is not known yet.
-  bool is_untyped_list() const { return dtype == DType::List && elem_rank_unknown; }
+  bool is_untyped_list() const { return dtype == DType::List && rank_unknown; }
   friend bool operator==(const TensorType& a, const TensorType& b) {
     return a.dtype == b.dtype && a.shape == b.shape &&
-           (a.dtype != DType::List || (a.elem_dtype == b.elem_dtype && a.elem_rank_unknown == b.elem_rank_unknown &&
-                                     a.elem_shape_varies == b.elem_shape_varies));
+           a.rank_unknown == b.rank_unknown &&
+           (a.dtype != DType::List || (a.elem_dtype == b.elem_dtype && a.elem_shape_varies == b.elem_shape_varies));
   }
 };
 
@@ -73,5 +82,9 @@ class Graph {
   ValueId add(Node n);
   ValueId add_param(TensorType type, SourceLoc loc = {});
 };
+
+// The first value of unknown rank in `g` or its sub-graphs, as "%3 (f32[*], file.cpp:12)"; ""
+// when every rank is known (what compiled code needs).
+std::string first_unknown_rank_value(const Graph& g);
 
 }  // namespace ag

@@ -37,6 +37,9 @@ extern std::atomic<EagerOpHook> g_eager_op_hook;
 
 // The static type of a tensor (concrete or symbolic).
 TensorType type_of(const Tensor& t);
+// The rank of an operand of `op` that needs one (axes, permutations): ValueError naming the op
+// and the line when the tensor's rank is unknown while tracing.
+int64_t known_rank(const Tensor& t, OpKind op, SourceLoc loc);
 
 struct WeakScalar;  // ag/ops.h
 // A weak C++ scalar as a scalar tensor of `target`, the dtype of what it is combined with

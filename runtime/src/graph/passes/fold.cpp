@@ -17,6 +17,7 @@ bool foldable(const Graph& g, const Node& n) {
     default: break;
   }
   if (n.outputs.size() != 1) return false;
+  if (n.outputs[0].rank_unknown) return false;
   const int64_t size = n.outputs[0].shape.num_elements();
   if (size > kFoldLimit || (size < 0 && n.op != OpKind::Range)) return false;
   for (ValueId v : n.inputs)
@@ -45,7 +46,7 @@ Graph fold_constants(const Graph& g) {
     if (n.op == OpKind::ShapeOf) {
       const TensorType& t = rb.out().type(n.inputs[0]);
       const Shape& s = t.shape;
-      if (t.dtype != DType::List && s.is_fully_defined()) {
+      if (t.dtype != DType::List && !t.rank_unknown && s.is_fully_defined()) {
         emit_const(constant(std::vector<int64_t>(s.begin(), s.end()), Shape{s.rank()}));
         return;
       }

@@ -16,6 +16,9 @@ using detail::GraphRebuilder;
 std::optional<ValueId> identity_of(const Graph& g, const Node& n) {
   auto same_type = [&](ValueId v) { return g.type(v) == n.outputs[0] && n.outputs[0].shape.is_fully_defined(); };
   auto operand_if = [&](size_t keep, size_t other, double neutral) -> std::optional<ValueId> {
+    // (Two unknown-rank types are equal without being the same shape: a scalar neutral keeps it.)
+    const TensorType& neutral_type = g.type(n.inputs[other]);
+    if (n.outputs[0].rank_unknown && (neutral_type.rank_unknown || neutral_type.shape.rank() != 0)) return std::nullopt;
     if (const_all_equal(g, n.inputs[other], neutral) && g.type(n.inputs[keep]) == n.outputs[0]) return n.inputs[keep];
     return std::nullopt;
   };

@@ -125,6 +125,20 @@ TensorType type_rule_squeeze(OpKind op, std::span<const TensorType> in, const At
   return {in[0].dtype, out};
 }
 
+// tf.ensure_shape: the input with its static shape refined; a shape that cannot fit is an error
+// now, one that may not fit is checked at run time.
+TensorType type_rule_ensure_shape(OpKind op, std::span<const TensorType> in, const Attrs& attrs, SourceLoc loc) {
+  const Shape& s = in[0].shape;
+  Shape out = attrs.shape;
+  bool fits = s.rank() == out.rank();
+  for (int64_t i = 0; fits && i < s.rank(); ++i) {
+    if (out[i] >= 0 && s[i] >= 0 && out[i] != s[i]) fits = false;
+    if (out[i] < 0) out[i] = s[i];
+  }
+  if (!fits) value_error(op, loc, fmt::format("the tensor has shape {}, which cannot have shape {}", s.str(), attrs.shape.str()));
+  return {in[0].dtype, out};
+}
+
 TensorType type_rule_shape_of(OpKind, std::span<const TensorType> in, const Attrs&, SourceLoc) {
   return {DType::Int64, Shape{in[0].shape.rank()}};
 }

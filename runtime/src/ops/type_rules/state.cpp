@@ -47,9 +47,9 @@ TensorType type_rule_list_write(OpKind op, std::span<const TensorType> in, const
                                     describe(in[2])));
   TensorType out = in[0];
   // Element shapes must agree; the first write types an untyped list.
-  if (out.elem_rank_unknown) {
+  if (out.rank_unknown) {
     out.shape = in[2].shape;
-    out.elem_rank_unknown = false;
+    out.rank_unknown = false;
   } else if (out.elem_shape_varies && out.shape.rank() == in[2].shape.rank()) {
     out = join_types(out, TensorType{out.dtype, in[2].shape, out.elem_dtype, false, true});
   } else if (out.shape.rank() == in[2].shape.rank()) {
@@ -75,7 +75,7 @@ TensorType type_rule_list_read(OpKind op, std::span<const TensorType> in, const 
 }
 
 TensorType type_rule_list_stack(OpKind, std::span<const TensorType> in, const Attrs& attrs, SourceLoc) {
-  Shape out = in[0].elem_rank_unknown ? attrs.shape : in[0].shape;
+  Shape out = in[0].rank_unknown ? attrs.shape : in[0].shape;
   out.insert(0, Shape::kUnknown);
   return {in[0].elem_dtype, out};
 }
