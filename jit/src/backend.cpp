@@ -62,9 +62,10 @@ int32_t call_entry(EntryFn entry, const JitArg* args, JitCallCtx* ctx) {
 
 class JitExecutable final : public Executable {
  public:
-  JitExecutable(std::shared_ptr<const Graph> graph, std::shared_ptr<Engine> engine, std::string name, int level)
-      : program_(plan_program(std::move(graph))), engine_(std::move(engine)), name_(std::move(name)), level_(level) {
-    program_.rolled_loops = jit_rolled_loops(program_.loop_nests);
+  JitExecutable(std::shared_ptr<const Graph> graph, std::shared_ptr<Engine> engine, std::string name, const JitConfig& config)
+      : program_(plan_program(std::move(graph))), engine_(std::move(engine)), name_(std::move(name)) {
+    program_.config = config;
+    program_.rolled_loops = config.rolled(program_.loop_nests);
     consts_.assign(program_.nodes.size(), nullptr);
     for (size_t id = 0; id < program_.nodes.size(); ++id) {
       const Node* n = program_.nodes[id].node;
@@ -88,7 +89,7 @@ class JitExecutable final : public Executable {
   // The same machine code: the graph differs only in its Variables, which the code finds in the
   // consts table at run time (graph_key.cpp keys a variable by its type alone).
   std::unique_ptr<Executable> rebound(std::shared_ptr<const Graph> graph) const override {
-    auto exe = std::make_unique<JitExecutable>(std::move(graph), engine_, name_, level_);
+    auto exe = std::make_unique<JitExecutable>(std::move(graph), engine_, name_, program_.config);
     exe->set_code(code_, from_disk_);
     return exe;
   }
@@ -111,23 +112,22 @@ class JitExecutable final : public Executable {
   // Inspection runs LLVM: under a fork-gate pass, as compiles (fork_safety.h).
   std::string llvm_ir(bool optimized) const override {
     const detail::ForkGatePass pass;
-    return engine_->ir(program_, name_, level_, optimized);
+    return engine_->ir(program_, name_, optimized);
   }
   std::string assembly() const override {
     const detail::ForkGatePass pass;
-    return engine_->assembly(program_, name_, level_);
+    return engine_->assembly(program_, name_);
   }
   std::string plan_text() const override { return plan_graph_text(program_); }
   MappedText llvm_ir_mapped(bool optimized) const override {
     const detail::ForkGatePass pass;
-    return engine_->ir_by_node(program_, name_, level_, optimized);
+    return engine_->ir_by_node(program_, name_, optimized);
   }
   MappedText assembly_mapped() const override {
     const detail::ForkGatePass pass;
-    return engine_->assembly_by_node(program_, name_, level_);
+    return engine_->assembly_by_node(program_, name_);
   }
   std::string plan_dot() const override { return plan_graph_dot(program_); }
-  int level() const { return level_; }
   bool loaded_from_disk() const override { return from_disk_; }
   std::string_view backend_name() const override { return "jit"; }
 
@@ -228,7 +228,6 @@ class JitExecutable final : public Executable {
   Program program_;
   std::shared_ptr<Engine> engine_;
   std::string name_;
-  int level_;
   std::vector<const void*> consts_;
   std::shared_ptr<CodeHandle> code_;  // shared by the executables rebound() makes
   EntryFn entry_ = nullptr;
@@ -240,20 +239,6 @@ class JitExecutable final : public Executable {
 };
 
 void write_file(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
-
-// A result of 1 MB or more may be stored around the cache (lower_fused_vector.cpp), which needs
-// the cache's size: read it (sysfs, 0.2 ms in a new process) before waiting for the engine that
-// the warm-up thread may still be creating, not on the compile's own path.
-void prefetch_cache_geometry(const Graph& g) {
-  for (const ValueId& r : g.results) {
-    const TensorType& t = g.type(r);
-    if (t.dtype != DType::List && t.shape.is_fully_defined() &&
-        t.shape.num_elements() * static_cast<int64_t>(dtype_size(t.dtype)) >= (int64_t{1} << 20)) {
-      detail::last_level_cache_bytes();
-      return;
-    }
-  }
-}
 
 class JitBackend final : public CompilerBackend {
  public:
@@ -270,13 +255,15 @@ class JitBackend final : public CompilerBackend {
     // Reads AG_NUM_THREADS now, where a bad value is a ValueError of this call: compiled code
     // that reaches the pool (agc_rt_parallel_for) has no way to raise one.
     detail::parallel_threads();
-    prefetch_cache_geometry(*graph);
+    // The settings, read before waiting for the engine that the warm-up thread may still be
+    // creating (the cache size a streaming store depends on is 0.2 ms of sysfs, once a process).
+    const JitConfig config = JitConfig::from_environment();
+    const int level = config.opt_level;
     std::shared_ptr<Engine> engine = this->engine();
     const auto t_engine = Clock::now();
-    const int level = jit_opt_level();
-    auto exe = std::make_unique<JitExecutable>(std::move(graph), engine, options.name.empty() ? "fn" : options.name, level);
+    auto exe = std::make_unique<JitExecutable>(std::move(graph), engine, options.name.empty() ? "fn" : options.name, config);
     const Program& program = exe->program();
-    const CacheKey key = cache_key(*program.graph, engine->target_id() + "|O" + std::to_string(level) +
+    const CacheKey key = cache_key(*program.graph, engine->target_id() + "|" + config.key() +
                                                        (program.rolled_loops ? "|rolled" : ""));
     DiskCache* disk = DiskCache::current();
     if (disk) {
@@ -292,7 +279,7 @@ class JitBackend final : public CompilerBackend {
     CompileTimes times;
     std::string object;
     if (!exe->loaded_from_disk()) {
-      exe->set_code(engine->compile(exe->program(), options.name, level, /*parallel=*/!options.background,
+      exe->set_code(engine->compile(exe->program(), options.name, /*parallel=*/!options.background,
                                     disk ? &object : nullptr, &times),
                     /*from_disk=*/false);
       if (disk) disk->store(key, object);

@@ -70,26 +70,6 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-// The default is LLVM's O2, not O3: no workload ran faster at O3 (W1-W8 within the noise), and
-// O3 compiled larger graphs slower and sometimes into slower code (a 40-layer small-MLP graph:
-// 4.9 s and 44 us per call at O3, 3.8 s and 21.5 us at O2; W8's train step 200 -> 154 ms; see
-// docs/jit.md, "Compile times").
-int jit_opt_level() {
-  const char* e = std::getenv("AG_JIT_OPT");
-  if (!e || !*e) return 2;
-  const int level = std::atoi(e);
-  return level < 0 ? 0 : level > 3 ? 3 : level;
-}
-
-bool jit_rolled_loops(int64_t loop_nests) {
-  const char* e = std::getenv("AG_JIT_ROLL");
-  const std::string_view v = e ? e : "";
-  if (v.empty() || v == "auto") return loop_nests > kRolledLoopNests;
-  if (v == "1") return true;
-  if (v == "0") return false;
-  throw ValueError("AG_JIT_ROLL='" + std::string(v) + "': expected auto, 1 or 0");
-}
-
 // Whether the module took the short pipeline (optimize_module).
 bool optimize_at(llvm::Module& m, llvm::TargetMachine& tm, int level) {
   return level > 0 && optimize_module(m, tm, level);
@@ -98,9 +78,8 @@ bool optimize_at(llvm::Module& m, llvm::TargetMachine& tm, int level) {
 namespace {
 
 // The kernels that compile as a second module (module_split.h); none with AG_JIT_SPLIT=0.
-std::vector<std::string> kernels_apart(llvm::Module& m) {
-  const char* e = std::getenv("AG_JIT_SPLIT");
-  if (e && std::string_view(e) == "0") return {};
+std::vector<std::string> kernels_apart(llvm::Module& m, const JitConfig& config) {
+  if (!config.split_kernels) return {};
   return second_part_functions(m);
 }
 
@@ -126,9 +105,10 @@ struct InspectedParts {
   std::unique_ptr<llvm::LLVMContext> ctx;
   std::unique_ptr<llvm::Module> kernels;
 };
-InspectedParts optimize_for_inspection(llvm::Module& m, TargetMachinePool& machines, int level) {
+InspectedParts optimize_for_inspection(llvm::Module& m, TargetMachinePool& machines, const JitConfig& config) {
+  const int level = config.opt_level;
   InspectedParts parts{take(machines.take(level), "target machine"), nullptr, nullptr};
-  if (const std::vector<std::string> names = kernels_apart(m); !names.empty()) {
+  if (const std::vector<std::string> names = kernels_apart(m, config); !names.empty()) {
     const std::string bitcode = split_off(m, names);
     parts.ctx = std::make_unique<llvm::LLVMContext>();
     parts.kernels = second_part(*parts.ctx, bitcode, names);
@@ -189,8 +169,9 @@ struct Engine::Impl {
 
   // The module's objects: one, or two when its kernels compile apart (module_split.h), the
   // second on a pool thread when `parallel` and the pool has one.
-  std::vector<std::string> compile_objects(llvm::Module& mod, int level, bool parallel, CompileTimes& times) {
-    const std::vector<std::string> names = kernels_apart(mod);
+  std::vector<std::string> compile_objects(llvm::Module& mod, const JitConfig& config, bool parallel, CompileTimes& times) {
+    const int level = config.opt_level;
+    const std::vector<std::string> names = kernels_apart(mod, config);
     if (names.empty()) return {compile_part(mod, *machines, level, times.optimize_ms, times.codegen_ms, &times.short_pipeline)};
     const auto t0 = std::chrono::steady_clock::now();
     const std::string bitcode = split_off(mod, names);
@@ -349,7 +330,7 @@ Engine::~Engine() {
 const std::string& Engine::target_id() const { return impl_->target_id; }
 const std::string& Engine::cpu() const { return impl_->jtmb->getCPU(); }
 
-std::unique_ptr<CodeHandle> Engine::compile(const Program& program, const std::string& name, int level, bool parallel,
+std::unique_ptr<CodeHandle> Engine::compile(const Program& program, const std::string& name, bool parallel,
                                             std::string* object, CompileTimes* times) {
   Impl& m = *impl_;
   using Clock = std::chrono::steady_clock;
@@ -359,7 +340,7 @@ std::unique_ptr<CodeHandle> Engine::compile(const Program& program, const std::s
   llvm::LLVMContext ctx;
   std::unique_ptr<llvm::Module> mod = m.build(program, ctx, id);
   t.lower_ms = ms_since(t0);
-  const std::vector<std::string> objects = m.compile_objects(*mod, level, parallel, t);
+  const std::vector<std::string> objects = m.compile_objects(*mod, program.config, parallel, t);
   const auto t_link = Clock::now();
   const auto [jd, entry] = m.link(id, std::vector<std::string_view>(objects.begin(), objects.end()), "cannot link compiled code");
   t.link_ms = ms_since(t_link);
@@ -384,7 +365,7 @@ double Engine::warm_up() {
   auto begun = [&] { return impl_->counter.load() > 0; };
   if (begun()) return 0;
   const auto t0 = std::chrono::steady_clock::now();
-  const int level = jit_opt_level();
+  const int level = JitConfig::from_environment().opt_level;
   // On this thread and on a pool thread, the one that compiles the kernels of a split module:
   // each has LLVM's allocations of its own to warm.
   detail::parallel_for(2, 1, [&](int64_t, int64_t) {
@@ -397,11 +378,11 @@ double Engine::warm_up() {
   return ms_since(t0);
 }
 
-std::string Engine::ir(const Program& program, const std::string& name, int level, bool optimized) {
+std::string Engine::ir(const Program& program, const std::string& name, bool optimized) {
   llvm::LLVMContext ctx;
   std::unique_ptr<llvm::Module> mod = impl_->build(program, ctx, name);
   std::optional<InspectedParts> parts;
-  if (optimized) parts.emplace(optimize_for_inspection(*mod, *impl_->machines, level));
+  if (optimized) parts.emplace(optimize_for_inspection(*mod, *impl_->machines, program.config));
   std::string text;
   llvm::raw_string_ostream os(text);
   mod->print(os, nullptr);
@@ -412,30 +393,30 @@ std::string Engine::ir(const Program& program, const std::string& name, int leve
   return text;
 }
 
-std::string Engine::assembly(const Program& program, const std::string& name, int level) {
+std::string Engine::assembly(const Program& program, const std::string& name) {
   llvm::LLVMContext ctx;
   std::unique_ptr<llvm::Module> mod = impl_->build(program, ctx, name);
-  const InspectedParts parts = optimize_for_inspection(*mod, *impl_->machines, level);
+  const InspectedParts parts = optimize_for_inspection(*mod, *impl_->machines, program.config);
   std::string text = emit_assembly(*mod, *parts.lease.tm);
   if (parts.kernels) text += kKernelsHeader + emit_assembly(*parts.kernels, *parts.lease.tm);
   return text;
 }
 
-Executable::MappedText Engine::ir_by_node(const Program& program, const std::string& name, int level, bool optimized) {
+Executable::MappedText Engine::ir_by_node(const Program& program, const std::string& name, bool optimized) {
   llvm::LLVMContext ctx;
   std::unique_ptr<llvm::Module> mod = impl_->build(program, ctx, name, /*node_lines=*/true);
   std::optional<InspectedParts> parts;
-  if (optimized) parts.emplace(optimize_for_inspection(*mod, *impl_->machines, level));
+  if (optimized) parts.emplace(optimize_for_inspection(*mod, *impl_->machines, program.config));
   Executable::MappedText out = print_ir_by_node(*mod);
   if (parts && parts->kernels) append(out, print_ir_by_node(*parts->kernels));
   out.node_keys = plan_node_keys(program);
   return out;
 }
 
-Executable::MappedText Engine::assembly_by_node(const Program& program, const std::string& name, int level) {
+Executable::MappedText Engine::assembly_by_node(const Program& program, const std::string& name) {
   llvm::LLVMContext ctx;
   std::unique_ptr<llvm::Module> mod = impl_->build(program, ctx, name, /*node_lines=*/true);
-  const InspectedParts parts = optimize_for_inspection(*mod, *impl_->machines, level);
+  const InspectedParts parts = optimize_for_inspection(*mod, *impl_->machines, program.config);
   Executable::MappedText out = map_assembly_by_node(emit_assembly(*mod, *parts.lease.tm));
   if (parts.kernels) append(out, map_assembly_by_node(emit_assembly(*parts.kernels, *parts.lease.tm)));
   out.node_keys = plan_node_keys(program);

@@ -29,16 +29,6 @@ struct CompileTimes {
   bool short_pipeline = false;  // the module took the short pipeline (optimize_module)
 };
 
-// AG_JIT_OPT: the IR optimization level (0 = none and a fast instruction selector, 1-3 = LLVM's
-// O1-O3 pipelines; default 2). Part of the disk-cache key.
-int jit_opt_level();
-
-// Above this many loop nests (Program::loop_nests) a program's outer loops stay loops.
-constexpr int64_t kRolledLoopNests = 48;
-// AG_JIT_ROLL: whether a program of `loop_nests` loop nests gets Program::rolled_loops: "auto"
-// or unset (above kRolledLoopNests), "1" (always), "0" (never). Throws ValueError for another
-// value. The decision is part of the disk-cache key.
-bool jit_rolled_loops(int64_t loop_nests);
 
 // The machine code of one concrete function; destroying it removes the code from the JIT.
 class CodeHandle {
@@ -66,10 +56,10 @@ class Engine : public std::enable_shared_from_this<Engine> {
   const std::string& target_id() const;
   // The CPU the code is generated for (the host's name, or AG_JIT_CPU).
   const std::string& cpu() const;
-  // Lowers, optimizes (level 0-3) and compiles `program`; with `object`, also returns its disk-
+  // Lowers, optimizes (at program.config.opt_level) and compiles `program`; with `object`, also returns its disk-
   // cache entry (one object file, or a bundle of two: module_split.h). `parallel`: a module whose
   // kernels compile apart compiles them on a pool thread (else one after the other).
-  std::unique_ptr<CodeHandle> compile(const Program& program, const std::string& name, int level, bool parallel,
+  std::unique_ptr<CodeHandle> compile(const Program& program, const std::string& name, bool parallel,
                                       std::string* object, CompileTimes* times = nullptr);
   // Links a previously compiled disk-cache entry. Throws InternalError when it cannot be linked.
   std::unique_ptr<CodeHandle> load_object(std::string_view object, const std::string& name);
@@ -80,12 +70,12 @@ class Engine : public std::enable_shared_from_this<Engine> {
   double warm_up();
   static constexpr std::chrono::milliseconds kWarmUpDelay{5};
   // Inspection: the module as lowered / after optimization, and its assembly.
-  std::string ir(const Program& program, const std::string& name, int level, bool optimized);
-  std::string assembly(const Program& program, const std::string& name, int level);
+  std::string ir(const Program& program, const std::string& name, bool optimized);
+  std::string assembly(const Program& program, const std::string& name);
   // The same, from an inspection build: each line tagged with the top-level graph node whose
   // lowering emitted it (lower/node_lines.h); the HTML report links them to the graph.
-  Executable::MappedText ir_by_node(const Program& program, const std::string& name, int level, bool optimized);
-  Executable::MappedText assembly_by_node(const Program& program, const std::string& name, int level);
+  Executable::MappedText ir_by_node(const Program& program, const std::string& name, bool optimized);
+  Executable::MappedText assembly_by_node(const Program& program, const std::string& name);
 
   void remove(void* dylib);
   // JITDylibs holding a concrete function's code right now (tests: evicting a concrete function

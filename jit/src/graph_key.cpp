@@ -100,6 +100,8 @@ uint64_t hash_bytes(std::string_view bytes, uint64_t seed) {
 
 std::string CacheKey::hex() const { return fmt::format("{:016x}{:016x}", hi, lo); }
 
+std::string_view hashed_source_files() { return AG_JIT_HASHED_FILES; }
+
 CacheKey cache_key(const Graph& g, std::string_view target_id) {
   Writer w;
   w.str("agc-jit-object-v1");

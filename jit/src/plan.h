@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ag/graph/graph.h"
+#include "jit_config.h"
 
 namespace ag::jit {
 
@@ -87,6 +88,8 @@ struct Program {
   // Outer loops stay loops: LLVM may not unroll them, and row reductions accumulate in
   // registers (docs/jit.md, "Compile times"). Set by the backend from loop_nests.
   bool rolled_loops = false;
+  // The settings this program is compiled under (set by the backend).
+  JitConfig config;
 };
 
 // Plans `graph` and its sub-graphs (recursively, one ScopePlan per If/While instance).

@@ -14,8 +14,6 @@
 // on exactly that traffic, and two threads share the one memory bus.
 #include "emitter.h"
 
-#include "ag/detail/streaming_stores.h"
-
 #include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/TargetParser/Triple.h>
 
@@ -27,13 +25,6 @@ namespace {
 
 // Rows of at most this many blocks are emitted as straight code, without a block loop.
 constexpr int64_t kInlineBlocks = 4;
-
-// AG_JIT_VECTOR_LOOPS=0: every loop stays scalar, for LLVM's vectorizer (the reference the tests
-// compare against, bit for bit). Read per loop: a test may change it between compiles.
-bool vector_loops_enabled() {
-  const char* e = std::getenv("AG_JIT_VECTOR_LOOPS");
-  return !(e && std::string_view(e) == "0");
-}
 
 // Ops whose scalar_op form is the same IR on vectors (IRBuilder's operations and intrinsics
 // take vector operands; constants come from the operands' types). Not here: integer ops (their
@@ -152,7 +143,7 @@ bool Emitter::streaming_output(const LVal& out, const Walk& w, DType d, unsigned
   }
   const int64_t row = llvm::cast<llvm::ConstantInt>(w.dims.back())->getSExtValue();
   if (w.dims.size() > 1 && row % lanes != 0) return false;
-  return detail::past_nontemporal_threshold(elements * static_cast<int64_t>(dtype_size(d)));
+  return program().config.streams(elements * static_cast<int64_t>(dtype_size(d)));
 }
 
 // sfence: non-temporal stores are weakly ordered, and the pool's completion flag (a release
@@ -162,7 +153,7 @@ void Emitter::store_fence() { b_.CreateIntrinsic(llvm::Intrinsic::x86_sse_sfence
 bool Emitter::lower_elementwise_vector(Scope& s, uint32_t i, const LVal& out, const Walk& w) {
   const Node& n = s.graph().nodes[i];
   const DType d = out.dtype;
-  if (!vector_loops_enabled() || !is_floating(d) || w.dims.empty() || n.op == OpKind::FillLike) return false;
+  if (!program().config.vector_loops || !is_floating(d) || w.dims.empty() || n.op == OpKind::FillLike) return false;
   for (const auto& [leaf, strides] : w.strides)  // the inner dim read contiguously or broadcast
     if (!is_const(strides.back(), 0) && !is_const(strides.back(), 1)) return false;
   const unsigned lanes = static_cast<unsigned>(vector_bytes_ / static_cast<int64_t>(dtype_size(d)));

@@ -33,17 +33,19 @@ int64_t last_level_cache_bytes() {
   return cached;
 }
 
-bool past_nontemporal_threshold(int64_t bytes) {
+int64_t nontemporal_setting() {
   const char* name = "AG_NONTEMPORAL";
   const char* e = std::getenv(name);
   if (!e || !*e) e = std::getenv(name = "AG_JIT_NONTEMPORAL");  // its name until eager kernels streamed too
-  if (e && *e && std::string_view(e) != "auto") {
-    char* end = nullptr;
-    const long long bar = std::strtoll(e, &end, 10);
-    if (*end != '\0' || bar < 0)
-      throw ValueError(std::string(name) + "='" + e + "': expected auto, 0 or a size in bytes");
-    return bar > 0 && bytes >= bar;
-  }
+  if (!e || !*e || std::string_view(e) == "auto") return -1;
+  char* end = nullptr;
+  const long long bar = std::strtoll(e, &end, 10);
+  if (*end != '\0' || bar < 0) throw ValueError(std::string(name) + "='" + e + "': expected auto, 0 or a size in bytes");
+  return bar;
+}
+
+bool past_nontemporal_threshold(int64_t bytes, int64_t setting) {
+  if (setting >= 0) return setting > 0 && bytes >= setting;
   if (bytes < (int64_t{1} << 20)) return false;  // no last-level cache is that small
   return bytes >= last_level_cache_bytes() / 4 * 3;
 }

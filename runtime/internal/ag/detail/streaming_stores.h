@@ -12,12 +12,16 @@ namespace ag::detail {
 // one 32 MB L3 it answered 320 MB.
 int64_t last_level_cache_bytes();
 
-// Whether a result of `bytes` bytes is stored around the cache: AG_NONTEMPORAL (or its older
-// name AG_JIT_NONTEMPORAL; `auto`, the default: from 3/4 of the last-level cache, glibc
-// memcpy's bar for the same choice; `0`: never; a number: from that many bytes). Below 1 MB,
-// `auto` answers without reading sysfs. A bad value is a ValueError naming it. Read at every
-// call.
-bool past_nontemporal_threshold(int64_t bytes);
+// AG_NONTEMPORAL (or its older name AG_JIT_NONTEMPORAL): -1 for `auto` (the default: from 3/4
+// of the last-level cache, glibc memcpy's bar for the same choice), 0 for never, else the bar
+// in bytes. A bad value is a ValueError naming it. Read at every call.
+int64_t nontemporal_setting();
+
+// Whether a result of `bytes` bytes is stored around the cache under `setting`
+// (nontemporal_setting(); the JIT passes the one its compile read). Below 1 MB, `auto` answers
+// without reading sysfs.
+bool past_nontemporal_threshold(int64_t bytes, int64_t setting);
+inline bool past_nontemporal_threshold(int64_t bytes) { return past_nontemporal_threshold(bytes, nontemporal_setting()); }
 
 // Eager elementwise ops that wrote their result with streaming stores since the process
 // started (tests check that the streaming path ran).

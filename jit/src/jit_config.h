@@ -1,0 +1,43 @@
+// JitConfig: every setting that changes the code the JIT generates, read from the environment
+// once per compile. The lowering and the compile read this snapshot, never the environment, and
+// key() is part of the disk-cache key: an object compiled under other settings is never loaded.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace ag::jit {
+
+struct JitConfig {
+  // AG_JIT_OPT: the IR optimization level (0 = none and a fast instruction selector, 1-3 = LLVM's
+  // O1-O3 pipelines). The default is O2, not O3: no workload ran faster at O3, and O3 compiled
+  // larger graphs slower (docs/jit.md, "Compile times").
+  int opt_level = 2;
+  // AG_JIT_ROLL: "auto" (outer loops stay loops above kRolledLoopNests loop nests), "1", "0".
+  std::string roll = "auto";
+  // AG_JIT_VECTOR_LOOPS=0: every loop stays scalar, for LLVM's vectorizer (the reference the
+  // tests compare against, bit for bit).
+  bool vector_loops = true;
+  // AG_JIT_SPLIT=0: a module's kernels compile in the module, not as a second one.
+  bool split_kernels = true;
+  // AG_NONTEMPORAL (detail::nontemporal_setting): -1 auto, 0 never, else a size in bytes; with
+  // auto, the last-level cache size decides.
+  int64_t nontemporal = -1;
+  int64_t last_level_cache_bytes = 0;
+  // The eager kernels' instruction-set level: compiled code calls its GEMM.
+  std::string kernel_isa;
+
+  // The settings now; ValueError naming a variable with a bad value.
+  static JitConfig from_environment();
+  // Whether a program of `loop_nests` loop nests keeps its outer loops rolled.
+  bool rolled(int64_t loop_nests) const;
+  // Whether a result of `bytes` bytes is written with streaming stores.
+  bool streams(int64_t bytes) const;
+  // Every field, as the disk-cache key takes it.
+  std::string key() const;
+};
+
+// Above this many loop nests (Program::loop_nests) a program's outer loops stay loops (auto).
+constexpr int64_t kRolledLoopNests = 48;
+
+}  // namespace ag::jit
