@@ -41,9 +41,7 @@ bool SourceEmitter::changed(const StmtNode* n) {
     case NodeKind::Generated: c = true; break;
     default:
       c = n->staged || !n->stmt || !n->stop_flags.empty() || !n->break_flag.empty() || !n->continue_flag.empty();
-      for (const auto& child : n->children) c = changed(child.get()) || c;
-      for (const StmtNode* child : {n->then_branch.get(), n->else_branch.get(), n->init.get(), n->body.get()})
-        c = changed(child) || c;
+      for (const StmtNode* child : childrenOf(*n)) c = changed(child) || c;
       for (const clang::Expr* e : {n->cond, n->range})
         if (!c && e) c = printer.changes(e);
   }

@@ -24,8 +24,7 @@ std::set<std::string> flagsSetBy(const StmtNode* n, const Flags& flags) {
     std::set<std::string> s = flagsSetBy(c, flags);
     out.insert(s.begin(), s.end());
   };
-  for (const auto& c : n->children) add(c.get());
-  for (const StmtNode* c : {n->then_branch.get(), n->else_branch.get(), n->init.get(), n->body.get()}) add(c);
+  for (const StmtNode* c : childrenOf(*n)) add(c);
   if (isLoop(n->kind)) out.erase(n->break_flag), out.erase(n->continue_flag);
   if (!n->scoped_flag.empty()) out.erase(n->scoped_flag);
   return out;
@@ -43,8 +42,7 @@ class Guarder {
       cx_.diags.report(Diag::JumpOutOfSwitch, n->stmt->getBeginLoc(), {"construct"});
       return;
     }
-    for (auto& c : n->children) node(c.get());
-    for (StmtNode* c : {n->then_branch.get(), n->else_branch.get(), n->body.get()}) node(c);
+    for (StmtNode* c : childrenOf(*n)) node(c);
   }
 
  private:

@@ -86,6 +86,19 @@ inline StmtNodePtr makeGenerated(std::string text, unsigned line) {
   return n;
 }
 
+// The statements nested directly in `n`: its children, then its then and else branches, its init
+// statement and its body (those present). Every walk of the tree takes this one list, so a field
+// added to StmtNode is visited by all of them. (goto_statements.cpp walks `init` apart: it runs
+// outside a staged construct's lambdas.)
+inline std::vector<StmtNode*> childrenOf(const StmtNode& n) {
+  std::vector<StmtNode*> out;
+  out.reserve(n.children.size() + 4);
+  for (const auto& c : n.children) out.push_back(c.get());
+  for (StmtNode* c : {n.then_branch.get(), n.else_branch.get(), n.init.get(), n.body.get()})
+    if (c) out.push_back(c);
+  return out;
+}
+
 inline bool isLoop(NodeKind k) {
   return k == NodeKind::While || k == NodeKind::DoWhile || k == NodeKind::For || k == NodeKind::RangeFor;
 }

@@ -33,9 +33,7 @@ const char* constructName(NodeKind kind) {
 bool hasStaged(const StmtNode* n) {
   if (!n) return false;
   if (n->staged) return true;
-  for (const auto& c : n->children)
-    if (hasStaged(c.get())) return true;
-  for (const StmtNode* c : {n->then_branch.get(), n->else_branch.get(), n->init.get(), n->body.get()})
+  for (const StmtNode* c : childrenOf(*n))
     if (hasStaged(c)) return true;
   return false;
 }

@@ -219,8 +219,7 @@ Effects StateAnalysis::ofNode(const StmtNode* n) {
     }
     default: break;
   }
-  for (const auto& c : n->children) e.merge(ofNode(c.get()));
-  for (const StmtNode* c : {n->then_branch.get(), n->else_branch.get(), n->init.get(), n->body.get()}) e.merge(ofNode(c));
+  for (const StmtNode* c : childrenOf(*n)) e.merge(ofNode(c));
   for (const clang::Expr* x : {n->cond, n->inc, n->range})
     if (x) e.merge(ofStmt(x));
   if (n->loop_var) e.declared.insert(n->loop_var);

@@ -21,9 +21,7 @@ namespace {
 bool hasNativeReturn(const StmtNode* n) {
   if (!n) return false;
   if (n->kind == NodeKind::Jump && n->jump == JumpKind::Return) return true;
-  for (const auto& c : n->children)
-    if (hasNativeReturn(c.get())) return true;
-  for (const StmtNode* c : {n->then_branch.get(), n->else_branch.get(), n->init.get(), n->body.get()})
+  for (const StmtNode* c : childrenOf(*n))
     if (hasNativeReturn(c)) return true;
   return false;
 }
@@ -56,9 +54,7 @@ std::string uncarriable(StmtNode& loop, Context& cx, StateAnalysis& analysis, co
 void visit(Context& cx, StmtNode* n, const FunctionIr& ir, const Flags& flags, StateAnalysis& analysis,
            const Liveness& liveness) {
   if (!n) return;
-  for (auto& c : n->children) visit(cx, c.get(), ir, flags, analysis, liveness);
-  for (StmtNode* c : {n->then_branch.get(), n->else_branch.get(), n->init.get(), n->body.get()})
-    visit(cx, c, ir, flags, analysis, liveness);
+  for (StmtNode* c : childrenOf(*n)) visit(cx, c, ir, flags, analysis, liveness);
   const bool candidate = n->kind == NodeKind::While || n->kind == NodeKind::For || n->kind == NodeKind::DoWhile;
   if (!candidate || n->staged || !flags.loops.count(n) || n->stop_flags.empty()) return;
   if (n->kind == NodeKind::While && llvm::cast<clang::WhileStmt>(n->stmt)->getConditionVariable()) return;
