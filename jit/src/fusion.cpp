@@ -40,13 +40,6 @@ bool can_raise(const Node& n) {
   }
 }
 
-bool has_effects(const Node& n) {
-  if (op_info(n.op).stateful) return true;
-  for (const auto& sub : n.subgraphs)
-    if (has_side_effects(*sub)) return true;
-  return false;
-}
-
 // True when a value of shape `v` evaluated in a loop over `loop` would be computed more than
 // once per element (it broadcasts): a dim of `v` that is statically 1, or missing, against a
 // loop dim that is not statically 1.
@@ -116,7 +109,7 @@ std::vector<std::vector<uint32_t>> fuse_elementwise(const Graph& g, std::vector<
   for (ValueId r : g.results) is_result[r.node] = true;
   // Prefix count of side-effecting nodes, to ask "is there one between i and j".
   std::vector<uint32_t> effects_before(n + 1, 0);
-  for (uint32_t i = 0; i < n; ++i) effects_before[i + 1] = effects_before[i] + (has_effects(g.nodes[i]) ? 1 : 0);
+  for (uint32_t i = 0; i < n; ++i) effects_before[i + 1] = effects_before[i] + (has_side_effects(g.nodes[i]) ? 1 : 0);
 
   // Consumers come after their producers: deciding from the last node back, a value's consumer
   // already knows its group (root) and so the loop the value would be evaluated in.

@@ -1,12 +1,10 @@
 // The graph interpreter: executes nodes in order with the eager kernels. A value is released
 // after its last use, so buffers return to the allocator (and TensorArrays can be updated in
 // place) while the graph is still running.
-#include <atomic>
 #include <unordered_map>
 #include <fmt/format.h>
 
 #include "ag/backend.h"
-#include "ag/platform.h"
 #include "ag/detail/ops_internal.h"
 #include "ag/detail/tensor_buffer.h"
 
@@ -151,17 +149,6 @@ std::vector<Tensor> interpret(const Graph& graph, std::span<const Tensor> inputs
   std::vector<Tensor> out(graph.results.size());
   run_graph(graph, plans, inputs, out);
   return out;
-}
-
-namespace {
-std::atomic<CompilerBackend*> g_backend{nullptr};
-}
-void set_compiler_backend(CompilerBackend* backend) { g_backend.store(backend, std::memory_order_release); }
-CompilerBackend* compiler_backend() { return g_backend.load(std::memory_order_acquire); }
-bool jit_available() { return compiler_backend() != nullptr; }
-std::string jit_target_cpu() {
-  CompilerBackend* b = compiler_backend();
-  return b ? b->target_cpu() : std::string();
 }
 
 }  // namespace ag

@@ -42,5 +42,7 @@ Graph optimize(const Graph& g, const std::function<void(const char* pass, const 
 
 // True when running the graph has side effects (a stateful node, here or in a sub-graph).
 bool has_side_effects(const Graph& g);
+// True when running the node has side effects (it is stateful, or one of its sub-graphs has).
+bool has_side_effects(const Node& n);
 
 }  // namespace ag

@@ -4,12 +4,16 @@
 
 namespace ag {
 
+bool has_side_effects(const Node& n) {
+  if (op_info(n.op).stateful) return true;
+  for (const auto& sub : n.subgraphs)
+    if (has_side_effects(*sub)) return true;
+  return false;
+}
+
 bool has_side_effects(const Graph& g) {
-  for (const Node& n : g.nodes) {
-    if (op_info(n.op).stateful) return true;
-    for (const auto& sub : n.subgraphs)
-      if (has_side_effects(*sub)) return true;
-  }
+  for (const Node& n : g.nodes)
+    if (has_side_effects(n)) return true;
   return false;
 }
 

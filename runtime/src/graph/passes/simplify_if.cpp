@@ -121,13 +121,6 @@ Graph fold_flags(const Graph& g) {
   });
 }
 
-bool has_effects(const Node& n) {
-  if (op_info(n.op).stateful) return true;
-  for (const auto& sub : n.subgraphs)
-    if (has_side_effects(*sub)) return true;
-  return false;
-}
-
 // The value the predicate of If `second` has in branch `b` of If `first`, its partner: 1 or 0
 // when known (the same predicate, or a constant flag output of `first`), -1 when not.
 int known_predicate(const Node& first, const Node& second, uint32_t first_id, size_t b) {
@@ -158,7 +151,7 @@ std::map<uint32_t, uint32_t> merge_partners(const Graph& g) {
         }
         break;
       }
-      if (has_effects(n)) break;
+      if (has_side_effects(n)) break;
     }
   }
   return partners;
