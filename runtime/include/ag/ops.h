@@ -14,7 +14,7 @@ class Variable;
 using Loc = std::source_location;
 
 namespace detail {
-// A C++ scalar operand. It is "weak" (DESIGN "Dtypes of C++ values"): in an op with a tensor
+// A C++ scalar operand. It is "weak" (docs/eager.md, "Dtype rules"): in an op with a tensor
 // it takes the tensor's dtype.
 struct WeakScalar {
   enum Kind : uint8_t { Bool, Int, Float } kind = Int;
@@ -124,7 +124,7 @@ Tensor& operator^=(Tensor& a, Operand b);
 // one per `unary(fn)` row of ops.def.
 #define AG_API_custom(fn)
 #define AG_API_unary(fn) Tensor fn(const Tensor& x, Loc loc = Loc::current());
-#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Jit, Gradient, Api, ApiName) AG_API_##Api(ApiName)
+#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Gradient, Api, ApiName) AG_API_##Api(ApiName)
 #include "ag/graph/ops.def"
 #undef AG_API_custom
 #undef AG_API_unary

@@ -79,19 +79,8 @@ namespace {
 // elementwise ops keep the rank unknown, a reshape gives its new shape, shape_of a vector. The
 // others index dims by number (axes, permutations, slices) and need the rank.
 bool accepts_unknown_rank(OpKind op) {
-  switch (op_class(op)) {
-    case OpClass::Unary:
-    case OpClass::UnaryFloat:
-    case OpClass::UnaryBool:
-    case OpClass::Cast:
-    case OpClass::Binary:
-    case OpClass::Compare:
-    case OpClass::Logical:
-    case OpClass::Select: return true;
-    default:
-      return op == OpKind::FillLike || op == OpKind::Reshape || op == OpKind::ShapeOf || op == OpKind::EnsureShape ||
-             op == OpKind::Print || op == OpKind::Assert;
-  }
+  return is_elementwise(op) || op == OpKind::FillLike || op == OpKind::Reshape || op == OpKind::ShapeOf ||
+         op == OpKind::EnsureShape || op == OpKind::Print || op == OpKind::Assert;
 }
 
 TensorType infer_type_unknown_rank(OpKind op, std::span<const TensorType> in, const Attrs& attrs, SourceLoc loc) {
@@ -129,7 +118,7 @@ TensorType infer_type(OpKind op, std::span<const TensorType> in, const Attrs& at
     if (t.has_unknown_rank()) [[unlikely]]
       return infer_type_unknown_rank(op, in, attrs, loc);
   switch (op) {
-#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Jit, Gradient, Api, ApiName) \
+#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Gradient, Api, ApiName) \
   case OpKind::Name: return type_rule_##TypeRule(op, in, attrs, loc);
 #include "ag/graph/ops.def"
   }

@@ -26,20 +26,14 @@ enum class OpClass : uint8_t {
 };
 
 enum class OpKind : uint16_t {
-#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Jit, Gradient, Api, ApiName) Name,
+#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Gradient, Api, ApiName) Name,
 #include "ag/graph/ops.def"
 };
 
 inline constexpr int kNumOps = 0
-#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Jit, Gradient, Api, ApiName) +1
+#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Gradient, Api, ApiName) +1
 #include "ag/graph/ops.def"
     ;
-
-// How compiled code runs an op (ops.def's Jit column).
-enum class JitHandling : uint8_t {
-  Inline,  // lowered to LLVM IR
-  Helper,  // a call of a typed runtime helper (state, side effects, TensorArrays)
-};
 
 // One row of ops.def (see there for what each column means).
 struct OpInfo {
@@ -51,7 +45,6 @@ struct OpInfo {
   // other stateful ops. If/While count as stateful when a sub-graph has side effects
   // (has_side_effects, graph/passes/prune.cpp).
   bool stateful;
-  JitHandling jit;
   bool differentiable;  // a gradient flows through it (its Gradient rule is not `none`)
 };
 
