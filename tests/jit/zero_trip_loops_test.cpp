@@ -58,4 +58,39 @@ TEST(ZeroTripLoops, ARangeForAndAGuardedReadAndAGradient) {
   for (int n : {0, 3}) agtest::expect_three_way("gradient n=" + std::to_string(n), g, {}, ag::constant({1.0f, 2.0f}), Tensor(n));
 }
 
+// A value the first loop may not have set, carried into a second staged loop: the second loop's
+// use of it is a read (TensorFlow's assert guards the first loop's output wherever it goes), so
+// a zero-trip first loop raises there too, never carrying zeros on.
+Tensor carried_on(Tensor x, Tensor n, Tensor m) {
+  Tensor last, i = 0;
+  ag::while_stmt([&] { return i < n; },
+                 [&] {
+                   last = x[i];
+                   i += 1;
+                 },
+                 ag::state(last, i), {"last", "i"}, AG_SOURCE_LOC("carried_on.cpp", 3));
+  Tensor j = 0;
+  ag::while_stmt([&] { return j < m; },
+                 [&] {
+                   last = last + 1.f;
+                   j += 1;
+                 },
+                 ag::state(last, j), {"last", "j"}, AG_SOURCE_LOC("carried_on.cpp", 8));
+  return last;
+}
+
+TEST(ZeroTripLoops, AValueCarriedIntoALaterLoopIsCheckedThere) {
+  const Tensor x = ag::constant({1.5f, -2.0f, 4.0f});
+  for (auto [n, m] : {std::pair{1, 2}, std::pair{3, 0}, std::pair{2, 1}})
+    agtest::expect_three_way("n=" + std::to_string(n) + " m=" + std::to_string(m), carried_on, {}, x, Tensor(n), Tensor(m));
+  for (bool jit : {false, true}) {
+    auto f = ag::function(carried_on, {.jit_compile = jit});
+    for (int m : {0, 2})
+      agtest::expect_raises<ag::InvalidArgumentError>(f, {"'last' has no value", "while loop at carried_on.cpp:3", "ran zero times"},
+                                                      x, Tensor(0), Tensor(m));
+    EXPECT_FLOAT_EQ(carried_on(x, Tensor(2), Tensor(2)).item<float>(), f(x, Tensor(2), Tensor(2)).item<float>());
+    EXPECT_EQ(f.tracing_count(), 1);
+  }
+}
+
 }  // namespace

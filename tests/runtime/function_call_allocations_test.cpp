@@ -1,7 +1,8 @@
-// The cached-call path builds no std::vector, std::string or std::function (DESIGN: "no heap
-// allocation beyond the outputs"), with container arguments too. Counts calls of the global
-// operator new(size_t) on this thread while a window is open; tensor storage comes from the
-// runtime's own block caches (aligned operator new, not counted), which a warmed-up loop reuses.
+// The cached-call path builds no std::vector, std::string or std::function (docs/performance.md,
+// the cached call: no heap allocation beyond the outputs), with container arguments too. Counts
+// calls of the global operator new(size_t) on this thread while a window is open; tensor storage
+// comes from the runtime's own block caches (aligned operator new, not counted), which a
+// warmed-up loop reuses.
 #include <cstdlib>
 #include <new>
 

@@ -1,4 +1,4 @@
-// Dtype rules (DESIGN "Dtypes of C++ values"): C++ scalars are weak and take the tensor's
+// Dtype rules (docs/eager.md, "Dtype rules"): C++ scalars are weak and take the tensor's
 // dtype; a floating scalar with an integer tensor, and two tensors of different dtypes, are
 // TypeErrors naming the op and both dtypes and suggesting ag::cast.
 #include "test_util.h"

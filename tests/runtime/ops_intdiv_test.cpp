@@ -1,4 +1,4 @@
-// Integer division semantics (DESIGN "Integer / and %"): / and % truncate like C++, floordiv and
+// Integer division semantics (docs/eager.md, "Ops"): / and % truncate like C++, floordiv and
 // floormod floor, INT_MIN / -1 never traps, division by zero is an InvalidArgumentError.
 #include <limits>
 

@@ -65,7 +65,7 @@ constexpr bool is_floating(DType d) { return d == DType::Float32 || d == DType::
 constexpr bool is_integer(DType d) { return d == DType::Int32 || d == DType::Int64; }
 constexpr bool is_numeric(DType d) { return is_floating(d) || is_integer(d); }
 
-// C++ type -> DType, following DESIGN "Dtypes of C++ values".
+// C++ type -> DType, following docs/eager.md, "Dtype rules".
 template <class T>
 constexpr DType dtype_of() {
   using U = std::remove_cvref_t<T>;

@@ -1,4 +1,4 @@
-// The error hierarchy (DESIGN "Errors") and source locations carried by graph nodes.
+// The error hierarchy (docs/api.md, "Errors") and source locations carried by graph nodes.
 #pragma once
 
 #include <cstdint>
@@ -53,7 +53,7 @@ class ResourceExhaustedError : public Error {
  public:
   using Error::Error;
 };
-// A staging rule is broken (DESIGN "Decisions"), or control flow on a symbolic tensor was not
+// A staging rule is broken (docs/guide.md, "The staging rules"), or control flow on a symbolic tensor was not
 // converted by ag-rewrite.
 class ConversionError : public Error {
  public:

@@ -240,7 +240,7 @@ void ConcreteCore::check_call(std::span<const ArgView> args) const {
   for (size_t i = 0; i < args.size(); ++i) {
     const ArgSig& s = signature_.args[i];
     const ArgView& a = args[i];
-    // Built only on the error paths: a successful check builds no strings (DESIGN "hot path").
+    // Built only on the error paths: a successful check builds no strings (docs/performance.md, the cached call).
     // elem >= 0: an element of a container ("argument 1 'ws'[2]").
     auto label = [&](int64_t elem = -1) {
       const std::string at = elem < 0 ? std::string() : fmt::format("[{}]", elem);

@@ -109,7 +109,7 @@ void staged_if(const Tensor& cond_in, FnRef<void()> then_fn, FnRef<void()> else_
     const Tensor& e2 = else_b.finals[i];
     if (!t2.has_value() || !e2.has_value()) {
       if (!t_def && !e_def) continue;
-      // DESIGN "Staged if rule": no value before the if and set in only one branch. It keeps
+      // docs/guide.md, "The staging rules": no value before the if and set in only one branch. It keeps
       // the type that branch gave it, so that a loop around the if can carry it.
       const std::string name = describe_var(vars[i]);
       const TensorType type = t_def ? value_type(*then_b.frame, t2, loc) : value_type(*else_b.frame, e2, loc);

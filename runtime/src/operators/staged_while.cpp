@@ -160,7 +160,7 @@ void staged_while_impl(FnRef<Tensor()> cond_fn, FnRef<void()> body_fn, std::span
   TraceFrame* outer = current_frame();
 
   // A user's variable with no value before the loop has none after it when the loop runs zero
-  // times (DESIGN, 2026-11-28): the loop carries a flag that its body sets, and reading the
+  // times (docs/guide.md, "Variables first given a value inside a loop"): the loop carries a flag that its body sets, and reading the
   // variable after the loop asserts it (frame.cpp). Generated variables (a `return` inside the
   // loop) are read only where the rewriter's flags say they were set.
   std::vector<size_t> defined_here;
@@ -187,7 +187,7 @@ void staged_while_impl(FnRef<Tensor()> cond_fn, FnRef<void()> body_fn, std::span
     return;
   }
 
-  // Variables with no value before the loop (DESIGN: AutoGraph's _try_handling_undefineds):
+  // Variables with no value before the loop (AutoGraph's _try_handling_undefineds; docs/guide.md, "The staging rules"):
   // they start at zeros of the type one iteration gives them. After a zero-trip loop a user's
   // variable is never read as those zeros: the flagged loop above asserts before each read.
   bool any_undefined = false;

@@ -41,7 +41,7 @@ class FnRef<R(A...)> {
 enum class StateKind : uint8_t { Tensor, TensorArray, TensorInVector, VectorLength, Other };
 
 // One variable a staged construct may modify: a reference plus its name for messages.
-// A name starting with "::" is a global (DESIGN "State": globals may not change). The elements
+// A name starting with "::" is a global (docs/guide.md, "The staging rules": globals may not change). The elements
 // of a std::array or std::vector of tensors are one StateVar each (AutoGraph's composite
 // names: `arr[0]`, `arr[1]`).
 struct StateVar {

@@ -43,7 +43,7 @@ int64_t known_rank(const Tensor& t, OpKind op, SourceLoc loc);
 
 struct WeakScalar;  // ag/ops.h
 // A weak C++ scalar as a scalar tensor of `target`, the dtype of what it is combined with
-// (DESIGN "Dtypes of C++ values"): TypeError when its kind cannot take that dtype (a floating
+// (docs/eager.md, "Dtype rules"): TypeError when its kind cannot take that dtype (a floating
 // value for an integer tensor, a bool for a number or a number for a bool), ValueError when
 // an integer does not fit int32.
 Tensor weak_scalar_as(const WeakScalar& w, DType target, OpKind op, SourceLoc loc);
