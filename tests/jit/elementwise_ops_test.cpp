@@ -19,7 +19,8 @@ auto float_unary = [](ag::Tensor x) {
   return std::tuple{ag::sqrt(x), ag::floor(x), ag::ceil(x), ag::round(x), ag::exp(x), ag::log(x)};
 };
 auto transcendental = [](ag::Tensor x) {
-  return std::tuple{ag::exp(x), ag::tanh(x), ag::sigmoid(x), ag::softplus(x), ag::sin(x), ag::cos(x), ag::log(ag::abs(x) + 0.5)};
+  return std::tuple{ag::exp(x),  ag::tanh(x), ag::sigmoid(x), ag::softplus(x),
+                    ag::sin(x),  ag::cos(x),  ag::erf(x),     ag::log(ag::abs(x) + 0.5)};
 };
 
 TEST(JitElementwise, UnaryOps) {

@@ -76,7 +76,7 @@ TEST(GradientCheck, UnaryOps) {
   const std::vector<std::pair<const char*, Tensor (*)(const Tensor&, ag::Loc)>> any_sign = {
       {"neg", ag::neg},       {"abs", ag::abs},   {"square", ag::square},   {"relu", ag::relu},
       {"exp", ag::exp},       {"tanh", ag::tanh}, {"sigmoid", ag::sigmoid}, {"softplus", ag::softplus},
-      {"sin", ag::sin},       {"cos", ag::cos},   {"identity", ag::identity}};
+      {"sin", ag::sin},       {"cos", ag::cos},   {"erf", ag::erf},         {"identity", ag::identity}};
   for (const ag::Shape& shape : {ag::Shape{}, ag::Shape{5}, ag::Shape{2, 3}, ag::Shape{0, 3}})
     for (const auto& [name, op] : any_sign) check_gradient(std::string(name) + " " + shape.str(), unary(op), {sample(shape, 1)});
   for (const auto& [name, op] : std::vector<std::pair<const char*, Tensor (*)(const Tensor&, ag::Loc)>>{

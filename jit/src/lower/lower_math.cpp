@@ -1,5 +1,5 @@
 // Transcendental functions. They are emitted as LLVM math intrinsics (exp, log, sin, cos, pow) or
-// calls to libm's tanh marked as not touching memory, so the loop vectorizer can replace them with
+// calls to libm's tanh and erf marked as not touching memory, so the loop vectorizer can replace them with
 // glibc's libmvec variants (see optimizer.cpp for the vector-library table); float32 tanh is a
 // rational approximation in IR.
 #include "emitter.h"
@@ -36,21 +36,27 @@ llvm::Value* Emitter::math_call(OpKind op, DType d, llvm::Value* x) {
       llvm::Value* positive = b_.CreateIntrinsic(llvm::Intrinsic::maxnum, {t}, {x, llvm::ConstantFP::get(t, 0.0)});
       return b_.CreateFAdd(positive, log1p);
     }
-    case OpKind::Tanh: {
+    case OpKind::Tanh:
       if (d == DType::Float32) return tanh_f32(x);
-      const char* name = d == DType::Float32 ? "tanhf" : "tanh";
-      llvm::FunctionCallee f = b_.GetInsertBlock()->getModule()->getOrInsertFunction(name, llvm::FunctionType::get(t, {t}, false));
-      auto* fn = llvm::cast<llvm::Function>(f.getCallee());
-      fn->setDoesNotAccessMemory();
-      fn->setDoesNotThrow();
-      fn->setWillReturn();
-      llvm::CallInst* call = b_.CreateCall(f, {x});
-      call->setDoesNotAccessMemory();
-      return call;
-    }
+      return libm_call("tanh", x);
+    case OpKind::Erf: return libm_call(d == DType::Float32 ? "erff" : "erf", x);
     default: break;
   }
   throw InternalError("jit: math_call on " + std::string(op_name(op)));
+}
+
+// A call of libm's `name` (the eager kernel's function), marked as not touching memory so that
+// LLVM may hoist, merge or vectorize it.
+llvm::Value* Emitter::libm_call(const char* name, llvm::Value* x) {
+  llvm::Type* t = x->getType();
+  llvm::FunctionCallee f = b_.GetInsertBlock()->getModule()->getOrInsertFunction(name, llvm::FunctionType::get(t, {t}, false));
+  auto* fn = llvm::cast<llvm::Function>(f.getCallee());
+  fn->setDoesNotAccessMemory();
+  fn->setDoesNotThrow();
+  fn->setWillReturn();
+  llvm::CallInst* call = b_.CreateCall(f, {x});
+  call->setDoesNotAccessMemory();
+  return call;
 }
 
 // tanh for float32 as the 13/6 rational approximation Eigen uses (generic_fast_tanh_float, FMA

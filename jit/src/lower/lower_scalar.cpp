@@ -63,7 +63,8 @@ llvm::Value* Emitter::scalar_op(const Node& n, int32_t id, DType in, const std::
     case OpKind::Sigmoid:
     case OpKind::Softplus:
     case OpKind::Sin:
-    case OpKind::Cos: return math_call(n.op, in, a[0]);
+    case OpKind::Cos:
+    case OpKind::Erf: return math_call(n.op, in, a[0]);
     case OpKind::Sqrt: return intrinsic(llvm::Intrinsic::sqrt, {a[0]});
     case OpKind::Floor: return intrinsic(llvm::Intrinsic::floor, {a[0]});
     case OpKind::Ceil: return intrinsic(llvm::Intrinsic::ceil, {a[0]});

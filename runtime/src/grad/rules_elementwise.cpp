@@ -57,6 +57,11 @@ std::vector<Tensor> grad_sigmoid(const GradContext& c) { return {dy(c) * (y0(c) 
 std::vector<Tensor> grad_softplus(const GradContext& c) { return {dy(c) * sigmoid(x0(c))}; }
 std::vector<Tensor> grad_sin(const GradContext& c) { return {dy(c) * cos(x0(c))}; }
 std::vector<Tensor> grad_cos(const GradContext& c) { return {-(dy(c) * sin(x0(c)))}; }
+// d erf(x) / dx = 2 / sqrt(pi) * exp(-x^2)
+std::vector<Tensor> grad_erf(const GradContext& c) {
+  const Tensor x = x0(c);
+  return {dy(c) * (exp(-(x * x)) * 1.1283791670955126)};
+}
 
 std::vector<Tensor> grad_cast(const GradContext& c) {
   if (!is_floating(x0(c).dtype())) return {Tensor()};  // from an integer or bool: none

@@ -110,6 +110,9 @@ void unary_float(OpKind op, const T* x, T* y, int64_t n) {
     case OpKind::Softplus: softplus_into(x, y, n); break;
     case OpKind::Sin: b = a.sin(); break;
     case OpKind::Cos: b = a.cos(); break;
+    case OpKind::Erf:  // libm's, as compiled code calls it: the same values bit for bit
+      for (int64_t i = 0; i < n; ++i) y[i] = std::erf(x[i]);
+      break;
     case OpKind::Floor: b = a.floor(); break;
     case OpKind::Ceil: b = a.ceil(); break;
     case OpKind::Round: b = a.rint(); break;  // half to even
