@@ -133,6 +133,31 @@ TEST(Tracing, AFunctionThatCreatesVariablesIsTracedTwiceOnItsFirstCall) {
   EXPECT_EQ(plain_runs, 1);
 }
 
+// After evict() the next call traces again, once: the Variable the first call made is the one
+// read (TensorFlow has no evict; its retraces likewise create no Variable).
+TEST(Tracing, AVariableMadeOnFirstUseSurvivesEvict) {
+  int runs = 0;
+  std::optional<ag::Variable> v;
+  auto f = ag::function(
+      [&](Tensor x) {
+        ++runs;
+        if (!v) v.emplace(Tensor(1.f));
+        v->assign_add(x);
+        return v->value();
+      },
+      {.jit_compile = false, .name = "f"});
+  EXPECT_EQ(f(Tensor(2.f)).item<float>(), 3.f);
+  f.evict();
+  EXPECT_EQ(f.tracing_count(), 0);
+  EXPECT_EQ(f(Tensor(2.f)).item<float>(), 5.f);
+  EXPECT_EQ(runs, 3) << "two traces on the first call, one after evict";
+  EXPECT_EQ(f.tracing_count(), 1);
+  // A Variable created anew after evict (the optional reset) is a later trace's: an error.
+  v.reset();
+  f.evict();
+  expect_error<ag::ValueError>([&] { f(Tensor(1.f)); }, {"'f'", "Variable", "first trace"});
+}
+
 TEST(Tracing, CreatingAVariableOnALaterTraceIsAValueError) {
   auto f = ag::function(
       [](Tensor x) {
