@@ -110,17 +110,22 @@ TEST(Tracing, CreatingAVariableOnEveryTraceIsAValueErrorOnTheFirstCall) {
   EXPECT_EQ(f.tracing_count(), 0);
 }
 
-TEST(Tracing, AFunctionThatCreatesVariablesIsTracedTwiceOnItsFirstCall) {
-  int runs = 0;
-  std::optional<ag::Variable> v;
-  auto f = ag::function(
+// A Function that creates its Variable on first use (the TensorFlow idiom) and counts its traces.
+auto creating_on_first_use(int& runs, std::optional<ag::Variable>& v) {
+  return ag::function(
       [&](Tensor x) {
         ++runs;
         if (!v) v.emplace(Tensor(1.f));
         v->assign_add(x);
         return v->value();
       },
-      {.jit_compile = false});
+      {.jit_compile = false, .name = "f"});
+}
+
+TEST(Tracing, AFunctionThatCreatesVariablesIsTracedTwiceOnItsFirstCall) {
+  int runs = 0;
+  std::optional<ag::Variable> v;
+  auto f = creating_on_first_use(runs, v);
   EXPECT_EQ(f(Tensor(2.f)).item<float>(), 3.f);  // the kept graph reads the Variable the first trace made
   EXPECT_EQ(runs, 2);
   EXPECT_EQ(f(Tensor(2.f)).item<float>(), 5.f);
@@ -138,14 +143,7 @@ TEST(Tracing, AFunctionThatCreatesVariablesIsTracedTwiceOnItsFirstCall) {
 TEST(Tracing, AVariableMadeOnFirstUseSurvivesEvict) {
   int runs = 0;
   std::optional<ag::Variable> v;
-  auto f = ag::function(
-      [&](Tensor x) {
-        ++runs;
-        if (!v) v.emplace(Tensor(1.f));
-        v->assign_add(x);
-        return v->value();
-      },
-      {.jit_compile = false, .name = "f"});
+  auto f = creating_on_first_use(runs, v);
   EXPECT_EQ(f(Tensor(2.f)).item<float>(), 3.f);
   f.evict();
   EXPECT_EQ(f.tracing_count(), 0);
