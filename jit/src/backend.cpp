@@ -14,7 +14,6 @@
 #include "ag/detail/out_of_memory.h"
 #include "ag/detail/parked_tensor.h"
 #include "ag/detail/parallel.h"
-#include "ag/detail/streaming_stores.h"
 #include "call_state.h"
 #include "disk_cache.h"
 #include "engine.h"

@@ -17,9 +17,6 @@
 #include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/TargetParser/Triple.h>
 
-#include <cstdlib>
-#include <string_view>
-
 namespace ag::jit {
 namespace {
 
