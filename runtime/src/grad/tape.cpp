@@ -76,6 +76,32 @@ bool TapeState::watches(const VariableState* v) const {
   return std::any_of(watched_variables.begin(), watched_variables.end(), [&](const auto& w) { return w.get() == v; });
 }
 
+void tape_rollback(TraceFrame* frame, uint32_t first_dropped) {
+  auto dropped = [&](const Tensor& t) {
+    const TensorImpl* impl = t.has_value() ? t.impl() : nullptr;
+    return impl && impl->kind == ImplKind::Symbolic && impl->frame && impl->frame->frame == frame &&
+           impl->node >= first_dropped;
+  };
+  for (TapeState* tape : TapeState::live()) {
+    if (tape->frame != frame) continue;
+    // What a tape records in its frame is appended in program order: the dropped ops are last.
+    while (!tape->entries.empty()) {
+      const std::span<const Tensor> outputs = tape->entries.back().outputs();
+      if (!std::any_of(outputs.begin(), outputs.end(), dropped)) break;
+      tape->entries.pop_back();
+    }
+    std::erase_if(tape->reads, [&](const TapeState::Read& r) { return dropped(r.value); });
+    KeySet kept;
+    tape->followed.for_each([&](const TapeKey& k) {
+      // (A symbolic tensor's key is its frame's token and node; a concrete one's, its TensorImpl.)
+      const bool symbolic = k.index != ~uint64_t{0};
+      if (!(symbolic && static_cast<const FrameToken*>(k.base)->frame == frame && (k.index >> 32) >= first_dropped))
+        kept.insert(k);
+    });
+    tape->followed = std::move(kept);
+  }
+}
+
 void TapeState::reset() {
   entries.clear();
   followed = KeySet();

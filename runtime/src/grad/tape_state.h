@@ -44,6 +44,11 @@ class KeySet {
       if (slots_[i] == k) return true;
     }
   }
+  template <class F>
+  void for_each(F&& f) const {
+    for (const TapeKey& k : slots_)
+      if (k.base) f(k);
+  }
   void insert(const TapeKey& k) {
     if (2 * (size_ + 1) > slots_.size()) grow();
     for (size_t i = index(k);; i = (i + 1) & (slots_.size() - 1)) {

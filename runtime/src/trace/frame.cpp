@@ -162,6 +162,11 @@ void TraceFrame::rollback(const Checkpoint& cp) {
     for (auto it = f->consts_.begin(); it != f->consts_.end();)
       it = it->second.node >= e.nodes ? f->consts_.erase(it) : std::next(it);
     f->asserted_.clear();  // (an assert emitted since may be gone: asserting again is harmless)
+    for (auto it = f->lifted_.begin(); it != f->lifted_.end();) {
+      const TensorImpl* v = it->second.second.impl();
+      it = v->kind == ImplKind::Symbolic && v->node >= e.nodes ? f->lifted_.erase(it) : std::next(it);
+    }
+    if (tapes_alive()) tape_rollback(f, static_cast<uint32_t>(e.nodes));
   }
 }
 

@@ -56,6 +56,12 @@ class TraceFrame;
 // gradient a construct built there gives `inner` (an input of its node) reaches `outer`.
 void tape_note_capture(TraceFrame* frame, const Tensor& outer, const Tensor& inner);
 
+// Frame `frame` dropped its nodes from `first_dropped` on (TraceFrame::rollback: a loop
+// condition's probe, a loop traced again): every tape recording there forgets what it recorded
+// of them. Their ids are reused by the nodes traced next, and a tape that kept following them
+// would take those for the dropped ones (a gradient through the probe of a condition).
+void tape_rollback(TraceFrame* frame, uint32_t first_dropped);
+
 // A fresh identity for a concrete tensor (same buffer): an eager TensorArray write, done in
 // place, gives the array a new handle so that the tape tells the array before and after apart.
 Tensor tape_alias(const Tensor& t);
