@@ -26,20 +26,6 @@ bool consumes_elementwise(const Node& n, uint32_t input) {
 
 bool is_fill(OpKind op) { return op == OpKind::Fill || op == OpKind::FillLike; }
 
-// Integer ops that raise on bad data: moving them past a side effect would reorder the error
-// and the side effect.
-bool can_raise(const Node& n) {
-  const bool int_result = !n.outputs.empty() && is_integer(n.outputs[0].dtype);
-  switch (n.op) {
-    case OpKind::Div:
-    case OpKind::Mod:
-    case OpKind::FloorDiv:
-    case OpKind::FloorMod:
-    case OpKind::Pow: return int_result;
-    default: return false;
-  }
-}
-
 // True when a value of shape `v` evaluated in a loop over `loop` would be computed more than
 // once per element (it broadcasts): a dim of `v` that is statically 1, or missing, against a
 // loop dim that is not statically 1.
@@ -128,7 +114,9 @@ std::vector<std::vector<uint32_t>> fuse_elementwise(const Graph& g, std::vector<
     if (vp.storage != ValueStorage::Arena && vp.storage != ValueStorage::Owned) continue;
     if (consumers[i].empty()) continue;
     if (consumers[i].size() > 1 && !is_fill(p.op)) continue;
-    if (can_raise(p)) {
+    // An op that raises on bad data (integer division by zero): moving it past a side effect
+    // would reorder the error and the side effect. (Dims are checked before the loop runs.)
+    if (may_raise_on_values(p)) {
       const uint32_t last = *std::max_element(consumers[i].begin(), consumers[i].end());
       if (effects_before[last] != effects_before[i + 1]) continue;
     }

@@ -1,7 +1,7 @@
 # A small lit: runs the `// RUN:` lines of one test file with bash (pipefail), each of which must succeed.
 # Substitutions: %s (the test file), %t (a temporary path for it), %flags (compiler flags
 # that find agc's headers), %cxx (clang++-19), %gxx (g++), and the tools ag-rewrite, ag-emit,
-# FileCheck and not.
+# ag-opt, FileCheck and not.
 #   cmake -DTEST_FILE=... -DTEMP_DIR=... -DAG_REWRITE=... -DFILECHECK=... -DNOT=... \
 #         -DFLAGS=... -DCXX=... -DGXX=... -P run_lit_test.cmake
 file(STRINGS "${TEST_FILE}" run_lines REGEX "^// RUN: ")
@@ -20,6 +20,9 @@ foreach(line IN LISTS run_lines)
   string(REGEX REPLACE "(^|[|;&] *|not +)ag-rewrite " "\\1${AG_REWRITE} " cmd "${cmd}")
   if(AG_EMIT)
     string(REGEX REPLACE "(^|[|;&] *|not +|[A-Z_]+=[^ ]+ +)ag-emit " "\\1${AG_EMIT} " cmd "${cmd}")
+  endif()
+  if(AG_OPT)
+    string(REGEX REPLACE "(^|[|;&] *|not +|[A-Z_]+=[^ ]+ +)ag-opt " "\\1${AG_OPT} " cmd "${cmd}")
   endif()
   string(REGEX REPLACE "(^|[|;&] *)not " "\\1${NOT} " cmd "${cmd}")
   string(REGEX REPLACE "\\| *FileCheck " "| ${FILECHECK} " cmd "${cmd}")

@@ -119,7 +119,7 @@ TEST(ReportHtml, EverySectionOneGraphPerSignatureAndTheNodeCount) {
     const size_t nodes = ag::detail::report::count_graph_nodes(concretes[k].graph());
     EXPECT_EQ(count(s, "class=\"node ag-node\""), nodes) << "signature " << k;
     EXPECT_EQ(count(s, "class=\"ag-row\""), nodes) << "signature " << k;
-    EXPECT_EQ(count(s, "<details class=\"stage\""), 8u);  // traced + the seven passes
+    EXPECT_EQ(count(s, "<details class=\"stage\""), 10u);  // traced + the nine passes
   }
   // The stats and the reasons of both traces.
   EXPECT_NE(html.find("<td>2</td><td>0</td><td>1</td>"), std::string::npos);  // traces, compiles, memory hits

@@ -146,7 +146,7 @@ TEST(StagedFor, UntypedTensorArrayInAStagedLoop) {
   const std::string text = running_sums.get_concrete_function().graph_text();
   EXPECT_NE(text.find("list<f32[*]>"), std::string::npos) << text;
   EXPECT_NE(text.find("While"), std::string::npos) << text;
-  EXPECT_TRUE(std::regex_search(text, std::regex(R"(ListStack\(%\d+#1\) : f32\[\?,2,4\])"))) << text;
+  EXPECT_TRUE(std::regex_search(text, std::regex(R"(ListStack\(%\d+#1\) \{shape=\[2,4\]\} : f32\[\?,2,4\])"))) << text;
 }
 
 TEST(StagedFor, ReadingAnUntypedTensorArrayWhileTracingIsAnError) {

@@ -13,6 +13,7 @@
 #include "ag/optimizers.h"
 #include "ag/memory.h"
 #include "ag/graph/graph.h"
+#include "ag/graph/parser.h"
 #include "ag/graph/printer.h"
 #include "ag/operators/control_flow.h"
 #include "ag/operators/functional.h"

@@ -124,7 +124,7 @@ Tensor& operator^=(Tensor& a, Operand b);
 // one per `unary(fn)` row of ops.def.
 #define AG_API_custom(fn)
 #define AG_API_unary(fn) Tensor fn(const Tensor& x, Loc loc = Loc::current());
-#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Gradient, Api, ApiName) AG_API_##Api(ApiName)
+#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Raises, Gradient, Api, ApiName) AG_API_##Api(ApiName)
 #include "ag/graph/ops.def"
 #undef AG_API_custom
 #undef AG_API_unary

@@ -31,6 +31,8 @@ void print_impl(std::vector<PrintArg> args);
 // The tf.print text of a tensor's values: [1 2 3], [[1 2] [3 4]], a scalar as 5; dims longer
 // than 6 elided to their first and last 3 elements with "...".
 std::string format_values(const Tensor& t);
+// The same text with every element, none elided (graph text that is read back: parser.h).
+std::string format_all_values(const Tensor& t);
 }  // namespace detail
 
 // Prints its arguments separated by one space, ending with a newline. While tracing, the print

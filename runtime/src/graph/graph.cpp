@@ -23,6 +23,28 @@ ValueId Graph::add_param(TensorType type, SourceLoc loc) {
   return v;
 }
 
+bool may_raise_on_values(const Node& n) {
+  switch (op_info(n.op).raises) {
+    case RaiseKind::never:
+    case RaiseKind::dims: return false;
+    case RaiseKind::values: return true;
+    case RaiseKind::int_values: return !n.outputs.empty() && is_integer(n.outputs[0].dtype);
+  }
+  return true;
+}
+
+bool may_raise(const Graph& g, const Node& n) {
+  if (may_raise_on_values(n)) return true;
+  if (op_info(n.op).raises == RaiseKind::never) return false;
+  for (ValueId v : n.inputs) {
+    const TensorType& t = g.type(v);
+    if (t.rank_unknown) return true;
+    for (int64_t d : t.shape)
+      if (d < 0) return true;
+  }
+  return false;
+}
+
 std::string first_unknown_rank_value(const Graph& g) {
   for (size_t id = 0; id < g.nodes.size(); ++id) {
     const Node& n = g.nodes[id];

@@ -3,8 +3,10 @@
 
 #include <fmt/format.h>
 
+#include <cstring>
 #include <map>
 
+#include "ag/detail/tensor_list.h"
 #include "ag/detail/variable_state.h"
 #include "ag/print.h"
 
@@ -53,9 +55,16 @@ std::string results_text(const Graph& g) {
   return s;
 }
 
-void print_graph(const Graph& g, int indent, const GraphNotes* notes, std::string& out);
+// How one text is printed: with a backend's notes, constants short or in full.
+struct TextStyle {
+  const GraphNotes* notes = nullptr;
+  ConstantText constants = ConstantText::Short;
+};
 
-void print_node(const Graph& g, uint32_t id, int indent, const GraphNotes* notes, std::string& out) {
+void print_graph(const Graph& g, int indent, const TextStyle& style, std::string& out);
+
+void print_node(const Graph& g, uint32_t id, int indent, const TextStyle& style, std::string& out) {
+  const GraphNotes* notes = style.notes;
   const Node& n = g.nodes[id];
   if (n.op == OpKind::Placeholder) return;
   const std::string pad(indent, ' ');
@@ -65,7 +74,7 @@ void print_node(const Graph& g, uint32_t id, int indent, const GraphNotes* notes
   line += std::string(op_name(n.op)) + "(";
   for (size_t i = 0; i < n.inputs.size(); ++i) line += (i ? ", " : "") + value_name(g, n.inputs[i]);
   line += ")";
-  const std::string attrs = attrs_to_text(n);
+  const std::string attrs = attrs_to_text(n, style.constants);
   if (!attrs.empty()) line += " " + attrs;
   if (!n.outputs.empty()) line += " : " + types_text(n);
   if (notes && notes->text)
@@ -75,35 +84,70 @@ void print_node(const Graph& g, uint32_t id, int indent, const GraphNotes* notes
   for (size_t i = 0; i < n.subgraphs.size(); ++i) {
     const Graph& sub = *n.subgraphs[i];
     out += fmt::format("{}  {} ({}) -> ({}) {{\n", pad, subgraph_name(n.op, i), params_text(sub), results_text(sub));
-    print_graph(sub, indent + 4, notes, out);
+    print_graph(sub, indent + 4, style, out);
     out += pad + "  }\n";
   }
 }
 
-void print_graph(const Graph& g, int indent, const GraphNotes* notes, std::string& out) {
-  for (uint32_t i = 0; i < g.nodes.size(); ++i) print_node(g, i, indent, notes, out);
+void print_graph(const Graph& g, int indent, const TextStyle& style, std::string& out) {
+  for (uint32_t i = 0; i < g.nodes.size(); ++i) print_node(g, i, indent, style, out);
   std::string ret = std::string(indent, ' ') + "return";
   for (size_t i = 0; i < g.results.size(); ++i) ret += (i ? ", " : " ") + value_name(g, g.results[i]);
   out += ret + "\n";
 }
 
-std::string short_value(const Tensor& t) {
-  std::string v = detail::format_values(t);
+// A TensorArray constant in full: its flags and size, and its elements when they share a known
+// shape ("tensor_array(size=2, dynamic_size=1, infer_shape=1, element_shape=[3], values=[...])").
+std::string list_constant_text(const Tensor& t) {
+  const detail::TensorList& l = detail::list_of(t);
+  std::string s = fmt::format("tensor_array(size={}, dynamic_size={:d}, infer_shape={:d}", l.size, l.dynamic_size, l.infer_shape);
+  if (!l.infer_shape && l.size > 0) return s + ", elements of their own shapes)";  // not readable back
+  if (l.elem_shape_known) {
+    Shape stacked = l.elem_shape;
+    stacked.insert(0, l.size);
+    Tensor values = detail::make_tensor(l.elem_dtype, stacked);
+    if (!l.data.empty()) std::memcpy(values.impl()->data, l.data.data(), l.data.size());
+    std::string v = detail::format_all_values(values);
+    for (char& c : v)
+      if (c == '\n') c = ' ';
+    s += ", element_shape=" + l.elem_shape.str() + ", values=" + v;
+  }
+  return s + ")";
+}
+
+std::string constant_text(const Tensor& t, ConstantText constants) {
+  if (t.has_value() && !t.is_symbolic() && t.dtype() == DType::List && constants == ConstantText::Full)
+    return list_constant_text(t);
+  std::string v = constants == ConstantText::Full ? detail::format_all_values(t) : detail::format_values(t);
   for (char& c : v)
     if (c == '\n') c = ' ';
-  if (v.size() > 40) v = v.substr(0, 37) + "...";
+  if (constants == ConstantText::Short && v.size() > 40) v = v.substr(0, 37) + "...";
   return v;
+}
+
+// A string attribute in double quotes, with `"`, `\` and newlines escaped (parser.cpp reads it).
+std::string quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + '"';
 }
 
 }  // namespace
 
-std::string attrs_to_text(const Node& n) {
+std::string attrs_to_text(const Node& n, ConstantText constants) {
   std::vector<std::string> parts;
   const Attrs& a = n.attrs;
   switch (n.op) {
-    case OpKind::Const: parts.push_back("value=" + short_value(a.value)); break;
+    case OpKind::Const: parts.push_back("value=" + constant_text(a.value, constants)); break;
     case OpKind::Placeholder:
-      if (!a.strings.empty()) parts.push_back(fmt::format("name=\"{}\"", a.strings[0]));
+      if (!a.strings.empty()) parts.push_back("name=" + quoted(a.strings[0]));
       break;
     case OpKind::Cast: parts.push_back(fmt::format("dtype={}", dtype_name(a.dtype))); break;
     case OpKind::Fill: parts.push_back("shape=" + a.shape.str()); break;
@@ -130,12 +174,17 @@ std::string attrs_to_text(const Node& n) {
       parts.push_back(n.op == OpKind::RandomUniform ? fmt::format("range=[{}, {})", a.scalar, a.scalar2)
                                                     : fmt::format("mean={}, stddev={}", a.scalar, a.scalar2));
       break;
-    case OpKind::Assert: parts.push_back(fmt::format("message=\"{}\"", a.strings.at(0))); break;
+    case OpKind::Assert:
+      parts.push_back("message=" + quoted(a.strings.at(0)));
+      if (a.strings.size() > 1 && !a.strings[1].empty()) parts.push_back("what=" + quoted(a.strings[1]));
+      break;
+    case OpKind::ListStack: parts.push_back("shape=" + a.shape.str()); break;
+    case OpKind::CustomGradient: parts.push_back("counts=" + a.ints.str()); break;
     case OpKind::Print: {
       std::string f = "format=[";
       size_t s = 0;
       for (int64_t i = 0; i < a.tensor_mask().rank(); ++i)
-        f += (i ? ", " : "") + (a.tensor_mask()[i] ? std::string("%") : fmt::format("\"{}\"", a.strings[s++]));
+        f += (i ? ", " : "") + (a.tensor_mask()[i] ? std::string("%") : quoted(a.strings[s++]));
       parts.push_back(f + "]");
       break;
     }
@@ -153,16 +202,16 @@ std::string attrs_to_text(const Node& n) {
 
 namespace {
 
-std::string text_of(const Graph& g, const GraphNotes* notes) {
+std::string text_of(const Graph& g, const TextStyle& style) {
   std::string out = fmt::format("graph {}({}) -> ({}) {{\n", g.name.empty() ? "main" : g.name, params_text(g), results_text(g));
-  print_graph(g, 2, notes, out);
+  print_graph(g, 2, style, out);
   return out + "}\n";
 }
 
 }  // namespace
 
-std::string graph_to_text(const Graph& g) { return text_of(g, nullptr); }
-std::string graph_to_text(const Graph& g, const GraphNotes& notes) { return text_of(g, &notes); }
+std::string graph_to_text(const Graph& g, ConstantText constants) { return text_of(g, {nullptr, constants}); }
+std::string graph_to_text(const Graph& g, const GraphNotes& notes) { return text_of(g, {&notes, ConstantText::Short}); }
 
 namespace {
 

@@ -6,8 +6,8 @@ namespace ag {
 
 const OpInfo& op_info(OpKind op) {
   static const OpInfo table[] = {
-#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Gradient, Api, ApiName) \
-  {#Name, UserName, OpClass::Kernel, Arity, Stateful, std::string_view(#Gradient) != "none"},
+#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Raises, Gradient, Api, ApiName) \
+  {#Name, UserName, OpClass::Kernel, Arity, Stateful, RaiseKind::Raises, std::string_view(#Gradient) != "none"},
 #include "ag/graph/ops.def"
   };
   return table[static_cast<int>(op)];

@@ -216,7 +216,7 @@ AG_DEFINE_COMPOUND(^, LogicalXor)
 #define AG_DEFINE_custom(kind, fn)
 #define AG_DEFINE_unary(kind, fn) \
   Tensor fn(const Tensor& x, Loc loc) { return unary(OpKind::kind, x, loc); }
-#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Gradient, Api, ApiName) \
+#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Raises, Gradient, Api, ApiName) \
   AG_DEFINE_##Api(Name, ApiName)
 #include "ag/graph/ops.def"
 #undef AG_DEFINE_custom

@@ -14,6 +14,11 @@ namespace detail {
 Tensor assigned_value(OpKind op, const VariableState& v, const Tensor& current, const Tensor& operand, SourceLoc loc);
 namespace {
 std::atomic<uint64_t> next_variable_id{1};
+}  // namespace
+
+uint64_t new_variable_id() { return next_variable_id.fetch_add(1); }
+
+namespace {
 
 Tensor assign_op(OpKind op, const std::shared_ptr<VariableState>& state, const Operand& value) {
   VariableState& v = *state;
@@ -80,7 +85,7 @@ Variable::Variable(const Tensor& init, std::string name) : state_(std::make_shar
   state_->dtype = init.dtype();
   state_->shape = init.shape();
   state_->name = std::move(name);
-  state_->id = detail::next_variable_id.fetch_add(1);
+  state_->id = detail::new_variable_id();
 }
 
 Tensor Variable::value() const {

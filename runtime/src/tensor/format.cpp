@@ -98,6 +98,11 @@ std::string format_values(const Tensor& t) {
   if (t.is_symbolic()) return t.str();
   return format_concrete(t, Style::Print, /*summarize=*/true);
 }
+
+std::string format_all_values(const Tensor& t) {
+  if (!t.has_value() || t.is_symbolic()) return format_values(t);
+  return format_concrete(t, Style::Print, /*summarize=*/false);
+}
 }  // namespace detail
 
 std::string Tensor::str() const {

@@ -83,6 +83,13 @@ class Graph {
   ValueId add_param(TensorType type, SourceLoc loc = {});
 };
 
+// True when running `n` may raise on some values of inputs that have its inputs' static types:
+// its op's Raises column (ops.def) read with the node's dtypes and static shapes. What a pass
+// asks before it runs a node where the program might not have (loop-invariant code motion).
+bool may_raise(const Graph& g, const Node& n);
+// The same without the errors of run-time dims (for code that checks dims before any work).
+bool may_raise_on_values(const Node& n);
+
 // The first value of unknown rank in `g` or its sub-graphs, as "%3 (f32[*], file.cpp:12)"; ""
 // when every rank is known (what compiled code needs).
 std::string first_unknown_rank_value(const Graph& g);

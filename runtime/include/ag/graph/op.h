@@ -25,13 +25,21 @@ enum class OpClass : uint8_t {
   Control,     // If / While
 };
 
+// When an op may raise at run time on inputs that fit its type rule (ops.def's Raises column).
+enum class RaiseKind : uint8_t {
+  never,
+  dims,        // only when a run-time dim disagrees (never when every input shape is static)
+  values,      // on some values: an index out of range, an empty arg-reduction
+  int_values,  // on some values of integer dtype (division by zero, a negative power), else as dims
+};
+
 enum class OpKind : uint16_t {
-#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Gradient, Api, ApiName) Name,
+#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Raises, Gradient, Api, ApiName) Name,
 #include "ag/graph/ops.def"
 };
 
 inline constexpr int kNumOps = 0
-#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Gradient, Api, ApiName) +1
+#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Raises, Gradient, Api, ApiName) +1
 #include "ag/graph/ops.def"
     ;
 
@@ -45,6 +53,7 @@ struct OpInfo {
   // other stateful ops. If/While count as stateful when a sub-graph has side effects
   // (has_side_effects, graph/passes/prune.cpp).
   bool stateful;
+  RaiseKind raises;
   bool differentiable;  // a gradient flows through it (its Gradient rule is not `none`)
 };
 

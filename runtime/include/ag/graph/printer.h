@@ -12,7 +12,11 @@
 
 namespace ag {
 
-std::string graph_to_text(const Graph& g);
+// How a Const's value is printed: Short elides long values with "..." (dumps, reports); Full
+// prints every element, exactly (what graph_from_text reads back: parser.h).
+enum class ConstantText { Short, Full };
+
+std::string graph_to_text(const Graph& g, ConstantText constants = ConstantText::Short);
 std::string graph_to_dot(const Graph& g);
 
 // What a backend decided about each node (the JIT's fused groups and storage), printed with the
@@ -27,6 +31,6 @@ struct GraphNotes {
 std::string graph_to_text(const Graph& g, const GraphNotes& notes);
 std::string graph_to_dot(const Graph& g, const GraphNotes& notes);
 // "{axis=1, keepdims}" for a node's attributes ("" when it has none).
-std::string attrs_to_text(const Node& n);
+std::string attrs_to_text(const Node& n, ConstantText constants = ConstantText::Short);
 
 }  // namespace ag

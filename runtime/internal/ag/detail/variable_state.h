@@ -30,4 +30,7 @@ struct VariableState {
   std::string describe() const;
 };
 
+// A process-unique VariableState::id (Variables, and the states graph text names: parser.cpp).
+uint64_t new_variable_id();
+
 }  // namespace ag::detail

@@ -1,5 +1,6 @@
-// Graph passes. Each takes a verified graph and returns an equivalent one; sub-graphs of
-// If/While are transformed too. optimize() is the straight-line pipeline.
+// Graph passes. Each takes a verified graph and returns an equivalent one; sub-graphs of If/While
+// are transformed too. optimize() is the straight-line pipeline. Internal: Functions run them;
+// ag-opt runs them one by one on graph text (tests/opt/).
 #pragma once
 
 #include <functional>
@@ -25,6 +26,10 @@ Graph eliminate_common_subexpressions(const Graph& g);
 // Removes nodes whose results are unused; side effects (print, variable assignment) and their
 // order are kept. This is TensorFlow's non-strict execution.
 Graph prune(const Graph& g);
+// Loop-invariant code motion: nodes of a While's cond or body that compute the same value on
+// every iteration run once before the loop (a body node only if it cannot raise: the loop may run
+// no iteration); inner loops first.
+Graph hoist_loop_invariants(const Graph& g);
 // Re-runs the type rules to make static types as specific as the inputs allow.
 Graph infer_shapes(const Graph& g);
 
@@ -32,8 +37,8 @@ Graph infer_shapes(const Graph& g);
 // traced graph, which keeps them; nothing runs them).
 Graph strip_custom_gradients(const Graph& g);
 
-// custom gradients -> simplify -> fold -> CSE -> conditionals -> simplify -> prune -> infer
-// shapes, verifying in between.
+// custom gradients -> simplify -> fold -> CSE -> conditionals -> simplify -> prune -> loop
+// invariants -> CSE -> infer shapes, verifying in between.
 // With a non-empty dump_prefix, writes "<prefix>.<NN>-<pass>.graph.txt" after each pass.
 Graph optimize(const Graph& g, const std::string& dump_prefix = {});
 // The same pipeline, calling `after` with each pass's name ("traced" first, for the input) and

@@ -41,6 +41,11 @@ Graph optimize(const Graph& input, const std::function<void(const char* pass, co
   after("simplify", g);
   g = prune(g);
   after("prune", g);
+  g = hoist_loop_invariants(g);
+  after("licm", g);
+  // Hoisted nodes may repeat ones already before the loop.
+  g = eliminate_common_subexpressions(g);
+  after("cse", g);
   g = infer_shapes(g);
   after("infer-shapes", g);
   return g;
