@@ -219,7 +219,7 @@ void print_one_op_rows(const char* title, Make make, Op op_of) {
   for (int64_t rows : {int64_t{64}, int64_t{256}, int64_t{1024}}) {
     const auto [a, b] = make(rows);
     const int iters = static_cast<int>(std::max<int64_t>(4, 4096 / rows));
-    auto op = [&] { escape(ag::Tensor(op_of(a, b)).impl()); };
+    auto op = [&] { escape(ag::detail::impl_of(ag::Tensor(op_of(a, b)))); };
     ag::set_num_threads(1);
     const double one = wall_ns(op, iters, 7);
     ag::set_num_threads(2);
@@ -237,7 +237,7 @@ void print_thread_rows() {
     const ag::Tensor a = ag::random_uniform({n}, ag::float32, -1, 1, 1), b = ag::random_uniform({n}, ag::float32, -1, 1, 2),
                      c = ag::random_uniform({n}, ag::float32, -1, 1, 3);
     const int iters = static_cast<int>(std::max<int64_t>(4, (int64_t{1} << 24) / n / 4));
-    auto op = [&] { escape(ag::Tensor((a + b) * c - a).impl()); };
+    auto op = [&] { escape(ag::detail::impl_of(ag::Tensor((a + b) * c - a))); };
     ag::set_num_threads(1);
     const double one = wall_ns(op, iters, 7);
     ag::set_num_threads(2);
@@ -292,14 +292,14 @@ int main() {
   const ConstArr A(ba.p, n), B(bb.p, n), C(bc.p, n);
   Arr O(bo.p, n);
 
-  auto add_op = [&] { escape(ag::Tensor(a + b).impl()); };
+  auto add_op = [&] { escape(ag::detail::impl_of(ag::Tensor(a + b))); };
   const auto add = time_eager_blocks(add_op);
   const auto add_base =
       time_large([&] { O = A + B, escape(bo.p); }, [&] { loop_add(ba.p, bb.p, bo.p, n), escape(bo.p); });
   add_throughput_rows(rows, "a + b, 16M f32", 3.0 * 4 * static_cast<double>(n), add, add_base);
   check_equal(a + b, bo.p, "a + b");  // bo holds the plain loop's result
 
-  auto eager_chain = [&] { escape(ag::Tensor((a + b) * c - a).impl()); };
+  auto eager_chain = [&] { escape(ag::detail::impl_of(ag::Tensor((a + b) * c - a))); };
   const auto chain = time_eager_blocks(eager_chain);
   const auto chain_base = time_large([&] { O = (A + B) * C - A, escape(bo.p); },
                                      [&] { loop_chain(ba.p, bb.p, bc.p, bo.p, n), escape(bo.p); });
@@ -314,7 +314,7 @@ int main() {
   const Eigen::Map<const RowMajor, Eigen::Aligned64> A2(ba.p, rows_n, cols);
   const Eigen::Map<const Eigen::RowVectorXf> Bias(bias.data<float>(), cols);
   Eigen::Map<RowMajor, Eigen::Aligned64> O2(bo.p, rows_n, cols);
-  auto bias_op = [&] { escape(ag::Tensor(a2 + bias).impl()); };
+  auto bias_op = [&] { escape(ag::detail::impl_of(ag::Tensor(a2 + bias))); };
   const auto bias_add = time_eager_blocks(bias_op);
   const auto bias_base = time_large([&] { O2 = A2.rowwise() + Bias, escape(bo.p); },
                                     [&] { loop_bias(ba.p, bias.data<float>(), bo.p, rows_n, cols), escape(bo.p); });
@@ -330,7 +330,7 @@ int main() {
   std::mt19937 engine(7);
   auto draw_rows = [&](const std::string& name, auto&& ours, auto&& baseline) {
     const Timing t_ours = measure(7, 8, [&](int64_t k) {
-      for (int64_t i = 0; i < k; ++i) escape(ag::Tensor(ours()).impl());
+      for (int64_t i = 0; i < k; ++i) escape(ag::detail::impl_of(ag::Tensor(ours())));
     });
     const Timing t_std = measure(7, 8, [&](int64_t k) {
       for (int64_t i = 0; i < k; ++i) baseline(), escape(bo.p);

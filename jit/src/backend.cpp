@@ -27,7 +27,7 @@ namespace {
 Tensor with_dims(const Tensor& t, const int64_t* dims, int64_t rank) {
   const Shape shape(std::span<const int64_t>(dims, static_cast<size_t>(rank)));
   if (t.dtype() == DType::List || t.shape() == shape) return t;
-  detail::TensorImpl* impl = t.impl();
+  detail::TensorImpl* impl = detail::impl_of(t);
   const size_t offset = static_cast<size_t>(static_cast<char*>(impl->data) - static_cast<char*>(impl->storage->data));
   return detail::make_view(impl->storage, offset, t.dtype(), shape);
 }
@@ -40,7 +40,7 @@ Tensor with_dims(const Tensor& t, const int64_t* dims, int64_t rank) {
 [[gnu::always_inline]] inline Tensor allocate_result(const Program& p, std::span<Tensor> outputs, size_t k) {
   const ResultPlan& r = p.results[k];
   if (detail::TensorImpl* parked = detail::unpark(r.type.dtype, r.type.shape)) [[likely]]
-    return Tensor::adopt(parked);
+    return detail::adopt(parked);
   try {
     return detail::make_tensor(r.type.dtype, r.type.shape);
   } catch (const detail::TensorAllocationFailure& f) {
@@ -69,7 +69,7 @@ class JitExecutable final : public Executable {
     for (size_t id = 0; id < program_.nodes.size(); ++id) {
       const Node* n = program_.nodes[id].node;
       if (n && n->op == OpKind::Const && n->attrs.value.has_value() && n->attrs.value.dtype() != DType::List)
-        consts_[id] = n->attrs.value.impl()->data;
+        consts_[id] = detail::impl_of(n->attrs.value)->data;
       // Variable ops: their VariableState, which the native lowering passes to its helpers.
       if (n && op_class(n->op) == OpClass::Stateful && n->attrs.variable) consts_[id] = n->attrs.variable.get();
     }
@@ -96,14 +96,14 @@ class JitExecutable final : public Executable {
 
   void run(std::span<const Tensor> inputs, std::span<Tensor> outputs) const override {
     if (simple_) [[likely]]
-      run_simple([&](size_t p) { return inputs[p].impl(); }, inputs.size(), outputs);
+      run_simple([&](size_t p) { return detail::impl_of(inputs[p]); }, inputs.size(), outputs);
     else
       run_general(inputs, outputs);
   }
   // The cached call's path: the argument views give the inputs' data and dims directly.
   void run_tensor_args(std::span<const detail::ArgView> args, std::span<Tensor> outputs) const override {
     if (simple_) [[likely]]
-      run_simple([&](size_t p) { return args[p].tensor().impl(); }, args.size(), outputs);
+      run_simple([&](size_t p) { return detail::impl_of(args[p].tensor()); }, args.size(), outputs);
     else
       Executable::run_tensor_args(args, outputs);
   }
@@ -148,7 +148,7 @@ class JitExecutable final : public Executable {
     }
     for (size_t k = 0; k < nout; ++k) {
       outputs[k] = allocate_result(program_, outputs, k);
-      out_data[k] = outputs[k].impl()->data;
+      out_data[k] = detail::impl_of(outputs[k])->data;
     }
     CallState st;
     st.program = &program_;
@@ -184,7 +184,7 @@ class JitExecutable final : public Executable {
       out_dims = (heap_dims.resize(nout * kMaxRank), heap_dims.data());
     }
     for (size_t p = 0; p < nin; ++p) {
-      detail::TensorImpl* impl = inputs[p].impl();
+      detail::TensorImpl* impl = detail::impl_of(inputs[p]);
       args[p] = {impl->data, impl->shape.data()};
     }
     CallState st;
@@ -199,7 +199,7 @@ class JitExecutable final : public Executable {
       out_data[k] = nullptr;
       if (r.kind == ResultKind::Computed && r.static_shape) {
         outputs[k] = allocate_result(program_, outputs, k);
-        out_data[k] = outputs[k].impl()->data;
+        out_data[k] = detail::impl_of(outputs[k])->data;
       }
     }
     JitCallCtx ctx{out_data, out_dims, consts_.data(), &st};
@@ -255,7 +255,8 @@ class JitBackend final : public CompilerBackend {
     // that reaches the pool (agc_rt_parallel_for) has no way to raise one.
     detail::parallel_threads();
     // The settings, read before waiting for the engine that the warm-up thread may still be
-    // creating (the cache size a streaming store depends on is 0.2 ms of sysfs, once a process).
+    // creating: the cache size a streaming store depends on is a read of sysfs, once a process
+    // (docs/performance.md, "Measured decisions": settings first).
     const JitConfig config = JitConfig::from_environment();
     const int level = config.opt_level;
     std::shared_ptr<Engine> engine = this->engine();

@@ -262,12 +262,11 @@ void set_llvm_option(const char* name, const char* value) {
 
 // - With 16-float vectors (AVX-512) the loop vectorizer also vectorizes each loop's remainder
 //   with 8-float vectors: a third copy of every fused kernel for at most 15 elements. Compiling
-//   it cost a quarter of the code generator's time (the tanh chain: codegen 7.6 -> 5.6 ms); the
-//   scalar remainder it replaces runs those 15 elements in ~10 ns.
-// - The list scheduler after register allocation, which LLVM runs for Zen CPUs: 10-18% of code
-//   generation (W8's train step 81 -> 66 ms, W5's power 5.3 -> 4.7 ms), the same code size and
-//   no measurable change in W1-W8's run times on an out-of-order core (docs/jit.md, "Compile
-//   times").
+//   it cost a sizable share of the code generator's time; the scalar remainder it replaces runs
+//   those 15 elements quickly (docs/performance.md, "Measured decisions": epilogue vectorization).
+// - The list scheduler after register allocation, which LLVM runs for Zen CPUs: a sizable share
+//   of code generation, for the same code size and no measurable change in W1-W8's run times on
+//   an out-of-order core (docs/performance.md, "Measured decisions": post-RA scheduler).
 void set_llvm_options() {
   set_llvm_option("enable-epilogue-vectorization", "false");
   set_llvm_option("post-RA-scheduler", "false");
@@ -360,7 +359,7 @@ std::unique_ptr<CodeHandle> Engine::load_object(std::string_view object, const s
 
 double Engine::warm_up() {
   // A first call that comes at once then has the cores to itself: compiling more while it
-  // compiles only competes with it (W5's first calls in a new process: 1.3x slower).
+  // compiles only competes with it (docs/performance.md, "Measured decisions": warm-up delay).
   std::this_thread::sleep_for(kWarmUpDelay);
   auto begun = [&] { return impl_->counter.load() > 0; };
   if (begun()) return 0;

@@ -40,38 +40,7 @@ bool broadcasts_into(const Shape& v, const Shape& loop) {
 
 }  // namespace
 
-bool is_cheap_to_recompute(OpKind op) {
-  switch (op) {
-    case OpKind::Fill:
-    case OpKind::FillLike:
-    case OpKind::Cast:
-    case OpKind::Neg:
-    case OpKind::Abs:
-    case OpKind::Square:
-    case OpKind::Relu:
-    case OpKind::Sign:
-    case OpKind::Floor:
-    case OpKind::Ceil:
-    case OpKind::Round:
-    case OpKind::LogicalNot:
-    case OpKind::Add:
-    case OpKind::Sub:
-    case OpKind::Mul:
-    case OpKind::Maximum:
-    case OpKind::Minimum:
-    case OpKind::Less:
-    case OpKind::LessEqual:
-    case OpKind::Greater:
-    case OpKind::GreaterEqual:
-    case OpKind::Equal:
-    case OpKind::NotEqual:
-    case OpKind::LogicalAnd:
-    case OpKind::LogicalOr:
-    case OpKind::LogicalXor:
-    case OpKind::Select: return true;
-    default: return false;  // exp, log, sqrt, tanh, sigmoid, sin, cos, div, mod, pow, floordiv, floormod
-  }
-}
+bool is_cheap_to_recompute(OpKind op) { return is_elementwise_expr(op) && op_info(op).cost == OpCost::cheap; }
 
 std::vector<std::vector<uint32_t>> fuse_elementwise(const Graph& g, std::vector<std::vector<ValuePlan>>& values) {
   const uint32_t n = static_cast<uint32_t>(g.nodes.size());

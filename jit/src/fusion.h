@@ -11,8 +11,9 @@
 
 namespace ag::jit {
 
-// Ops cheap enough to recompute per element of a loop larger than their own value (a broadcast
-// operand): one or two vector instructions each. Transcendentals, sqrt and divisions are not.
+// Elementwise ops cheap enough to recompute per element of a loop larger than their own value (a
+// broadcast operand): ops.def's Cost column says `cheap` (transcendentals, sqrt and divisions are
+// `costly`).
 bool is_cheap_to_recompute(OpKind op);
 // At most this many recomputed (broadcast) ops per group.
 inline constexpr int kMaxRecomputedPerGroup = 4;

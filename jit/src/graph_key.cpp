@@ -36,7 +36,7 @@ class Writer {
     shape(t.shape());
     if (t.dtype() == DType::List) return;
     const size_t n = static_cast<size_t>(t.num_elements()) * dtype_size(t.dtype());
-    str(std::string_view(static_cast<const char*>(t.impl()->data), n));
+    str(std::string_view(static_cast<const char*>(detail::impl_of(t)->data), n));
   }
   void graph(const Graph& g) {
     u64(g.nodes.size());

@@ -154,8 +154,8 @@ bool optimize_module(llvm::Module& m, llvm::TargetMachine& tm, int level) {
   if (short_pipeline) {
     // The inliner for the outlined loop bodies (always-inline), then the function passes that
     // clean up what the emitter writes (allocas, repeated loads, constant expressions,
-    // branches). The O2 pipeline on the tanh chain's module: 1.0-1.5 ms warm and 2.4-3.7 ms in
-    // a new process, with nothing to do; on W1's, 4.2-4.8 ms in a new process.
+    // branches). The O2 pipeline only cost time on the tanh chain's module and W1's, with
+    // nothing to do (docs/performance.md, "Measured decisions": short pipeline).
     mpm.addPass(llvm::AlwaysInlinerPass());
     llvm::FunctionPassManager fpm;
     fpm.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));

@@ -14,8 +14,9 @@ namespace ag::jit {
 
 // A function attribute: agc emitted this function as the code it wants (the matmul kernels:
 // register-blocked vector code, loops already as they should stay), so the IR optimizer skips it
-// and only the code generator works on it. LLVM's O2 pipeline made the [8,32]x[32,32] float
-// kernel larger (3680 -> 4408 bytes) in 13 ms, and left the 10x10x10 int32 one as it was, in 3.5.
+// and only the code generator works on it. LLVM's O2 pipeline spent compile time on the
+// [8,32]x[32,32] float kernel to make it larger, and on the 10x10x10 int32 one to leave it as it
+// was (docs/performance.md, "Measured decisions": emitted-optimized kernels).
 inline constexpr const char* kEmittedOptimized = "agc-emitted-optimized";
 void mark_emitted_optimized(llvm::Function& f);
 

@@ -26,10 +26,7 @@ bool is_inlined_draw(const Node& n) {
   return n.op == OpKind::RandomUniform && is_floating(n.attrs.dtype);
 }
 
-bool is_view_op(OpKind op) {
-  return op == OpKind::Reshape || op == OpKind::ExpandDims || op == OpKind::Squeeze || op == OpKind::Identity ||
-         op == OpKind::StopGradient || op == OpKind::EnsureShape;
-}
+bool is_view_op(OpKind op) { return op_info(op).cost == OpCost::view; }
 
 
 namespace {

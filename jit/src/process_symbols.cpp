@@ -13,9 +13,10 @@ namespace orc = llvm::orc;
 namespace {
 
 // glibc's libmvec (the _ZGV* vector math variants the loop vectorizer calls), opened at the first
-// lookup of one of its names: opening it took 0.15-0.3 ms of every engine's creation, on the
-// path of a new process's first call, and most code never calls it. The process generator
-// before this one resolves everything else (libm, memcpy), and never a _ZGV name: once libmvec
+// lookup of one of its names: opening it slowed the creation of every engine, on the path of a
+// new process's first call, and most code never calls it
+// (docs/performance.md, "Measured decisions": libmvec on demand). The process generator before
+// this one resolves everything else (libm, memcpy), and never a _ZGV name: once libmvec
 // is open it would find them too, and two threads compiling at once then defined the same name
 // twice (one from each generator), which failed the second one's link ("Duplicate definition of
 // symbol '_ZGVbN4v_expf'": JitConcurrency.DifferentFunctionsCompileInParallel, 1 run in 15).

@@ -38,8 +38,8 @@ std::exception_ptr allocation_failure(int64_t bytes) {
 }
 
 // agc_rt_pack_gemm_lhs with the segment's width and the vector's lanes known to the compiler:
-// each row's fill is one or two vector stores, and a vector's rows are unrolled (a 10x10 int32
-// operand for AVX-512: 210 ns with both known only at run time).
+// each row's fill is one or two vector stores, and a vector's rows are unrolled
+// (docs/performance.md, "Measured decisions": static packing widths).
 template <class T, int64_t Width, int64_t Lanes>
 void pack_gemm_lhs(const T* src, T* dst, int64_t m, int64_t k) {
   constexpr int64_t kRows = Lanes / Width;
@@ -118,7 +118,7 @@ void* agc_rt_output(JitCallCtx* ctx, int32_t index, int64_t elements) {
     st.error = allocation_failure(elements * static_cast<int64_t>(ag::dtype_size(r.type.dtype)));
     return nullptr;
   }
-  return st.outputs[static_cast<size_t>(index)].impl()->data;
+  return ag::detail::impl_of(st.outputs[static_cast<size_t>(index)])->data;
 }
 
 void agc_rt_out_of_memory(JitCallCtx* ctx, int32_t node, int32_t output, const int64_t* dims, int64_t block_bytes) {
@@ -165,8 +165,8 @@ int32_t agc_rt_ipow_i32(int32_t base, int32_t exponent) { return ag::jit::wrappi
 int64_t agc_rt_ipow_i64(int64_t base, int64_t exponent) { return ag::jit::wrapping_pow(base, exponent); }
 
 // Data movement, once per chain: compiled here rather than emitted, where its unrolled loads and
-// shuffles cost the JIT more to optimize and generate than the kernel itself (W1's first call
-// +4.5 ms).
+// shuffles cost the JIT more to optimize and generate than the kernel itself
+// (docs/performance.md, "Measured decisions": packing compiled ahead).
 void agc_rt_pack_gemm_lhs(const void* a, void* ap, int64_t m, int64_t k, int64_t width, int64_t lanes, int64_t elem_bytes) {
   if (elem_bytes == 4) ag::jit::pack_gemm_lhs<int32_t>(a, ap, m, k, width, lanes);
   else ag::jit::pack_gemm_lhs<int64_t>(a, ap, m, k, width, lanes);

@@ -35,7 +35,7 @@ Tensor view_of(const JitArg& a, const TensorType& t) {
   impl->dtype = t.dtype;
   impl->shape = Shape(std::span<const int64_t>(a.dims, static_cast<size_t>(t.shape.rank())));
   impl->data = a.data;
-  return Tensor::adopt(impl);
+  return ag::detail::adopt(impl);
 }
 
 size_t value_bytes(const VariableState& v) {
@@ -54,12 +54,12 @@ bool writable_in_place(const detail::TensorImpl* impl) {
 // replaced by a copy first, as an eager assignment replaces it, so that reader never sees a
 // change. In a loop of assignments only the first copies.
 void* writable_value(VariableState& v, bool keep_contents) {
-  const detail::TensorImpl* impl = v.value.impl();
+  const detail::TensorImpl* impl = ag::detail::impl_of(v.value);
   if (writable_in_place(impl)) return impl->data;
   Tensor fresh = detail::make_tensor(v.dtype, v.shape);
-  if (keep_contents && value_bytes(v)) std::memcpy(fresh.impl()->data, impl->data, value_bytes(v));
+  if (keep_contents && value_bytes(v)) std::memcpy(ag::detail::impl_of(fresh)->data, impl->data, value_bytes(v));
   v.value = std::move(fresh);
-  return v.value.impl()->data;
+  return ag::detail::impl_of(v.value)->data;
 }
 
 // Whether operand dims fit the variable's shape without the eager kernel: assign takes a scalar
@@ -138,7 +138,7 @@ void assign(const NodeInfo& info, VariableState& v, const JitArg& in, void* resu
       update<T>(n.op, static_cast<T*>(dst), static_cast<const T*>(in.data), v.shape, in.dims, rank);
     });
   }
-  if (result && value_bytes(v)) std::memcpy(result, v.value.impl()->data, value_bytes(v));
+  if (result && value_bytes(v)) std::memcpy(result, ag::detail::impl_of(v.value)->data, value_bytes(v));
 }
 
 // A draw's words from its Generator's state (one locked step, as eagerly).
@@ -158,7 +158,7 @@ extern "C" {
 void agc_rt_var_read(void* var, void* dst) {
   const auto& v = *static_cast<const ag::detail::VariableState*>(var);
   std::lock_guard lock(v.mu);  // a whole value, never half of an assignment
-  if (const size_t bytes = ag::jit::value_bytes(v)) std::memcpy(dst, v.value.impl()->data, bytes);
+  if (const size_t bytes = ag::jit::value_bytes(v)) std::memcpy(dst, ag::detail::impl_of(v.value)->data, bytes);
 }
 
 int32_t agc_rt_var_assign(JitCallCtx* ctx, int32_t node, void* var, const JitArg* in, void* result) {
@@ -182,7 +182,7 @@ int32_t agc_rt_var_add_scalar(JitCallCtx* ctx, int32_t node, int32_t subtract, v
   const ag::OpKind op = subtract ? ag::OpKind::AssignSubVariable : ag::OpKind::AssignAddVariable;
   {
     std::lock_guard lock(v.mu);  // one whole read-modify-write, as agc_rt_var_assign
-    const ag::detail::TensorImpl* impl = v.value.impl();
+    const ag::detail::TensorImpl* impl = ag::detail::impl_of(v.value);
     if (v.shape.rank() == 0 && ag::jit::writable_in_place(impl)) {
       auto add = [&](auto tag) {
         using T = decltype(tag);

@@ -12,15 +12,15 @@ TEST(JitCachedCallOutput, TheBlockOfADroppedOutputIsTheNextCallsOutput) {
   auto f = ag::function([](Tensor x) { return x + 1.0f; });
   const Tensor x = ag::constant({1.0f});
   Tensor sink = f(x);
-  const void* first = sink.impl();
+  const void* first = ag::detail::impl_of(sink);
   sink = f(x);  // allocated while `first` is held; then `first` is dropped and kept
-  EXPECT_NE(sink.impl(), first);
+  EXPECT_NE(ag::detail::impl_of(sink), first);
   // A tensor of another shape but the same block size: the free list (last in, first out) would
   // have handed it `first`'s block; a kept block is not on the free list.
   const Tensor other = ag::detail::make_tensor(ag::float32, {3});
-  EXPECT_NE(other.impl(), first);
+  EXPECT_NE(ag::detail::impl_of(other), first);
   sink = f(x);
-  EXPECT_EQ(sink.impl(), first) << "the dropped output's block was not reused";
+  EXPECT_EQ(ag::detail::impl_of(sink), first) << "the dropped output's block was not reused";
   EXPECT_EQ(sink.to_vector<float>(), std::vector<float>{2.0f});
   EXPECT_GE(f.stats().inline_hits, 1);
 }
@@ -38,7 +38,7 @@ TEST(JitCachedCallOutput, HeldOutputsAreNeverReusedAndValuesStayRight) {
   for (size_t k = 0; k < held.size(); ++k) {
     const float i = static_cast<float>(3 * k);
     EXPECT_EQ(held[k].to_vector<float>(), (std::vector<float>{2.0f * i + 1.0f, -2.0f * i + 1.0f})) << k;
-    for (size_t j = 0; j < k; ++j) EXPECT_NE(held[k].impl(), held[j].impl());
+    for (size_t j = 0; j < k; ++j) EXPECT_NE(ag::detail::impl_of(held[k]), ag::detail::impl_of(held[j]));
   }
 }
 

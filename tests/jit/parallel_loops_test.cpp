@@ -66,7 +66,7 @@ TEST(JitParallelLoops, VectorMathLoopsGiveTheOneThreadBitsForEveryThreadCount) {
       const int64_t before = ag::detail::parallel_loops_split();
       const Tensor got = f(x);
       EXPECT_GT(ag::detail::parallel_loops_split(), before) << what << ", " << threads << " threads";
-      EXPECT_EQ(std::memcmp(got.impl()->data, one.impl()->data, static_cast<size_t>(n) * sizeof(float)), 0)
+      EXPECT_EQ(std::memcmp(ag::detail::impl_of(got)->data, ag::detail::impl_of(one)->data, static_cast<size_t>(n) * sizeof(float)), 0)
           << what << ": " << threads << " threads differ from one";
     }
   }

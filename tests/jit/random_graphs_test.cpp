@@ -126,7 +126,7 @@ void expect_three_way_judged(const std::string& what, F fn, const ag::FunctionOp
 
 bool same_bits(const ag::Tensor& x, const ag::Tensor& y) {
   return x.dtype() == y.dtype() && x.shape() == y.shape() &&
-         std::memcmp(x.impl()->data, y.impl()->data, static_cast<size_t>(x.num_elements()) * ag::dtype_size(x.dtype())) == 0;
+         std::memcmp(ag::detail::impl_of(x)->data, ag::detail::impl_of(y)->data, static_cast<size_t>(x.num_elements()) * ag::dtype_size(x.dtype())) == 0;
 }
 
 // Results do not change in a bit with the thread count (docs/jit.md, "Determinism"): the eager

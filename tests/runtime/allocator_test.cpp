@@ -66,31 +66,31 @@ TEST(Allocator, TensorsCrossThreads) {
 TEST(Allocator, ADroppedSmallTensorIsReusedWholeForTheSameDtypeAndShape) {
   using ag::detail::make_tensor;
   ag::Tensor a = make_tensor(ag::float32, {3});
-  const void* header = a.impl();
+  const void* header = ag::detail::impl_of(a);
   const float* data = a.data<float>();
   a = ag::Tensor();
   // A tensor of another shape but the same block size: the free list would have handed it a's
   // block (last in, first out); a kept block is not on the free list.
   const ag::Tensor other = make_tensor(ag::float32, {2});
-  EXPECT_NE(other.impl(), header) << "the dropped tensor's block went back to the free list";
+  EXPECT_NE(ag::detail::impl_of(other), header) << "the dropped tensor's block went back to the free list";
   ag::Tensor b = make_tensor(ag::float32, {3});
-  EXPECT_EQ(b.impl(), header) << "the dropped tensor's block was not reused";
+  EXPECT_EQ(ag::detail::impl_of(b), header) << "the dropped tensor's block was not reused";
   EXPECT_EQ(b.data<float>(), data);
-  EXPECT_EQ(b.impl()->refs.load(), 1);
+  EXPECT_EQ(ag::detail::impl_of(b)->refs.load(), 1);
   const ag::Tensor live = make_tensor(ag::float32, {3});  // b still alive: a fresh block
-  EXPECT_NE(live.impl(), b.impl());
+  EXPECT_NE(ag::detail::impl_of(live), ag::detail::impl_of(b));
   b = ag::Tensor();
-  EXPECT_NE(make_tensor(ag::float32, {4}).impl(), header) << "reused for another shape";
+  EXPECT_NE(ag::detail::impl_of(make_tensor(ag::float32, {4})), header) << "reused for another shape";
   // That [4] is the one kept now; [3] float32 and [4] int32 do not get it.
-  const void* four = make_tensor(ag::float32, {4}).impl();
-  EXPECT_NE(make_tensor(ag::int32, {4}).impl(), four) << "reused for another dtype";
+  const void* four = ag::detail::impl_of(make_tensor(ag::float32, {4}));
+  EXPECT_NE(ag::detail::impl_of(make_tensor(ag::int32, {4})), four) << "reused for another dtype";
   // Copies share the header: it is kept only when the last one goes.
   ag::Tensor c = make_tensor(ag::int64, {2, 2});
-  const void* c_header = c.impl();
+  const void* c_header = ag::detail::impl_of(c);
   ag::Tensor copy = c;
   c = ag::Tensor();
-  EXPECT_NE(make_tensor(ag::int64, {2, 2}).impl(), c_header);
-  static_cast<int64_t*>(copy.impl()->data)[3] = 42;
+  EXPECT_NE(ag::detail::impl_of(make_tensor(ag::int64, {2, 2})), c_header);
+  static_cast<int64_t*>(ag::detail::impl_of(copy)->data)[3] = 42;
   EXPECT_EQ(copy.to_vector<int64_t>()[3], 42);
 }
 
@@ -98,12 +98,12 @@ TEST(Allocator, ABufferAViewStillHoldsIsNotReused) {
   ag::Tensor t = ag::fill({6}, 5.0f) + 0.0f;
   const ag::Tensor view = ag::reshape(t, {2, 3});
   ASSERT_EQ(view.data<float>(), t.data<float>()) << "reshape did not view its operand";
-  const void* header = t.impl();
+  const void* header = ag::detail::impl_of(t);
   t = ag::Tensor();  // the view keeps the storage alive
   const ag::Tensor next = ag::detail::make_tensor(ag::float32, {6});
-  EXPECT_NE(next.impl(), header);
+  EXPECT_NE(ag::detail::impl_of(next), header);
   EXPECT_NE(next.data<float>(), view.data<float>());
-  std::fill_n(static_cast<float*>(next.impl()->data), 6, -1.0f);
+  std::fill_n(static_cast<float*>(ag::detail::impl_of(next)->data), 6, -1.0f);
   EXPECT_EQ(view.to_vector<float>(), std::vector<float>(6, 5.0f));
 }
 
@@ -113,12 +113,12 @@ TEST(Allocator, ATensorKeptByAnExitingThreadIsFreed) {
   const void* header = nullptr;
   std::thread([&] {
     ag::Tensor t = ag::detail::make_tensor(ag::float32, {5});
-    header = t.impl();
+    header = ag::detail::impl_of(t);
     t = ag::Tensor();
     const ag::Tensor other = ag::detail::make_tensor(ag::float32, {4});  // as above: not t's block
-    EXPECT_NE(other.impl(), header);
+    EXPECT_NE(ag::detail::impl_of(other), header);
     t = ag::detail::make_tensor(ag::float32, {5});
-    EXPECT_EQ(t.impl(), header);
+    EXPECT_EQ(ag::detail::impl_of(t), header);
   }).join();
   EXPECT_NE(header, nullptr);
 }

@@ -19,7 +19,7 @@ struct Case {
 bool identical(const Tensor& a, const Tensor& b) {
   if (a.dtype() != b.dtype() || !(a.shape() == b.shape())) return false;
   const size_t bytes = static_cast<size_t>(a.num_elements()) * ag::dtype_size(a.dtype());
-  if (std::memcmp(a.impl()->data, b.impl()->data, bytes) == 0) return true;
+  if (std::memcmp(ag::detail::impl_of(a)->data, ag::detail::impl_of(b)->data, bytes) == 0) return true;
   if (!ag::is_floating(a.dtype())) return false;
   const auto x = a.to_vector<double>(), y = b.to_vector<double>();  // NaNs compare equal here
   for (size_t i = 0; i < x.size(); ++i)

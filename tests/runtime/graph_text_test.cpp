@@ -32,7 +32,7 @@ ag::GraphTextVariables same_variables(const ag::Graph& g) {
 bool same_bits(const Tensor& a, const Tensor& b) {
   if (a.dtype() != b.dtype() || !(a.shape() == b.shape())) return false;
   const size_t bytes = static_cast<size_t>(a.num_elements()) * ag::dtype_size(a.dtype());
-  return bytes == 0 || std::memcmp(a.impl()->data, b.impl()->data, bytes) == 0;
+  return bytes == 0 || std::memcmp(ag::detail::impl_of(a)->data, ag::detail::impl_of(b)->data, bytes) == 0;
 }
 
 // print -> parse -> print gives the same text, and both graphs give the same results.

@@ -242,9 +242,9 @@ TEST(RandomGenerator, EveryKernelLevelDrawsTheReferenceStreamBitForBit) {
     if (!ag::detail::missing_cpu_features(*k).empty()) continue;
     ++levels;
     ag::Tensor f64 = ag::zeros({n}, ag::float64), f32 = ag::zeros({n}, ag::float32), i32 = ag::zeros({n}, ag::int32);
-    k->random_fill(f64.dtype(), f64.impl()->data, n, false, seed, counter, -2.0, 3.0);
-    k->random_fill(f32.dtype(), f32.impl()->data, n, false, seed, counter, -2.0, 3.0);
-    k->random_fill(i32.dtype(), i32.impl()->data, n, false, seed, counter, -5.0, 9.0);
+    k->random_fill(f64.dtype(), ag::detail::impl_of(f64)->data, n, false, seed, counter, -2.0, 3.0);
+    k->random_fill(f32.dtype(), ag::detail::impl_of(f32)->data, n, false, seed, counter, -2.0, 3.0);
+    k->random_fill(i32.dtype(), ag::detail::impl_of(i32)->data, n, false, seed, counter, -5.0, 9.0);
     const auto d = f64.to_vector<double>();
     const auto f = f32.to_vector<float>();
     const auto i = i32.to_vector<int32_t>();

@@ -235,7 +235,7 @@ void expect_error(F&& f, std::initializer_list<std::string> needles) {
 // Same dtype, shape and bytes (floats compared bit for bit: -0 != +0, NaN == same NaN).
 inline bool same_bits(const ag::Tensor& a, const ag::Tensor& b) {
   return a.dtype() == b.dtype() && a.shape() == b.shape() &&
-         std::memcmp(a.impl()->data, b.impl()->data, static_cast<size_t>(a.num_elements()) * ag::dtype_size(a.dtype())) == 0;
+         std::memcmp(ag::detail::impl_of(a)->data, ag::detail::impl_of(b)->data, static_cast<size_t>(a.num_elements()) * ag::dtype_size(a.dtype())) == 0;
 }
 
 inline std::vector<int64_t> ints(const ag::Tensor& t) { return t.to_vector<int64_t>(); }

@@ -112,158 +112,224 @@ void Emitter::lower_if(Scope& s, uint32_t i) {
   s.values[i] = outs;
 }
 
-void Emitter::lower_while(Scope& s, uint32_t i) {
-  const Node& n = s.graph().nodes[i];
-  const size_t nvars = static_cast<size_t>(n.attrs.loop_vars());
-  const NodeInfo& info = program().nodes[s.node_id(i)];
+namespace {
+
+// A While as a loop: the state set up from the initial values, a header whose phis carry what
+// changes between iterations, the condition, the body, the body's results written back into
+// the state, and the final state delivered. One step per method, in that order.
+class WhileLowering {
+ public:
+  WhileLowering(Emitter& e, Scope& s, uint32_t i)
+      : e_(e), b_(e.b()), s_(s), i_(i), n_(s.graph().nodes[i]), nvars_(static_cast<size_t>(n_.attrs.loop_vars())),
+        kind_(nvars_), state_(nvars_), static_ptr_(nvars_, nullptr), phis_(nvars_) {}
+
+  void lower() {
+    initial_state();
+    llvm::Function* fn = b_.GetInsertBlock()->getParent();
+    llvm::BasicBlock* pre = b_.GetInsertBlock();
+    head_ = llvm::BasicBlock::Create(e_.context(), "while.cond", fn);
+    body_bb_ = llvm::BasicBlock::Create(e_.context(), "while.body", fn);
+    exit_ = llvm::BasicBlock::Create(e_.context(), "while.end", fn);
+    b_.CreateBr(head_);
+    b_.SetInsertPoint(head_);
+    open_phis(pre);
+    std::vector<LVal> params = state_;
+    for (size_t k = nvars_; k < n_.inputs.size(); ++k) params.push_back(s_.at(n_.inputs[k]));
+    llvm::Value* arena = e_.child_arena(s_, i_);
+    condition(params, arena);
+    b_.SetInsertPoint(body_bb_);
+    body(params, arena);
+    b_.CreateBr(head_);
+    b_.SetInsertPoint(exit_);
+    deliver_final_state();
+    s_.values[i_] = state_;
+  }
+
+ private:
+  // Where a loop variable lives between iterations.
   enum class Kind { Reg, Slot, Static, Dynamic };
-  std::vector<Kind> kind(nvars);
-  std::vector<LVal> state(nvars);
-  std::vector<llvm::Value*> static_ptr(nvars, nullptr);
 
   // Entry: the initial values become the state.
-  for (size_t k = 0; k < nvars; ++k) {
-    const TensorType& t = n.outputs[k];
-    const ValuePlan& vp = s.plan->values[i][k];
-    const LVal& init = s.at(n.inputs[k]);
-    state[k].dtype = t.dtype;
-    if (t.dtype == DType::List) {
-      kind[k] = Kind::Slot;
-      state[k].kind = LVal::Kind::Slot;
-      state[k].slot = vp.slot;
-      b_.CreateCall(runtime("agc_rt_slot_copy"), {ctx_, i32(init.slot), i32(vp.slot), i32(info.consume >> k & 1)});
-    } else if (vp.storage == ValueStorage::Reg) {
-      kind[k] = Kind::Reg;
-      state[k].kind = LVal::Kind::Reg;
-      state[k].reg = as_register(init);
-      state[k].dims = static_dims(t.shape);
-    } else if (static_bytes(t) >= 0) {
-      kind[k] = Kind::Static;
-      state[k].kind = LVal::Kind::Buf;
-      state[k].dims = static_dims(t.shape);
-      static_ptr[k] = state[k].ptr = allocate_value(s, {i, static_cast<uint32_t>(k)}, state[k].dims);
-      copy_value(init, state[k].ptr);
-    } else {
-      kind[k] = Kind::Dynamic;
-      state[k].kind = LVal::Kind::Buf;
-      state[k].dims = init.dims;
-      state[k].ptr = owned_alloc(byte_size(t.dtype, init.dims), s.site({i, static_cast<uint32_t>(k)}, init.dims));
-      copy_value(init, state[k].ptr);
+  void initial_state() {
+    const NodeInfo& info = e_.program().nodes[s_.node_id(i_)];
+    for (size_t k = 0; k < nvars_; ++k) {
+      const TensorType& t = n_.outputs[k];
+      const ValuePlan& vp = s_.plan->values[i_][k];
+      const LVal& init = s_.at(n_.inputs[k]);
+      LVal& st = state_[k];
+      st.dtype = t.dtype;
+      if (t.dtype == DType::List) {
+        kind_[k] = Kind::Slot;
+        st.kind = LVal::Kind::Slot;
+        st.slot = vp.slot;
+        b_.CreateCall(e_.runtime("agc_rt_slot_copy"),
+                      {e_.ctx(), e_.i32(init.slot), e_.i32(vp.slot), e_.i32(info.consume >> k & 1)});
+      } else if (vp.storage == ValueStorage::Reg) {
+        kind_[k] = Kind::Reg;
+        st.kind = LVal::Kind::Reg;
+        st.reg = e_.as_register(init);
+        st.dims = e_.static_dims(t.shape);
+      } else if (static_bytes(t) >= 0) {
+        kind_[k] = Kind::Static;
+        st.kind = LVal::Kind::Buf;
+        st.dims = e_.static_dims(t.shape);
+        static_ptr_[k] = st.ptr = e_.allocate_value(s_, {i_, static_cast<uint32_t>(k)}, st.dims);
+        e_.copy_value(init, st.ptr);
+      } else {
+        kind_[k] = Kind::Dynamic;
+        st.kind = LVal::Kind::Buf;
+        st.dims = init.dims;
+        st.ptr = e_.owned_alloc(e_.byte_size(t.dtype, init.dims), s_.site({i_, static_cast<uint32_t>(k)}, init.dims));
+        e_.copy_value(init, st.ptr);
+      }
     }
   }
 
-  llvm::Function* fn = b_.GetInsertBlock()->getParent();
-  llvm::BasicBlock* pre = b_.GetInsertBlock();
-  llvm::BasicBlock* head = llvm::BasicBlock::Create(ctx_ref_, "while.cond", fn);
-  llvm::BasicBlock* body_bb = llvm::BasicBlock::Create(ctx_ref_, "while.body", fn);
-  llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx_ref_, "while.end", fn);
-  b_.CreateBr(head);
-  b_.SetInsertPoint(head);
   // Phis for what changes between iterations: registers, owned pointers and their dynamic dims.
-  std::vector<std::vector<llvm::PHINode*>> phis(nvars);
-  auto make_phi = [&](size_t k, llvm::Value*& value) {
-    llvm::PHINode* p = b_.CreatePHI(value->getType(), 2);
-    p->addIncoming(value, pre);
-    value = p;
-    phis[k].push_back(p);
-  };
-  for (size_t k = 0; k < nvars; ++k) {
-    if (kind[k] == Kind::Reg) make_phi(k, state[k].reg);
-    if (kind[k] != Kind::Dynamic) continue;
-    make_phi(k, state[k].ptr);
-    for (size_t d = 0; d < state[k].dims.size(); ++d)
-      if (n.outputs[k].shape[static_cast<int64_t>(d)] < 0) make_phi(k, state[k].dims[d]);
-      else state[k].dims[d] = i64(n.outputs[k].shape[static_cast<int64_t>(d)]);
-  }
-  std::vector<LVal> params = state;
-  for (size_t k = nvars; k < n.inputs.size(); ++k) params.push_back(s.at(n.inputs[k]));
-  llvm::Value* arena = child_arena(s, i);
-
-  Scope cond;
-  cond.plan = s.plan->children[i][0].get();
-  cond.arena = arena;
-  lower_nodes(cond, params);
-  llvm::Value* go = as_register(cond.at(cond.graph().results[0]));
-  release_scope(cond);
-  b_.CreateCondBr(go, body_bb, exit);
-
-  b_.SetInsertPoint(body_bb);
-  Scope body;
-  body.plan = s.plan->children[i][1].get();
-  body.arena = arena;
-  lower_nodes(body, params);
-  const Graph& bg = body.graph();
-  // Results that alias the state (views of loop variables) are copied aside first, so writing
-  // one state buffer cannot clobber another result.
-  std::vector<LVal> next(nvars);
-  std::vector<llvm::Value*> temps;
-  for (size_t k = 0; k < nvars; ++k) {
-    const ValueId r = bg.results[k];
-    next[k] = body.at(r);
-    if (kind[k] != Kind::Static || param_index(bg, r) == static_cast<int64_t>(k)) continue;
-    const ValuePlan& vp = body.plan->at(r);
-    const ValueId root = vp.storage == ValueStorage::View ? vp.root : r;
-    const int64_t p = is_param(bg, root) ? param_index(bg, root) : -1;
-    if (p < 0 || p >= static_cast<int64_t>(nvars) || next[k].kind != LVal::Kind::Buf) continue;
-    llvm::Value* tmp = owned_alloc(byte_size(next[k].dtype, next[k].dims), body.site(r, next[k].dims));
-    copy_value(next[k], tmp);
-    next[k].ptr = tmp;
-    temps.push_back(tmp);
-  }
-  std::vector<llvm::Value*> replaced;
-  for (size_t k = 0; k < nvars; ++k) {
-    const ValueId r = bg.results[k];
-    const bool unchanged = param_index(bg, r) == static_cast<int64_t>(k);
-    switch (kind[k]) {
-      case Kind::Reg: next[k].reg = as_register(next[k]); break;
-      case Kind::Slot:
-        if (!unchanged)
-          b_.CreateCall(runtime("agc_rt_slot_copy"), {ctx_, i32(next[k].slot), i32(state[k].slot), i32(movable_result(bg, k) ? 1 : 0)});
-        break;
-      case Kind::Static:
-        if (!unchanged) copy_value(next[k], static_ptr[k]);
-        break;
-      case Kind::Dynamic:
-        if (unchanged) {
-          next[k] = state[k];
-          break;
-        }
-        {
-          llvm::Value* fresh = owned_alloc(byte_size(next[k].dtype, next[k].dims), body.site(r, next[k].dims));
-          copy_value(next[k], fresh);
-          next[k].ptr = fresh;
-          replaced.push_back(state[k].ptr);
-        }
-        break;
+  void open_phis(llvm::BasicBlock* pre) {
+    auto make_phi = [&](size_t k, llvm::Value*& value) {
+      llvm::PHINode* p = b_.CreatePHI(value->getType(), 2);
+      p->addIncoming(value, pre);
+      value = p;
+      phis_[k].push_back(p);
+    };
+    for (size_t k = 0; k < nvars_; ++k) {
+      if (kind_[k] == Kind::Reg) make_phi(k, state_[k].reg);
+      if (kind_[k] != Kind::Dynamic) continue;
+      make_phi(k, state_[k].ptr);
+      for (size_t d = 0; d < state_[k].dims.size(); ++d)
+        if (n_.outputs[k].shape[static_cast<int64_t>(d)] < 0) make_phi(k, state_[k].dims[d]);
+        else state_[k].dims[d] = e_.i64(n_.outputs[k].shape[static_cast<int64_t>(d)]);
     }
   }
-  for (llvm::Value* p : temps) owned_free(p);
-  for (llvm::Value* p : replaced) owned_free(p);
-  release_scope(body);
-  llvm::BasicBlock* latch = b_.GetInsertBlock();
-  for (size_t k = 0; k < nvars; ++k) {
-    size_t at = 0;
-    auto incoming = [&](llvm::Value* v) { phis[k][at++]->addIncoming(v, latch); };
-    if (kind[k] == Kind::Reg) incoming(next[k].reg);
-    if (kind[k] != Kind::Dynamic) continue;
-    incoming(next[k].ptr);
-    for (size_t d = 0; d < state[k].dims.size(); ++d)
-      if (n.outputs[k].shape[static_cast<int64_t>(d)] < 0) incoming(next[k].dims[d]);
-  }
-  b_.CreateBr(head);
 
-  b_.SetInsertPoint(exit);
-  for (size_t k = 0; k < nvars; ++k) {
-    const ValuePlan& vp = s.plan->values[i][k];
-    if (kind[k] != Kind::Dynamic || vp.storage != ValueStorage::Dest) continue;
-    const Sink& sink = s.sinks.at(static_cast<size_t>(vp.dest));
-    if (sink.kind == Sink::Kind::Owned) continue;  // the owned state itself goes to the parent
-    llvm::Value* dst = allocate_value(s, {i, static_cast<uint32_t>(k)}, state[k].dims);
-    copy_value(state[k], dst);
-    owned_free(state[k].ptr);
-    state[k].ptr = dst;
+  void condition(const std::vector<LVal>& params, llvm::Value* arena) {
+    Scope cond;
+    cond.plan = s_.plan->children[i_][0].get();
+    cond.arena = arena;
+    e_.lower_nodes(cond, params);
+    llvm::Value* go = e_.as_register(cond.at(cond.graph().results[0]));
+    e_.release_scope(cond);
+    b_.CreateCondBr(go, body_bb_, exit_);
   }
-  s.values[i] = state;
-}
+
+  void body(const std::vector<LVal>& params, llvm::Value* arena) {
+    Scope body;
+    body.plan = s_.plan->children[i_][1].get();
+    body.arena = arena;
+    e_.lower_nodes(body, params);
+    std::vector<llvm::Value*> temps;
+    std::vector<LVal> next = results_set_aside(body, temps);
+    std::vector<llvm::Value*> replaced = write_back(body, next);
+    for (llvm::Value* p : temps) e_.owned_free(p);
+    for (llvm::Value* p : replaced) e_.owned_free(p);
+    e_.release_scope(body);
+    close_phis(next);
+  }
+
+  // The body's results; those that alias the state (views of loop variables) are copied aside
+  // first (into `temps`), so writing one state buffer cannot clobber another result.
+  std::vector<LVal> results_set_aside(Scope& body, std::vector<llvm::Value*>& temps) {
+    const Graph& bg = body.graph();
+    std::vector<LVal> next(nvars_);
+    for (size_t k = 0; k < nvars_; ++k) {
+      const ValueId r = bg.results[k];
+      next[k] = body.at(r);
+      if (kind_[k] != Kind::Static || param_index(bg, r) == static_cast<int64_t>(k)) continue;
+      const ValuePlan& vp = body.plan->at(r);
+      const ValueId root = vp.storage == ValueStorage::View ? vp.root : r;
+      const int64_t p = is_param(bg, root) ? param_index(bg, root) : -1;
+      if (p < 0 || p >= static_cast<int64_t>(nvars_) || next[k].kind != LVal::Kind::Buf) continue;
+      llvm::Value* tmp = e_.owned_alloc(e_.byte_size(next[k].dtype, next[k].dims), body.site(r, next[k].dims));
+      e_.copy_value(next[k], tmp);
+      next[k].ptr = tmp;
+      temps.push_back(tmp);
+    }
+    return next;
+  }
+
+  // The next iteration's state from the body's results: registers as they are, slots and static
+  // buffers copied into place, dynamic ones into fresh owned buffers (the old ones returned, to
+  // be freed).
+  std::vector<llvm::Value*> write_back(Scope& body, std::vector<LVal>& next) {
+    const Graph& bg = body.graph();
+    std::vector<llvm::Value*> replaced;
+    for (size_t k = 0; k < nvars_; ++k) {
+      const ValueId r = bg.results[k];
+      const bool unchanged = param_index(bg, r) == static_cast<int64_t>(k);
+      switch (kind_[k]) {
+        case Kind::Reg: next[k].reg = e_.as_register(next[k]); break;
+        case Kind::Slot:
+          if (!unchanged)
+            b_.CreateCall(e_.runtime("agc_rt_slot_copy"), {e_.ctx(), e_.i32(next[k].slot), e_.i32(state_[k].slot),
+                                                           e_.i32(movable_result(bg, k) ? 1 : 0)});
+          break;
+        case Kind::Static:
+          if (!unchanged) e_.copy_value(next[k], static_ptr_[k]);
+          break;
+        case Kind::Dynamic:
+          if (unchanged) {
+            next[k] = state_[k];
+            break;
+          }
+          {
+            llvm::Value* fresh = e_.owned_alloc(e_.byte_size(next[k].dtype, next[k].dims), body.site(r, next[k].dims));
+            e_.copy_value(next[k], fresh);
+            next[k].ptr = fresh;
+            replaced.push_back(state_[k].ptr);
+          }
+          break;
+      }
+    }
+    return replaced;
+  }
+
+  // The back edge's incoming values, in the order open_phis made the phis.
+  void close_phis(const std::vector<LVal>& next) {
+    llvm::BasicBlock* latch = b_.GetInsertBlock();
+    for (size_t k = 0; k < nvars_; ++k) {
+      size_t at = 0;
+      auto incoming = [&](llvm::Value* v) { phis_[k][at++]->addIncoming(v, latch); };
+      if (kind_[k] == Kind::Reg) incoming(next[k].reg);
+      if (kind_[k] != Kind::Dynamic) continue;
+      incoming(next[k].ptr);
+      for (size_t d = 0; d < state_[k].dims.size(); ++d)
+        if (n_.outputs[k].shape[static_cast<int64_t>(d)] < 0) incoming(next[k].dims[d]);
+    }
+  }
+
+  // After the loop: a dynamic state bound for a planned destination is copied there (an owned
+  // destination takes the state's own buffer).
+  void deliver_final_state() {
+    for (size_t k = 0; k < nvars_; ++k) {
+      const ValuePlan& vp = s_.plan->values[i_][k];
+      if (kind_[k] != Kind::Dynamic || vp.storage != ValueStorage::Dest) continue;
+      const Sink& sink = s_.sinks.at(static_cast<size_t>(vp.dest));
+      if (sink.kind == Sink::Kind::Owned) continue;  // the owned state itself goes to the parent
+      llvm::Value* dst = e_.allocate_value(s_, {i_, static_cast<uint32_t>(k)}, state_[k].dims);
+      e_.copy_value(state_[k], dst);
+      e_.owned_free(state_[k].ptr);
+      state_[k].ptr = dst;
+    }
+  }
+
+  Emitter& e_;
+  llvm::IRBuilder<>& b_;
+  Scope& s_;
+  const uint32_t i_;
+  const Node& n_;
+  const size_t nvars_;
+  std::vector<Kind> kind_;
+  std::vector<LVal> state_;
+  std::vector<llvm::Value*> static_ptr_;
+  std::vector<std::vector<llvm::PHINode*>> phis_;
+  llvm::BasicBlock* head_ = nullptr;
+  llvm::BasicBlock* body_bb_ = nullptr;
+  llvm::BasicBlock* exit_ = nullptr;
+};
+
+}  // namespace
+
+void Emitter::lower_while(Scope& s, uint32_t i) { WhileLowering(*this, s, i).lower(); }
 
 }  // namespace ag::jit

@@ -84,12 +84,6 @@ void Emitter::collect_leaves(Scope& s, ValueId v, std::vector<const LVal*>& out)
   }
 }
 
-llvm::Value* Emitter::linear_offset(const std::vector<llvm::Value*>& strides, const std::vector<llvm::Value*>& idx) {
-  llvm::Value* off = i64(0);
-  for (size_t j = 0; j < idx.size(); ++j) off = b_.CreateAdd(off, b_.CreateMul(idx[j], strides[j]));
-  return off;
-}
-
 llvm::Value* Emitter::eval_element(Scope& s, ValueId v, const Walk& w, const std::vector<llvm::Value*>& idx) {
   const LVal& lv = s.at(v);
   switch (lv.kind) {

@@ -4,7 +4,8 @@
 // stores, and the last, partial block under a mask of the elements left (AVX-512, where masked
 // loads and stores are plain instructions) or element by element (elsewhere); a static size of
 // whole blocks has no partial form. Every block under
-// a mask, one copy of the body, ran W3's cheap chain 1.6x slower on Zen 4 (masked stores).
+// a mask, one copy of the body, ran W3's cheap chain slower on Zen 4 because of the masked
+// stores (docs/performance.md, "Measured decisions": masked tail only).
 // The values are those of the scalar loop, lane by lane: the same operations on each element,
 // in the same order (no reassociation), the same fmuladd contractions.
 //
@@ -23,44 +24,15 @@ namespace {
 // Rows of at most this many blocks are emitted as straight code, without a block loop.
 constexpr int64_t kInlineBlocks = 4;
 
-// Ops whose scalar_op form is the same IR on vectors (IRBuilder's operations and intrinsics
-// take vector operands; constants come from the operands' types). Not here: integer ops (their
-// checked division branches per element), casts (scalar_op names scalar types), and exp, log,
-// sin, cos, pow and float64 tanh, which the vectorizer maps to libmvec calls a vector intrinsic
-// would not reach.
+// Ops whose scalar_op form is the same IR on vectors (ops.def's Vector column): IRBuilder's
+// operations and intrinsics take vector operands, and constants come from the operands' types.
 bool vector_op(OpKind op, DType d) {
-  switch (op) {
-    case OpKind::Neg:
-    case OpKind::Abs:
-    case OpKind::Square:
-    case OpKind::Relu:
-    case OpKind::Sign:
-    case OpKind::Sqrt:
-    case OpKind::Floor:
-    case OpKind::Ceil:
-    case OpKind::Round:
-    case OpKind::Add:
-    case OpKind::Sub:
-    case OpKind::Mul:
-    case OpKind::Div:
-    case OpKind::Maximum:
-    case OpKind::Minimum:
-    case OpKind::Less:
-    case OpKind::LessEqual:
-    case OpKind::Greater:
-    case OpKind::GreaterEqual:
-    case OpKind::Equal:
-    case OpKind::NotEqual:
-    case OpKind::LogicalAnd:
-    case OpKind::LogicalOr:
-    case OpKind::LogicalXor:
-    case OpKind::LogicalNot:
-    case OpKind::Select:
-    case OpKind::Fill:
-    case OpKind::FillLike: return true;
-    case OpKind::Tanh: return d == DType::Float32;
-    default: return false;
+  switch (op_info(op).vector) {
+    case VectorForm::yes: return true;
+    case VectorForm::f32: return d == DType::Float32;
+    case VectorForm::no: return false;
   }
+  return false;
 }
 
 }  // namespace
@@ -143,10 +115,6 @@ bool Emitter::streaming_output(const LVal& out, const Walk& w, DType d, unsigned
   return program().config.streams(elements * static_cast<int64_t>(dtype_size(d)));
 }
 
-// sfence: non-temporal stores are weakly ordered, and the pool's completion flag (a release
-// store) does not order them on x86.
-void Emitter::store_fence() { b_.CreateIntrinsic(llvm::Intrinsic::x86_sse_sfence, {}, {}); }
-
 bool Emitter::lower_elementwise_vector(Scope& s, uint32_t i, const LVal& out, const Walk& w) {
   const Node& n = s.graph().nodes[i];
   const DType d = out.dtype;
@@ -205,8 +173,8 @@ bool Emitter::lower_elementwise_vector(Scope& s, uint32_t i, const LVal& out, co
   const int64_t whole = static_count ? static_count->getSExtValue() / lanes : -1;
   const int64_t rest = static_count ? static_count->getSExtValue() % lanes : -1;
   if (static_count && whole + (rest > 0) <= kInlineBlocks) {
-    // A short row: its blocks emitted one after the other, no block loop (W1b's [8,32] rows as
-    // a loop of two blocks ran 12% slower than LLVM's unrolled code).
+    // A short row: its blocks emitted one after the other; a loop of two blocks ran W1b's [8,32]
+    // rows slower than LLVM's unrolled code (docs/performance.md, "Measured decisions": short row).
     parallel_loop_nest(nest, out.ptr, [&](const std::vector<llvm::Value*>& idx) {
       outer = idx;
       for (int64_t k = 0; k < whole; ++k) vector_block(i64(k * lanes), nullptr);

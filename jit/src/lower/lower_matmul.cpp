@@ -39,10 +39,11 @@ int64_t const_value(llvm::Value* v) {
 
 // An internal function of `pointers` noalias pointer arguments with an empty entry block, for a
 // small matmul kernel. Never inlined: inlined into a chain's loop the packed kernel ran no
-// faster, and the optimizer's loop passes took twice as long (W1: optimize 3.2 -> 7.3 ms).
+// faster, and the optimizer's loop passes took longer
+// (docs/performance.md, "Measured decisions": kernel not inlined).
 // Compiled for size: its rows are already whole vectors and k is unrolled or a loop of its own,
-// and unrolling its loops further only makes the code generator's work grow (optimize + codegen
-// of the 10x10x10 int32 row kernel: 8.6 -> 4.4 ms; W1's run time unchanged).
+// and unrolling its loops further only grows the code generator's work, not the kernel's speed
+// (docs/performance.md, "Measured decisions": kernel for size).
 llvm::Function* Emitter::matmul_kernel(const std::string& name, unsigned pointers) {
   const std::vector<llvm::Type*> params(pointers, b_.getPtrTy());
   auto* type = llvm::FunctionType::get(b_.getVoidTy(), params, false);
@@ -75,32 +76,31 @@ llvm::Function* Emitter::small_gemm(DType d, int64_t m, int64_t k, int64_t n) {
     // A row of C is a few LLVM vectors ("pieces"): C[i,j0:j1] = sum_k A[i,k] * B[k,j0:j1], each
     // piece at most one of the target's registers wide (a 10-column int32 row: one 16-lane
     // vector on AVX-512, 8 + 2 lanes on AVX2). One <10 x i32> left to the backend on AVX2 became
-    // element-by-element inserts and spills (W1: 6.3 us); left to itself, the vectorizer turned
-    // these short loops into gathers.
+    // element-by-element inserts and spills; left to itself, the vectorizer turned these short
+    // loops into gathers (docs/performance.md, "Measured decisions": register-wide pieces).
     //
     // Rows go in blocks whose accumulators all stay in registers: for each k, B's row k is loaded
     // once and multiplied into every row of the block. One row at a time, a float row's sum over
     // k was one chain of dependent FMAs per piece, bound by the FMA's latency, and B's rows were
-    // copied to the stack on every call ([8,32] x [32,32] float32: 300 -> 213 ns per call, a
-    // 40-layer graph of them 21.5 -> 13 us). Each element is still summed over k in order, so
-    // the values do not change.
+    // copied to the stack on every call (docs/performance.md, "Measured decisions": row blocks).
+    // Each element is still summed over k in order, so the values do not change.
     const int64_t lanes = std::max<int64_t>(1, vector_bytes_ / static_cast<int64_t>(dtype_size(d)));
     std::vector<std::pair<int64_t, unsigned>> pieces;  // (first column, width)
     for (int64_t j0 = 0; j0 < n; j0 += lanes) pieces.emplace_back(j0, static_cast<unsigned>(std::min(lanes, n - j0)));
     const auto np = static_cast<int64_t>(pieces.size());
     // Enough independent accumulators to cover a float FMA's latency (4 cycles, 2 per cycle),
-    // and no more: a block is unrolled, and a larger one only makes more code to compile (W1's
-    // 10x10 int32 product in blocks of 4 rows: its compile 13 -> 19.5 ms, its run time the same).
-    // Integer adds take a cycle: one row per block, which still loads B's row k once per k and
-    // ran W1 on AVX2 (x86-64-v3) in 4.55 us where the previous row loop took 5.14.
+    // and no more: a block is unrolled, and a larger one only makes more code to compile, not
+    // faster code. Integer adds take a cycle: one row per block, which still loads B's row k once
+    // per k and ran W1 on AVX2 (x86-64-v3) faster than the previous row loop
+    // (docs/performance.md, "Measured decisions": row block size).
     const int64_t registers = vector_bytes_ == 64 ? 32 : 16;
     const int64_t chains = fp ? 8 : 1;
     const int64_t by_registers = std::max<int64_t>(1, (registers - np - 2) / np);  // + B's pieces, a broadcast, a spare
     const int64_t block_rows = std::clamp<int64_t>((chains + np - 1) / np, 1, std::max<int64_t>(1, std::min(by_registers, m)));
     // On AVX-512 a row's last, partial piece is a whole register under a constant mask (masked
     // loads and stores are plain instructions there): a <10 x i32> had the code generator widen
-    // every operation, 0.8 of W1's kernel's 3.4 ms of codegen. AVX2's masked moves are slow
-    // (W1 under x86-64-v3: 4.6 -> 7.4 us), so there the piece keeps its width.
+    // every operation, a sizable share of W1's kernel's codegen. AVX2's masked moves are slow, so
+    // there the piece keeps its width (docs/performance.md, "Measured decisions": masked pieces).
     const bool masked = vector_bytes_ == 64;
     auto vtype = [&](unsigned width) {
       return llvm::FixedVectorType::get(et, masked && width < lanes ? static_cast<unsigned>(lanes) : width);
@@ -153,7 +153,8 @@ llvm::Function* Emitter::small_gemm(DType d, int64_t m, int64_t k, int64_t n) {
     };
     // The blocks stay a loop: a block is already hundreds of instructions (k unrolled), which
     // LLVM's unrollers never copy, but they analyzed it twice, each time simulating every
-    // iteration: [8,32] x [32,32] float32 optimized in 38.7 ms, 16.6 of them in the unrollers.
+    // iteration, which took much of the optimizer's time
+    // (docs/performance.md, "Measured decisions": rolled row blocks).
     const int64_t full_blocks = m / block_rows, rest = m % block_rows;
     loop_carry(
         i64(full_blocks), {},
@@ -226,8 +227,8 @@ int64_t Emitter::matmul_chain_length(const Scope& s, uint32_t i) const {
 // product writes node i's buffer (it may have other uses), the last node last's, the middle ones
 // two stack buffers in turn instead of their planned buffers: the plan gives each product a
 // buffer for its own lifetime, and a loop needs the same two every time. The same products as
-// straight-line calls, in the same order: W1's 100 products compile as one call (W5: optimize +
-// codegen ~10 -> ~3 ms; docs/jit.md, "Compile times").
+// straight-line calls, in the same order: W1's 100 products compile as one call, in less time
+// (docs/performance.md, "Measured decisions": matmul chain loop).
 //
 // With x on the left and rows that leave vector lanes empty, x is packed once and the products
 // run the packed kernel (lower_matmul_packed.cpp).

@@ -63,7 +63,8 @@ std::optional<Emitter::GemmPacking> Emitter::gemm_packing(DType d, int64_t m, in
   // Work in lane-multiplies: a vector op's cost grows with its width (Zen 4 runs a 512-bit
   // multiply as two 256-bit halves; LLVM prefers 256-bit vectors on most AVX-512 CPUs). W1's
   // 10 columns on AVX-512: 7 16-lane vectors (112) or 13 8-lane ones (104), which also need no
-  // packing for their 8-column rows: 2.87 vs 2.62 us.
+  // packing for their 8-column rows and ran faster
+  // (docs/performance.md, "Measured decisions": lane-multiplies).
   std::optional<GemmPacking> best;
   for (const int64_t lanes : {widest, vector_bytes_ == 64 ? widest / 2 : int64_t{0}}) {
     if (lanes < 2) continue;
@@ -148,7 +149,8 @@ llvm::Function* Emitter::small_gemm_packed(const GemmPacking& p, DType d, int64_
           llvm::Value* at = b_.CreateMul(b_.CreateAdd(i64(s.offset + group[j].v * k), kk), i64(p.lanes));
           av = b_.CreateAlignedLoad(vt, b_.CreateInBoundsGEP(et, ap, at), whole);
         }
-        // k = 0 starts from its product, not from zero plus it (W1: -4%); floats keep the row
+        // k = 0 starts from its product, not from zero plus it
+        // (docs/performance.md, "Measured decisions": first product); floats keep the row
         // kernel's fma(a, b, +0), which differs from a * b in the sign of a zero product.
         if (is_floating(d))
           next.push_back(b_.CreateIntrinsic(llvm::Intrinsic::fmuladd, {vt},

@@ -3,10 +3,9 @@
 // dims); the operand's fused producers are evaluated inside that walk. Float sums may be
 // reassociated (like Eigen's vectorized sums) so the loop vectorizer can use vector accumulators.
 // Row reductions of large operands split by rows over the thread pool (parallel_loops.cpp); full
-// reductions of large contiguous operands split in fixed chunks (parallel_full_reduce), column
-// reductions in fixed blocks of rows (parallel_column_reduce).
-#include "ag/detail/parallel.h"
-#include "emitter.h"
+// and column reductions of large operands in fixed chunks or blocks of rows
+// (lower_reduce_parallel.cpp).
+#include "reduce_parallel.h"
 
 #include <algorithm>
 #include <limits>
@@ -51,162 +50,8 @@ size_t kept_prefix(const std::vector<llvm::Value*>& acc_strides, IsZero is_zero)
   return kept;
 }
 
-// Piece `index` of [0, total) cut into pieces of `size`: its first position and its length (the
-// last piece may be short).
-struct Piece {
-  llvm::Value* begin;
-  llvm::Value* length;
-};
-Piece piece(llvm::IRBuilder<>& b, llvm::Value* index, llvm::Value* size, llvm::Value* total) {
-  llvm::Value* begin = b.CreateMul(index, size);
-  llvm::Value* left = b.CreateSub(total, begin);
-  return {begin, b.CreateSelect(b.CreateICmpSLT(left, size), left, size)};
-}
-
-llvm::Value* smin(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y) { return b.CreateSelect(b.CreateICmpSLT(x, y), x, y); }
-
-// The eager full reduction's chunk (runtime/src/ops/isa/reduce.cpp): compiled code splits at the
-// same boundaries, so the two sum in the same chunks.
-constexpr int64_t kReduceChunk = detail::kElementwiseGrain;
-// A split column reduction uses at most this many blocks of rows (each one partial row).
-constexpr int64_t kMaxRowBlocks = 8;
 
 }  // namespace
-
-// `count` partials of a full reduction, partial p computed by `partial(p)` on the pool (each of
-// about `work` elements, for the pool's grain) into a heap buffer of the call (on the stack it
-// would grow with the operand), then combined in order into acc[0].
-void Emitter::reduce_partials(Scope& s, uint32_t i, llvm::Value* count, llvm::Value* work, llvm::Value* acc, DType d,
-                              llvm::Value* init, const Combine& combine,
-                              const std::function<llvm::Value*(llvm::Value*)>& partial) {
-  const std::vector<llvm::Value*> partial_dims{count};
-  llvm::Value* partials =
-      owned_alloc(b_.CreateMul(count, i64(static_cast<int64_t>(dtype_size(d)))), s.site({i, 0}, partial_dims));
-  splittable_loop_nest(
-      {count}, partials, [&](const std::vector<llvm::Value*>& idx) { store(d, partials, idx[0], partial(idx[0])); }, work);
-  store(d, acc, i64(0),
-        loop_reduce(count, init, [&](llvm::Value* a, llvm::Value* c) { return combine(a, load(d, partials, c)); }));
-  owned_free(partials);
-}
-
-// A full reduction whose walk is one contiguous dim of two chunks or more: each chunk of
-// kReduceChunk elements is reduced in order, in a register, by one thread of the pool into its
-// partial, then the partials are combined in chunk order. The chunks do not depend on the thread
-// count, so neither does the result (docs/jit.md, "Threads"). A size known only at run time takes
-// this path when it is large and `serial` (the caller's walk) otherwise.
-// Anything else: false, and the caller emits the serial walk.
-bool Emitter::parallel_full_reduce(Scope& s, uint32_t i, ValueId x, const Walk& w, llvm::Value* acc, DType d,
-                                   llvm::Value* init,
-                                   const Combine& combine, const std::function<void()>& serial) {
-  if (w.dims.size() >= 2) return parallel_full_reduce_by_rows(s, i, x, w, acc, d, init, combine, serial);
-  if (w.dims.size() != 1) return false;
-  llvm::Value* total = w.dims[0];
-  auto* size = llvm::dyn_cast<llvm::ConstantInt>(total);
-  if (size && size->getSExtValue() < 2 * kReduceChunk) return false;
-  auto chunked = [&] {
-    llvm::Value* chunks = b_.CreateSDiv(b_.CreateAdd(total, i64(kReduceChunk - 1)), i64(kReduceChunk));
-    reduce_partials(s, i, chunks, i64(kReduceChunk), acc, d, init, combine, [&](llvm::Value* c) {
-      const Piece chunk = piece(b_, c, i64(kReduceChunk), total);
-      return loop_reduce(chunk.length, init, [&](llvm::Value* a, llvm::Value* j) {
-        return combine(a, eval_element(s, x, w, {b_.CreateAdd(chunk.begin, j)}));
-      });
-    });
-  };
-  if (size) chunked();
-  else if_else(b_.CreateICmpSGE(total, i64(2 * kReduceChunk)), chunked, serial);
-  return true;
-}
-
-// A full reduction whose walk kept several dims: unknown sizes, which make_walk does not merge
-// (a dim may turn out to be 1 and broadcast). Its rows are cut into a fixed number of blocks (from
-// the shape alone, as a column reduction's), each reduced in row-major order by one thread into
-// its partial, the partials combined in block order: the same result on any thread count. Small
-// at run time (fewer than two blocks of kReduceChunk elements): `serial`. A static walk of
-// several dims (a broadcast operand) stays serial: false.
-bool Emitter::parallel_full_reduce_by_rows(Scope& s, uint32_t i, ValueId x, const Walk& w, llvm::Value* acc, DType d,
-                                           llvm::Value* init, const Combine& combine,
-                                           const std::function<void()>& serial) {
-  if (std::all_of(w.dims.begin(), w.dims.end(), [](llvm::Value* v) { return llvm::isa<llvm::ConstantInt>(v); })) return false;
-  llvm::Value* r = w.dims[0];
-  llvm::Value* row_elements = numel(std::vector<llvm::Value*>(w.dims.begin() + 1, w.dims.end()));
-  llvm::Value* blocks =
-      smin(b_, smin(b_, i64(kMaxRowBlocks), r), b_.CreateSDiv(b_.CreateMul(r, row_elements), i64(kReduceChunk)));
-  auto blocked = [&] {
-    llvm::Value* rows_per_block = b_.CreateSDiv(b_.CreateAdd(r, b_.CreateSub(blocks, i64(1))), blocks);
-    reduce_partials(s, i, blocks, b_.CreateMul(rows_per_block, row_elements), acc, d, init, combine, [&](llvm::Value* blk) {
-      const Piece rows_of_block = piece(b_, blk, rows_per_block, r);
-      std::vector<llvm::Value*> at(w.dims.size());
-      std::function<llvm::Value*(size_t, llvm::Value*)> level = [&](size_t k, llvm::Value* a) -> llvm::Value* {
-        if (k == w.dims.size()) return combine(a, eval_element(s, x, w, at));
-        llvm::Value* n = k == 0 ? rows_of_block.length : w.dims[k];
-        return loop_reduce(n, a, [&](llvm::Value* a_k, llvm::Value* j) {
-          at[k] = k == 0 ? b_.CreateAdd(rows_of_block.begin, j) : j;
-          return level(k + 1, a_k);
-        });
-      };
-      return level(0, init);
-    });
-  };
-  if_else(b_.CreateICmpSGE(blocks, i64(2)), blocked, serial);
-  return true;
-}
-
-// A column reduction, out[j] = reduce over r of x[r, j], of a 2-D walk whose outer dim is
-// reduced: the rows are cut into a fixed number of blocks (from the shape alone, at most
-// kMaxRowBlocks, each of at least kReduceChunk elements); each block is reduced row after row
-// into its own partial row by one thread of the pool, reading the operand in memory order; the
-// partial rows are then combined in block order. The same result on any thread count. Cutting
-// the columns instead keeps each column's order but reads each row in pieces: a 4096x4096 float
-// column sum took 5.3 ms on one thread against 2.3 ms for the serial walk. The partial rows live
-// in a heap buffer of the call. Sizes known only at run time take this path when there are two
-// blocks or more, and `serial` (the caller's walk) otherwise. Anything else: false, and the
-// caller emits the serial walk.
-bool Emitter::parallel_column_reduce(Scope& s, uint32_t i, ValueId x, const Walk& w, const LVal& acc_view, DType d,
-                                     llvm::Value* init,
-                                     const Combine& combine, const std::function<void()>& serial) {
-  if (w.dims.size() != 2) return false;
-  const std::vector<llvm::Value*>& out_strides = *w.find(&acc_view);
-  // Rows reduced, columns kept (a kept dim of unknown size has the stride `size == 1 ? 0 : 1`,
-  // which differs from 1 only when there is one column).
-  if (!is_const(out_strides[0], 0) || is_const(out_strides[1], 0)) return false;
-  llvm::Value* r = w.dims[0];
-  llvm::Value* c = w.dims[1];
-  llvm::Value* blocks = smin(b_, smin(b_, i64(kMaxRowBlocks), r), b_.CreateSDiv(b_.CreateMul(r, c), i64(kReduceChunk)));
-  auto* static_blocks = llvm::dyn_cast<llvm::ConstantInt>(blocks);
-  if (static_blocks && static_blocks->getSExtValue() < 2) return false;
-  auto blocked = [&] {
-    llvm::Value* rows_per_block = b_.CreateSDiv(b_.CreateAdd(r, b_.CreateSub(blocks, i64(1))), blocks);
-    const std::vector<llvm::Value*> partial_dims{blocks, c};
-    llvm::Value* partials = owned_alloc(b_.CreateMul(b_.CreateMul(blocks, c), i64(static_cast<int64_t>(dtype_size(d)))),
-                                        s.site({i, 0}, partial_dims));
-    splittable_loop_nest(
-        {blocks}, partials,
-        [&](const std::vector<llvm::Value*>& idx) {
-          const Piece rows_of_block = piece(b_, idx[0], rows_per_block, r);
-          llvm::Value* part = b_.CreateMul(idx[0], c);
-          loop(c, [&](llvm::Value* j) { store(d, partials, b_.CreateAdd(part, j), init); });
-          loop(rows_of_block.length, [&](llvm::Value* k) {
-            llvm::Value* row = b_.CreateAdd(rows_of_block.begin, k);
-            loop(c, [&](llvm::Value* j) {
-              llvm::Value* at = b_.CreateAdd(part, j);
-              store(d, partials, at, combine(load(d, partials, at), eval_element(s, x, w, {row, j})));
-            });
-          });
-        },
-        /*work_per_outer=*/b_.CreateMul(rows_per_block, c));
-    loop(c, [&](llvm::Value* j) {
-      llvm::Value* off = b_.CreateMul(j, out_strides[1]);
-      llvm::Value* v = loop_reduce(blocks, load(d, acc_view.ptr, off), [&](llvm::Value* a, llvm::Value* blk) {
-        return combine(a, load(d, partials, b_.CreateAdd(b_.CreateMul(blk, c), j)));
-      });
-      store(d, acc_view.ptr, off, v);
-    });
-    owned_free(partials);
-  };
-  if (static_blocks) blocked();
-  else if_else(b_.CreateICmpSGE(blocks, i64(2)), blocked, serial);
-  return true;
-}
 
 // The row form: the walk's trailing dims are reduced and its leading ones kept. Each output
 // element is accumulated in a register over its row, in the same order, and stored once. Needed
@@ -335,8 +180,9 @@ void Emitter::lower_reduce(Scope& s, uint32_t i) {
     if (rows_independent) parallel_loop_nest(w.dims, acc, accumulate);
     else loop_nest(w.dims, accumulate);
   };
-  const bool split = is_const(out_n, 1) ? parallel_full_reduce(s, i, x, w, acc, d, init, combine, serial)
-                                        : parallel_column_reduce(s, i, x, w, acc_view, d, init, combine, serial);
+  const ReductionSite site{s, i, x, w, d, init, combine};
+  const bool split = is_const(out_n, 1) ? lower_parallel_full_reduction(*this, site, acc, serial)
+                                        : lower_parallel_column_reduction(*this, site, acc_view, serial);
   if (!split) serial();
 
   if (n.op == OpKind::ReduceMean) {

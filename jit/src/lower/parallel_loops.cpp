@@ -48,7 +48,7 @@ int64_t static_product(const std::vector<llvm::Value*>& dims) {
 
 }  // namespace
 
-void Emitter::parallel_loop_nest(const std::vector<llvm::Value*>& dims, llvm::Value* out,
+void Codegen::parallel_loop_nest(const std::vector<llvm::Value*>& dims, llvm::Value* out,
                                  const std::function<void(const std::vector<llvm::Value*>&)>& body,
                                  llvm::Value* inner_work) {
   std::vector<llvm::Value*> work = dims;
@@ -78,7 +78,7 @@ void Emitter::parallel_loop_nest(const std::vector<llvm::Value*>& dims, llvm::Va
   b_.SetInsertPoint(join);
 }
 
-void Emitter::splittable_loop_nest(const std::vector<llvm::Value*>& dims, llvm::Value* out,
+void Codegen::splittable_loop_nest(const std::vector<llvm::Value*>& dims, llvm::Value* out,
                                    const std::function<void(const std::vector<llvm::Value*>&)>& body,
                                    llvm::Value* work_per_outer) {
   ParallelLoop p;
@@ -121,12 +121,12 @@ void Emitter::splittable_loop_nest(const std::vector<llvm::Value*>& dims, llvm::
   parallel_loops_.push_back(p);
 }
 
-void Emitter::outline_parallel_loops() {
+void Codegen::outline_parallel_loops() {
   for (size_t k = 0; k < parallel_loops_.size(); ++k) outline_parallel_loop(parallel_loops_[k], static_cast<int>(k));
   parallel_loops_.clear();
 }
 
-bool Emitter::outline_parallel_loop(const ParallelLoop& loop, int index) {
+bool Codegen::outline_parallel_loop(const ParallelLoop& loop, int index) {
   // The loop's blocks: every block from its entry up to its exit, in creation order.
   std::vector<llvm::BasicBlock*> blocks;
   bool inside = false;
@@ -186,8 +186,8 @@ bool Emitter::outline_parallel_loop(const ParallelLoop& loop, int index) {
                                                   "agc_parallel_loop." + std::to_string(index), module_);
   worker->addFnAttr(llvm::Attribute::NoUnwind);
   // The worker of agc's own vector loop (lower_fused_vector.cpp) is compiled as emitted: the
-  // optimizer's function passes had nothing to vectorize in it and cost the tanh chain's
-  // compile 3.5 of its 4 ms of optimization (warm).
+  // optimizer's function passes had nothing to vectorize in it and took most of the tanh chain's
+  // optimization (docs/performance.md, "Measured decisions": vector loop worker).
   if (loop.emitted_vectors) mark_emitted_optimized(*worker);
   llvm::IRBuilder<> wb(llvm::BasicBlock::Create(ctx_ref_, "entry", worker));
   llvm::Value* begin_slot = wb.CreateAlloca(wb.getInt64Ty());
@@ -212,5 +212,9 @@ bool Emitter::outline_parallel_loop(const ParallelLoop& loop, int index) {
   call->eraseFromParent();
   return true;
 }
+
+// sfence: non-temporal stores are weakly ordered, and the pool's completion flag (a release
+// store) does not order them on x86.
+void Codegen::store_fence() { b_.CreateIntrinsic(llvm::Intrinsic::x86_sse_sfence, {}, {}); }
 
 }  // namespace ag::jit

@@ -189,7 +189,7 @@ Tensor from_eigen_copy(const D& m) {
   static_assert(eigen_detail::is_agc_scalar<Scalar>,
                 "ag::from_eigen_copy: the scalar type has no agc dtype (agc has bool, int32_t, int64_t, float, double)");
   Tensor t = detail::make_tensor(dtype_of<Scalar>(), eigen_detail::shape_of(m));
-  auto* p = static_cast<Scalar*>(t.impl()->data);
+  auto* p = static_cast<Scalar*>(detail::impl_of(t)->data);
   if constexpr (D::RowsAtCompileTime == 1)
     Eigen::Map<Eigen::Matrix<Scalar, 1, Eigen::Dynamic>>(p, m.size()) = m;
   else if constexpr (D::ColsAtCompileTime == 1)

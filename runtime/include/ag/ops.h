@@ -122,31 +122,19 @@ Tensor& operator^=(Tensor& a, Operand b);
 // abs neg exp log sqrt square tanh sigmoid relu sign sin cos floor ceil round (half to even,
 // like TensorFlow) logical_not identity: `Tensor fn(const Tensor& x, Loc = Loc::current())`,
 // one per `unary(fn)` row of ops.def.
+//
+// add subtract multiply divide pow maximum minimum floordiv (floor division, TensorFlow's //)
+// floormod (the result has the divisor's sign, TensorFlow's %) logical_and logical_or
+// logical_xor less less_equal greater greater_equal equal not_equal: `Tensor fn(Operand a,
+// Operand b)`, broadcasting, one per `binary(fn)` row of ops.def.
 #define AG_API_custom(fn)
 #define AG_API_unary(fn) Tensor fn(const Tensor& x, Loc loc = Loc::current());
-#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Raises, Gradient, Api, ApiName) AG_API_##Api(ApiName)
+#define AG_API_binary(fn) Tensor fn(Operand a, Operand b);
+#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Raises, Cost, Vector, Gradient, Api, ApiName) AG_API_##Api(ApiName)
 #include "ag/graph/ops.def"
 #undef AG_API_custom
 #undef AG_API_unary
-
-Tensor add(Operand a, Operand b);
-Tensor subtract(Operand a, Operand b);
-Tensor multiply(Operand a, Operand b);
-Tensor divide(Operand a, Operand b);
-Tensor pow(Operand a, Operand b);
-Tensor maximum(Operand a, Operand b);
-Tensor minimum(Operand a, Operand b);
-Tensor floordiv(Operand a, Operand b);  // floor division (TensorFlow's //)
-Tensor floormod(Operand a, Operand b);  // result has the divisor's sign (TensorFlow's %)
-Tensor logical_and(Operand a, Operand b);
-Tensor logical_or(Operand a, Operand b);
-Tensor logical_xor(Operand a, Operand b);
-Tensor less(Operand a, Operand b);
-Tensor less_equal(Operand a, Operand b);
-Tensor greater(Operand a, Operand b);
-Tensor greater_equal(Operand a, Operand b);
-Tensor equal(Operand a, Operand b);
-Tensor not_equal(Operand a, Operand b);
+#undef AG_API_binary
 
 // where(cond, x, y): elementwise select with broadcasting; cond is bool.
 Tensor where(const Tensor& cond, Operand x, Operand y);

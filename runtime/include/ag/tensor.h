@@ -17,6 +17,14 @@ namespace ag {
 template <class T>
 concept Arithmetic = std::is_arithmetic_v<T>;
 
+class Tensor;
+namespace detail {
+// The implementation behind a tensor, and a tensor taking over one reference to one: for the
+// runtime, the JIT and white-box tests, not part of the public API.
+TensorImpl* impl_of(const Tensor& t) noexcept;
+Tensor adopt(TensorImpl* impl) noexcept;
+}  // namespace detail
+
 class Tensor {
  public:
   // A default-constructed Tensor has no value: C++'s counterpart of an unassigned Python
@@ -101,15 +109,12 @@ class Tensor {
   std::string str() const;
 
   // Internal.
-  detail::TensorImpl* impl() const { return impl_; }
-  static Tensor adopt(detail::TensorImpl* impl) {
-    Tensor t;
-    t.impl_ = impl;
-    return t;
-  }
   static Tensor make_scalar(DType dtype, double fvalue, int64_t ivalue);
 
  private:
+  friend detail::TensorImpl* detail::impl_of(const Tensor& t) noexcept;
+  friend Tensor detail::adopt(detail::TensorImpl* impl) noexcept;
+
   const detail::TensorImpl& checked() const {
     if (!impl_ || impl_->kind == detail::ImplKind::Undefined) throw_no_value();
     return *impl_;
@@ -130,6 +135,12 @@ class Tensor {
 };
 
 namespace detail {
+inline TensorImpl* impl_of(const Tensor& t) noexcept { return t.impl_; }
+inline Tensor adopt(TensorImpl* impl) noexcept {
+  Tensor t;
+  t.impl_ = impl;
+  return t;
+}
 // A concrete tensor with an uninitialized 64-byte-aligned buffer.
 Tensor make_tensor(DType dtype, const Shape& shape);
 // A concrete tensor viewing `storage` at `byte_offset` (retains the storage).

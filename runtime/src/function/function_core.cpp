@@ -365,7 +365,7 @@ std::shared_ptr<const Graph> FunctionCore::trace_graph(const Signature& sig, std
     for (size_t i = 0; i < outs.size(); ++i) {
       const Tensor& t = outs[i];
       if (!t.has_value()) {
-        const std::string why = t.impl() && t.impl()->note ? ": " + *t.impl()->note : "";
+        const std::string why = detail::impl_of(t) && detail::impl_of(t)->note ? ": " + *detail::impl_of(t)->note : "";
         throw ConversionError(fmt::format("Function '{}' returns a tensor with no value (output {}){}", info_.name, i, why));
       }
       frame.graph.results.push_back(frame.value_of(t, OpKind::Identity, {}));

@@ -5,10 +5,11 @@
 // publishes the entry in its thread's slot with a plain store, then reads the inline cache again:
 // if the entry is still there, no writer can free it until the slot is cleared. A writer that
 // drops an entry first unpublishes it, then makes every running thread of the process execute a
-// full fence (membarrier(2), MEMBARRIER_CMD_PRIVATE_EXPEDITED: ~0.1 µs, paid on evictions only),
-// then scans the slots; an entry that a slot still holds is kept and checked again at the next
-// drop. The caller's side costs two plain stores and a load, where copying a shared_ptr costs two
-// locked instructions (the scheme of folly's asymmetric hazard pointers).
+// full fence (membarrier(2), MEMBARRIER_CMD_PRIVATE_EXPEDITED), slow but paid on evictions only
+// (docs/performance.md, "Measured decisions": membarrier fence). It then scans the slots; an
+// entry that a slot still holds is kept and checked again at the next drop. The caller's side
+// costs two plain stores and a load, where copying a shared_ptr costs two locked instructions
+// (the scheme of folly's asymmetric hazard pointers).
 //
 // Where membarrier is not available (seccomp, ThreadSanitizer builds, AG_HAZARD_FENCES=1), both
 // sides issue a full fence instead: still correct. On x86 the caller's is a locked instruction,
@@ -44,8 +45,9 @@ inline Slot g_slots[kSlots];
 // A full fence. On x86, a locked OR of zero into the top of the stack orders every load and
 // store as MFENCE does (Linux's smp_mb() and GCC's seq_cst fences use the same instruction),
 // without MFENCE's cost: MFENCE also waits for non-temporal stores and stops dispatch on AMD
-// cores, and the cached call in fence mode took 41 ns with it against 20 ns with this (AMD EPYC,
-// W4). ThreadSanitizer builds keep the standard fence, which TSan models.
+// cores, and the cached call in fence mode was slower with it than with this
+// (docs/performance.md, "Measured decisions": locked fence). ThreadSanitizer builds keep the
+// standard fence, which TSan models.
 inline void full_fence() {
 #if defined(__x86_64__) && !defined(AG_HAZARD_TSAN)
   __asm__ __volatile__("lock orq $0, (%%rsp)" ::: "memory", "cc");

@@ -102,7 +102,7 @@ inline uint64_t tensor_key_word(DType dtype, int64_t rank) {
 inline bool tensor_args_have_key(std::span<const ArgView> args, const uint64_t* w, size_t n) {
   const uint64_t* const end = w + n;
   for (const ArgView& a : args) {
-    const TensorImpl* t = a.tensor().impl();
+    const TensorImpl* t = detail::impl_of(a.tensor());
     if (!t || t->kind == ImplKind::Undefined) return false;  // build_key's error, on the slow path
     const int64_t rank = t->shape.rank();
     if (end - w <= rank || *w != tensor_key_word(t->dtype, rank)) return false;

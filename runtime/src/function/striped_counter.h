@@ -2,10 +2,11 @@
 // prefix), for the cached-call path's hit count.
 //
 // Each thread owns one stripe (a slot of every counter) while it lives: it is the stripe's only
-// writer, so a relaxed load + store counts exactly and costs ~1 ns where a shared fetch_add
-// costs ~6 ns. Threads beyond kStripes, and threads past their exit handler, add to a shared
-// atomic instead. A stripe freed by an exiting thread goes to the next new thread; the
-// free list's mutex orders the two threads' writes. load() sums every stripe.
+// writer, so a relaxed load + store counts exactly and costs less than a shared fetch_add
+// (docs/performance.md, "Measured decisions": striped counter). Threads beyond kStripes, and
+// threads past their exit handler, add to a shared atomic instead. A stripe freed by an exiting
+// thread goes to the next new thread; the free list's mutex orders the two threads' writes.
+// load() sums every stripe.
 #pragma once
 
 #include <atomic>

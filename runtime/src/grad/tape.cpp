@@ -78,7 +78,7 @@ bool TapeState::watches(const VariableState* v) const {
 
 void tape_rollback(TraceFrame* frame, uint32_t first_dropped) {
   auto dropped = [&](const Tensor& t) {
-    const TensorImpl* impl = t.has_value() ? t.impl() : nullptr;
+    const TensorImpl* impl = t.has_value() ? detail::impl_of(t) : nullptr;
     return impl && impl->kind == ImplKind::Symbolic && impl->frame && impl->frame->frame == frame &&
            impl->node >= first_dropped;
   };
@@ -152,7 +152,7 @@ std::vector<Tensor> run_rule(const GradContext& c) {
 }  // namespace
 
 Tensor alias_of(const Tensor& t) {
-  const TensorImpl* impl = t.impl();
+  const TensorImpl* impl = detail::impl_of(t);
   if (impl->kind != ImplKind::Concrete || !impl->storage) return t;
   const size_t offset = static_cast<size_t>(static_cast<const char*>(impl->data) - static_cast<const char*>(impl->storage->data));
   return make_view(impl->storage, offset, impl->dtype, impl->shape);

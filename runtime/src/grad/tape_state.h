@@ -75,7 +75,7 @@ class KeySet {
 };
 
 inline TapeKey key_of(const Tensor& t) {
-  const TensorImpl* impl = t.impl();
+  const TensorImpl* impl = detail::impl_of(t);
   if (impl->kind == ImplKind::Symbolic) return {impl->frame, (uint64_t{impl->node} << 32) | impl->output};
   return {impl, ~uint64_t{0}};
 }

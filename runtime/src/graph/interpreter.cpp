@@ -54,7 +54,7 @@ struct Plans {
   }
 };
 
-bool truth(const Tensor& t) { return *static_cast<const bool*>(t.impl()->data); }
+bool truth(const Tensor& t) { return *static_cast<const bool*>(detail::impl_of(t)->data); }
 
 // Runs one op. Static types were checked while tracing, so a dtype or shape error now comes
 // from run-time data (a dynamic dim): it is an InvalidArgumentError, like every data error.

@@ -266,7 +266,7 @@ Tensor parse_list_constant(const std::string& text, const TensorType& type, Curs
     Shape stacked = list->elem_shape;
     stacked.insert(0, size);
     const Tensor values = parse_constant(fields["values"], TensorType{type.elem_dtype, stacked}, c);
-    std::memcpy(list->data.data(), values.impl()->data, list->data.size());
+    std::memcpy(list->data.data(), detail::impl_of(values)->data, list->data.size());
   }
   return handle;
 }

@@ -106,7 +106,7 @@ std::string list_constant_text(const Tensor& t) {
     Shape stacked = l.elem_shape;
     stacked.insert(0, l.size);
     Tensor values = detail::make_tensor(l.elem_dtype, stacked);
-    if (!l.data.empty()) std::memcpy(values.impl()->data, l.data.data(), l.data.size());
+    if (!l.data.empty()) std::memcpy(detail::impl_of(values)->data, l.data.data(), l.data.size());
     std::string v = detail::format_all_values(values);
     for (char& c : v)
       if (c == '\n') c = ' ';

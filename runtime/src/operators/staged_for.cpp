@@ -19,9 +19,9 @@ struct RangeParts {
 
 // When `t` is the result of a Range node in an open frame, its start and delta.
 std::optional<RangeParts> range_parts(const Tensor& t) {
-  if (!t.is_symbolic() || !t.impl()->frame->open) return std::nullopt;
-  TraceFrame* f = t.impl()->frame->frame;
-  const Node& n = f->graph.nodes[t.impl()->node];
+  if (!t.is_symbolic() || !detail::impl_of(t)->frame->open) return std::nullopt;
+  TraceFrame* f = detail::impl_of(t)->frame->frame;
+  const Node& n = f->graph.nodes[detail::impl_of(t)->node];
   if (n.op != OpKind::Range) return std::nullopt;
   return RangeParts{f->symbolic(n.inputs[0]), f->symbolic(n.inputs[1]), f->symbolic(n.inputs[2])};
 }

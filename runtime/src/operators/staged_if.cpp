@@ -96,7 +96,7 @@ void staged_if(const Tensor& cond_in, FnRef<void()> then_fn, FnRef<void()> else_
     const Tensor& init = initial[i];
     const Tensor& t = then_b.finals[i];
     const Tensor& e = else_b.finals[i];
-    if (t.impl() == init.impl() && e.impl() == init.impl()) continue;
+    if (detail::impl_of(t) == detail::impl_of(init) && detail::impl_of(e) == detail::impl_of(init)) continue;
     const bool t_def = t.has_value(), e_def = e.has_value();
     if ((!t_def || !e_def) && (t_def || e_def) && is_generated_name(vars[i].name)) {
       // A generated variable (the return value) set in one branch only: the rewriter guarantees

@@ -182,7 +182,7 @@ void staged_while_impl(FnRef<Tensor()> cond_fn, FnRef<void()> body_fn, std::span
           {ran, fmt::format("{} has no value: it is first given one inside the tensor-dependent {}{}, which ran zero "
                             "times; give it a value before the loop",
                             describe_var(vars[i]), what, where(loc))});
-      after[i].impl()->defined_check = &outer->root->defined_checks.back();
+      detail::impl_of(after[i])->defined_check = &outer->root->defined_checks.back();
     }
     return;
   }
@@ -279,7 +279,7 @@ Tensor probe_condition(FnRef<Tensor()> cond_fn, std::span<StateVar> vars, bool& 
   if (!symbolic) return c;
   const std::vector<Tensor> now = read_vars(vars);
   for (size_t i = 0; i < vars.size(); ++i)
-    if (now[i].impl() != before[i].impl())
+    if (detail::impl_of(now[i]) != detail::impl_of(before[i]))
       throw ConversionError(fmt::format("the condition of the tensor-dependent while loop{} modifies {}; a loop "
                                         "condition must not change variables",
                                         where(loc), describe_var(vars[i])));

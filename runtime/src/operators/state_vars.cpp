@@ -169,7 +169,7 @@ ValueId materialize(TraceFrame& frame, const Tensor& t, SourceLoc loc) {
 Tensor undefined_var(std::string message, const TensorType* type) {
   Tensor t = make_undefined(std::move(message));
   if (type) {
-    TensorImpl* impl = t.impl();
+    TensorImpl* impl = detail::impl_of(t);
     impl->typed_undefined = true;
     impl->dtype = type->dtype;
     impl->shape = type->shape;
@@ -181,7 +181,7 @@ Tensor undefined_var(std::string message, const TensorType* type) {
 }
 
 std::optional<TensorType> undefined_type(const Tensor& t) {
-  const TensorImpl* impl = t.impl();
+  const TensorImpl* impl = detail::impl_of(t);
   if (!impl || impl->kind != ImplKind::Undefined || !impl->typed_undefined) return std::nullopt;
   TensorType type;
   type.dtype = impl->dtype;
@@ -193,7 +193,7 @@ std::optional<TensorType> undefined_type(const Tensor& t) {
 }
 
 namespace {
-std::pair<uint32_t, uint32_t> key_of(const Tensor& outer) { return {outer.impl()->node, outer.impl()->output}; }
+std::pair<uint32_t, uint32_t> key_of(const Tensor& outer) { return {detail::impl_of(outer)->node, detail::impl_of(outer)->output}; }
 }  // namespace
 
 std::vector<Tensor> union_captures(std::initializer_list<const TraceFrame*> frames) {

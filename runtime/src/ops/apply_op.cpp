@@ -14,7 +14,7 @@ Tensor run_op(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, Sou
   bool symbolic = false;
   for (const Tensor& t : inputs) {
     check_readable(t, op, loc);
-    symbolic |= t.impl()->kind == ImplKind::Symbolic;
+    symbolic |= detail::impl_of(t)->kind == ImplKind::Symbolic;
   }
   if (symbolic) return trace_op(op, inputs, attrs, loc);
   if (EagerOpHook hook = g_eager_op_hook.load(std::memory_order_relaxed)) [[unlikely]]
@@ -32,7 +32,7 @@ Tensor apply_op(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, S
   // A TensorArray written in place comes back as its input handle: give it its own identity.
   if (out.dtype() == DType::List && !out.is_symbolic())
     for (const Tensor& in : inputs)
-      if (in.impl() == out.impl()) out = tape_alias(out);
+      if (detail::impl_of(in) == detail::impl_of(out)) out = tape_alias(out);
   tape_record(op, inputs, attrs, loc, {&out, 1});
   return out;
 }

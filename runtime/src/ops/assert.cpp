@@ -58,7 +58,7 @@ void assert_compare(OpKind op, const char* name, const Operand& x, const Operand
 
 void check_assertion(std::span<const Tensor> in, const Attrs& attrs, SourceLoc loc) {
   const Tensor& cond = in[0];
-  const bool* p = static_cast<const bool*>(cond.impl()->data);
+  const bool* p = static_cast<const bool*>(detail::impl_of(cond)->data);
   const int64_t n = cond.num_elements();
   int64_t first = -1, failed = 0;
   for (int64_t i = 0; i < n; ++i)

@@ -9,12 +9,12 @@
 namespace ag::detail {
 
 TensorType type_of(const Tensor& t) {
-  TensorType type{t.dtype(), t.impl()->shape, DType::Float32};  // (shape() refuses an unknown rank)
-  if (t.is_symbolic()) type.rank_unknown = t.impl()->rank_unknown;
+  TensorType type{t.dtype(), detail::impl_of(t)->shape, DType::Float32};  // (shape() refuses an unknown rank)
+  if (t.is_symbolic()) type.rank_unknown = detail::impl_of(t)->rank_unknown;
   if (t.dtype() == DType::List) {
     if (t.is_symbolic()) {
-      type.elem_dtype = t.impl()->elem_dtype;
-      type.elem_shape_varies = t.impl()->elem_shape_varies;
+      type.elem_dtype = detail::impl_of(t)->elem_dtype;
+      type.elem_shape_varies = detail::impl_of(t)->elem_shape_varies;
     } else {
       const TensorList& l = list_of(t);
       type.elem_dtype = l.elem_dtype;
@@ -26,7 +26,7 @@ TensorType type_of(const Tensor& t) {
 }
 
 void check_readable(const Tensor& t, OpKind op, SourceLoc loc) {
-  const TensorImpl* impl = t.impl();
+  const TensorImpl* impl = detail::impl_of(t);
   if (!impl || impl->kind == ImplKind::Undefined) throw_undefined(t, user_op_name(op), loc);
 }
 

@@ -8,11 +8,11 @@
 namespace ag::detail {
 namespace {
 
-const char* bytes(const Tensor& t) { return static_cast<const char*>(t.impl()->data); }
-char* bytes(Tensor& t) { return static_cast<char*>(t.impl()->data); }
+const char* bytes(const Tensor& t) { return static_cast<const char*>(detail::impl_of(t)->data); }
+char* bytes(Tensor& t) { return static_cast<char*>(detail::impl_of(t)->data); }
 
 Tensor view_as(const Tensor& x, const Shape& shape) {
-  auto* impl = x.impl();
+  auto* impl = detail::impl_of(x);
   const size_t offset = static_cast<size_t>(static_cast<char*>(impl->data) - static_cast<char*>(impl->storage->data));
   return make_view(impl->storage, offset, x.dtype(), shape);
 }
@@ -62,7 +62,7 @@ Tensor gather(const Tensor& params, const Tensor& indices, int64_t axis, const T
   }
   // A single row of a contiguous leading axis is a view: x[i] on a loop's tensor costs nothing.
   if (axis == 0 && nidx == 1 && indices.rank() == 0) {
-    auto* impl = params.impl();
+    auto* impl = detail::impl_of(params);
     const size_t base = static_cast<size_t>(static_cast<char*>(impl->data) - static_cast<char*>(impl->storage->data));
     return make_view(impl->storage, base + static_cast<size_t>(idx[0] * inner) * dtype_size(params.dtype()),
                      params.dtype(), type.shape);
@@ -147,7 +147,7 @@ Tensor layout_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, 
     case OpKind::ShapeOf: {
       Tensor out = make_tensor(DType::Int64, type.shape);
       const Shape& s = in[0].shape();
-      std::copy(s.begin(), s.end(), static_cast<int64_t*>(out.impl()->data));
+      std::copy(s.begin(), s.end(), static_cast<int64_t*>(detail::impl_of(out)->data));
       return out;
     }
     default: throw InternalError("layout_kernel: " + std::string(op_name(op)));

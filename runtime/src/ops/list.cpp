@@ -13,7 +13,7 @@ namespace {
 int64_t index_of(const Tensor& t) { return element_as_int(t, 0); }
 
 bool is_unique(const Tensor& handle) {
-  const TensorImpl* impl = handle.impl();
+  const TensorImpl* impl = detail::impl_of(handle);
   return impl->refs.load(std::memory_order_acquire) == 1 &&
          impl->storage->refs.load(std::memory_order_acquire) == 1 &&
          list_of(handle).refs.load(std::memory_order_acquire) == 1;
@@ -40,7 +40,7 @@ void list_write(TensorList& l, int64_t index, const void* value, const Shape& sh
     if (index >= l.size) l.resize(index + 1);
     Tensor item = make_tensor(l.elem_dtype, shape);
     if (const size_t bytes = static_cast<size_t>(item.num_elements()) * dtype_size(l.elem_dtype))
-      std::memcpy(item.impl()->data, value, bytes);
+      std::memcpy(detail::impl_of(item)->data, value, bytes);
     l.items[static_cast<size_t>(index)] = std::move(item);
     return;
   }
@@ -63,7 +63,7 @@ const std::byte* list_element(const TensorList& l, int64_t index, SourceLoc loc)
                                            index, l.size, at(loc)));
   const bool written = l.infer_shape ? l.elem_shape_known : l.items[static_cast<size_t>(index)].has_value();
   if (!written) throw InvalidArgumentError(fmt::format("TensorArray::read: element {} was never written{}", index, at(loc)));
-  return l.infer_shape ? l.elem(index) : static_cast<const std::byte*>(l.items[static_cast<size_t>(index)].impl()->data);
+  return l.infer_shape ? l.elem(index) : static_cast<const std::byte*>(detail::impl_of(l.items[static_cast<size_t>(index)])->data);
 }
 
 const Shape& list_element_shape(const TensorList& l, int64_t index) {
@@ -110,7 +110,7 @@ const void* list_stacked_data(const TensorList& l) {
   const size_t bytes = static_cast<size_t>(elem.num_elements()) * dtype_size(l.elem_dtype);
   l.stacked.assign(bytes * static_cast<size_t>(l.size), std::byte{0});  // unwritten elements: zeros
   for (size_t i = 0; i < l.items.size(); ++i)
-    if (l.items[i].has_value() && bytes) std::memcpy(l.stacked.data() + i * bytes, l.items[i].impl()->data, bytes);
+    if (l.items[i].has_value() && bytes) std::memcpy(l.stacked.data() + i * bytes, detail::impl_of(l.items[i])->data, bytes);
   return l.stacked.data();
 }
 
@@ -118,14 +118,14 @@ void list_write_in_place(TensorList& l, int64_t index, const Tensor& value, Sour
   if (value.dtype() != l.elem_dtype)
     throw TypeError(fmt::format("TensorArray::write: the TensorArray holds {} but the value is {}{}",
                                 dtype_name(l.elem_dtype), dtype_name(value.dtype()), at(loc)));
-  list_write(l, index, value.impl()->data, value.shape(), loc);
+  list_write(l, index, detail::impl_of(value)->data, value.shape(), loc);
 }
 
 Tensor list_read(const TensorList& l, int64_t index, SourceLoc loc) {
   const std::byte* src = list_element(l, index, loc);
   Tensor out = make_tensor(l.elem_dtype, list_element_shape(l, index));
   if (const size_t bytes = static_cast<size_t>(out.num_elements()) * dtype_size(l.elem_dtype))
-    std::memcpy(out.impl()->data, src, bytes);
+    std::memcpy(detail::impl_of(out)->data, src, bytes);
   return out;
 }
 
@@ -133,8 +133,8 @@ Tensor list_stack(const TensorList& l, const Shape& fallback_elem_shape) {
   Tensor out = make_tensor(l.elem_dtype, list_stacked_shape(l, fallback_elem_shape));
   const size_t bytes = static_cast<size_t>(out.num_elements()) * dtype_size(l.elem_dtype);
   if (bytes == 0) return out;
-  if (const void* data = list_stacked_data(l)) std::memcpy(out.impl()->data, data, bytes);
-  else std::memset(out.impl()->data, 0, bytes);  // nothing written: zeros of the fallback shape
+  if (const void* data = list_stacked_data(l)) std::memcpy(detail::impl_of(out)->data, data, bytes);
+  else std::memset(detail::impl_of(out)->data, 0, bytes);  // nothing written: zeros of the fallback shape
   return out;
 }
 

@@ -6,8 +6,9 @@ namespace ag {
 
 const OpInfo& op_info(OpKind op) {
   static const OpInfo table[] = {
-#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Raises, Gradient, Api, ApiName) \
-  {#Name, UserName, OpClass::Kernel, Arity, Stateful, RaiseKind::Raises, std::string_view(#Gradient) != "none"},
+#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Raises, Cost, Vector, Gradient, Api, ApiName) \
+  {#Name, UserName, OpClass::Kernel, Arity, Stateful, RaiseKind::Raises, OpCost::Cost, VectorForm::Vector, \
+   std::string_view(#Gradient) != "none"},
 #include "ag/graph/ops.def"
   };
   return table[static_cast<int>(op)];
@@ -23,8 +24,16 @@ bool is_elementwise(OpKind op) {
     case OpClass::Compare:
     case OpClass::Logical:
     case OpClass::Select: return true;
-    default: return false;
+    case OpClass::Source:
+    case OpClass::Reduce:
+    case OpClass::ArgReduce:
+    case OpClass::MatMul:
+    case OpClass::Layout:
+    case OpClass::Stateful:
+    case OpClass::List:
+    case OpClass::Control: return false;
   }
+  return false;
 }
 
 const Attrs& Attrs::none() {

@@ -100,8 +100,8 @@ SourceLoc loc_of(const Operand& a, const Operand& b) { return a.loc().known() ? 
 class BorrowedPair {
  public:
   BorrowedPair(const Tensor& a, const Tensor& b) {
-    new (buf_) Tensor(Tensor::adopt(a.impl()));
-    new (buf_ + sizeof(Tensor)) Tensor(Tensor::adopt(b.impl()));
+    new (buf_) Tensor(detail::adopt(detail::impl_of(a)));
+    new (buf_ + sizeof(Tensor)) Tensor(detail::adopt(detail::impl_of(b)));
   }
   std::span<const Tensor> span() const { return {std::launder(reinterpret_cast<const Tensor*>(buf_)), 2}; }
 
@@ -212,38 +212,18 @@ AG_DEFINE_COMPOUND(|, LogicalOr)
 AG_DEFINE_COMPOUND(^, LogicalXor)
 #undef AG_DEFINE_COMPOUND
 
-// The unary(fn) rows of ops.def.
+// The unary(fn) and binary(fn) rows of ops.def.
 #define AG_DEFINE_custom(kind, fn)
 #define AG_DEFINE_unary(kind, fn) \
   Tensor fn(const Tensor& x, Loc loc) { return unary(OpKind::kind, x, loc); }
-#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Raises, Gradient, Api, ApiName) \
+#define AG_DEFINE_binary(kind, fn) \
+  Tensor fn(Operand a, Operand b) { return binary(OpKind::kind, a, b); }
+#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Raises, Cost, Vector, Gradient, Api, ApiName) \
   AG_DEFINE_##Api(Name, ApiName)
 #include "ag/graph/ops.def"
 #undef AG_DEFINE_custom
 #undef AG_DEFINE_unary
-
-
-#define AG_DEFINE_BINARY_FN(fn, kind) \
-  Tensor fn(Operand a, Operand b) { return binary(OpKind::kind, a, b); }
-AG_DEFINE_BINARY_FN(add, Add)
-AG_DEFINE_BINARY_FN(subtract, Sub)
-AG_DEFINE_BINARY_FN(multiply, Mul)
-AG_DEFINE_BINARY_FN(divide, Div)
-AG_DEFINE_BINARY_FN(pow, Pow)
-AG_DEFINE_BINARY_FN(maximum, Maximum)
-AG_DEFINE_BINARY_FN(minimum, Minimum)
-AG_DEFINE_BINARY_FN(floordiv, FloorDiv)
-AG_DEFINE_BINARY_FN(floormod, FloorMod)
-AG_DEFINE_BINARY_FN(logical_and, LogicalAnd)
-AG_DEFINE_BINARY_FN(logical_or, LogicalOr)
-AG_DEFINE_BINARY_FN(logical_xor, LogicalXor)
-AG_DEFINE_BINARY_FN(less, Less)
-AG_DEFINE_BINARY_FN(less_equal, LessEqual)
-AG_DEFINE_BINARY_FN(greater, Greater)
-AG_DEFINE_BINARY_FN(greater_equal, GreaterEqual)
-AG_DEFINE_BINARY_FN(equal, Equal)
-AG_DEFINE_BINARY_FN(not_equal, NotEqual)
-#undef AG_DEFINE_BINARY_FN
+#undef AG_DEFINE_binary
 
 Tensor where(const Tensor& cond, Operand x, Operand y) {
   const SourceLoc loc = detail::loc_of(x, y);

@@ -50,9 +50,9 @@ std::pair<uint64_t, uint64_t> take_random_words(VariableState& state, OpKind op,
   // reader may hold the old one. (Its allocation comes first: a failure changes nothing.)
   Tensor next = make_tensor(DType::Int64, Shape{2});
   std::lock_guard lock(state.mu);
-  const auto* words = static_cast<const int64_t*>(state.value.impl()->data);
+  const auto* words = static_cast<const int64_t*>(detail::impl_of(state.value)->data);
   const auto seed = static_cast<uint64_t>(words[0]), counter = static_cast<uint64_t>(words[1]);
-  auto* out = static_cast<int64_t*>(next.impl()->data);
+  auto* out = static_cast<int64_t*>(detail::impl_of(next)->data);
   out[0] = words[0];
   out[1] = static_cast<int64_t>(counter + words_drawn(op, shape));  // wraps after 2^64 words
   state.value = std::move(next);
@@ -63,7 +63,7 @@ Tensor random_kernel(OpKind op, const Attrs& attrs) {
   // First: a draw too large to allocate leaves the generator's state as it was.
   Tensor t = make_tensor(attrs.dtype, attrs.shape);
   const auto [seed, counter] = take_random_words(*attrs.variable, op, attrs.shape);
-  kernels().random_fill(t.dtype(), t.impl()->data, t.num_elements(), op == OpKind::RandomNormal, seed, counter,
+  kernels().random_fill(t.dtype(), detail::impl_of(t)->data, t.num_elements(), op == OpKind::RandomNormal, seed, counter,
                         attrs.scalar, attrs.scalar2);
   return t;
 }
@@ -86,14 +86,14 @@ using detail::make_tensor;
 Tensor random_uniform(const Shape& shape, DType dtype, double minval, double maxval, uint64_t seed, Loc loc) {
   detail::check_draw(OpKind::RandomUniform, shape, dtype, minval, maxval, "ag::random_uniform");
   Tensor t = detail::make_tensor_for("ag::random_uniform", dtype, shape, loc);
-  detail::kernels().random_fill(t.dtype(), t.impl()->data, t.num_elements(), false, seed, 0, minval, maxval);
+  detail::kernels().random_fill(t.dtype(), detail::impl_of(t)->data, t.num_elements(), false, seed, 0, minval, maxval);
   return t;
 }
 
 Tensor random_normal(const Shape& shape, DType dtype, double mean, double stddev, uint64_t seed, Loc loc) {
   detail::check_draw(OpKind::RandomNormal, shape, dtype, mean, stddev, "ag::random_normal");
   Tensor t = detail::make_tensor_for("ag::random_normal", dtype, shape, loc);
-  detail::kernels().random_fill(t.dtype(), t.impl()->data, t.num_elements(), true, seed, 0, mean, stddev);
+  detail::kernels().random_fill(t.dtype(), detail::impl_of(t)->data, t.num_elements(), true, seed, 0, mean, stddev);
   return t;
 }
 
@@ -119,7 +119,7 @@ Tensor draw(const Variable& state, OpKind op, const Shape& shape, DType dtype, d
 
 Tensor state_tensor(uint64_t seed) {
   Tensor t = make_tensor(DType::Int64, Shape{2});
-  auto* words = static_cast<int64_t*>(t.impl()->data);
+  auto* words = static_cast<int64_t*>(detail::impl_of(t)->data);
   words[0] = static_cast<int64_t>(seed);
   words[1] = 0;
   return t;

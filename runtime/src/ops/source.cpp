@@ -12,7 +12,7 @@ namespace {
 
 template <class T>
 void fill_buffer(Tensor& t, T v) {
-  std::fill_n(static_cast<T*>(t.impl()->data), t.num_elements(), v);
+  std::fill_n(static_cast<T*>(detail::impl_of(t)->data), t.num_elements(), v);
 }
 
 void fill_with(Tensor& t, double f, int64_t i) {
@@ -48,12 +48,12 @@ Tensor source_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, 
         if constexpr (std::is_same_v<T, bool>) {
           throw InternalError("range of bool");
         } else {
-          const T start = static_cast<const T*>(in[0].impl()->data)[0];
-          const T limit = static_cast<const T*>(in[1].impl()->data)[0];
-          const T delta = static_cast<const T*>(in[2].impl()->data)[0];
+          const T start = static_cast<const T*>(detail::impl_of(in[0])->data)[0];
+          const T limit = static_cast<const T*>(detail::impl_of(in[1])->data)[0];
+          const T delta = static_cast<const T*>(detail::impl_of(in[2])->data)[0];
           const int64_t n = range_size(start, limit, delta, loc);
           Tensor out = make_tensor(type.dtype, Shape{n});
-          T* p = static_cast<T*>(out.impl()->data);
+          T* p = static_cast<T*>(detail::impl_of(out)->data);
           for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(start + static_cast<T>(i) * delta);
           return out;
         }
@@ -77,7 +77,7 @@ Tensor constant_from(DType dtype, const Shape& shape, const double* f, const int
   const int64_t n = shape.num_elements();
   visit_dtype(dtype, [&](auto tag) {
     using T = decltype(tag);
-    T* p = static_cast<T*>(t.impl()->data);
+    T* p = static_cast<T*>(detail::impl_of(t)->data);
     for (int64_t k = 0; k < n; ++k) p[k] = f ? static_cast<T>(f[k]) : static_cast<T>(i[k]);
   });
   return t;
@@ -117,7 +117,7 @@ Tensor eye(int64_t n, DType dtype, Loc loc) {
   detail::fill_with(t, 0, 0);
   visit_dtype(dtype, [&](auto tag) {
     using T = decltype(tag);
-    T* p = static_cast<T*>(t.impl()->data);
+    T* p = static_cast<T*>(detail::impl_of(t)->data);
     for (int64_t i = 0; i < n; ++i) p[i * n + i] = T(1);
   });
   return t;

@@ -1,5 +1,6 @@
-// Caching allocators: one for large tensor buffers, one for small blocks. Fresh large blocks cost page faults (a 64 MB
-// buffer: ~30 ms here, against ~5 ms to fill it), so freed blocks are kept and reused.
+// Caching allocators: one for large tensor buffers, one for small blocks. Fresh large blocks cost
+// page faults, more than filling them does, so freed blocks are kept and reused
+// (docs/performance.md, "Measured decisions": large-buffer pool).
 #pragma once
 
 #include <cstddef>

@@ -66,7 +66,7 @@ Tensor make_external(const void* data, DType dtype, const Shape& shape, ReleaseF
   impl->shape = shape;
   impl->storage = s;
   impl->data = s->data;
-  return Tensor::adopt(impl);
+  return detail::adopt(impl);
 }
 
 Tensor make_external(const void* data, DType dtype, const Shape& shape, std::shared_ptr<const void> owner,
@@ -85,7 +85,7 @@ const void* exported_data(const Tensor& t, const char* what) {
   require_concrete(t, what);
   if (t.dtype() == DType::List)
     throw TypeError(fmt::format("{}: a TensorArray handle has no data to view; use TensorArray::stack() first", what));
-  return t.impl()->data;
+  return detail::impl_of(t)->data;
 }
 
 }  // namespace ag::detail
@@ -101,7 +101,7 @@ Tensor from_external(const void* data, DType dtype, const Shape& shape, std::sha
 }
 
 bool is_external(const Tensor& t) {
-  return t.has_value() && !t.is_symbolic() && t.impl()->storage && (t.impl()->storage->flags & detail::Storage::kExternal);
+  return t.has_value() && !t.is_symbolic() && detail::impl_of(t)->storage && (detail::impl_of(t)->storage->flags & detail::Storage::kExternal);
 }
 
 }  // namespace ag

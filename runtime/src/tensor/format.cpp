@@ -18,12 +18,12 @@ enum class Style { Print, Repr, ReprScalar };
 std::string format_element(const Tensor& t, int64_t i, Style style) {
   switch (t.dtype()) {
     case DType::Bool: {
-      bool b = static_cast<const bool*>(t.impl()->data)[i];
+      bool b = static_cast<const bool*>(detail::impl_of(t)->data)[i];
       if (style == Style::Print) return b ? "1" : "0";
       return b ? "True" : "False";
     }
-    case DType::Int32: return fmt::format("{}", static_cast<const int32_t*>(t.impl()->data)[i]);
-    case DType::Int64: return fmt::format("{}", static_cast<const int64_t*>(t.impl()->data)[i]);
+    case DType::Int32: return fmt::format("{}", static_cast<const int32_t*>(detail::impl_of(t)->data)[i]);
+    case DType::Int64: return fmt::format("{}", static_cast<const int64_t*>(detail::impl_of(t)->data)[i]);
     case DType::Float32:
     case DType::Float64: {
       double v = detail::element_as_double(t, i);

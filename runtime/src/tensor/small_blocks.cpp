@@ -1,6 +1,7 @@
 // The small-block cache: an eager op on small tensors allocates a TensorImpl and a Storage with
-// its inline buffer; glibc's aligned malloc costs ~100 ns for that pair (memalign splits and
-// later consolidates chunks). Freed blocks go to a per-thread free list of their size class.
+// its inline buffer; glibc's aligned malloc is slow for that pair (memalign splits and later
+// consolidates chunks). Freed blocks go to a per-thread free list of their size class
+// (docs/performance.md, "Measured decisions": small-block cache).
 #include <cstdint>
 #include <new>
 

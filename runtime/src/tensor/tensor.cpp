@@ -38,8 +38,8 @@ bool shares_block(const TensorImpl* impl, const Storage* s) {
 // and data block with both counts still 1. The next make_tensor of the same dtype and shape on
 // this thread takes it back without building anything. A loop that makes a tensor and drops the
 // previous one pays a compare instead of an allocation and a free: a cached call assigned to
-// the same variable (W4: 40 -> 31 ns; docs/performance.md), an eager op's temporary in a loop.
-// At most one block (<= kSmallMax bytes) per thread.
+// the same variable (docs/performance.md, "Measured decisions": parked tensor), an eager op's
+// temporary in a loop. At most one block (<= kSmallMax bytes) per thread.
 constinit thread_local ParkedTensor t_parked_tensor{};
 
 namespace {
@@ -196,14 +196,14 @@ namespace {
   impl->dtype = dtype;
   impl->shape = shape;
   impl->data = impl->storage->data;
-  return Tensor::adopt(impl);
+  return detail::adopt(impl);
 }
 
 }  // namespace
 
 Tensor make_tensor(DType dtype, const Shape& shape) {
   if (TensorImpl* impl = unpark(dtype, shape)) [[likely]]
-    return Tensor::adopt(impl);
+    return detail::adopt(impl);
   return make_new_tensor(dtype, shape);
 }
 
@@ -214,21 +214,21 @@ Tensor make_view(Storage* storage, size_t byte_offset, DType dtype, const Shape&
   storage->retain();
   impl->storage = storage;
   impl->data = static_cast<char*>(storage->data) + byte_offset;
-  return Tensor::adopt(impl);
+  return detail::adopt(impl);
 }
 
 Tensor make_undefined(std::string message) {
   auto* impl = new TensorImpl;
   impl->kind = ImplKind::Undefined;
   impl->note = new std::string(std::move(message));
-  return Tensor::adopt(impl);
+  return detail::adopt(impl);
 }
 
 void throw_undefined(const Tensor& t, const char* what, SourceLoc loc) {
   std::string where = loc.known() ? " (at " + loc.str() + ")" : "";
-  if (!t.impl())
+  if (!detail::impl_of(t))
     throw ValueError(std::string(what) + ": the tensor has no value (a default-constructed ag::Tensor)" + where);
-  if (t.impl()->note) throw ConversionError(*t.impl()->note + where);
+  if (detail::impl_of(t)->note) throw ConversionError(*detail::impl_of(t)->note + where);
   throw ValueError(std::string(what) + ": the tensor has no value" + where);
 }
 
@@ -243,14 +243,14 @@ void require_concrete(const Tensor& t, const char* what) {
 double element_as_double(const Tensor& t, int64_t i) {
   return visit_dtype(t.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    return static_cast<double>(static_cast<const T*>(t.impl()->data)[i]);
+    return static_cast<double>(static_cast<const T*>(detail::impl_of(t)->data)[i]);
   });
 }
 
 int64_t element_as_int(const Tensor& t, int64_t i) {
   return visit_dtype(t.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    return convert_value<int64_t>(static_cast<const T*>(t.impl()->data)[i]);
+    return convert_value<int64_t>(static_cast<const T*>(detail::impl_of(t)->data)[i]);
   });
 }
 
@@ -272,13 +272,13 @@ Tensor make_list_tensor(TensorList* list) {
   impl->storage->flags |= Storage::kHoldsList;
   *static_cast<TensorList**>(impl->storage->data) = list;
   impl->data = impl->storage->data;
-  return Tensor::adopt(impl);
+  return detail::adopt(impl);
 }
 
 TensorList& list_of(const Tensor& handle) {
   if (handle.dtype() != DType::List || handle.is_symbolic())
     throw InternalError("list_of: not a concrete TensorArray handle");
-  return **static_cast<TensorList* const*>(handle.impl()->data);
+  return **static_cast<TensorList* const*>(detail::impl_of(handle)->data);
 }
 
 TensorList* writable_list(const Tensor& handle) {
@@ -301,7 +301,7 @@ namespace ag {
 
 Tensor Tensor::make_scalar(DType dtype, double fvalue, int64_t ivalue) {
   Tensor t = detail::make_tensor(dtype, Shape{});
-  void* p = t.impl()->data;
+  void* p = detail::impl_of(t)->data;
   switch (dtype) {
     case DType::Bool: *static_cast<bool*>(p) = ivalue != 0; break;
     case DType::Int32: *static_cast<int32_t*>(p) = static_cast<int32_t>(ivalue); break;

@@ -46,7 +46,7 @@ bool TraceFrame::is_ancestor_of(const TraceFrame* f) const {
 }
 
 void throw_leaked(const Tensor& t, SourceLoc loc) {
-  const FrameToken* tok = t.impl()->frame;
+  const FrameToken* tok = detail::impl_of(t)->frame;
   const std::string fn = tok && tok->function_name ? *tok->function_name : std::string("a traced function");
   if (tok && tok->open)
     throw ConversionError(fmt::format(
@@ -73,7 +73,7 @@ Tensor TraceFrame::symbolic(ValueId v) {
   impl->frame = token_;
   impl->node = v.node;
   impl->output = v.index;
-  return Tensor::adopt(impl);
+  return detail::adopt(impl);
 }
 
 ValueId TraceFrame::emit(Node n) { return graph.add(std::move(n)); }
@@ -88,7 +88,7 @@ ValueId TraceFrame::value_of(const Tensor& t, OpKind op, SourceLoc l) { return v
 
 ValueId TraceFrame::value_of(const Tensor& t, OpKind op, SourceLoc l, bool read) {
   check_readable(t, op, l);
-  const TensorImpl* impl = t.impl();
+  const TensorImpl* impl = detail::impl_of(t);
   if (impl->kind == ImplKind::Concrete) {
     if (parent && tapes_alive()) [[unlikely]]
       for (const TraceFrame* f = parent; f; f = f->parent)
@@ -136,12 +136,12 @@ ValueId TraceFrame::value_of(const Tensor& t, OpKind op, SourceLoc l, bool read)
 }
 
 const Tensor* TraceFrame::lifted(const Tensor& concrete) const {
-  auto it = lifted_.find(concrete.impl());
+  auto it = lifted_.find(detail::impl_of(concrete));
   return it == lifted_.end() ? nullptr : &it->second.second;
 }
 
 void TraceFrame::lift(const Tensor& concrete, Tensor value) {
-  lifted_.emplace(concrete.impl(), std::pair{concrete, std::move(value)});
+  lifted_.emplace(detail::impl_of(concrete), std::pair{concrete, std::move(value)});
 }
 
 TraceFrame::Checkpoint TraceFrame::checkpoint() {
@@ -163,7 +163,7 @@ void TraceFrame::rollback(const Checkpoint& cp) {
       it = it->second.node >= e.nodes ? f->consts_.erase(it) : std::next(it);
     f->asserted_.clear();  // (an assert emitted since may be gone: asserting again is harmless)
     for (auto it = f->lifted_.begin(); it != f->lifted_.end();) {
-      const TensorImpl* v = it->second.second.impl();
+      const TensorImpl* v = detail::impl_of(it->second.second);
       it = v->kind == ImplKind::Symbolic && v->node >= e.nodes ? f->lifted_.erase(it) : std::next(it);
     }
     if (tapes_alive()) tape_rollback(f, static_cast<uint32_t>(e.nodes));
@@ -171,13 +171,13 @@ void TraceFrame::rollback(const Checkpoint& cp) {
 }
 
 std::string symbolic_name(const Tensor& t) {
-  const FrameToken* tok = t.impl()->frame;
+  const FrameToken* tok = detail::impl_of(t)->frame;
   if (!tok || !tok->open) return "leaked";
-  const Node& n = tok->frame->graph.nodes[t.impl()->node];
+  const Node& n = tok->frame->graph.nodes[detail::impl_of(t)->node];
   if (n.op == OpKind::Placeholder && !n.attrs.strings.empty()) return n.attrs.strings[0];
   std::string name(op_name(n.op));
   for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return name + "_" + std::to_string(t.impl()->node);
+  return name + "_" + std::to_string(detail::impl_of(t)->node);
 }
 
 Tensor trace_op(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, SourceLoc loc) {

@@ -12,10 +12,11 @@
 namespace ag::detail {
 
 // True when the caller holds the only reference: it may destroy the object without the atomic
-// decrement (~6 ns, and most tensors die with a count of 1: every op result, every call's
-// output). Sound because nothing can take a new reference without holding one already (there
-// are no weak references to tensors or storages; borrowed handles never release); the acquire
-// load pairs with the release half of the decrements other owners made before.
+// decrement, and most tensors die with a count of 1: every op result, every call's output
+// (docs/performance.md, "Measured decisions": sole owner). Sound because nothing can take a new
+// reference without holding one already (there are no weak references to tensors or storages;
+// borrowed handles never release); the acquire load pairs with the release half of the
+// decrements other owners made before.
 inline bool sole_owner(const std::atomic<int32_t>& refs) { return refs.load(std::memory_order_acquire) == 1; }
 
 // A 64-byte-aligned buffer shared by tensors that view it (reshape, x[i]).

@@ -33,13 +33,23 @@ enum class RaiseKind : uint8_t {
   int_values,  // on some values of integer dtype (division by zero, a negative power), else as dims
 };
 
+// What computing an op costs (ops.def's Cost column).
+enum class OpCost : uint8_t {
+  view,    // nothing: its result is its input's data seen another way
+  cheap,   // an instruction or two per element: recomputed rather than stored
+  costly,  // the rest
+};
+
+// Whether the JIT's scalar form of an op is the same IR on vectors (ops.def's Vector column).
+enum class VectorForm : uint8_t { no, yes, f32 };
+
 enum class OpKind : uint16_t {
-#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Raises, Gradient, Api, ApiName) Name,
+#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Raises, Cost, Vector, Gradient, Api, ApiName) Name,
 #include "ag/graph/ops.def"
 };
 
 inline constexpr int kNumOps = 0
-#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Raises, Gradient, Api, ApiName) +1
+#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Raises, Cost, Vector, Gradient, Api, ApiName) +1
 #include "ag/graph/ops.def"
     ;
 
@@ -54,6 +64,8 @@ struct OpInfo {
   // (has_side_effects, graph/passes/prune.cpp).
   bool stateful;
   RaiseKind raises;
+  OpCost cost;
+  VectorForm vector;
   bool differentiable;  // a gradient flows through it (its Gradient rule is not `none`)
 };
 

@@ -51,7 +51,7 @@ class BorrowedTensors {
   BorrowedTensors(const BorrowedTensors&) = delete;
   BorrowedTensors& operator=(const BorrowedTensors&) = delete;
 
-  void push_back(const Tensor& t) { ::new (static_cast<void*>(data_ + size_++)) Tensor(Tensor::adopt(t.impl())); }
+  void push_back(const Tensor& t) { ::new (static_cast<void*>(data_ + size_++)) Tensor(detail::adopt(detail::impl_of(t))); }
   const Tensor* data() const { return data_; }
   size_t size() const { return size_; }
 

@@ -23,7 +23,7 @@ std::string node_key(const Node& n) {
   if (n.op == OpKind::Const) {
     const Tensor& t = a.value;
     if (t.dtype() == DType::List || t.num_elements() > 1024) return {};
-    key.append(static_cast<const char*>(t.impl()->data), static_cast<size_t>(t.num_elements()) * dtype_size(t.dtype()));
+    key.append(static_cast<const char*>(detail::impl_of(t)->data), static_cast<size_t>(t.num_elements()) * dtype_size(t.dtype()));
   }
   return key;
 }

@@ -18,21 +18,8 @@
 namespace ag {
 namespace {
 
-bool worth_hoisting(OpKind op) {
-  switch (op) {
-    case OpKind::Const:
-    case OpKind::Identity:
-    case OpKind::StopGradient:
-    case OpKind::Reshape:
-    case OpKind::ExpandDims:
-    case OpKind::Squeeze:
-    case OpKind::ShapeOf:
-    case OpKind::EnsureShape:
-    case OpKind::Fill:
-    case OpKind::FillLike: return false;
-    default: return true;
-  }
-}
+// Views cost nothing where they are; sources (constants, fills) are free where fusion puts them.
+bool worth_hoisting(OpKind op) { return op_info(op).cost != OpCost::view && op_class(op) != OpClass::Source; }
 
 // Which params of a While's sub-graphs hold the same value on every iteration: the inputs after
 // the loop vars, and loop vars that the body returns as they came in.

@@ -18,20 +18,20 @@ namespace ag::detail::AG_KERNEL_NS {
 
 // Element `i` of `t`.
 inline void* element(const Tensor& t, int64_t i) {
-  return static_cast<char*>(t.impl()->data) + static_cast<size_t>(i) * dtype_size(t.dtype());
+  return static_cast<char*>(detail::impl_of(t)->data) + static_cast<size_t>(i) * dtype_size(t.dtype());
 }
 
 // A view of `t`'s storage (a tensor header only this thread holds), to be aimed with re_aim.
 inline Tensor view_of(const Tensor& t) {
-  const size_t offset = static_cast<size_t>(static_cast<const char*>(t.impl()->data) -
-                                            static_cast<const char*>(t.impl()->storage->data));
-  return make_view(t.impl()->storage, offset, t.dtype(), t.shape());
+  const size_t offset = static_cast<size_t>(static_cast<const char*>(detail::impl_of(t)->data) -
+                                            static_cast<const char*>(detail::impl_of(t)->storage->data));
+  return make_view(detail::impl_of(t)->storage, offset, t.dtype(), t.shape());
 }
 
 // Points `view` (made by view_of) at `data` with `shape`: a piece's views are re-aimed, not
-// made again (a piece is ~0.3 us of work).
+// made again: a piece is little work (docs/performance.md, "Measured decisions": piece views).
 inline void re_aim(const Tensor& view, void* data, const Shape& shape) {
-  TensorImpl* v = view.impl();
+  TensorImpl* v = detail::impl_of(view);
   v->data = data;
   if (v->shape != shape) v->shape = shape;
 }

@@ -22,11 +22,11 @@ using In = Eigen::Map<const Arr<T>>;
 
 template <class T>
 const T* ptr(const Tensor& t) {
-  return static_cast<const T*>(t.impl()->data);
+  return static_cast<const T*>(detail::impl_of(t)->data);
 }
 template <class T>
 T* mut(Tensor& t) {
-  return static_cast<T*>(t.impl()->data);
+  return static_cast<T*>(detail::impl_of(t)->data);
 }
 
 [[noreturn]] void division_by_zero(OpKind op, SourceLoc loc) {

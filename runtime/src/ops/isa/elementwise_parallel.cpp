@@ -139,11 +139,11 @@ class Pieces {
       views_[k] = view_of(t);
       // A one-element operand is a rank-0 view: it broadcasts against any piece; a Fixed one
       // is its slice, the same for every piece.
-      if (l.roles[k] == Role::Scalar) re_aim(views_[k], t.impl()->data, Shape{});
-      if (l.roles[k] == Role::Fixed) re_aim(views_[k], t.impl()->data, l.rests[k]);
+      if (l.roles[k] == Role::Scalar) re_aim(views_[k], detail::impl_of(t)->data, Shape{});
+      if (l.roles[k] == Role::Fixed) re_aim(views_[k], detail::impl_of(t)->data, l.rests[k]);
     }
     target_ = scratch_elements > 0 ? make_tensor(out.dtype(), Shape{scratch_elements}) : view_of(out);
-    scratch_ = scratch_elements > 0 ? target_.impl()->data : nullptr;
+    scratch_ = scratch_elements > 0 ? detail::impl_of(target_)->data : nullptr;
   }
 
   // The piece at result element `at`, shaped `shape` ({count} within one row, or {rows, row});

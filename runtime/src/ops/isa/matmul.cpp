@@ -15,8 +15,8 @@ template <class T>
 using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 // Products of at least this many multiply-adds run on the shared pool (256^3). W8's products
-// (12.8M) ran slower split on 2 threads than whole on 1 (0.75-0.86x the step's speed), so they
-// stay whole; from 256^3 up, 2 threads took 1.5-2x less time (docs/jit.md, "Threads").
+// (12.8M) ran slower split on 2 threads than whole on 1, so they stay whole; from 256^3 up, 2
+// threads took less time (docs/performance.md, "Measured decisions": parallel GEMM).
 constexpr int64_t kParallelGemmWork = int64_t{1} << 24;
 
 // The block size along a dim of C: about an eighth of it, a multiple of 16, at least 64 (smaller
@@ -73,9 +73,9 @@ Tensor matmul_kernel(std::span<const Tensor> in, const TensorType& type, SourceL
     if constexpr (std::is_same_v<T, bool>) {
       throw InternalError("matmul on bool");
     } else {
-      const T* a = static_cast<const T*>(in[0].impl()->data);
-      const T* b = static_cast<const T*>(in[1].impl()->data);
-      T* c = static_cast<T*>(out.impl()->data);
+      const T* a = static_cast<const T*>(detail::impl_of(in[0])->data);
+      const T* b = static_cast<const T*>(detail::impl_of(in[1])->data);
+      T* c = static_cast<T*>(detail::impl_of(out)->data);
       const int64_t len = L.inner(), s0 = L.inner_stride(0), s1 = L.inner_stride(1);
       for_each_row(L, [&](int64_t o, const int64_t* off) {
         for (int64_t i = 0; i < len; ++i)

@@ -226,7 +226,7 @@ Tensor reduce_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, 
     Tensor out = make_tensor(DType::Int64, type.shape);
     visit_dtype(x.dtype(), [&](auto tag) {
       using T = decltype(tag);
-      arg_reduce<T>(op, static_cast<const T*>(x.impl()->data), static_cast<int64_t*>(out.impl()->data), l);
+      arg_reduce<T>(op, static_cast<const T*>(detail::impl_of(x)->data), static_cast<int64_t*>(detail::impl_of(out)->data), l);
     });
     return out;
   }
@@ -249,7 +249,7 @@ Tensor reduce_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, 
   Tensor out = make_tensor(type.dtype, type.shape);
   visit_dtype(type.dtype, [&](auto tag) {
     using T = decltype(tag);
-    reduce3<T>(op, static_cast<const T*>(src.impl()->data), static_cast<T*>(out.impl()->data), l);
+    reduce3<T>(op, static_cast<const T*>(detail::impl_of(src)->data), static_cast<T*>(detail::impl_of(out)->data), l);
   });
   return out;
 }

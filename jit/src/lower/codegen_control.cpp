@@ -1,12 +1,12 @@
-// Emitter control flow: counted loops (their unrolling hints), loops carrying a register,
+// Codegen control flow: counted loops (their unrolling hints), loops carrying a register,
 // loop nests, branches, and the error exits of compiled code.
 #include <llvm/IR/MDBuilder.h>
 
-#include "emitter.h"
+#include "codegen.h"
 
 namespace ag::jit {
 
-void Emitter::loop(llvm::Value* n, const std::function<void(llvm::Value*)>& body) {
+void Codegen::loop(llvm::Value* n, const std::function<void(llvm::Value*)>& body) {
   if (is_const(n, 0)) return;
   if (is_const(n, 1)) {
     body(i64(0));
@@ -18,14 +18,14 @@ void Emitter::loop(llvm::Value* n, const std::function<void(llvm::Value*)>& body
   }, "loop");
 }
 
-llvm::Value* Emitter::loop_reduce(llvm::Value* n, llvm::Value* init,
+llvm::Value* Codegen::loop_reduce(llvm::Value* n, llvm::Value* init,
                                   const std::function<llvm::Value*(llvm::Value*, llvm::Value*)>& step) {
   return loop_carry(n, {init}, [&](const std::vector<llvm::Value*>& acc, llvm::Value* i) {
     return std::vector<llvm::Value*>{step(acc[0], i)};
   })[0];
 }
 
-std::vector<llvm::Value*> Emitter::loop_carry(
+std::vector<llvm::Value*> Codegen::loop_carry(
     llvm::Value* n, const std::vector<llvm::Value*>& init,
     const std::function<std::vector<llvm::Value*>(const std::vector<llvm::Value*>&, llvm::Value*)>& step,
     const char* name, bool rolled) {
@@ -74,7 +74,7 @@ std::vector<llvm::Value*> Emitter::loop_carry(
 // program with rolled loops: LLVM fully unrolls a short loop around a vectorized one, and in a
 // function of hundreds of loop nests the straight-line code that makes cost compile time that
 // grew faster than the graph (Program::rolled_loops).
-void Emitter::loop_latch(llvm::Value* continue_loop, llvm::BasicBlock* head, llvm::BasicBlock* exit, bool rolled) {
+void Codegen::loop_latch(llvm::Value* continue_loop, llvm::BasicBlock* head, llvm::BasicBlock* exit, bool rolled) {
   ++latches_;
   llvm::BranchInst* br = b_.CreateCondBr(continue_loop, head, exit);
   const char* hint = rolled ? "llvm.loop.unroll.disable" : "llvm.loop.unroll.runtime.disable";
@@ -87,7 +87,7 @@ void Emitter::loop_latch(llvm::Value* continue_loop, llvm::BasicBlock* head, llv
   br->setMetadata(llvm::LLVMContext::MD_loop, id);
 }
 
-void Emitter::loop_nest(const std::vector<llvm::Value*>& dims,
+void Codegen::loop_nest(const std::vector<llvm::Value*>& dims,
                         const std::function<void(const std::vector<llvm::Value*>&)>& body) {
   std::vector<llvm::Value*> idx;
   std::function<void(size_t)> level = [&](size_t d) {
@@ -104,11 +104,11 @@ void Emitter::loop_nest(const std::vector<llvm::Value*>& dims,
   level(0);
 }
 
-void Emitter::if_then(llvm::Value* cond, const std::function<void()>& then) {
+void Codegen::if_then(llvm::Value* cond, const std::function<void()>& then) {
   if_else(cond, then, [] {});  // the empty else block is folded away by LLVM
 }
 
-void Emitter::if_else(llvm::Value* cond, const std::function<void()>& then, const std::function<void()>& otherwise) {
+void Codegen::if_else(llvm::Value* cond, const std::function<void()>& then, const std::function<void()>& otherwise) {
   if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(cond)) {
     c->isZero() ? otherwise() : then();
     return;
@@ -127,7 +127,7 @@ void Emitter::if_else(llvm::Value* cond, const std::function<void()>& then, cons
   b_.SetInsertPoint(done);
 }
 
-void Emitter::fail_if(llvm::Value* cond, int32_t node_id, FailKind kind, llvm::Value* a, llvm::Value* bval) {
+void Codegen::fail_if(llvm::Value* cond, int32_t node_id, FailKind kind, llvm::Value* a, llvm::Value* bval) {
   if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(cond); c && c->isZero()) return;
   auto as_i64 = [&](llvm::Value* v) { return v ? b_.CreateSExtOrTrunc(v, b_.getInt64Ty()) : i64(0); };
   exit_if(cond, "fail", [&] {
@@ -135,10 +135,10 @@ void Emitter::fail_if(llvm::Value* cond, int32_t node_id, FailKind kind, llvm::V
   });
 }
 
-void Emitter::return_if(llvm::Value* cond) { exit_if(cond, "failed", [] {}); }
+void Codegen::return_if(llvm::Value* cond) { exit_if(cond, "failed", [] {}); }
 
 // `cond ? (before(); return 1) : go on`, the exit marked cold: calls fail rarely.
-void Emitter::exit_if(llvm::Value* cond, const char* name, const std::function<void()>& before) {
+void Codegen::exit_if(llvm::Value* cond, const char* name, const std::function<void()>& before) {
   llvm::Function* fn = b_.GetInsertBlock()->getParent();
   llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx_ref_, name, fn);
   llvm::BasicBlock* ok = llvm::BasicBlock::Create(ctx_ref_, "ok", fn);
