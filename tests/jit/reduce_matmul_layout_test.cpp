@@ -55,6 +55,9 @@ TEST(JitMatMul, ShapesDtypesAndBatches) {
       // Rows split into several vectors of the target's width (lower_matmul.cpp): 17 = 16 + 1,
       // 20 = 16 + 4 or 8 + 8 + 4, 32 = 2 or 4 whole vectors.
       {{3, 5}, {5, 17}},    {{4, 32}, {32, 20}},    {{2, 9}, {9, 32}},
+      // Rows wider than one panel of 32 columns: whole panels, and a last one of 13, 1 or 4
+      // columns; with k up to 64 unrolled, and k = 65 as a loop.
+      {{1, 64}, {64, 64}},  {{3, 17}, {17, 45}},    {{5, 8}, {8, 33}},    {{2, 6}, {6, 100}},  {{1, 65}, {65, 40}},
   };
   for (ag::DType d : agtest::numeric_dtypes())
     for (const auto& [sa, sb] : shapes) {
@@ -82,6 +85,25 @@ TEST(JitMatMul, SmallFloatProductsUseEnoughAccumulators) {
   for (size_t at = kernel.find("@llvm.fmuladd.v"); at != std::string::npos; at = kernel.find("@llvm.fmuladd.v", at + 1)) ++fmas;
   EXPECT_GE(fmas, 8u * 32u) << kernel;
   agtest::expect_three_way("matmul f32 [8,32] x [32,32]", fn, {.rtol = 1e-4, .atol = 1e-4}, a, b);
+}
+
+// A product whose rows are wider than a panel (an RNN cell's [1,64] x [64,64]) is vector code over
+// panels of 32 columns, not a scalar loop (the kernel is emitted optimized: LLVM's vectorizer never
+// sees it): the unoptimized kernel has a loop over panels and a vector FMA per piece and step of k.
+TEST(JitMatMul, WideRowsAreVectorPanels) {
+  auto fn = [](ag::Tensor a, ag::Tensor b) { return ag::matmul(a, b); };
+  const ag::Tensor a = ag::random_uniform({1, 64}, ag::float32, -1, 1, 72), b = ag::random_uniform({64, 64}, ag::float32, -1, 1, 73);
+  auto f = ag::function(fn);
+  const std::string ir = f.get_concrete_function(a, b).llvm_ir(/*optimized=*/false);
+  const size_t begin = ir.find("define internal void @agc.gemm.f32.1x64x64(");
+  ASSERT_NE(begin, std::string::npos) << ir;
+  const std::string kernel = ir.substr(begin, ir.find("\n}\n", begin) - begin);
+  EXPECT_NE(kernel.find("gemm.cols"), std::string::npos) << kernel;
+  size_t fmas = 0;
+  for (size_t at = kernel.find("@llvm.fmuladd.v"); at != std::string::npos; at = kernel.find("@llvm.fmuladd.v", at + 1)) ++fmas;
+  EXPECT_GE(fmas, 64u) << "one vector FMA per step of k at least: " << kernel;
+  EXPECT_EQ(kernel.find("@llvm.fmuladd.f32"), std::string::npos) << "a scalar FMA: " << kernel;
+  agtest::expect_three_way("matmul f32 [1,64] x [64,64]", fn, {.rtol = 1e-4, .atol = 1e-4}, a, b);
 }
 
 TEST(JitLayout, ViewsAndCopies) {

@@ -16,8 +16,11 @@ namespace {
 
 // Products up to this many multiply-adds are emitted inline (Eigen wins above ~32^3).
 constexpr int64_t kInlineMatMulWork = 32 * 32 * 32;
-// Rows up to this many elements are handled as one LLVM vector (k is unrolled: kept small too).
+// Rows up to this many elements are handled as one panel of LLVM vectors; wider rows in panels
+// of this many columns.
 constexpr int64_t kVectorRowMax = 32;
+// A kernel unrolls k up to this many steps (its vector form); beyond, it is a loop over k.
+constexpr int64_t kUnrolledKMax = 64;
 // Chains of this many products or more are emitted as a loop (lower_matmul_chain).
 constexpr int64_t kMinMatMulChain = 8;
 
@@ -57,8 +60,200 @@ llvm::Function* Emitter::matmul_kernel(const std::string& name, unsigned pointer
   return f;
 }
 
-// C[m,n] = A[m,k] * B[k,n] for one static shape, as an internal function: LLVM unrolls and
-// vectorizes it once, and a chain of 100 products calls it 100 times (a direct call, no dispatch).
+namespace {
+
+// The body of one small GEMM kernel, C[m,n] = A[m,k] * B[k,n] for static sizes, emitted into its
+// function's entry block (Emitter::small_gemm). With k small enough to unroll, rows of C are
+// computed in blocks of whole vectors held in registers (vector_rows); otherwise a plain
+// triple loop (scalar_rows).
+class SmallGemm {
+ public:
+  SmallGemm(Emitter& e, llvm::Function* f, DType d, int64_t m, int64_t k, int64_t n, int vector_bytes)
+      : e_(e), b_(e.b()), d_(d), m_(m), k_(k), n_(n), fp_(is_floating(d)), et_(e.mem_type(d)), align_(dtype_size(d)),
+        lanes_(std::max<int64_t>(1, vector_bytes / static_cast<int64_t>(dtype_size(d)))), vector_bytes_(vector_bytes),
+        pa_(f->getArg(0)), pb_(f->getArg(1)), pc_(f->getArg(2)),
+        // On AVX-512 a row's last, partial piece is a whole register under a constant mask
+        // (masked loads and stores are plain instructions there): a <10 x i32> had the code
+        // generator widen every operation, a sizable share of W1's kernel's codegen. AVX2's
+        // masked moves are slow, so there the piece keeps its width (docs/performance.md,
+        // "Measured decisions": masked pieces).
+        masked_(vector_bytes == 64) {}
+
+  void emit() {
+    if (k_ <= kUnrolledKMax) vector_rows();
+    else scalar_rows();
+  }
+
+ private:
+  // A panel of C's columns, cut into pieces of at most one register: (first column, width).
+  using Pieces = std::vector<std::pair<int64_t, unsigned>>;
+
+  // A row of C is a few LLVM vectors ("pieces"): C[i,j0:j1] = sum_k A[i,k] * B[k,j0:j1], each
+  // piece at most one of the target's registers wide (a 10-column int32 row: one 16-lane vector
+  // on AVX-512, 8 + 2 lanes on AVX2). One <10 x i32> left to the backend on AVX2 became
+  // element-by-element inserts and spills; left to itself, the vectorizer turned these short
+  // loops into gathers (docs/performance.md, "Measured decisions": register-wide pieces).
+  // Rows wider than kVectorRowMax go in panels of kVectorRowMax columns (a loop over panels),
+  // so that a block's accumulators still fit the registers: the kernel is marked as emitted
+  // optimized, and the scalar loop it replaces stayed scalar (vmovss/vfmadd213ss).
+  //
+  // Rows go in blocks whose accumulators all stay in registers: for each k, B's row k is loaded
+  // once and multiplied into every row of the block. One row at a time, a float row's sum over
+  // k was one chain of dependent FMAs per piece, bound by the FMA's latency, and B's rows were
+  // copied to the stack on every call (docs/performance.md, "Measured decisions": row blocks).
+  // Each element is still summed over k in order, so the values do not change.
+  void vector_rows() {
+    const int64_t panel = std::min(n_, kVectorRowMax);
+    const Pieces pieces = pieces_of(panel);
+    const int64_t block_rows = rows_per_block(static_cast<int64_t>(pieces.size()));
+    const int64_t full_panels = n_ / panel, rest = n_ % panel;
+    if (full_panels == 1) {
+      panel_rows(e_.i64(0), pieces, block_rows);
+    } else {
+      e_.loop_carry(
+          e_.i64(full_panels), {},
+          [&](const std::vector<llvm::Value*>&, llvm::Value* p) {
+            panel_rows(b_.CreateMul(p, e_.i64(panel)), pieces, block_rows);
+            return std::vector<llvm::Value*>{};
+          },
+          "gemm.cols", /*rolled=*/true);
+    }
+    if (rest) {
+      const Pieces last = pieces_of(rest);
+      panel_rows(e_.i64(full_panels * panel), last, rows_per_block(static_cast<int64_t>(last.size())));
+    }
+    b_.CreateRetVoid();
+  }
+
+  Pieces pieces_of(int64_t width) const {
+    Pieces pieces;
+    for (int64_t j0 = 0; j0 < width; j0 += lanes_) pieces.emplace_back(j0, static_cast<unsigned>(std::min(lanes_, width - j0)));
+    return pieces;
+  }
+
+  // Enough independent accumulators to cover a float FMA's latency (4 cycles, 2 per cycle), and
+  // no more: a block is unrolled, and a larger one only makes more code to compile, not faster
+  // code. Integer adds take a cycle: one row per block, which still loads B's row k once per k
+  // and ran W1 on AVX2 (x86-64-v3) faster than the previous row loop (docs/performance.md,
+  // "Measured decisions": row block size).
+  int64_t rows_per_block(int64_t np) const {
+    const int64_t registers = vector_bytes_ == 64 ? 32 : 16;
+    const int64_t chains = fp_ ? 8 : 1;
+    const int64_t by_registers = std::max<int64_t>(1, (registers - np - 2) / np);  // + B's pieces, a broadcast, a spare
+    return std::clamp<int64_t>((chains + np - 1) / np, 1, std::max<int64_t>(1, std::min(by_registers, m_)));
+  }
+
+  // All rows of C for the panel of columns starting at `col0`. The blocks stay a loop: a block is
+  // already hundreds of instructions (k unrolled), which LLVM's unrollers never copy, but they
+  // analyzed it twice, each time simulating every iteration, which took much of the optimizer's
+  // time (docs/performance.md, "Measured decisions": rolled row blocks).
+  void panel_rows(llvm::Value* col0, const Pieces& pieces, int64_t block_rows) {
+    const int64_t full_blocks = m_ / block_rows, rest = m_ % block_rows;
+    e_.loop_carry(
+        e_.i64(full_blocks), {},
+        [&](const std::vector<llvm::Value*>&, llvm::Value* blk) {
+          row_block(b_.CreateMul(blk, e_.i64(block_rows)), block_rows, col0, pieces);
+          return std::vector<llvm::Value*>{};
+        },
+        "gemm.rows", /*rolled=*/true);
+    if (rest) row_block(e_.i64(full_blocks * block_rows), rest, col0, pieces);
+  }
+
+  llvm::FixedVectorType* vtype(unsigned width) const {
+    return llvm::FixedVectorType::get(et_, masked_ && width < lanes_ ? static_cast<unsigned>(lanes_) : width);
+  }
+  llvm::Constant* mask_of(unsigned width) {
+    std::vector<llvm::Constant*> bits;
+    for (int64_t l = 0; l < lanes_; ++l) bits.push_back(b_.getInt1(l < width));
+    return llvm::ConstantVector::get(bits);
+  }
+  llvm::Value* load_piece(llvm::Value* ptr, unsigned width) {
+    if (masked_ && width < lanes_)
+      return b_.CreateMaskedLoad(vtype(width), ptr, align_, mask_of(width), llvm::Constant::getNullValue(vtype(width)));
+    return b_.CreateAlignedLoad(vtype(width), ptr, align_);
+  }
+  void store_piece(llvm::Value* v, llvm::Value* ptr, unsigned width) {
+    if (masked_ && width < lanes_) b_.CreateMaskedStore(v, ptr, align_, mask_of(width));
+    else b_.CreateAlignedStore(v, ptr, align_);
+  }
+
+  // `rows` rows of C from `row0`, the panel's columns from `col0`. The block is straight code of
+  // k * rows * pieces multiply-adds, so each instruction less per product is hundreds less for
+  // LLVM to optimize and compile: a row of A is addressed once (a constant offset per k), and
+  // A[i,k] is broadcast once per vector width, not per piece.
+  void row_block(llvm::Value* row0, int64_t rows, llvm::Value* col0, const Pieces& pieces) {
+    const auto np = static_cast<int64_t>(pieces.size());
+    llvm::Value* bcol = b_.CreateInBoundsGEP(et_, pb_, col0);
+    llvm::Value* ccol = b_.CreateInBoundsGEP(et_, pc_, col0);
+    std::vector<llvm::Value*> acc, arow;
+    for (int64_t r = 0; r < rows; ++r) {
+      arow.push_back(b_.CreateInBoundsGEP(et_, pa_, b_.CreateMul(b_.CreateAdd(row0, e_.i64(r)), e_.i64(k_))));
+      for (const auto& [j0, width] : pieces) acc.push_back(llvm::Constant::getNullValue(vtype(width)));
+    }
+    for (int64_t kk = 0; kk < k_; ++kk) {
+      std::vector<llvm::Value*> brow;
+      for (const auto& [j0, width] : pieces) brow.push_back(load_piece(b_.CreateInBoundsGEP(et_, bcol, e_.i64(kk * n_ + j0)), width));
+      for (int64_t r = 0; r < rows; ++r) {
+        llvm::Value* aik = e_.load(d_, arow[static_cast<size_t>(r)], e_.i64(kk));
+        std::map<unsigned, llvm::Value*> splats;  // by vector width
+        for (int64_t p = 0; p < np; ++p) {
+          const unsigned lanes_p = vtype(pieces[static_cast<size_t>(p)].second)->getNumElements();
+          llvm::Value*& a = splats[lanes_p];
+          if (!a) a = b_.CreateVectorSplat(lanes_p, aik);
+          llvm::Value*& c = acc[static_cast<size_t>(r * np + p)];
+          c = fp_ ? b_.CreateIntrinsic(llvm::Intrinsic::fmuladd, {c->getType()}, {a, brow[static_cast<size_t>(p)], c})
+                  : b_.CreateAdd(c, b_.CreateMul(a, brow[static_cast<size_t>(p)]));
+        }
+      }
+    }
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t p = 0; p < np; ++p) {
+        llvm::Value* at = b_.CreateAdd(b_.CreateMul(b_.CreateAdd(row0, e_.i64(r)), e_.i64(n_)),
+                                       e_.i64(pieces[static_cast<size_t>(p)].first));
+        store_piece(acc[static_cast<size_t>(r * np + p)], b_.CreateInBoundsGEP(et_, ccol, at), pieces[static_cast<size_t>(p)].second);
+      }
+  }
+
+  // k too large to unroll: C row by row, each element summed over k in order.
+  void scalar_rows() {
+    e_.loop(e_.i64(m_), [&](llvm::Value* r) {
+      llvm::Value* crow = b_.CreateMul(r, e_.i64(n_));
+      e_.loop(e_.i64(n_), [&](llvm::Value* j) { e_.store(d_, pc_, b_.CreateAdd(crow, j), e_.constant(d_, 0, 0)); });
+      e_.loop(e_.i64(k_), [&](llvm::Value* kk) {
+        llvm::Value* aik = e_.load(d_, pa_, b_.CreateAdd(b_.CreateMul(r, e_.i64(k_)), kk));
+        llvm::Value* brow = b_.CreateMul(kk, e_.i64(n_));
+        e_.loop(e_.i64(n_), [&](llvm::Value* j) {
+          llvm::Value* at = b_.CreateAdd(crow, j);
+          llvm::Value* bkj = e_.load(d_, pb_, b_.CreateAdd(brow, j));
+          llvm::Value* acc = e_.load(d_, pc_, at);
+          llvm::Value* sum = fp_ ? b_.CreateIntrinsic(llvm::Intrinsic::fmuladd, {aik->getType()}, {aik, bkj, acc})
+                                 : b_.CreateAdd(acc, b_.CreateMul(aik, bkj));
+          e_.store(d_, pc_, at, sum);
+        });
+      });
+    });
+    b_.CreateRetVoid();
+  }
+
+  Emitter& e_;
+  llvm::IRBuilder<>& b_;
+  const DType d_;
+  const int64_t m_, k_, n_;
+  const bool fp_;
+  llvm::Type* const et_;
+  const llvm::Align align_;
+  const int64_t lanes_;
+  const int vector_bytes_;
+  llvm::Value* const pa_;
+  llvm::Value* const pb_;
+  llvm::Value* const pc_;
+  const bool masked_;
+};
+
+}  // namespace
+
+// C[m,n] = A[m,k] * B[k,n] for one static shape, as an internal function: a chain of 100
+// products calls it 100 times (a direct call, no dispatch).
 llvm::Function* Emitter::small_gemm(DType d, int64_t m, int64_t k, int64_t n) {
   const std::string name = fmt::format("agc.gemm.{}.{}x{}x{}", dtype_short_name(d), m, k, n);
   if (llvm::Function* f = module_.getFunction(name)) return f;
@@ -66,123 +261,7 @@ llvm::Function* Emitter::small_gemm(DType d, int64_t m, int64_t k, int64_t n) {
   const llvm::IRBuilderBase::InsertPointGuard guard(b_);
   b_.SetInsertPoint(&f->getEntryBlock());
   b_.SetCurrentDebugLocation(llvm::DebugLoc());  // node locations belong to the entry function
-  llvm::Value* pa = f->getArg(0);
-  llvm::Value* pb = f->getArg(1);
-  llvm::Value* pc = f->getArg(2);
-  const bool fp = is_floating(d);
-  llvm::Type* et = mem_type(d);
-  const llvm::Align align(dtype_size(d));
-  if (n <= kVectorRowMax) {
-    // A row of C is a few LLVM vectors ("pieces"): C[i,j0:j1] = sum_k A[i,k] * B[k,j0:j1], each
-    // piece at most one of the target's registers wide (a 10-column int32 row: one 16-lane
-    // vector on AVX-512, 8 + 2 lanes on AVX2). One <10 x i32> left to the backend on AVX2 became
-    // element-by-element inserts and spills; left to itself, the vectorizer turned these short
-    // loops into gathers (docs/performance.md, "Measured decisions": register-wide pieces).
-    //
-    // Rows go in blocks whose accumulators all stay in registers: for each k, B's row k is loaded
-    // once and multiplied into every row of the block. One row at a time, a float row's sum over
-    // k was one chain of dependent FMAs per piece, bound by the FMA's latency, and B's rows were
-    // copied to the stack on every call (docs/performance.md, "Measured decisions": row blocks).
-    // Each element is still summed over k in order, so the values do not change.
-    const int64_t lanes = std::max<int64_t>(1, vector_bytes_ / static_cast<int64_t>(dtype_size(d)));
-    std::vector<std::pair<int64_t, unsigned>> pieces;  // (first column, width)
-    for (int64_t j0 = 0; j0 < n; j0 += lanes) pieces.emplace_back(j0, static_cast<unsigned>(std::min(lanes, n - j0)));
-    const auto np = static_cast<int64_t>(pieces.size());
-    // Enough independent accumulators to cover a float FMA's latency (4 cycles, 2 per cycle),
-    // and no more: a block is unrolled, and a larger one only makes more code to compile, not
-    // faster code. Integer adds take a cycle: one row per block, which still loads B's row k once
-    // per k and ran W1 on AVX2 (x86-64-v3) faster than the previous row loop
-    // (docs/performance.md, "Measured decisions": row block size).
-    const int64_t registers = vector_bytes_ == 64 ? 32 : 16;
-    const int64_t chains = fp ? 8 : 1;
-    const int64_t by_registers = std::max<int64_t>(1, (registers - np - 2) / np);  // + B's pieces, a broadcast, a spare
-    const int64_t block_rows = std::clamp<int64_t>((chains + np - 1) / np, 1, std::max<int64_t>(1, std::min(by_registers, m)));
-    // On AVX-512 a row's last, partial piece is a whole register under a constant mask (masked
-    // loads and stores are plain instructions there): a <10 x i32> had the code generator widen
-    // every operation, a sizable share of W1's kernel's codegen. AVX2's masked moves are slow, so
-    // there the piece keeps its width (docs/performance.md, "Measured decisions": masked pieces).
-    const bool masked = vector_bytes_ == 64;
-    auto vtype = [&](unsigned width) {
-      return llvm::FixedVectorType::get(et, masked && width < lanes ? static_cast<unsigned>(lanes) : width);
-    };
-    auto mask_of = [&](unsigned width) {
-      std::vector<llvm::Constant*> bits;
-      for (int64_t l = 0; l < lanes; ++l) bits.push_back(b_.getInt1(l < width));
-      return llvm::ConstantVector::get(bits);
-    };
-    auto load_piece = [&](llvm::Value* ptr, unsigned width) -> llvm::Value* {
-      if (masked && width < lanes)
-        return b_.CreateMaskedLoad(vtype(width), ptr, align, mask_of(width), llvm::Constant::getNullValue(vtype(width)));
-      return b_.CreateAlignedLoad(vtype(width), ptr, align);
-    };
-    // The block is straight code of k * rows * pieces multiply-adds, so each instruction less per
-    // product is hundreds less for LLVM to optimize and compile: a row of A is addressed once (a
-    // constant offset per k), and A[i,k] is broadcast once per vector width, not per piece.
-    auto row_block = [&](llvm::Value* row0, int64_t rows) {
-      std::vector<llvm::Value*> acc, arow;
-      for (int64_t r = 0; r < rows; ++r) {
-        arow.push_back(b_.CreateInBoundsGEP(et, pa, b_.CreateMul(b_.CreateAdd(row0, i64(r)), i64(k))));
-        for (const auto& [j0, width] : pieces) acc.push_back(llvm::Constant::getNullValue(vtype(width)));
-      }
-      for (int64_t kk = 0; kk < k; ++kk) {
-        std::vector<llvm::Value*> brow;
-        for (const auto& [j0, width] : pieces)
-          brow.push_back(load_piece(b_.CreateInBoundsGEP(et, pb, i64(kk * n + j0)), width));
-        for (int64_t r = 0; r < rows; ++r) {
-          llvm::Value* aik = load(d, arow[static_cast<size_t>(r)], i64(kk));
-          std::map<unsigned, llvm::Value*> splats;  // by vector width
-          for (int64_t p = 0; p < np; ++p) {
-            const unsigned lanes_p = vtype(pieces[static_cast<size_t>(p)].second)->getNumElements();
-            llvm::Value*& a = splats[lanes_p];
-            if (!a) a = b_.CreateVectorSplat(lanes_p, aik);
-            llvm::Value*& c = acc[static_cast<size_t>(r * np + p)];
-            c = fp ? b_.CreateIntrinsic(llvm::Intrinsic::fmuladd, {c->getType()}, {a, brow[static_cast<size_t>(p)], c})
-                   : b_.CreateAdd(c, b_.CreateMul(a, brow[static_cast<size_t>(p)]));
-          }
-        }
-      }
-      for (int64_t r = 0; r < rows; ++r)
-        for (int64_t p = 0; p < np; ++p) {
-          llvm::Value* at = b_.CreateAdd(b_.CreateMul(b_.CreateAdd(row0, i64(r)), i64(n)), i64(pieces[static_cast<size_t>(p)].first));
-          const unsigned width = pieces[static_cast<size_t>(p)].second;
-          if (masked && width < lanes)
-            b_.CreateMaskedStore(acc[static_cast<size_t>(r * np + p)], b_.CreateInBoundsGEP(et, pc, at), align, mask_of(width));
-          else
-            b_.CreateAlignedStore(acc[static_cast<size_t>(r * np + p)], b_.CreateInBoundsGEP(et, pc, at), align);
-        }
-    };
-    // The blocks stay a loop: a block is already hundreds of instructions (k unrolled), which
-    // LLVM's unrollers never copy, but they analyzed it twice, each time simulating every
-    // iteration, which took much of the optimizer's time
-    // (docs/performance.md, "Measured decisions": rolled row blocks).
-    const int64_t full_blocks = m / block_rows, rest = m % block_rows;
-    loop_carry(
-        i64(full_blocks), {},
-        [&](const std::vector<llvm::Value*>&, llvm::Value* blk) {
-          row_block(b_.CreateMul(blk, i64(block_rows)), block_rows);
-          return std::vector<llvm::Value*>{};
-        },
-        "gemm.rows", /*rolled=*/true);
-    if (rest) row_block(i64(full_blocks * block_rows), rest);
-  } else {
-    loop(i64(m), [&](llvm::Value* r) {
-      llvm::Value* crow = b_.CreateMul(r, i64(n));
-      loop(i64(n), [&](llvm::Value* j) { store(d, pc, b_.CreateAdd(crow, j), constant(d, 0, 0)); });
-      loop(i64(k), [&](llvm::Value* kk) {
-        llvm::Value* aik = load(d, pa, b_.CreateAdd(b_.CreateMul(r, i64(k)), kk));
-        llvm::Value* brow = b_.CreateMul(kk, i64(n));
-        loop(i64(n), [&](llvm::Value* j) {
-          llvm::Value* at = b_.CreateAdd(crow, j);
-          llvm::Value* bkj = load(d, pb, b_.CreateAdd(brow, j));
-          llvm::Value* acc = load(d, pc, at);
-          llvm::Value* sum = fp ? b_.CreateIntrinsic(llvm::Intrinsic::fmuladd, {aik->getType()}, {aik, bkj, acc})
-                                : b_.CreateAdd(acc, b_.CreateMul(aik, bkj));
-          store(d, pc, at, sum);
-        });
-      });
-    });
-  }
-  b_.CreateRetVoid();
+  SmallGemm(*this, f, d, m, k, n, vector_bytes_).emit();
   return f;
 }
 
@@ -197,7 +276,7 @@ int64_t Emitter::matmul_chain_length(const Scope& s, uint32_t i) const {
   const TensorType& t = first.outputs[0];
   if (t.shape.rank() != 2 || !t.shape.is_fully_defined() || s.type(first.inputs[0]).shape.rank() != 2) return 0;
   const int64_t m = s.type(first.inputs[0]).shape[0], k = s.type(first.inputs[0]).shape[1], n = t.shape[1];
-  if (k < 0 || m * k * n > kInlineMatMulWork || (n <= kVectorRowMax && k > 64)) return 0;
+  if (k < 0 || m * k * n > kInlineMatMulWork || (n <= kVectorRowMax && k > kUnrolledKMax)) return 0;
   // The position of the chained operand, from the second product.
   if (i + 1 >= g.nodes.size()) return 0;
   const Node& second = g.nodes[i + 1];
@@ -300,7 +379,7 @@ void Emitter::lower_matmul(Scope& s, uint32_t i) {
   llvm::Value* c = result_buffer(s, i, out.dims);
 
   const int64_t cm = const_value(m), ck = const_value(k), cn = const_value(nn);
-  const bool inline_loops = cm >= 0 && ck >= 0 && cn >= 0 && cm * ck * cn <= kInlineMatMulWork && (cn > kVectorRowMax || ck <= 64);
+  const bool inline_loops = cm >= 0 && ck >= 0 && cn >= 0 && cm * ck * cn <= kInlineMatMulWork && (cn > kVectorRowMax || ck <= kUnrolledKMax);
   llvm::Value* mk = b_.CreateMul(m, k);
   llvm::Value* kn = b_.CreateMul(k, nn);
   llvm::Value* mn = b_.CreateMul(m, nn);
