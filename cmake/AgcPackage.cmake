@@ -1,22 +1,23 @@
-# The agc CMake package: install rules, the exported targets agc::runtime, agc::jit, agc::agc
+# The agc CMake package: install rules, the exported targets agc::runtime, agc::report, agc::jit, agc::agc
 # and agc::ag-rewrite, and agcConfig.cmake (with ag_rewrite_sources), usable from this build
 # tree (agc_DIR=<build>) and after `cmake --install` (CMAKE_PREFIX_PATH=<prefix>).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-# agc::agc: what an application links (eager + tracing + interpreter, and the JIT backend).
+# agc::agc: what an application links (eager + tracing + interpreter, the HTML report, and the
+# JIT backend).
 add_library(agc INTERFACE)
 add_library(agc::agc ALIAS agc)
 # A plain target name (not a generator expression) so that the export rewrites it to agc::jit:
 # an installed agc::agc then links the JIT exactly as the build tree's does.
-target_link_libraries(agc INTERFACE ag_runtime)
+target_link_libraries(agc INTERFACE ag_runtime ag_report)
 if(AG_WITH_LLVM)
   target_link_libraries(agc INTERFACE ag_jit)
 endif()
 
 # Only these are exported; build settings (warnings, LLVM headers, internal headers) are
 # applied to them as properties, so the package names no helper target.
-set(AG_EXPORTED_TARGETS ag_runtime agc)
+set(AG_EXPORTED_TARGETS ag_runtime ag_report agc)
 if(AG_WITH_LLVM)
   list(APPEND AG_EXPORTED_TARGETS ag_jit ag-rewrite)
 endif()

@@ -70,20 +70,35 @@ TEST(JitMatMul, ShapesDtypesAndBatches) {
     }
 }
 
+// The unoptimized IR of the small GEMM kernel `name` that a Function of `fn` compiles for (a, b);
+// "" (and a failure) when there is none.
+template <class F>
+std::string gemm_kernel_ir(F fn, const ag::Tensor& a, const ag::Tensor& b, const std::string& name) {
+  auto f = ag::function(fn);
+  const std::string ir = f.get_concrete_function(a, b).llvm_ir(/*optimized=*/false);
+  const size_t begin = ir.find("define internal void @" + name + "(");
+  if (begin == std::string::npos) {
+    ADD_FAILURE() << "no kernel " << name << " in\n" << ir;
+    return {};
+  }
+  return ir.substr(begin, ir.find("\n}\n", begin) - begin);
+}
+
+size_t occurrences(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
 // A small float product's kernel keeps at least 8 independent accumulators per step of k (rows
 // in blocks: a float FMA's latency times its throughput), where one row at a time gave 2 on
 // AVX-512: count the vector FMAs of the unoptimized kernel, 8 x k at least. Values: as above.
 TEST(JitMatMul, SmallFloatProductsUseEnoughAccumulators) {
   auto fn = [](ag::Tensor a, ag::Tensor b) { return ag::matmul(a, b); };
   const ag::Tensor a = ag::random_uniform({8, 32}, ag::float32, -1, 1, 70), b = ag::random_uniform({32, 32}, ag::float32, -1, 1, 71);
-  auto f = ag::function(fn);
-  const std::string ir = f.get_concrete_function(a, b).llvm_ir(/*optimized=*/false);
-  const size_t begin = ir.find("define internal void @agc.gemm.f32.8x32x32(");
-  ASSERT_NE(begin, std::string::npos) << ir;
-  const std::string kernel = ir.substr(begin, ir.find("\n}\n", begin) - begin);
-  size_t fmas = 0;
-  for (size_t at = kernel.find("@llvm.fmuladd.v"); at != std::string::npos; at = kernel.find("@llvm.fmuladd.v", at + 1)) ++fmas;
-  EXPECT_GE(fmas, 8u * 32u) << kernel;
+  const std::string kernel = gemm_kernel_ir(fn, a, b, "agc.gemm.f32.8x32x32");
+  ASSERT_FALSE(kernel.empty());
+  EXPECT_GE(occurrences(kernel, "@llvm.fmuladd.v"), 8u * 32u) << kernel;
   agtest::expect_three_way("matmul f32 [8,32] x [32,32]", fn, {.rtol = 1e-4, .atol = 1e-4}, a, b);
 }
 
@@ -93,15 +108,10 @@ TEST(JitMatMul, SmallFloatProductsUseEnoughAccumulators) {
 TEST(JitMatMul, WideRowsAreVectorPanels) {
   auto fn = [](ag::Tensor a, ag::Tensor b) { return ag::matmul(a, b); };
   const ag::Tensor a = ag::random_uniform({1, 64}, ag::float32, -1, 1, 72), b = ag::random_uniform({64, 64}, ag::float32, -1, 1, 73);
-  auto f = ag::function(fn);
-  const std::string ir = f.get_concrete_function(a, b).llvm_ir(/*optimized=*/false);
-  const size_t begin = ir.find("define internal void @agc.gemm.f32.1x64x64(");
-  ASSERT_NE(begin, std::string::npos) << ir;
-  const std::string kernel = ir.substr(begin, ir.find("\n}\n", begin) - begin);
+  const std::string kernel = gemm_kernel_ir(fn, a, b, "agc.gemm.f32.1x64x64");
+  ASSERT_FALSE(kernel.empty());
   EXPECT_NE(kernel.find("gemm.cols"), std::string::npos) << kernel;
-  size_t fmas = 0;
-  for (size_t at = kernel.find("@llvm.fmuladd.v"); at != std::string::npos; at = kernel.find("@llvm.fmuladd.v", at + 1)) ++fmas;
-  EXPECT_GE(fmas, 64u) << "one vector FMA per step of k at least: " << kernel;
+  EXPECT_GE(occurrences(kernel, "@llvm.fmuladd.v"), 64u) << "one vector FMA per step of k at least: " << kernel;
   EXPECT_EQ(kernel.find("@llvm.fmuladd.f32"), std::string::npos) << "a scalar FMA: " << kernel;
   agtest::expect_three_way("matmul f32 [1,64] x [64,64]", fn, {.rtol = 1e-4, .atol = 1e-4}, a, b);
 }
@@ -136,6 +146,43 @@ TEST(JitLayout, ViewsAndCopies) {
 
 // squeeze() without axes resolves its axes while tracing: a dim unknown in the input_signature
 // stays, in the interpreter and in compiled code alike; listed, it is checked at run time.
+// A transpose whose output walk would read the input a page apart, or whose input is larger than an
+// L2 cache, copies in tiles (lower_layout.cpp): edge tiles (dims not multiples of the tile), rank
+// 3, every dtype width, dims known only at run time; the IR has the tile loops, and a small
+// transpose read with a short stride keeps the plain walk.
+TEST(JitLayout, TiledTransposes) {
+  struct Case {
+    ag::Shape shape;
+    std::vector<int64_t> perm;
+    int64_t read_stride;  // elements between the input elements the output's last dim reads
+  };
+  const std::vector<Case> cases = {
+      {{20, 1030}, {1, 0}, 1030}, {{3, 17, 1100}, {2, 0, 1}, 1100}, {{1100, 5, 3}, {1, 2, 0}, 1},
+      {{40000, 9}, {1, 0}, 9},    {{64, 48}, {1, 0}, 48},
+  };
+  uint64_t seed = 900;
+  for (ag::DType d : {ag::float32, ag::float64, ag::int32, ag::int64, ag::bool_})
+    for (const Case& c : cases) {
+      auto fn = [perm = c.perm](ag::Tensor x) { return ag::transpose(x, perm); };
+      const ag::Tensor x = agtest::sample(d, c.shape, seed++);
+      const std::string what = fmt::format("transpose {} {}", ag::dtype_name(d), c.shape.str());
+      agtest::expect_three_way(what, fn, {}, x);
+      const std::string ir = ag::function(fn).get_concrete_function(x).llvm_ir(/*optimized=*/false);
+      // Tiled: a read stride of a page or more, or an input larger than 1 MiB (and never when
+      // the output's last dim reads the input contiguously).
+      const int64_t bytes = static_cast<int64_t>(ag::dtype_size(d));
+      const bool tiled = c.read_stride > 1 && (c.read_stride * bytes >= 4096 || c.shape.num_elements() * bytes > (1 << 20));
+      EXPECT_EQ(ir.find("tiles:") != std::string::npos, tiled) << what;
+    }
+  // Dims known only at run time: tiled, whatever they turn out to be.
+  auto fn = [](ag::Tensor x) { return ag::transpose(x, {1, 0}); };
+  const ag::FunctionOptions unknown{.input_signature = {ag::TensorSpec({-1, -1}, ag::float32)}};
+  for (const ag::Shape& s : {ag::Shape{3, 5}, ag::Shape{33, 70}})
+    agtest::expect_three_way_with("transpose of unknown dims " + s.str(), fn, unknown, {}, agtest::sample(ag::float32, s, seed++));
+  auto f = ag::function(fn, unknown);
+  EXPECT_NE(f.get_concrete_function(ag::TensorSpec({-1, -1}, ag::float32)).llvm_ir(false).find("tiles:"), std::string::npos);
+}
+
 TEST(JitLayout, SqueezeWithUnknownDims) {
   auto squeeze_all = [](ag::Tensor x) { return ag::squeeze(x) * 2.0f; };
   auto squeeze_listed = [](ag::Tensor x) { return ag::squeeze(x, {0}) * 2.0f; };

@@ -14,8 +14,8 @@
 #include <sstream>
 
 #include "ag/ag.h"
-#include "report/graph_svg.h"
-#include "report/report_html.h"
+#include "graph_svg.h"
+#include "report_html.h"
 
 namespace fs = std::filesystem;
 using ag::Tensor;

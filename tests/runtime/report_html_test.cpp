@@ -9,9 +9,9 @@
 #include <sstream>
 
 #include "ag/ag.h"
-#include "report/graph_svg.h"
-#include "report/report_html.h"
-#include "report/text_diff.h"
+#include "graph_svg.h"
+#include "report_html.h"
+#include "text_diff.h"
 #include "test_util.h"
 
 namespace {

@@ -153,6 +153,8 @@ class Emitter : public Codegen {
   void lower_layout(Scope& s, uint32_t i);                                         // lower_layout.cpp
   void finish_view(Scope& s, uint32_t i, const LVal& in, std::vector<llvm::Value*> dims);
   void lower_transpose(Scope& s, uint32_t i);
+  void transpose_tiles(const std::vector<llvm::Value*>& dims, size_t a, size_t element_bytes,
+                       const std::function<void(const std::vector<llvm::Value*>&)>& copy_element);
   void lower_concat(Scope& s, uint32_t i);
   void lower_slice(Scope& s, uint32_t i);
   void lower_gather(Scope& s, uint32_t i);

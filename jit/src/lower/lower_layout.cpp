@@ -124,6 +124,29 @@ void Emitter::lower_layout(Scope& s, uint32_t i) {
   throw InternalError("jit: no lowering for " + std::string(op_name(n.op)));
 }
 
+namespace {
+
+// Whether a transpose whose output walk reads the input `stride` elements apart gains from
+// tiles: always when the stride is a page or more (every read of a column a line of its own in
+// one cache set) or the input is larger than an L2 cache (walking the output in order reads it
+// once per output row); a small input read with a short stride stays in L2 and the plain walk
+// ran as fast as Eigen's, the tiles several times slower (docs/performance.md, "Measured
+// decisions": tiled transpose).
+bool worth_tiling(llvm::Value* stride, const std::vector<llvm::Value*>& in_dims, size_t element_bytes) {
+  constexpr int64_t kPageBytes = 4096, kL2Bytes = int64_t{1} << 20;
+  auto* s = llvm::dyn_cast<llvm::ConstantInt>(stride);
+  if (!s || s->getSExtValue() * static_cast<int64_t>(element_bytes) >= kPageBytes) return true;
+  int64_t bytes = static_cast<int64_t>(element_bytes);
+  for (llvm::Value* d : in_dims) {
+    auto* c = llvm::dyn_cast<llvm::ConstantInt>(d);
+    if (!c) return true;
+    bytes *= c->getSExtValue();
+  }
+  return bytes > kL2Bytes;
+}
+
+}  // namespace
+
 void Emitter::lower_transpose(Scope& s, uint32_t i) {
   const Node& n = s.graph().nodes[i];
   const LVal in = as_buffer(s.at(n.inputs[0]));
@@ -139,10 +162,67 @@ void Emitter::lower_transpose(Scope& s, uint32_t i) {
   out.kind = LVal::Kind::Buf;
   out.ptr = allocate_value(s, {i, 0}, out.dims);
   const std::vector<llvm::Value*> dst_strides = contiguous_strides(out.dims);
-  loop_nest(out.dims, [&](const std::vector<llvm::Value*>& idx) {
+  auto copy_element = [&](const std::vector<llvm::Value*>& idx) {
     store(out.dtype, out.ptr, linear_offset(dst_strides, idx), load(in.dtype, in.ptr, linear_offset(src_strides, idx)));
-  });
+  };
+  // The output dim the input's innermost dim becomes: when it is not the output's innermost,
+  // walking the output in order reads the input a cache line per element.
+  const size_t rank = out.dims.size();
+  const auto& perm = n.attrs.perm();
+  size_t from_inner = rank;
+  for (size_t k = 0; k < rank; ++k)
+    if (perm[static_cast<int64_t>(k)] == static_cast<int64_t>(rank) - 1) from_inner = k;
+  if (rank >= 2 && from_inner + 1 < rank && worth_tiling(src_strides.back(), in.dims, dtype_size(out.dtype)))
+    transpose_tiles(out.dims, from_inner, dtype_size(out.dtype), copy_element);
+  else
+    loop_nest(out.dims, copy_element);
   s.values[i] = {out};
+}
+
+// A transpose in square tiles of the two dims that trade places in memory (output dims `a`, which
+// the input has innermost, and the output's innermost): within a tile, the lines it reads and
+// the lines it writes all stay in the L1 cache, where walking the output in order read one input
+// line per element (docs/performance.md, "Measured decisions": tiled transpose).
+void Emitter::transpose_tiles(const std::vector<llvm::Value*>& dims, size_t a, size_t element_bytes,
+                              const std::function<void(const std::vector<llvm::Value*>&)>& copy_element) {
+  const size_t last = dims.size() - 1;
+  // A tile row is one 64-byte line of either side.
+  const int64_t tile = std::max<int64_t>(8, 64 / static_cast<int64_t>(element_bytes));
+  std::vector<llvm::Value*> outer;
+  for (size_t k = 0; k < last; ++k)
+    if (k != a) outer.push_back(dims[k]);
+  auto blocks = [&](llvm::Value* d) { return b_.CreateSDiv(b_.CreateAdd(d, i64(tile - 1)), i64(tile)); };
+  // A dim that is a whole number of tiles gives every tile the constant extent (loops LLVM can
+  // unroll and vectorize); else the last tile is short.
+  auto extent = [&](llvm::Value* d, llvm::Value* start) -> llvm::Value* {
+    if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(d); c && c->getSExtValue() % tile == 0) return i64(tile);
+    llvm::Value* left = b_.CreateSub(d, start);
+    return b_.CreateSelect(b_.CreateICmpSLT(left, i64(tile)), left, i64(tile));
+  };
+  // The loops over tiles are named (blocks "tiles", "tiles.end"), for tests and readers of the IR.
+  auto tiles = [&](llvm::Value* n, const std::function<void(llvm::Value*)>& body) {
+    loop_carry(n, {}, [&](const std::vector<llvm::Value*>&, llvm::Value* t) {
+      body(t);
+      return std::vector<llvm::Value*>{};
+    }, "tiles");
+  };
+  loop_nest(outer, [&](const std::vector<llvm::Value*>& oidx) {
+    tiles(blocks(dims[a]), [&](llvm::Value* ba) {
+      llvm::Value* a0 = b_.CreateMul(ba, i64(tile));
+      tiles(blocks(dims[last]), [&](llvm::Value* bl) {
+        llvm::Value* l0 = b_.CreateMul(bl, i64(tile));
+        loop(extent(dims[a], a0), [&](llvm::Value* ia) {
+          loop(extent(dims[last], l0), [&](llvm::Value* il) {
+            std::vector<llvm::Value*> idx;
+            size_t o = 0;
+            for (size_t k = 0; k < last; ++k) idx.push_back(k == a ? b_.CreateAdd(a0, ia) : oidx[o++]);
+            idx.push_back(b_.CreateAdd(l0, il));
+            copy_element(idx);
+          });
+        });
+      });
+    });
+  });
 }
 
 void Emitter::lower_concat(Scope& s, uint32_t i) {

@@ -15,7 +15,7 @@
 #include "ag/detail/tensor_buffer.h"
 #include "ag/detail/variable_state.h"
 #include "ag/variable.h"
-#include "../report/report_env.h"
+#include "ag/detail/function_observer.h"
 #include "background_compiler.h"
 #include "variable_binding.h"
 
@@ -153,7 +153,7 @@ const Executable& ConcreteCore::compile(bool background) {
                          exe_owned_->loaded_from_disk() ? " (disk cache hit)" : "", ms));
   }
   exe_.store(exe_owned_.get(), std::memory_order_release);
-  if (!report_dir().empty()) (void)code_texts(/*make=*/true);
+  if (FunctionObserver* o = function_observer()) o->concrete_compiled(*this);
   return *exe_owned_;
 }
 

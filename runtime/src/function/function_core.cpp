@@ -13,7 +13,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "../report/report_env.h"
+#include "ag/detail/function_observer.h"
 #include "background_compiler.h"
 #include "../trace/frame.h"
 #include "ag/backend.h"
@@ -112,12 +112,12 @@ FunctionCore::FunctionCore(FunctionOptions options, FunctionInfo info, std::vect
   tensor_args_only_ = info_.arg_params.empty() && std::all_of(params_.begin(), params_.end(), [](const ParamLayout& p) {
     return p.kind == ParamLayout::Kind::Tensor;
   });
-  report_env_track(this);
+  if (FunctionObserver* o = function_observer()) o->function_created(*this);
   if (options_.jit_compile.value_or(true)) warm_up_compiler_once();
 }
 
 FunctionCore::~FunctionCore() {
-  report_env_untrack(this);
+  if (FunctionObserver* o = function_observer()) o->function_destroyed(*this);
   // A tiered Function's compiles must not outlive it into process exit: LLVM's statics created
   // lazily by the first compile are destroyed before the exit handler that waits for a compile
   // (background_compiler.cpp) runs, so a compile still running then crashed (~5% of the runs

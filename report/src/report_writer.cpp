@@ -1,4 +1,4 @@
-// write_function_report / write_concrete_report: collect, render, write atomically.
+// report::write_function_report / write_concrete_report: collect, render, write atomically.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -8,7 +8,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "../function/concrete.h"
+#include "function/concrete.h"
 #include "graph_svg.h"
 #include "report_data.h"
 #include "report_env.h"
@@ -36,15 +36,13 @@ void write_report_file(const std::string& path, const std::string& html) {
   }
 }
 
+namespace report {
+
 void write_function_report(FunctionCore& f, const std::string& path, bool compile) {
   const report::FunctionReport r = report::collect_function(f, compile);
   write_report_file(path, report::render_html(r, {report::find_dot()}));
 }
 
-void write_function_report(FunctionCore& f, const std::string& path) {
-  const report::FunctionReport r = report::collect_function(f);
-  write_report_file(path, report::render_html(r, {report::find_dot()}));
-}
 
 void write_concrete_report(ConcreteCore& c, const std::string& path) {
   report::FunctionReport r;
@@ -54,4 +52,5 @@ void write_concrete_report(ConcreteCore& c, const std::string& path) {
   write_report_file(path, report::render_html(r, {report::find_dot()}));
 }
 
+}  // namespace report
 }  // namespace ag::detail

@@ -9,7 +9,7 @@
 #include <mutex>
 #include <set>
 
-#include "../function/function_core.h"
+#include "function/function_core.h"
 #include "ag/detail/log.h"
 
 namespace ag::detail {
@@ -38,7 +38,7 @@ std::string file_name_for(const std::string& name, std::set<std::string>& used) 
 void write_logged(FunctionCore& f, const std::string& path) {
   if (f.stats().traces == 0) return;  // nothing to show
   try {
-    write_function_report(f, path, /*compile=*/false);
+    report::write_function_report(f, path, /*compile=*/false);
   } catch (const std::exception& e) {
     log_line(fmt::format("agc: warning: AG_REPORT: the report of Function '{}' was not written: {}", f.name(), e.what()));
   }

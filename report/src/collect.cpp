@@ -2,7 +2,7 @@
 // function its graphs (the pipeline re-run stage by stage), plan, IR and assembly.
 #include <fmt/format.h>
 
-#include "../function/concrete.h"
+#include "function/concrete.h"
 #include "ag/graph/passes.h"
 #include "ag/graph/printer.h"
 #include "report_data.h"

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "../function/function_core.h"
+#include "function/function_core.h"
 #include "ag/backend.h"
 
 namespace ag::detail::report {

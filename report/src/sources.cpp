@@ -1,26 +1,17 @@
-// Finding and reading the sources a report shows; the registry of rewritten copies.
+// Finding and reading the sources a report shows (with the rewritten copies the runtime's
+// registry holds: ag/detail/source_registry.h).
 #include "sources.h"
 
 #include <fmt/format.h>
 
 #include <filesystem>
 #include <fstream>
-#include <mutex>
 #include <sstream>
 
-#include "ag/detail/function_core.h"
+#include "ag/detail/source_registry.h"
 
 namespace ag::detail {
 namespace {
-
-struct RewrittenCopies {
-  std::mutex mu;
-  std::map<std::string, std::string> by_original;  // original path -> rewritten copy
-};
-RewrittenCopies& copies() {
-  static auto* c = new RewrittenCopies;  // registrations run during static initialization
-  return *c;
-}
 
 // A source larger than this is left out of the page (it would dwarf everything else).
 constexpr uintmax_t kMaxSourceBytes = 2 << 20;
@@ -36,12 +27,6 @@ std::string read_small_file(const std::string& path) {
 
 }  // namespace
 
-bool register_source_file(const char* original, const char* rewritten) {
-  std::lock_guard lock(copies().mu);
-  copies().by_original[original ? original : ""] = rewritten ? rewritten : "";
-  return true;
-}
-
 namespace report {
 namespace {
 
@@ -49,11 +34,11 @@ namespace {
 // which #line makes the original's), else a registered original with that base name (the
 // rewriter's AG_SOURCE_LOC names only the base name).
 std::pair<std::string, std::string> resolve(const std::string& loc_file) {
-  std::lock_guard lock(copies().mu);
+  const std::map<std::string, std::string> copies = registered_source_files();
   std::error_code ec;
   if (std::filesystem::is_regular_file(loc_file, ec)) {
     const std::string abs = std::filesystem::absolute(loc_file, ec).lexically_normal().string();
-    for (const auto& [original, rewritten] : copies().by_original)
+    for (const auto& [original, rewritten] : copies)
       if (original == loc_file || original == abs) return {original, rewritten};
     return {abs, {}};
   }
@@ -62,14 +47,14 @@ std::pair<std::string, std::string> resolve(const std::string& loc_file) {
   std::string_view rest(loc_file);
   while (rest.starts_with("../") || rest.starts_with("./")) rest.remove_prefix(rest.starts_with("./") ? 2 : 3);
   if (rest.find('/') != std::string_view::npos) {
-    for (const auto& [original, rewritten] : copies().by_original)
+    for (const auto& [original, rewritten] : copies)
       if (original.size() > rest.size() && original.ends_with(rest) && original[original.size() - rest.size() - 1] == '/')
         return {original, rewritten};
     return {};
   }
   // A base name (the rewriter's AG_SOURCE_LOC): a registered original of that name.
   const std::string base = std::filesystem::path(loc_file).filename().string();
-  for (const auto& [original, rewritten] : copies().by_original)
+  for (const auto& [original, rewritten] : copies)
     if (std::filesystem::path(original).filename() == base) return {original, rewritten};
   return {};
 }
