@@ -28,7 +28,7 @@ Graph eliminate_common_subexpressions(const Graph& g);
 Graph prune(const Graph& g);
 // Loop-invariant code motion: nodes of a While's cond or body that compute the same value on
 // every iteration run once before the loop (a body node only if it cannot raise: the loop may run
-// no iteration); inner loops first.
+// no iteration); inner loops first. Invariant inputs nothing in the loop reads any more go.
 Graph hoist_loop_invariants(const Graph& g);
 // Re-runs the type rules to make static types as specific as the inputs allow.
 Graph infer_shapes(const Graph& g);

@@ -127,6 +127,50 @@ Node hoist_from(Graph& outer, Node loop, size_t which) {
   return loop;
 }
 
+// Whether value `v` of `g` is read: by a node, or as a result.
+bool is_read(const Graph& g, ValueId v) {
+  for (const Node& n : g.nodes)
+    if (std::find(n.inputs.begin(), n.inputs.end(), v) != n.inputs.end()) return true;
+  return std::find(g.results.begin(), g.results.end(), v) != g.results.end();
+}
+
+// `sub` without the params `drop` marks (nothing reads them).
+Graph without_params(const Graph& sub, const std::vector<bool>& drop) {
+  Graph g;
+  g.name = sub.name;
+  std::vector<ValueId> args;
+  for (size_t p = 0; p < sub.params.size(); ++p) {
+    if (drop[p]) {
+      args.push_back(ValueId{});  // never read
+      continue;
+    }
+    args.push_back(g.add_param(sub.nodes[sub.params[p]].outputs[0], sub.nodes[sub.params[p]].loc));
+  }
+  g.results = detail::inline_graph_into(g, sub, args);
+  return g;
+}
+
+// A loop without the invariant inputs neither its cond nor its body reads any more (what they
+// read has moved out of the loop, with this pass or before it).
+Node drop_unread_invariants(Node loop) {
+  const size_t loop_vars = static_cast<size_t>(loop.attrs.loop_vars());
+  const Graph& cond = *loop.subgraphs[0];
+  const Graph& body = *loop.subgraphs[1];
+  std::vector<bool> drop(loop.inputs.size(), false);
+  bool any = false;
+  for (size_t k = loop_vars; k < loop.inputs.size(); ++k) {
+    drop[k] = !is_read(cond, cond.param(k)) && !is_read(body, body.param(k));
+    any = any || drop[k];
+  }
+  if (!any) return loop;
+  std::vector<ValueId> inputs;
+  for (size_t k = 0; k < loop.inputs.size(); ++k)
+    if (!drop[k]) inputs.push_back(loop.inputs[k]);
+  loop.inputs = std::move(inputs);
+  for (auto& sub : loop.subgraphs) sub = std::make_shared<const Graph>(without_params(*sub, drop));
+  return loop;
+}
+
 }  // namespace
 
 Graph hoist_loop_invariants(const Graph& g) {
@@ -136,6 +180,7 @@ Graph hoist_loop_invariants(const Graph& g) {
     if (n.op == OpKind::While) {
       n = hoist_from(rb.out(), std::move(n), 1);
       n = hoist_from(rb.out(), std::move(n), 0);
+      n = drop_unread_invariants(std::move(n));
     }
     rb.emit(id, std::move(n));
   });
