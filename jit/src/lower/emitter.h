@@ -172,11 +172,6 @@ class Emitter : public Codegen {
   void emit_results(Scope& root);
 
   std::unordered_set<const llvm::Value*> aligned_results_;  // the entry's static results: 64-byte-aligned buffers
-  using Combine = std::function<llvm::Value*(llvm::Value*, llvm::Value*)>;
-  // A reduction's row form (rolled loops): the walk's first `kept` dims kept, the others reduced
-  // into a register per output element; `op` picks ordered integer keys for a float max or min.
-  void reduce_rows(Scope& s, ValueId x, const Walk& w, llvm::Value* acc, const std::vector<llvm::Value*>& acc_strides,
-                   size_t kept, DType d, OpKind op, bool rows_independent, const Combine& combine);
 };
 
 }  // namespace ag::jit

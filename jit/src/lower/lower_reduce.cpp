@@ -51,158 +51,192 @@ size_t kept_prefix(const std::vector<llvm::Value*>& acc_strides, IsZero is_zero)
 }
 
 
-}  // namespace
+// Node i's reduction over axes, one method per step: the output and the output seen with the
+// operand's rank, its initial value, the walk that accumulates into it (split over the pool,
+// in rows, or one serial walk), and for a mean the division.
+class ReductionLowering {
+ public:
+  ReductionLowering(Emitter& e, Scope& s, uint32_t i)
+      : e_(e), b_(e.b()), s_(s), i_(i), n_(s.graph().nodes[i]), x_(n_.inputs[0]), d_(n_.outputs[0].dtype),
+        fp_(is_floating(d_)) {}
 
-// The row form: the walk's trailing dims are reduced and its leading ones kept. Each output
-// element is accumulated in a register over its row, in the same order, and stored once. Needed
-// where outer loops stay loops: the memory form leaves a load and a store per element that LLVM
-// forwards only when it unrolls the rows (docs/jit.md, "Compile times"). A float max or min runs
-// on ordered integer keys: one integer max per element, where IEEE's maximum (NaN and signed
-// zeros) took five vector instructions in the accumulator's dependency chain and a long
-// horizontal step per row.
-void Emitter::reduce_rows(Scope& s, ValueId x, const Walk& w, llvm::Value* acc, const std::vector<llvm::Value*>& acc_strides,
-                          size_t kept, DType d, OpKind op, bool rows_independent, const Combine& combine) {
-  const auto kept_end = w.dims.begin() + static_cast<std::ptrdiff_t>(kept);
-  const std::vector<llvm::Value*> outer(w.dims.begin(), kept_end), row(kept_end, w.dims.end());
-  const bool keyed = is_floating(d) && (op == OpKind::ReduceMax || op == OpKind::ReduceMin);
-  const bool is_max = op == OpKind::ReduceMax;
-  auto reduce_row = [&](const std::vector<llvm::Value*>& oidx) {
-    std::vector<llvm::Value*> idx = oidx;
-    idx.resize(w.dims.size());
-    std::function<llvm::Value*(size_t, llvm::Value*)> level = [&](size_t k, llvm::Value* a) -> llvm::Value* {
-      if (k == w.dims.size()) {
-        llvm::Value* v = eval_element(s, x, w, idx);
-        if (!keyed) return combine(a, v);
-        return b_.CreateIntrinsic(is_max ? llvm::Intrinsic::smax : llvm::Intrinsic::smin, {a->getType()},
-                                  {a, ordered_key(b_, v, is_max)});
-      }
-      return loop_reduce(w.dims[k], a, [&](llvm::Value* a_k, llvm::Value* j) {
-        idx[k] = j;
-        return level(k + 1, a_k);
-      });
-    };
-    llvm::Value* off = linear_offset(acc_strides, oidx);
-    llvm::Value* first = load(d, acc, off);
-    llvm::Value* result = level(kept, keyed ? ordered_key(b_, first, is_max) : first);
-    store(d, acc, off, keyed ? from_ordered_key(b_, result, first->getType(), is_max) : result);
-  };
-  if (outer.empty()) reduce_row({});
-  else if (rows_independent) parallel_loop_nest(outer, acc, reduce_row, numel(row));  // a row's work per index
-  else loop_nest(outer, reduce_row);
-}
-
-void Emitter::lower_reduce(Scope& s, uint32_t i) {
-  const Node& n = s.graph().nodes[i];
-  const ValueId x = n.inputs[0];
-  const LVal& in = s.at(x);
-  const TensorType& t = n.outputs[0];
-  const DType d = t.dtype;
-  const bool fp = is_floating(d);
-
-  LVal out;
-  out.dtype = d;
-  LVal acc_view;  // the output seen with the operand's rank (reduced dims of size 1)
-  acc_view.dtype = d;
-  acc_view.kind = LVal::Kind::Buf;
-  llvm::Value* count = i64(1);
-  for (size_t k = 0; k < in.dims.size(); ++k) {
-    if (has_axis(n.attrs.axes(), static_cast<int64_t>(k))) {
-      count = b_.CreateMul(count, in.dims[k]);
-      acc_view.dims.push_back(i64(1));
-      if (n.attrs.keepdims) out.dims.push_back(i64(1));
-    } else {
-      acc_view.dims.push_back(in.dims[k]);
-      out.dims.push_back(in.dims[k]);
-    }
+  void lower() {
+    output_views();
+    init_ = initial_value();
+    e_.loop(out_n_, [&](llvm::Value* k) { e_.store(d_, acc_, k, init_); });
+    std::vector<const LVal*> leaves;
+    e_.collect_leaves(s_, x_, leaves);
+    leaves.push_back(&acc_view_);
+    const Walk w = e_.make_walk(s_.at(x_).dims, leaves, /*collapse=*/true);
+    accumulate(w);
+    if (n_.op == OpKind::ReduceMean) divide_for_mean();
+    e_.finish_result(s_, i_, out_, acc_);
   }
-  llvm::Value* acc = result_buffer(s, i, out.dims);
-  acc_view.ptr = acc;
-  llvm::Value* out_n = numel(out.dims);
 
-  llvm::Value* init = nullptr;
-  switch (n.op) {
-    case OpKind::ReduceProd: init = constant(d, 1, 1); break;
-    case OpKind::ReduceAll: init = b_.getTrue(); break;
-    case OpKind::ReduceAny: init = b_.getFalse(); break;
-    case OpKind::ReduceMax:
-      init = constant(d, -std::numeric_limits<double>::infinity(),
-                      d == DType::Int32 ? std::numeric_limits<int32_t>::lowest() : std::numeric_limits<int64_t>::lowest());
-      break;
-    case OpKind::ReduceMin:
-      init = constant(d, std::numeric_limits<double>::infinity(),
-                      d == DType::Int32 ? std::numeric_limits<int32_t>::max() : std::numeric_limits<int64_t>::max());
-      break;
-    default: init = constant(d, 0, 0); break;
-  }
-  loop(out_n, [&](llvm::Value* k) { store(d, acc, k, init); });
-
-  std::vector<const LVal*> leaves;
-  collect_leaves(s, x, leaves);
-  leaves.push_back(&acc_view);
-  const Walk w = make_walk(in.dims, leaves, /*collapse=*/true);
-  llvm::FastMathFlags reassoc;
-  reassoc.setAllowReassoc();
-  auto with_flags = [&](llvm::Value* v) {
-    if (auto* inst = llvm::dyn_cast<llvm::Instruction>(v)) inst->setFastMathFlags(reassoc);
-    return v;
-  };
-  // Rows of the output are independent when the walk's outer dim is kept (its output stride is
-  // a non-zero constant): then the thread pool may split the walk by rows, each output element
-  // still accumulated in order by one thread. A reduced outer dim (a full or column reduction)
-  // keeps the walk serial.
-  const std::vector<llvm::Value*>& acc_strides = *w.find(&acc_view);
-  llvm::Value* outer_stride = w.dims.empty() ? nullptr : acc_strides[0];
-  const bool rows_independent = outer_stride && llvm::isa<llvm::ConstantInt>(outer_stride) && !is_const(outer_stride, 0);
-  const Combine combine = [&](llvm::Value* a, llvm::Value* v) -> llvm::Value* {
-    switch (n.op) {
-      case OpKind::ReduceSum:
-      case OpKind::ReduceMean: return fp ? with_flags(b_.CreateFAdd(a, v)) : b_.CreateAdd(a, v);
-      case OpKind::ReduceProd: return fp ? with_flags(b_.CreateFMul(a, v)) : b_.CreateMul(a, v);
-      case OpKind::ReduceMax:
-        return b_.CreateIntrinsic(fp ? llvm::Intrinsic::maximum : llvm::Intrinsic::smax, {a->getType()}, {a, v});
-      case OpKind::ReduceMin:
-        return b_.CreateIntrinsic(fp ? llvm::Intrinsic::minimum : llvm::Intrinsic::smin, {a->getType()}, {a, v});
-      case OpKind::ReduceAny: return b_.CreateOr(a, v);
-      default: return b_.CreateAnd(a, v);
-    }
-  };
-  const size_t kept = kept_prefix(acc_strides, [&](llvm::Value* v) { return is_const(v, 0); });
-  auto serial = [&] {
-    if (prog_.rolled_loops && kept < w.dims.size()) {
-      reduce_rows(s, x, w, acc, acc_strides, kept, d, n.op, rows_independent, combine);
-      return;
-    }
-    const auto accumulate = [&](const std::vector<llvm::Value*>& idx) {
-      llvm::Value* v = eval_element(s, x, w, idx);
-      llvm::Value* off = linear_offset(acc_strides, idx);
-      store(d, acc, off, combine(load(d, acc, off), v));
-    };
-    if (rows_independent) parallel_loop_nest(w.dims, acc, accumulate);
-    else loop_nest(w.dims, accumulate);
-  };
-  const ReductionSite site{s, i, x, w, d, init, combine};
-  const bool split = is_const(out_n, 1) ? lower_parallel_full_reduction(*this, site, acc, serial)
-                                        : lower_parallel_column_reduction(*this, site, acc_view, serial);
-  if (!split) serial();
-
-  if (n.op == OpKind::ReduceMean) {
-    loop(out_n, [&](llvm::Value* k) {
-      llvm::Value* sum = load(d, acc, k);
-      llvm::Value* mean = nullptr;
-      if (fp) {
-        mean = b_.CreateFDiv(sum, b_.CreateSIToFP(count, sum->getType()));
+ private:
+  // The output (reduced dims dropped, or 1 with keepdims), the same buffer seen with the operand's
+  // rank (reduced dims of size 1: the walk reads it with stride 0 there), and the count of
+  // elements each output element reduces.
+  void output_views() {
+    const LVal& in = s_.at(x_);
+    out_.dtype = d_;
+    acc_view_.dtype = d_;
+    acc_view_.kind = LVal::Kind::Buf;
+    count_ = e_.i64(1);
+    for (size_t k = 0; k < in.dims.size(); ++k) {
+      if (has_axis(n_.attrs.axes(), static_cast<int64_t>(k))) {
+        count_ = b_.CreateMul(count_, in.dims[k]);
+        acc_view_.dims.push_back(e_.i64(1));
+        if (n_.attrs.keepdims) out_.dims.push_back(e_.i64(1));
       } else {
-        // Integer mean truncates; an empty reduction gives 0.
-        llvm::Value* c = b_.CreateTrunc(count, sum->getType());
+        acc_view_.dims.push_back(in.dims[k]);
+        out_.dims.push_back(in.dims[k]);
+      }
+    }
+    acc_ = e_.result_buffer(s_, i_, out_.dims);
+    acc_view_.ptr = acc_;
+    out_n_ = e_.numel(out_.dims);
+  }
+
+  llvm::Value* initial_value() {
+    switch (n_.op) {
+      case OpKind::ReduceProd: return e_.constant(d_, 1, 1);
+      case OpKind::ReduceAll: return b_.getTrue();
+      case OpKind::ReduceAny: return b_.getFalse();
+      case OpKind::ReduceMax:
+        return e_.constant(d_, -std::numeric_limits<double>::infinity(),
+                           d_ == DType::Int32 ? std::numeric_limits<int32_t>::lowest() : std::numeric_limits<int64_t>::lowest());
+      case OpKind::ReduceMin:
+        return e_.constant(d_, std::numeric_limits<double>::infinity(),
+                           d_ == DType::Int32 ? std::numeric_limits<int32_t>::max() : std::numeric_limits<int64_t>::max());
+      default: return e_.constant(d_, 0, 0);  // sum, mean
+    }
+  }
+
+  // acc op v, with float sums and products reassociable (like Eigen's vectorized sums: the loop
+  // vectorizer may use vector accumulators).
+  llvm::Value* combine(llvm::Value* a, llvm::Value* v) {
+    auto reassociable = [&](llvm::Value* r) {
+      llvm::FastMathFlags reassoc;
+      reassoc.setAllowReassoc();
+      if (auto* inst = llvm::dyn_cast<llvm::Instruction>(r)) inst->setFastMathFlags(reassoc);
+      return r;
+    };
+    switch (n_.op) {
+      case OpKind::ReduceSum:
+      case OpKind::ReduceMean: return fp_ ? reassociable(b_.CreateFAdd(a, v)) : b_.CreateAdd(a, v);
+      case OpKind::ReduceProd: return fp_ ? reassociable(b_.CreateFMul(a, v)) : b_.CreateMul(a, v);
+      case OpKind::ReduceMax:
+        return b_.CreateIntrinsic(fp_ ? llvm::Intrinsic::maximum : llvm::Intrinsic::smax, {a->getType()}, {a, v});
+      case OpKind::ReduceMin:
+        return b_.CreateIntrinsic(fp_ ? llvm::Intrinsic::minimum : llvm::Intrinsic::smin, {a->getType()}, {a, v});
+      case OpKind::ReduceAny: return b_.CreateOr(a, v);
+      default: return b_.CreateAnd(a, v);  // all
+    }
+  }
+
+  // The walk over the operand, accumulating into the output: a full or column reduction of a
+  // large operand split over the pool (lower_reduce_parallel.cpp), else `serial`.
+  void accumulate(const Walk& w) {
+    // Rows of the output are independent when the walk's outer dim is kept (its output stride
+    // is a non-zero constant): then the thread pool may split the walk by rows, each output
+    // element still accumulated in order by one thread. A reduced outer dim (a full or column
+    // reduction) keeps the walk serial.
+    const std::vector<llvm::Value*>& acc_strides = *w.find(&acc_view_);
+    llvm::Value* outer_stride = w.dims.empty() ? nullptr : acc_strides[0];
+    const bool rows_independent = outer_stride && llvm::isa<llvm::ConstantInt>(outer_stride) && !e_.is_const(outer_stride, 0);
+    const size_t kept = kept_prefix(acc_strides, [&](llvm::Value* v) { return e_.is_const(v, 0); });
+    auto serial = [&] {
+      if (e_.program().rolled_loops && kept < w.dims.size()) {
+        reduce_rows(w, acc_strides, kept, rows_independent);
+        return;
+      }
+      const auto accumulate_element = [&](const std::vector<llvm::Value*>& idx) {
+        llvm::Value* v = e_.eval_element(s_, x_, w, idx);
+        llvm::Value* off = e_.linear_offset(acc_strides, idx);
+        e_.store(d_, acc_, off, combine(e_.load(d_, acc_, off), v));
+      };
+      if (rows_independent) e_.parallel_loop_nest(w.dims, acc_, accumulate_element);
+      else e_.loop_nest(w.dims, accumulate_element);
+    };
+    const ReductionSite site{s_, i_, x_, w, d_, init_, [&](llvm::Value* a, llvm::Value* v) { return combine(a, v); }};
+    const bool split = e_.is_const(out_n_, 1) ? lower_parallel_full_reduction(e_, site, acc_, serial)
+                                              : lower_parallel_column_reduction(e_, site, acc_view_, serial);
+    if (!split) serial();
+  }
+
+  // The row form: the walk's trailing dims are reduced and its leading ones kept. Each output
+  // element is accumulated in a register over its row, in the same order, and stored once.
+  // Needed where outer loops stay loops: the memory form leaves a load and a store per element
+  // that LLVM forwards only when it unrolls the rows (docs/jit.md, "Compile times"). A float max
+  // or min runs on ordered integer keys: one integer max per element, where IEEE's maximum (NaN
+  // and signed zeros) took five vector instructions in the accumulator's dependency chain and a
+  // long horizontal step per row.
+  void reduce_rows(const Walk& w, const std::vector<llvm::Value*>& acc_strides, size_t kept, bool rows_independent) {
+    const auto kept_end = w.dims.begin() + static_cast<std::ptrdiff_t>(kept);
+    const std::vector<llvm::Value*> outer(w.dims.begin(), kept_end), row(kept_end, w.dims.end());
+    const bool keyed = fp_ && (n_.op == OpKind::ReduceMax || n_.op == OpKind::ReduceMin);
+    const bool is_max = n_.op == OpKind::ReduceMax;
+    auto reduce_row = [&](const std::vector<llvm::Value*>& oidx) {
+      std::vector<llvm::Value*> idx = oidx;
+      idx.resize(w.dims.size());
+      std::function<llvm::Value*(size_t, llvm::Value*)> level = [&](size_t k, llvm::Value* a) -> llvm::Value* {
+        if (k == w.dims.size()) {
+          llvm::Value* v = e_.eval_element(s_, x_, w, idx);
+          if (!keyed) return combine(a, v);
+          return b_.CreateIntrinsic(is_max ? llvm::Intrinsic::smax : llvm::Intrinsic::smin, {a->getType()},
+                                    {a, ordered_key(b_, v, is_max)});
+        }
+        return e_.loop_reduce(w.dims[k], a, [&](llvm::Value* a_k, llvm::Value* j) {
+          idx[k] = j;
+          return level(k + 1, a_k);
+        });
+      };
+      llvm::Value* off = e_.linear_offset(acc_strides, oidx);
+      llvm::Value* first = e_.load(d_, acc_, off);
+      llvm::Value* result = level(kept, keyed ? ordered_key(b_, first, is_max) : first);
+      e_.store(d_, acc_, off, keyed ? from_ordered_key(b_, result, first->getType(), is_max) : result);
+    };
+    if (outer.empty()) reduce_row({});
+    else if (rows_independent) e_.parallel_loop_nest(outer, acc_, reduce_row, e_.numel(row));  // a row's work per index
+    else e_.loop_nest(outer, reduce_row);
+  }
+
+  // The mean: each sum divided by the count (an integer mean truncates; an empty one is 0).
+  void divide_for_mean() {
+    e_.loop(out_n_, [&](llvm::Value* k) {
+      llvm::Value* sum = e_.load(d_, acc_, k);
+      llvm::Value* mean = nullptr;
+      if (fp_) {
+        mean = b_.CreateFDiv(sum, b_.CreateSIToFP(count_, sum->getType()));
+      } else {
+        llvm::Value* c = b_.CreateTrunc(count_, sum->getType());
         llvm::Value* nonzero = b_.CreateICmpNE(c, llvm::ConstantInt::get(c->getType(), 0));
         llvm::Value* safe = b_.CreateSelect(nonzero, c, llvm::ConstantInt::get(c->getType(), 1));
         mean = b_.CreateSelect(nonzero, b_.CreateSDiv(sum, safe), llvm::ConstantInt::get(c->getType(), 0));
       }
-      store(d, acc, k, mean);
+      e_.store(d_, acc_, k, mean);
     });
   }
-  finish_result(s, i, out, acc);
-}
+
+  Emitter& e_;
+  llvm::IRBuilder<>& b_;
+  Scope& s_;
+  const uint32_t i_;
+  const Node& n_;
+  const ValueId x_;
+  const DType d_;
+  const bool fp_;
+  LVal out_, acc_view_;
+  llvm::Value* acc_ = nullptr;
+  llvm::Value* count_ = nullptr;
+  llvm::Value* out_n_ = nullptr;
+  llvm::Value* init_ = nullptr;
+};
+
+}  // namespace
+
+void Emitter::lower_reduce(Scope& s, uint32_t i) { ReductionLowering(*this, s, i).lower(); }
 
 void Emitter::lower_arg_reduce(Scope& s, uint32_t i) {
   const Node& n = s.graph().nodes[i];
