@@ -174,4 +174,16 @@ class Emitter : public Codegen {
   std::unordered_set<const llvm::Value*> aligned_results_;  // the entry's static results: 64-byte-aligned buffers
 };
 
+// The base of an object that lowers one node in steps, one method each (WhileLowering,
+// ReductionLowering): the emitter, its builder, the scope and the node.
+struct NodeLowering {
+  NodeLowering(Emitter& e, Scope& s, uint32_t i) : e_(e), b_(e.b()), s_(s), i_(i), n_(s.graph().nodes[i]) {}
+
+  Emitter& e_;
+  llvm::IRBuilder<>& b_;
+  Scope& s_;
+  const uint32_t i_;
+  const Node& n_;
+};
+
 }  // namespace ag::jit

@@ -117,11 +117,11 @@ namespace {
 // A While as a loop: the state set up from the initial values, a header whose phis carry what
 // changes between iterations, the condition, the body, the body's results written back into
 // the state, and the final state delivered. One step per method, in that order.
-class WhileLowering {
+class WhileLowering : NodeLowering {
  public:
   WhileLowering(Emitter& e, Scope& s, uint32_t i)
-      : e_(e), b_(e.b()), s_(s), i_(i), n_(s.graph().nodes[i]), nvars_(static_cast<size_t>(n_.attrs.loop_vars())),
-        kind_(nvars_), state_(nvars_), static_ptr_(nvars_, nullptr), phis_(nvars_) {}
+      : NodeLowering(e, s, i), nvars_(static_cast<size_t>(n_.attrs.loop_vars())), kind_(nvars_), state_(nvars_),
+        static_ptr_(nvars_, nullptr), phis_(nvars_) {}
 
   void lower() {
     initial_state();
@@ -313,11 +313,6 @@ class WhileLowering {
     }
   }
 
-  Emitter& e_;
-  llvm::IRBuilder<>& b_;
-  Scope& s_;
-  const uint32_t i_;
-  const Node& n_;
   const size_t nvars_;
   std::vector<Kind> kind_;
   std::vector<LVal> state_;

@@ -54,11 +54,10 @@ size_t kept_prefix(const std::vector<llvm::Value*>& acc_strides, IsZero is_zero)
 // Node i's reduction over axes, one method per step: the output and the output seen with the
 // operand's rank, its initial value, the walk that accumulates into it (split over the pool,
 // in rows, or one serial walk), and for a mean the division.
-class ReductionLowering {
+class ReductionLowering : NodeLowering {
  public:
   ReductionLowering(Emitter& e, Scope& s, uint32_t i)
-      : e_(e), b_(e.b()), s_(s), i_(i), n_(s.graph().nodes[i]), x_(n_.inputs[0]), d_(n_.outputs[0].dtype),
-        fp_(is_floating(d_)) {}
+      : NodeLowering(e, s, i), x_(n_.inputs[0]), d_(n_.outputs[0].dtype), fp_(is_floating(d_)) {}
 
   void lower() {
     output_views();
@@ -219,11 +218,6 @@ class ReductionLowering {
     });
   }
 
-  Emitter& e_;
-  llvm::IRBuilder<>& b_;
-  Scope& s_;
-  const uint32_t i_;
-  const Node& n_;
   const ValueId x_;
   const DType d_;
   const bool fp_;
