@@ -11,7 +11,8 @@
 namespace ag {
 
 // Folds away identities: x*1, x-0, integer x+0, cast to the same dtype, reshape to the same
-// shape, identity transposes, double negation, selects and Ifs on constant conditions.
+// shape, identity transposes, double negation, selects and Ifs on constant conditions; a
+// zeros_like/ones_like of a statically shaped value becomes a Fill that does not read it.
 Graph simplify_algebra(const Graph& g);
 // Evaluates nodes whose inputs are all constants (results up to 64K elements). A node whose
 // evaluation fails is left alone: non-strict execution raises only if it runs.
