@@ -1,8 +1,7 @@
-// Gathers what the HTML report shows from a Function's core: stats, history, and per concrete
+// Gathers what the HTML report shows from a Function's view: stats, history, and per concrete
 // function its graphs (the pipeline re-run stage by stage), plan, IR and assembly.
 #include <fmt/format.h>
 
-#include "function/concrete.h"
 #include "ag/graph/passes.h"
 #include "ag/graph/printer.h"
 #include "report_data.h"
@@ -10,13 +9,13 @@
 namespace ag::detail::report {
 namespace {
 
-bool same_fn(const std::weak_ptr<const ConcreteCore>& w, const ConcreteCore& c) {
-  const std::shared_ptr<const ConcreteCore> p = w.lock();
+bool same_fn(const std::weak_ptr<const ConcreteView>& w, const ConcreteView& c) {
+  const std::shared_ptr<const ConcreteView> p = w.lock();
   return p.get() == &c;
 }
 
 // Why `c` was traced, from the newest trace event that made it.
-void fill_reason(ConcreteReport& r, const ConcreteCore& c, const std::vector<TraceEvent>& history) {
+void fill_reason(ConcreteReport& r, const ConcreteView& c, const std::vector<TraceEvent>& history) {
   for (auto it = history.rbegin(); it != history.rend(); ++it)
     if (it->kind == TraceEvent::Kind::Trace && same_fn(it->fn, c)) {
       r.reason = it->reason;
@@ -27,16 +26,16 @@ void fill_reason(ConcreteReport& r, const ConcreteCore& c, const std::vector<Tra
 
 }  // namespace
 
-ConcreteReport collect_concrete(ConcreteCore& c, bool compile) {
+ConcreteReport collect_concrete(ConcreteView& c, bool compile) {
   ConcreteReport r;
   r.signature = c.signature_str();
   r.graph = c.graph_ptr();
   // The passes are pure functions of the traced graph: running them again shows each stage
   // without keeping every intermediate graph of every trace alive.
   optimize(c.traced_graph(), [&](const char* pass, const Graph& g) { r.stages.push_back({pass, graph_to_text(g)}); });
-  if (compile && !c.compiled_if_ready()) {
+  if (compile && !c.is_compiled()) {
     try {
-      (void)c.compiled_executable();
+      c.compile_now();
     } catch (const std::exception& e) {
       r.not_compiled = fmt::format("compiling it failed: {}", e.what());
     }
@@ -44,7 +43,7 @@ ConcreteReport collect_concrete(ConcreteCore& c, bool compile) {
   const std::shared_ptr<const CodeTexts> texts = c.code_texts(/*make=*/compile);
   if (!texts) {
     if (r.not_compiled.empty())
-      r.not_compiled = c.compiled_if_ready() ? "its code was not printed (AG_REPORT prints it right after the compile)"
+      r.not_compiled = c.is_compiled() ? "its code was not printed (AG_REPORT prints it right after the compile)"
                                              : "not compiled yet (no call has run it)";
     return r;
   }
@@ -57,12 +56,12 @@ ConcreteReport collect_concrete(ConcreteCore& c, bool compile) {
   return r;
 }
 
-FunctionReport collect_function(FunctionCore& f, bool compile) {
+FunctionReport collect_function(FunctionView& f, bool compile) {
   FunctionReport r;
   r.name = f.name();
   r.stats = f.stats();
   r.history = f.history();
-  for (const auto& c : f.concrete_functions()) {
+  for (const auto& c : f.concrete_views()) {
     ConcreteReport cr = collect_concrete(*c, compile);
     fill_reason(cr, *c, r.history);
     r.concretes.push_back(std::move(cr));

@@ -2,7 +2,6 @@
 // linked: AG_REPORT's bookkeeping of live Functions, the code texts it keeps from each compile,
 // and report_html.
 #include "ag/detail/function_observer.h"
-#include "function/concrete.h"
 #include "report_env.h"
 
 namespace ag::detail {
@@ -10,15 +9,15 @@ namespace {
 
 class ReportObserver final : public FunctionObserver {
  public:
-  void function_created(FunctionCore& f) override { report_env_track(&f); }
-  void function_destroyed(FunctionCore& f) override { report_env_untrack(&f); }
+  void function_created(FunctionView& f) override { report_env_track(&f); }
+  void function_destroyed(FunctionView& f) override { report_env_untrack(&f); }
   // Under AG_REPORT, the IR and assembly are printed while the compiled code is at hand: the
   // report is written when the Function dies, and must not compile anything then.
-  void concrete_compiled(ConcreteCore& c) override {
+  void concrete_compiled(ConcreteView& c) override {
     if (!report_dir().empty()) (void)c.code_texts(/*make=*/true);
   }
-  void write_function_report(FunctionCore& f, const std::string& path) override { report::write_function_report(f, path); }
-  void write_concrete_report(ConcreteCore& c, const std::string& path) override { report::write_concrete_report(c, path); }
+  void write_function_report(FunctionView& f, const std::string& path) override { report::write_function_report(f, path); }
+  void write_concrete_report(ConcreteView& c, const std::string& path) override { report::write_concrete_report(c, path); }
 };
 
 struct Registrar {

@@ -1,4 +1,5 @@
-// What the HTML report shows, gathered from a Function's core and its concrete functions; the
+// What the HTML report shows, gathered from a Function and its concrete functions (their views,
+// ag/detail/function_inspection.h); the
 // page is rendered from this alone (report_html.cpp), so it can be tested without a backend.
 #pragma once
 
@@ -6,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "function/function_core.h"
 #include "ag/backend.h"
+#include "ag/detail/function_inspection.h"
 
 namespace ag::detail::report {
 
@@ -39,7 +40,7 @@ struct FunctionReport {
 
 // compile: compile concrete functions that have not been yet (report_html does; a report
 // written while tracing does not).
-FunctionReport collect_function(FunctionCore& f, bool compile = true);
-ConcreteReport collect_concrete(ConcreteCore& c, bool compile = true);
+FunctionReport collect_function(FunctionView& f, bool compile = true);
+ConcreteReport collect_concrete(ConcreteView& c, bool compile = true);
 
 }  // namespace ag::detail::report

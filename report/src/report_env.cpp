@@ -9,7 +9,7 @@
 #include <mutex>
 #include <set>
 
-#include "function/function_core.h"
+#include "ag/detail/function_inspection.h"
 #include "ag/detail/log.h"
 
 namespace ag::detail {
@@ -17,7 +17,7 @@ namespace {
 
 struct Tracked {
   std::mutex mu;
-  std::map<FunctionCore*, std::string> paths;  // live Functions -> their report file
+  std::map<FunctionView*, std::string> paths;  // live Functions -> their report file
   std::set<std::string> used;                  // file names given out (two Functions may share a name)
   bool exited = false;                         // the exit handler ran: later destructors write nothing
 };
@@ -35,7 +35,7 @@ std::string file_name_for(const std::string& name, std::set<std::string>& used) 
   return report_dir() + "/" + file;
 }
 
-void write_logged(FunctionCore& f, const std::string& path) {
+void write_logged(FunctionView& f, const std::string& path) {
   if (f.stats().traces == 0) return;  // nothing to show
   try {
     report::write_function_report(f, path, /*compile=*/false);
@@ -61,7 +61,7 @@ const std::string& report_dir() {
   return dir;
 }
 
-void report_env_track(FunctionCore* f) {
+void report_env_track(FunctionView* f) {
   if (report_dir().empty()) return;
   static const bool registered = [] {
     std::error_code ec;
@@ -76,7 +76,7 @@ void report_env_track(FunctionCore* f) {
   t.paths[f] = file_name_for(f->name(), t.used);
 }
 
-void report_env_untrack(FunctionCore* f) {
+void report_env_untrack(FunctionView* f) {
   if (report_dir().empty()) return;
   Tracked& t = tracked();
   std::lock_guard lock(t.mu);

@@ -6,22 +6,22 @@
 
 namespace ag::detail {
 
-class FunctionCore;
-class ConcreteCore;
+class FunctionView;
+class ConcreteView;
 
 // The AG_REPORT directory, read once ("" when unset).
 const std::string& report_dir();
 // Called for every Function made and destroyed (the report's FunctionObserver, registrar.cpp);
 // without AG_REPORT they do nothing. The destructor's call writes the report (errors are
 // logged: a destructor does not throw).
-void report_env_track(FunctionCore* f);
-void report_env_untrack(FunctionCore* f);
+void report_env_track(FunctionView* f);
+void report_env_untrack(FunctionView* f);
 
 namespace report {
 // The report of `f` at `path`; compile = false runs no backend: concrete functions not compiled
 // have no code sections, and the code texts are the ones captured at compile time.
-void write_function_report(FunctionCore& f, const std::string& path, bool compile = true);
-void write_concrete_report(ConcreteCore& c, const std::string& path);
+void write_function_report(FunctionView& f, const std::string& path, bool compile = true);
+void write_concrete_report(ConcreteView& c, const std::string& path);
 }  // namespace report
 
 // Writes `html` to `path` through a temporary file and a rename; an ag::Error names the path

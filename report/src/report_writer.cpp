@@ -8,7 +8,6 @@
 #include <cstring>
 #include <filesystem>
 
-#include "function/concrete.h"
 #include "graph_svg.h"
 #include "report_data.h"
 #include "report_env.h"
@@ -38,13 +37,13 @@ void write_report_file(const std::string& path, const std::string& html) {
 
 namespace report {
 
-void write_function_report(FunctionCore& f, const std::string& path, bool compile) {
+void write_function_report(FunctionView& f, const std::string& path, bool compile) {
   const report::FunctionReport r = report::collect_function(f, compile);
   write_report_file(path, report::render_html(r, {report::find_dot()}));
 }
 
 
-void write_concrete_report(ConcreteCore& c, const std::string& path) {
+void write_concrete_report(ConcreteView& c, const std::string& path) {
   report::FunctionReport r;
   r.name = c.name();
   r.whole_function = false;

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "ag/ag.h"
+#include "function/concrete.h"
 #include "graph_svg.h"
 #include "report_html.h"
 #include "text_diff.h"

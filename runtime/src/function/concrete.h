@@ -8,6 +8,7 @@
 #include <string>
 
 #include "ag/backend.h"
+#include "ag/detail/function_inspection.h"
 #include "ag/detail/tape.h"
 #include "signature.h"
 #include "striped_counter.h"
@@ -23,28 +24,21 @@ struct StatCounters {
 
 class CallBackward;
 
-// What the backend printed about a concrete function's compiled code (the HTML report).
-struct CodeTexts {
-  std::string backend;  // Executable::backend_name()
-  std::string plan;     // Executable::plan_text()
-  Executable::MappedText ir, ir_opt, assembly;
-  std::string error;  // why the backend could not print its code, or ""
-};
-
-class ConcreteCore : public std::enable_shared_from_this<ConcreteCore> {
+// The HTML report sees it only as a ConcreteView (function_inspection.h).
+class ConcreteCore final : public ConcreteView, public std::enable_shared_from_this<ConcreteCore> {
  public:
   ConcreteCore(std::string name, Signature signature, std::shared_ptr<const Graph> traced,
                std::shared_ptr<const Graph> optimized, std::optional<bool> jit, std::shared_ptr<StatCounters> stats,
                std::string dump_prefix, bool tiered = false);
 
-  const std::string& name() const { return name_; }
+  const std::string& name() const override { return name_; }
   const Signature& signature() const { return signature_; }
   const Graph& graph() const { return *graph_; }
-  const std::shared_ptr<const Graph>& graph_ptr() const { return graph_; }
+  const std::shared_ptr<const Graph>& graph_ptr() const override { return graph_; }
   // The graph as traced: what gradients replay (it keeps custom gradients; the optimized one runs).
-  const Graph& traced_graph() const { return *traced_; }
+  const Graph& traced_graph() const override { return *traced_; }
   // f(x: TensorSpec(shape=(2,), dtype=int32)) -> TensorSpec(shape=(2,), dtype=int32)
-  std::string signature_str() const;
+  std::string signature_str() const override;
 
   // What runs a call: the compiled code, compiled on first use, once, even under concurrent
   // calls; with tiered execution, the interpreter until the background compile is done.
@@ -60,10 +54,12 @@ class ConcreteCore : public std::enable_shared_from_this<ConcreteCore> {
   }
   // The compiled code if it is compiled, else null (the HTML report, which need not compile).
   const Executable* compiled_if_ready() const { return exe_.load(std::memory_order_acquire); }
+  bool is_compiled() const override { return compiled_if_ready() != nullptr; }
+  void compile_now() override { (void)compiled_executable(); }
   // The compiled code's texts: null when not compiled, or when not captured yet and `make` is
   // false. With AG_REPORT they are captured right after the compile, so a report written at
   // exit (when LLVM's own statics may be gone) never runs the backend.
-  std::shared_ptr<const CodeTexts> code_texts(bool make);
+  std::shared_ptr<const CodeTexts> code_texts(bool make) override;
   // The background compiler's job (background_compiler.cpp); a failure is logged and the
   // concrete function stays on the interpreter.
   void compile_in_background();

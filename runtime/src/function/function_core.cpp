@@ -1,108 +1,30 @@
 // The Function's calls: lock-free cached calls (the inline cache), one trace per signature under
-// concurrency, generalized signatures, retrace diagnostics. The table of concrete functions and
-// its eviction: function_table.cpp.
+// concurrency, generalized signatures, max_traces. The table of concrete functions and its
+// eviction: function_table.cpp; the tracing itself: function_tracer.cpp.
 #include "function_core.h"
 
 #include "ag/detail/fork_safety.h"
 
 #include <fmt/format.h>
 
-#include <atomic>
-#include <bit>
 #include <chrono>
-#include <filesystem>
-#include <fstream>
 
-#include "ag/detail/function_observer.h"
-#include "background_compiler.h"
 #include "../trace/frame.h"
-#include "ag/backend.h"
+#include "ag/detail/function_observer.h"
 #include "ag/detail/log.h"
 #include "ag/detail/ops_internal.h"
-#include "ag/graph/passes.h"
-#include "ag/graph/printer.h"
-#include "ag/graph/verifier.h"
+#include "background_compiler.h"
 
 namespace ag::detail {
-namespace {
-
-// The signatures being traced on this thread, innermost last: a Function may call itself while
-// it traces (recursion that ends at trace time, each level a new signature), but not with a
-// signature it is tracing (that recursion would not end).
-struct ActiveTrace {
-  const FunctionCore* function;
-  std::vector<uint64_t> signature;  // its key words
-};
-thread_local std::vector<ActiveTrace> t_active_traces;
-
-class ActiveTraceScope {
- public:
-  ActiveTraceScope(const FunctionCore* f, std::vector<uint64_t> signature) {
-    t_active_traces.push_back({f, std::move(signature)});
-  }
-  ~ActiveTraceScope() { t_active_traces.pop_back(); }
-  ActiveTraceScope(const ActiveTraceScope&) = delete;
-  ActiveTraceScope& operator=(const ActiveTraceScope&) = delete;
-};
-
-bool tracing_signature(const FunctionCore* f, const std::vector<uint64_t>& signature) {
-  return std::any_of(t_active_traces.begin(), t_active_traces.end(),
-                     [&](const ActiveTrace& t) { return t.function == f && t.signature == signature; });
-}
-
-std::string sanitize(std::string s) {
-  for (char& c : s)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') c = '_';
-  return s;
-}
-
-// No silent fallback: a program that meant to link the JIT and did not is told so, once per
-// process, when its first Function traces with jit_compile left unset.
-void warn_no_jit_once(const std::string& function_name) {
-  static std::atomic<bool> warned{false};
-  if (warned.exchange(true)) return;
-  log_line(fmt::format("agc: warning: no JIT backend is linked into this program, so Function '{}' and every other "
-                       "Function run on the graph interpreter (correct, but slower than compiled code). Link the CMake "
-                       "target agc::agc (not only agc::runtime) to compile them to machine code, or set "
-                       "FunctionOptions::jit_compile = false to choose the interpreter and silence this warning",
-                       function_name));
-}
-
-}  // namespace
-
-// See function_core.h.
-void inline_into_current_frame(const ConcreteCore& c, std::span<const ArgView> args, std::span<Tensor> outputs) {
-  if (tape_records_in_current_frame()) {
-    std::vector<Tensor> inputs;
-    for_each_tensor(args, [&](const Tensor& t) { inputs.push_back(t); });
-    replay_graph(c.traced_graph(), inputs, outputs);
-    return;
-  }
-  const Graph& g = c.graph();
-  TraceFrame* frame = current_frame();
-  std::vector<std::vector<ValueId>> local(g.nodes.size());
-  size_t p = 0;
-  for_each_tensor(args, [&](const Tensor& t) { local[g.params[p++]] = {frame->value_of(t, OpKind::Identity, {})}; });
-  for (uint32_t id = 0; id < g.nodes.size(); ++id) {
-    if (g.nodes[id].op == OpKind::Placeholder) continue;
-    Node n = g.nodes[id];
-    for (ValueId& v : n.inputs) v = local[v.node][v.index];
-    const uint32_t count = static_cast<uint32_t>(n.outputs.size());
-    ValueId v = frame->emit(std::move(n));
-    for (uint32_t i = 0; i < count; ++i) local[id].push_back({v.node, i});
-  }
-  for (size_t i = 0; i < g.results.size(); ++i) outputs[i] = frame->symbolic(local[g.results[i].node][g.results[i].index]);
-}
 
 FunctionCore::FunctionCore(FunctionOptions options, FunctionInfo info, std::vector<ParamLayout> params,
                            size_t num_outputs, Tracer tracer)
     : options_(std::move(options)),
       info_(std::move(info)),
-      name_ptr_(std::make_shared<const std::string>(info_.name)),
       params_(std::move(params)),
-      num_outputs_(num_outputs),
-      tracer_(std::move(tracer)),
-      stats_(std::make_shared<StatCounters>()) {
+      stats_(std::make_shared<StatCounters>()),
+      tracer_(info_, options_, num_outputs, std::move(tracer), stats_),
+      history_(info_.name) {
   rules_.function_name = &info_.name;
   rules_.param_names = &info_.params;
   rules_.params = &params_;
@@ -150,7 +72,7 @@ void FunctionCore::call(std::span<const ArgView> args, std::span<Tensor> outputs
 
 void FunctionCore::run_inline_hit(const hazard::SlotGuard& guard, const SignatureCache::Entry& hit,
                                   std::span<const ArgView> args, std::span<Tensor> outputs) {
-  note_hit();
+  history_.note_hit();
   stats_->inline_hits.add_on_own_stripe(guard.index(), 1);  // the slot's index is the thread's stripe
   hit.fn->run(args, outputs);
 }
@@ -171,7 +93,7 @@ void FunctionCore::call_by_key(std::span<const ArgView> args, std::span<Tensor> 
   }
   std::shared_ptr<ConcreteCore> fn = cache_.find(key.data(), key.size(), key.hash());
   if (fn) [[likely]] {
-    note_hit();
+    history_.note_hit();
     stats_->memory_hits.fetch_add(1, std::memory_order_relaxed);
   } else {
     fn = lookup_or_trace(args, key, /*exact=*/false);
@@ -219,15 +141,6 @@ std::shared_ptr<ConcreteCore> FunctionCore::get_concrete_from_input_signature() 
 void FunctionCore::call_while_tracing(std::span<const ArgView> args, std::span<Tensor> outputs) {
   std::shared_ptr<ConcreteCore> hold;
   inline_into_current_frame(get_concrete(args)->bound_to(args, hold), args, outputs);
-}
-
-void FunctionCore::throw_recursion(const Signature& sig) const {
-  throw ConversionError(fmt::format(
-      "Function '{}' calls itself while it is being traced with the signature it is tracing, {}({}): that "
-      "recursion would not end at trace time. A recursive Function must call itself with a new signature at each "
-      "level (a plain C++ argument that changes, as in TensorFlow's recursive tf.function), or write the "
-      "recursion as a loop",
-      info_.name, info_.name, sig.params_str()));
 }
 
 Signature FunctionCore::signature_to_trace(std::span<const ArgView> args, std::string& reason) {
@@ -279,7 +192,7 @@ std::shared_ptr<ConcreteCore> FunctionCore::lookup_or_trace(std::span<const ArgV
     auto pending = it->second;
     if (pending->owner == std::this_thread::get_id()) {  // this thread is tracing it: waiting would never end
       lock.unlock();
-      throw_recursion(describe(args, rules_));
+      tracer_.throw_recursion(describe(args, rules_));
     }
     pending_done_.wait(lock, [&] { return pending->done; });
   }
@@ -292,7 +205,7 @@ std::shared_ptr<ConcreteCore> FunctionCore::lookup_or_trace(std::span<const ArgV
   if (auto fn = exact ? nullptr : find_compatible(args)) {
     insert_alias(key, fn);
     stats_->memory_hits.fetch_add(1, std::memory_order_relaxed);
-    note_hit();
+    history_.note_hit();
     return fn;
   }
   std::string reason;
@@ -303,9 +216,9 @@ std::shared_ptr<ConcreteCore> FunctionCore::lookup_or_trace(std::span<const ArgV
     insert_alias(key, fn);
     return fn;
   }
-  if (tracing_signature(this, sig_key.to_vector())) {
+  if (tracer_.tracing_on_this_thread(sig_key.to_vector())) {
     lock.unlock();
-    throw_recursion(sig);
+    tracer_.throw_recursion(sig);
   }
   auto pending = std::make_shared<Pending>();
   pending->owner = std::this_thread::get_id();
@@ -316,7 +229,7 @@ std::shared_ptr<ConcreteCore> FunctionCore::lookup_or_trace(std::span<const ArgV
   std::shared_ptr<ConcreteCore> fn;
   const auto t0 = std::chrono::steady_clock::now();
   try {
-    fn = trace(sig, args, reason);
+    fn = tracer_.trace(sig, sig_key, args, reason);
   } catch (...) {
     lock.lock();
     --traces_in_flight_;
@@ -327,136 +240,26 @@ std::shared_ptr<ConcreteCore> FunctionCore::lookup_or_trace(std::span<const ArgV
   }
   lock.lock();
   --traces_in_flight_;
+  publish(key, sig_key, exact, fn, reason,
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  pending_.erase(key_words);
+  pending->done = true;
+  pending_done_.notify_all();
+  return fn;
+}
+
+void FunctionCore::publish(const KeyBuf& key, const KeyBuf& sig_key, bool exact, const std::shared_ptr<ConcreteCore>& fn,
+                           const std::string& reason, double ms) {
   // A new concrete function may be a better match for calls that aliases resolved before.
   const std::vector<uint64_t> sig_words = sig_key.to_vector();
   cache_.remove_if([&](const SignatureCache::Entry& e) { return e.alias || e.key == sig_words; });
   insert(sig_key, fn, false);
-  if (sig_words != key_words && !exact) insert_alias(key, fn);
+  if (sig_words != key.to_vector() && !exact) insert_alias(key, fn);
   evict_over_capacity();
-  pending_.erase(key_words);
-  pending->done = true;
-  pending_done_.notify_all();
   // A trace made inside another Function's trace (a nested or recursive call) is not a call of
   // this Function's own: TensorFlow's retracing warning does not count it either.
-  if (!is_tracing()) note_trace(reason);
-  record({TraceEvent::Kind::Trace, stats_->traces.load(), fn->signature_str(), reason,
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(), fn});
-  return fn;
-}
-
-std::shared_ptr<const Graph> FunctionCore::trace_graph(const Signature& sig, std::span<const ArgView> args,
-                                                      const std::shared_ptr<TraceRoot>& root) {
-  TraceFrame frame(nullptr, root, info_.name, {});
-  {
-    FrameScope scope(&frame);
-    // One graph parameter per tensor, in order; a container's elements are named 'ws[0]', 'ws[1]'...
-    std::vector<Tensor> placeholders;
-    auto type = [](const ArgSig& t) { return t.rank_unknown ? TensorType::unknown_rank(t.dtype) : TensorType{t.dtype, t.shape}; };
-    for (size_t i = 0; i < sig.args.size(); ++i) {
-      const ArgSig& a = sig.args[i];
-      const std::string name = a.name.empty() ? fmt::format("arg{}", i) : a.name;
-      if (a.kind == ArgKind::Tensor) placeholders.push_back(frame.add_param(type(a), name));
-      else if (a.kind == ArgKind::TensorList)
-        for (size_t k = 0; k < a.elems.size(); ++k)
-          placeholders.push_back(frame.add_param(type(a.elems[k]), fmt::format("{}[{}]", name, k)));
-    }
-    std::vector<Tensor> outs = tracer_(args, placeholders);
-    if (outs.size() != num_outputs_) throw InternalError("tracer returned the wrong number of outputs");
-    for (size_t i = 0; i < outs.size(); ++i) {
-      const Tensor& t = outs[i];
-      if (!t.has_value()) {
-        const std::string why = detail::impl_of(t) && detail::impl_of(t)->note ? ": " + *detail::impl_of(t)->note : "";
-        throw ConversionError(fmt::format("Function '{}' returns a tensor with no value (output {}){}", info_.name, i, why));
-      }
-      frame.graph.results.push_back(frame.value_of(t, OpKind::Identity, {}));
-    }
-  }
-  frame.close();
-  auto traced = std::make_shared<const Graph>(std::move(frame.graph));
-  verify_graph(*traced);
-  return traced;
-}
-
-std::shared_ptr<ConcreteCore> FunctionCore::trace(const Signature& sig, std::span<const ArgView> args,
-                                                  const std::string& reason) {
-  const auto t0 = std::chrono::steady_clock::now();
-  auto new_root = [&](bool first_trace, bool singleton_check) {
-    auto root = std::make_shared<TraceRoot>();
-    root->function = this;
-    root->function_name = name_ptr_;
-    root->first_trace = first_trace;
-    root->singleton_check = singleton_check;
-    root->autograph = options_.autograph;
-    return root;
-  };
-  KeyBuf sig_key;
-  key_of(sig, rules_, sig_key);
-  const ActiveTraceScope active(this, sig_key.to_vector());
-  std::shared_ptr<TraceRoot> root = new_root(traces_started_.fetch_add(1) == 0, false);
-  std::shared_ptr<const Graph> traced = trace_graph(sig, args, root);
-  if (root->variables_created > 0) {
-    // TensorFlow traces a Function that created Variables again, without letting it create any: the
-    // second graph is the one kept (it reads the Variables the first trace made).
-    root = new_root(/*first_trace=*/false, /*singleton_check=*/true);
-    traced = trace_graph(sig, args, root);
-  }
-
-  std::string prefix;
-  if (!dump_dir().empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(dump_dir(), ec);
-    prefix = fmt::format("{}/{}.{:08x}", dump_dir(), sanitize(info_.name), static_cast<uint32_t>(sig_key.hash()));
-  }
-  auto optimized = std::make_shared<const Graph>(optimize(*traced, prefix));
-  if (!prefix.empty()) {
-    std::ofstream(prefix + ".graph.txt") << "// " << info_.name << "(" << sig.params_str() << ")\n"
-                                          << graph_to_text(*optimized);
-    std::ofstream(prefix + ".dot") << graph_to_dot(*optimized);
-  }
-  stats_->traces.fetch_add(1);
-  if (!options_.jit_compile.has_value() && !compiler_backend()) warn_no_jit_once(info_.name);
-  auto fn = std::make_shared<ConcreteCore>(info_.name, sig, traced, optimized, options_.jit_compile, stats_, prefix,
-                                           options_.tiered);
-  if (log_enabled(LogTopic::Retrace)) {
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    log_line(fmt::format("agc: retrace: Function '{}' traced {}({}) (trace #{}, {:.2f} ms): {}", info_.name,
-                         info_.name, sig.params_str(), stats_->traces.load(), ms, reason));
-  }
-  if (log_enabled(LogTopic::Trace))
-    log_line(fmt::format("agc: trace: Function '{}': {} nodes traced, {} after optimization, {} plain-loop iterations "
-                         "unrolled",
-                         info_.name, traced->nodes.size(), optimized->nodes.size(), root->unrolled_iterations));
-  return fn;
-}
-
-void FunctionCore::note_trace(const std::string& reason) {
-  uint32_t h = ((history_.load(std::memory_order_relaxed) << 1) | 1) & 0x3ff;
-  history_.store(h, std::memory_order_relaxed);
-  ++traces_noted_;
-  const int traced = std::popcount(h);
-  if (traced < 5 || warnings_ >= 2) return;
-  // The calls so far: the traced ones plus the cache hits the call path already counts (so the
-  // hot path does no extra work for this message).
-  const int64_t calls = traces_noted_ + stats_->memory_hits.load(std::memory_order_relaxed) +
-                        stats_->inline_hits.load(std::memory_order_relaxed);
-  const int64_t window = std::max<int64_t>(traced, std::min<int64_t>(10, calls));
-  ++warnings_;
-  log_line(fmt::format(
-      "agc: WARNING: {} of the last {} calls of Function '{}' traced a new graph (the latest because {}). Tracing is "
-      "expensive. Common causes: (1) tensors of many different shapes: give FunctionOptions::input_signature unknown "
-      "dims (-1) or set reduce_retracing; (2) plain C++ numbers that change between calls: pass ag::Tensor instead; "
-      "(3) calling ag::function repeatedly in a loop: create the Function once.",
-      traced, window, info_.name, reason));
-}
-
-void FunctionCore::record(TraceEvent e) {
-  if (history_events_.size() >= kMaxHistory) history_events_.pop_front();
-  history_events_.push_back(std::move(e));
-}
-
-std::vector<TraceEvent> FunctionCore::history() const {
-  std::lock_guard lock(mu_);
-  return {history_events_.begin(), history_events_.end()};
+  if (!is_tracing()) history_.note_trace(reason, *stats_);
+  history_.record({TraceEvent::Kind::Trace, stats_->traces.load(), fn->signature_str(), reason, ms, fn});
 }
 
 FunctionStats FunctionCore::stats() const {

@@ -4,7 +4,7 @@
 
 #include <atomic>
 
-#include "ag/detail/function_core.h"
+#include "function_core.h"
 #include "ag/error.h"
 
 namespace ag::detail {

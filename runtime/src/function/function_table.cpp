@@ -80,7 +80,7 @@ void FunctionCore::evict_over_capacity() {
     }
     if (concrete > options_.max_cached) {
       const ConcreteCore* victim = lru->fn.get();
-      record({TraceEvent::Kind::Evicted, 0, victim->signature_str(), {}, 0, lru->fn});
+      history_.record({TraceEvent::Kind::Evicted, 0, victim->signature_str(), {}, 0, lru->fn});
       cache_.remove_if([&](const SignatureCache::Entry& e) { return e.fn.get() == victim; });
       stats_->evictions.fetch_add(1);
     } else if (aliases > max_aliases()) {
@@ -99,6 +99,12 @@ std::vector<std::shared_ptr<ConcreteCore>> FunctionCore::concrete_functions() co
   return out;
 }
 
+std::vector<std::shared_ptr<ConcreteView>> FunctionCore::concrete_views() const {
+  std::vector<std::shared_ptr<ConcreteView>> out;
+  for (auto& c : concrete_functions()) out.push_back(std::move(c));
+  return out;
+}
+
 int64_t FunctionCore::tracing_count() const {
   std::lock_guard lock(mu_);
   int64_t n = 0;
@@ -112,7 +118,7 @@ void FunctionCore::evict_all() {
   for (const auto& e : removed)
     if (!e->alias) {
       stats_->evictions.fetch_add(1);
-      record({TraceEvent::Kind::EvictedAll, 0, e->fn->signature_str(), {}, 0, e->fn});
+      history_.record({TraceEvent::Kind::EvictedAll, 0, e->fn->signature_str(), {}, 0, e->fn});
     }
 }
 

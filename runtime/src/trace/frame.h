@@ -38,7 +38,6 @@ struct DefinedCheck {
 };
 
 struct TraceRoot {
-  const void* function = nullptr;  // the FunctionCore, for recursion detection
   std::shared_ptr<const std::string> function_name;
   bool first_trace = true;  // Variables may be created only on a Function's first trace
   bool autograph = true;     // FunctionOptions::autograph: false stages no converted construct
