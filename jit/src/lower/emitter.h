@@ -150,20 +150,10 @@ class Emitter : public Codegen {
   std::optional<GemmPacking> gemm_packing(DType d, int64_t m, int64_t k, int64_t n) const;
   llvm::Value* pack_gemm_lhs(const GemmPacking& p, DType d, int64_t m, int64_t k, llvm::Value* a);
   llvm::Function* small_gemm_packed(const GemmPacking& p, DType d, int64_t m, int64_t k, int64_t n);
-  void lower_layout(Scope& s, uint32_t i);                                         // lower_layout.cpp
-  void finish_view(Scope& s, uint32_t i, const LVal& in, std::vector<llvm::Value*> dims);
-  void lower_transpose(Scope& s, uint32_t i);
-  void transpose_tiles(const std::vector<llvm::Value*>& dims, size_t a, size_t element_bytes,
-                       const std::function<void(const std::vector<llvm::Value*>&)>& copy_element);
-  void lower_concat(Scope& s, uint32_t i);
-  void lower_slice(Scope& s, uint32_t i);
-  void lower_gather(Scope& s, uint32_t i);
+  void lower_layout(Scope& s, uint32_t i);  // lower_layout.cpp (LayoutLowering)
   void lower_source(Scope& s, uint32_t i);                                         // lower_source.cpp
-  void lower_stateful(Scope& s, uint32_t i);                                       // lower_state.cpp
+  void lower_stateful(Scope& s, uint32_t i);  // lower_state.cpp (StateLowering)
   void lower_list(Scope& s, uint32_t i);
-  void fill_arg(llvm::Value* arg, const LVal& v);
-  llvm::Value* tensor_arg(const LVal& v);  // a JitArg on the stack
-  llvm::Value* input_args(Scope& s, uint32_t i);
   void lower_if(Scope& s, uint32_t i);                                             // lower_control.cpp
   llvm::Value* child_arena(Scope& s, uint32_t i);
   void lower_while(Scope& s, uint32_t i);
