@@ -33,7 +33,8 @@ namespace {
 // has AVX2. LLVM's own LIBMVEC_X86 table offers both whatever the target, and the SLP vectorizer
 // takes it at its word: x86-64-v2 code then called _ZGVdN8v_sinf with an 8-float vector split
 // across two SSE registers — wrong values on an AVX2 machine, SIGILL on an SSE one. The table
-// also adds tanh, which LLVM 19's lacks.
+// also adds tanh and the functions glibc 2.35 added (erf, log1p, the inverse and hyperbolic
+// trigonometric functions, atan2...), which LLVM 19's lacks.
 struct VectorLibrary {
   std::deque<std::string> names;  // owns the strings the VecDescs point to (stable addresses)
   std::vector<llvm::VecDesc> descs;
@@ -46,8 +47,12 @@ VectorLibrary vector_library(const llvm::TargetMachine& tm) {
     const char* intrinsic;  // "llvm.exp" (".f32"/".f64" added), or nullptr
     bool binary;
   };
-  static constexpr Fn kFns[] = {{"sin", "llvm.sin", false}, {"cos", "llvm.cos", false}, {"exp", "llvm.exp", false},
-                                {"log", "llvm.log", false}, {"pow", "llvm.pow", true},  {"tanh", nullptr, false}};
+  static constexpr Fn kFns[] = {
+      {"sin", "llvm.sin", false}, {"cos", "llvm.cos", false}, {"exp", "llvm.exp", false}, {"log", "llvm.log", false},
+      {"pow", "llvm.pow", true},  {"tanh", nullptr, false},   {"erf", nullptr, false},     {"erfc", nullptr, false},
+      {"log1p", nullptr, false},  {"expm1", nullptr, false},  {"tan", nullptr, false},     {"atan", nullptr, false},
+      {"asin", nullptr, false},   {"acos", nullptr, false},   {"sinh", nullptr, false},    {"cosh", nullptr, false},
+      {"asinh", nullptr, false},  {"acosh", nullptr, false},  {"atanh", nullptr, false},   {"atan2", nullptr, true}};
   VectorLibrary lib;
   auto keep = [&](std::string s) -> const char* { return lib.names.emplace_back(std::move(s)).c_str(); };
   for (const Fn& f : kFns) {

@@ -58,6 +58,36 @@ inline std::vector<Case> cases() {
        [](long double x, long double) { return std::cos(x); }, false, 4},
       {"pow", [](const ag::Tensor& x, const ag::Tensor& y) { return ag::pow(x, y); },
        [](long double x, long double y) { return std::pow(x, y); }, true, 4},
+      {"erf", [](const ag::Tensor& x, const ag::Tensor&) { return ag::erf(x); },
+       [](long double x, long double) { return std::erf(x); }, false, 4},
+      {"erfc", [](const ag::Tensor& x, const ag::Tensor&) { return ag::erfc(x); },
+       [](long double x, long double) { return std::erfc(x); }, false, 4},
+      {"log1p", [](const ag::Tensor& x, const ag::Tensor&) { return ag::log1p(x); },
+       [](long double x, long double) { return std::log1p(x); }, false, 4},
+      {"expm1", [](const ag::Tensor& x, const ag::Tensor&) { return ag::expm1(x); },
+       [](long double x, long double) { return std::expm1(x); }, false, 4},
+      {"rsqrt", [](const ag::Tensor& x, const ag::Tensor&) { return ag::rsqrt(x); },
+       [](long double x, long double) { return 1.0L / std::sqrt(x); }, false, 1},
+      {"tan", [](const ag::Tensor& x, const ag::Tensor&) { return ag::tan(x); },
+       [](long double x, long double) { return std::tan(x); }, false, 4},
+      {"atan", [](const ag::Tensor& x, const ag::Tensor&) { return ag::atan(x); },
+       [](long double x, long double) { return std::atan(x); }, false, 4},
+      {"asin", [](const ag::Tensor& x, const ag::Tensor&) { return ag::asin(x); },
+       [](long double x, long double) { return std::asin(x); }, false, 4},
+      {"acos", [](const ag::Tensor& x, const ag::Tensor&) { return ag::acos(x); },
+       [](long double x, long double) { return std::acos(x); }, false, 4},
+      {"sinh", [](const ag::Tensor& x, const ag::Tensor&) { return ag::sinh(x); },
+       [](long double x, long double) { return std::sinh(x); }, false, 4},
+      {"cosh", [](const ag::Tensor& x, const ag::Tensor&) { return ag::cosh(x); },
+       [](long double x, long double) { return std::cosh(x); }, false, 4},
+      {"asinh", [](const ag::Tensor& x, const ag::Tensor&) { return ag::asinh(x); },
+       [](long double x, long double) { return std::asinh(x); }, false, 4},
+      {"acosh", [](const ag::Tensor& x, const ag::Tensor&) { return ag::acosh(x); },
+       [](long double x, long double) { return std::acosh(x); }, false, 4},
+      {"atanh", [](const ag::Tensor& x, const ag::Tensor&) { return ag::atanh(x); },
+       [](long double x, long double) { return std::atanh(x); }, false, 4},
+      {"atan2", [](const ag::Tensor& x, const ag::Tensor& y) { return ag::atan2(x, y); },
+       [](long double x, long double y) { return std::atan2(x, y); }, true, 4},
   };
 }
 
@@ -84,15 +114,30 @@ std::vector<T> unary_inputs(const std::string& fn) {
   if (fn == "sin" || fn == "cos") {
     for (double x : {3.14159265358979, -3.14159265358979, 1.5707963267949, 1e4, -1e4, 12345.678}) v.push_back(static_cast<T>(x));
   }
-  if (fn == "log" || fn == "sqrt") {
+  if (fn == "sinh" || fn == "cosh" || fn == "expm1") {  // around overflow, and tiny arguments
+    for (double x : f32 ? std::vector<double>{88.7, 89.4, 89.5, -88.7, -89.5, 1e-30, -1e-30, 0.3, -0.3}
+                        : std::vector<double>{709.7, 710.4, 710.5, -709.7, -710.5, 1e-300, -1e-300, 0.3, -0.3})
+      v.push_back(static_cast<T>(x));
+  }
+  if (fn == "asin" || fn == "acos" || fn == "atanh" || fn == "log1p" || fn == "acosh" || fn == "erfc") {
+    // The edges of the domains: atanh(±1) = ±inf, log1p(-1) = -inf, acosh(1) = 0, |x| > 1 NaN;
+    // erfc's tail into the denormals.
+    for (double x : {0.999999, -0.999999, 1.000001, -1.000001, 0.3, -0.3, 1.5, 5.0, 9.0, 12.0, 27.0, -6.0})
+      v.push_back(static_cast<T>(x));
+  }
+  if (fn == "tan" || fn == "atan") {
+    for (double x : {3.14159265358979, 1.5707963267949, -1.5707963267949, 0.785398163397448, 1e4, 1e30})
+      v.push_back(static_cast<T>(x));
+  }
+  if (fn == "log" || fn == "sqrt" || fn == "rsqrt") {
     for (double x : {1e-30, 1e30, 0.999999, 1.000001}) v.push_back(static_cast<T>(x));
   }
   return v;
 }
 
-// Every (x, y) pair of pow's special inputs (IEEE 754 pow: pow(x, ±0) = 1, pow(1, y) = 1,
-// pow(-1, ±inf) = 1, pow(±0, negative) = ±inf, a negative base with a non-integer exponent
-// is NaN, ...).
+// Every (x, y) pair of the binary functions' special inputs (IEEE 754 pow: pow(x, ±0) = 1,
+// pow(1, y) = 1, pow(-1, ±inf) = 1, pow(±0, negative) = ±inf, a negative base with a
+// non-integer exponent is NaN, ...; atan2: the signed zeros and infinities of each quadrant).
 template <class T>
 void pow_inputs(std::vector<T>& xs, std::vector<T>& ys) {
   using L = std::numeric_limits<T>;

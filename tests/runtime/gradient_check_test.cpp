@@ -76,12 +76,23 @@ TEST(GradientCheck, UnaryOps) {
   const std::vector<std::pair<const char*, Tensor (*)(const Tensor&, ag::Loc)>> any_sign = {
       {"neg", ag::neg},       {"abs", ag::abs},   {"square", ag::square},   {"relu", ag::relu},
       {"exp", ag::exp},       {"tanh", ag::tanh}, {"sigmoid", ag::sigmoid}, {"softplus", ag::softplus},
-      {"sin", ag::sin},       {"cos", ag::cos},   {"erf", ag::erf},         {"identity", ag::identity}};
+      {"sin", ag::sin},       {"cos", ag::cos},   {"erf", ag::erf},         {"identity", ag::identity},
+      {"erfc", ag::erfc},     {"expm1", ag::expm1}, {"atan", ag::atan},     {"sinh", ag::sinh},
+      {"cosh", ag::cosh},     {"asinh", ag::asinh}};
   for (const ag::Shape& shape : {ag::Shape{}, ag::Shape{5}, ag::Shape{2, 3}, ag::Shape{0, 3}})
     for (const auto& [name, op] : any_sign) check_gradient(std::string(name) + " " + shape.str(), unary(op), {sample(shape, 1)});
   for (const auto& [name, op] : std::vector<std::pair<const char*, Tensor (*)(const Tensor&, ag::Loc)>>{
            {"log", ag::log}, {"sqrt", ag::sqrt}})
     check_gradient(name, unary(op), {sample({2, 3}, 2, 0.2, 2.0, false)});
+  // Inside each function's domain: (-1, 1) for asin, acos, atanh and tan's first branch, (1, inf)
+  // for acosh, (0, inf) for rsqrt and log1p.
+  for (const auto& [name, op] : std::vector<std::pair<const char*, Tensor (*)(const Tensor&, ag::Loc)>>{
+           {"asin", ag::asin}, {"acos", ag::acos}, {"atanh", ag::atanh}, {"tan", ag::tan}})
+    check_gradient(name, unary(op), {sample({2, 3}, 12, 0.1, 0.8)});
+  check_gradient("acosh", unary(ag::acosh), {sample({2, 3}, 13, 1.2, 3.0, false)});
+  for (const auto& [name, op] : std::vector<std::pair<const char*, Tensor (*)(const Tensor&, ag::Loc)>>{
+           {"rsqrt", ag::rsqrt}, {"log1p", ag::log1p}})
+    check_gradient(name, unary(op), {sample({2, 3}, 14, 0.2, 2.0, false)});
   check_gradient("cast to float64 and back", [](const std::vector<Tensor>& x) { return ag::cast(ag::cast(x[0], ag::float32), ag::float64); },
                  {sample({4}, 3)}, 1e-4, 1e-2);
 }
@@ -94,6 +105,7 @@ TEST(GradientCheck, BinaryOpsWithBroadcasting) {
       {"div", [](const std::vector<Tensor>& x) { return x[0] / x[1]; }},
       {"maximum", [](const std::vector<Tensor>& x) { return ag::maximum(x[0], x[1]); }},
       {"minimum", [](const std::vector<Tensor>& x) { return ag::minimum(x[0], x[1]); }},
+      {"atan2", [](const std::vector<Tensor>& x) { return ag::atan2(x[0], x[1]); }},
   };
   const std::vector<std::pair<ag::Shape, ag::Shape>> shapes = {
       {{2, 3}, {2, 3}}, {{2, 3}, {3}}, {{3, 1}, {4}}, {{}, {2, 3}}, {{2, 1, 3}, {4, 1}}, {{0, 3}, {3}}};
@@ -141,6 +153,40 @@ TEST(GradientCheck, LayoutOps) {
                  [](const std::vector<Tensor>& x) { return ag::gather(x[0], ag::constant({{2, 0}, {2, 1}}), 1); },
                  {sample({2, 3, 2}, 31)});
   check_gradient("x[i]", [](const std::vector<Tensor>& x) { return x[0][1] * x[0][2]; }, {sample({3, 2}, 30)});
+}
+
+}  // namespace
+
+namespace {
+
+// The functions written in ops (ag::nn, reduce_logsumexp, clip_by_value, broadcast_to): their
+// gradients are their parts', checked as a whole.
+TEST(GradientCheck, NnFunctions) {
+  const std::vector<std::pair<const char*, Fn>> ops = {
+      {"softmax", [](const std::vector<Tensor>& x) { return ag::nn::softmax(x[0]); }},
+      {"softmax axis 0", [](const std::vector<Tensor>& x) { return ag::nn::softmax(x[0], 0); }},
+      {"log_softmax", [](const std::vector<Tensor>& x) { return ag::nn::log_softmax(x[0]); }},
+      {"reduce_logsumexp", [](const std::vector<Tensor>& x) { return ag::reduce_logsumexp(x[0], 1); }},
+      {"gelu", [](const std::vector<Tensor>& x) { return ag::nn::gelu(x[0]); }},
+      {"gelu tanh", [](const std::vector<Tensor>& x) { return ag::nn::gelu(x[0], true); }},
+      {"moments", [](const std::vector<Tensor>& x) {
+         auto [m, v] = ag::nn::moments(x[0], {0});
+         return m * 2 + v;
+       }},
+      {"l2_normalize", [](const std::vector<Tensor>& x) { return ag::nn::l2_normalize(x[0], 1); }},
+      {"bias_add", [](const std::vector<Tensor>& x) { return ag::nn::bias_add(x[0], ag::reduce_sum(x[0], 0)); }},
+      {"broadcast_to", [](const std::vector<Tensor>& x) { return ag::broadcast_to(ag::reduce_sum(x[0], 0), {4, 2, 3}); }},
+      {"clip_by_value", [](const std::vector<Tensor>& x) { return ag::clip_by_value(x[0], -1.0, 0.9); }},
+      {"softmax cross entropy",
+       [](const std::vector<Tensor>& x) { return ag::nn::softmax_cross_entropy_with_logits(ag::nn::softmax(x[0] * 3), x[0]); }},
+      {"sparse softmax cross entropy",
+       [](const std::vector<Tensor>& x) {
+         return ag::nn::sparse_softmax_cross_entropy_with_logits(ag::constant(std::vector<int32_t>{2, 0}), x[0]);
+       }},
+      {"sigmoid cross entropy",
+       [](const std::vector<Tensor>& x) { return ag::nn::sigmoid_cross_entropy_with_logits(ag::sigmoid(x[0]), x[0] * 4); }},
+  };
+  for (const auto& [name, f] : ops) check_gradient(name, f, {sample({2, 3}, 21)});
 }
 
 }  // namespace

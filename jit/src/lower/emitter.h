@@ -105,7 +105,9 @@ class Emitter : public Codegen {
   llvm::Value* scalar_op(const Node& n, int32_t node_id, DType in, const std::vector<llvm::Value*>& args);  // lower_scalar.cpp
   llvm::Value* math_call(OpKind op, DType d, llvm::Value* x);                      // lower_math.cpp
   llvm::Value* tanh_f32(llvm::Value* x);
-  llvm::Value* libm_call(const char* name, llvm::Value* x);
+  // A call of libm's `name` on x (and y: a binary function such as atan2).
+  llvm::Value* libm_call(const char* name, llvm::Value* x, llvm::Value* y = nullptr);
+  static const char* libm_name(OpKind op);  // the function computing `op` (double), or null
   llvm::Value* stream_mix(llvm::Value* x);                                           // lower_random.cpp
   llvm::Value* uniform_element(const Node& n, const LVal& draw, llvm::Value* k);
   Walk make_walk(const std::vector<llvm::Value*>& dims, const std::vector<const LVal*>& leaves, bool collapse);  // lower_fused.cpp

@@ -1,10 +1,32 @@
 // Transcendental functions. They are emitted as LLVM math intrinsics (exp, log, sin, cos, pow) or
-// calls to libm's tanh and erf marked as not touching memory, so the loop vectorizer can replace them with
-// glibc's libmvec variants (see optimizer.cpp for the vector-library table); float32 tanh is a
-// rational approximation in IR.
+// calls to libm (tanh, erf, erfc, log1p, expm1, the trigonometric and hyperbolic functions and
+// their inverses, atan2) marked as not touching memory, so the loop vectorizer can replace them
+// with glibc's libmvec variants (see optimizer.cpp for the vector-library table); float32 tanh is
+// a rational approximation in IR.
 #include "emitter.h"
 
 namespace ag::jit {
+
+// The libm function (double; float adds "f") of an op computed by one, or null.
+const char* Emitter::libm_name(OpKind op) {
+  switch (op) {
+    case OpKind::Erf: return "erf";
+    case OpKind::Erfc: return "erfc";
+    case OpKind::Log1p: return "log1p";
+    case OpKind::Expm1: return "expm1";
+    case OpKind::Tan: return "tan";
+    case OpKind::Atan: return "atan";
+    case OpKind::Asin: return "asin";
+    case OpKind::Acos: return "acos";
+    case OpKind::Sinh: return "sinh";
+    case OpKind::Cosh: return "cosh";
+    case OpKind::Asinh: return "asinh";
+    case OpKind::Acosh: return "acosh";
+    case OpKind::Atanh: return "atanh";
+    case OpKind::Atan2: return "atan2";
+    default: return nullptr;
+  }
+}
 
 llvm::Value* Emitter::math_call(OpKind op, DType d, llvm::Value* x) {
   llvm::Type* t = x->getType();
@@ -39,22 +61,24 @@ llvm::Value* Emitter::math_call(OpKind op, DType d, llvm::Value* x) {
     case OpKind::Tanh:
       if (d == DType::Float32) return tanh_f32(x);
       return libm_call("tanh", x);
-    case OpKind::Erf: return libm_call(d == DType::Float32 ? "erff" : "erf", x);
-    default: break;
+    default:
+      if (const char* name = libm_name(op)) return libm_call((std::string(name) + (d == DType::Float32 ? "f" : "")).c_str(), x);
+      break;
   }
   throw InternalError("jit: math_call on " + std::string(op_name(op)));
 }
 
 // A call of libm's `name` (the eager kernel's function), marked as not touching memory so that
 // LLVM may hoist, merge or vectorize it.
-llvm::Value* Emitter::libm_call(const char* name, llvm::Value* x) {
+llvm::Value* Emitter::libm_call(const char* name, llvm::Value* x, llvm::Value* y) {
   llvm::Type* t = x->getType();
-  llvm::FunctionCallee f = b_.GetInsertBlock()->getModule()->getOrInsertFunction(name, llvm::FunctionType::get(t, {t}, false));
+  std::vector<llvm::Type*> params(y ? 2 : 1, t);
+  llvm::FunctionCallee f = b_.GetInsertBlock()->getModule()->getOrInsertFunction(name, llvm::FunctionType::get(t, params, false));
   auto* fn = llvm::cast<llvm::Function>(f.getCallee());
   fn->setDoesNotAccessMemory();
   fn->setDoesNotThrow();
   fn->setWillReturn();
-  llvm::CallInst* call = b_.CreateCall(f, {x});
+  llvm::CallInst* call = y ? b_.CreateCall(f, {x, y}) : b_.CreateCall(f, {x});
   call->setDoesNotAccessMemory();
   return call;
 }

@@ -64,8 +64,22 @@ llvm::Value* Emitter::scalar_op(const Node& n, int32_t id, DType in, const std::
     case OpKind::Softplus:
     case OpKind::Sin:
     case OpKind::Cos:
-    case OpKind::Erf: return math_call(n.op, in, a[0]);
+    case OpKind::Erf:
+    case OpKind::Erfc:
+    case OpKind::Log1p:
+    case OpKind::Expm1:
+    case OpKind::Tan:
+    case OpKind::Atan:
+    case OpKind::Asin:
+    case OpKind::Acos:
+    case OpKind::Sinh:
+    case OpKind::Cosh:
+    case OpKind::Asinh:
+    case OpKind::Acosh:
+    case OpKind::Atanh: return math_call(n.op, in, a[0]);
     case OpKind::Sqrt: return intrinsic(llvm::Intrinsic::sqrt, {a[0]});
+    case OpKind::Rsqrt:
+      return b_.CreateFDiv(llvm::ConstantFP::get(a[0]->getType(), 1.0), intrinsic(llvm::Intrinsic::sqrt, {a[0]}));
     case OpKind::Floor: return intrinsic(llvm::Intrinsic::floor, {a[0]});
     case OpKind::Ceil: return intrinsic(llvm::Intrinsic::ceil, {a[0]});
     case OpKind::Round: return intrinsic(llvm::Intrinsic::roundeven, {a[0]});
@@ -74,6 +88,7 @@ llvm::Value* Emitter::scalar_op(const Node& n, int32_t id, DType in, const std::
     case OpKind::Add: return fp ? b_.CreateFAdd(a[0], a[1]) : b_.CreateAdd(a[0], a[1]);
     case OpKind::Sub: return fp ? b_.CreateFSub(a[0], a[1]) : b_.CreateSub(a[0], a[1]);
     case OpKind::Mul: return fp ? b_.CreateFMul(a[0], a[1]) : b_.CreateMul(a[0], a[1]);
+    case OpKind::Atan2: return libm_call(in == DType::Float32 ? "atan2f" : "atan2", a[0], a[1]);
     case OpKind::Maximum: return intrinsic(fp ? llvm::Intrinsic::maximum : llvm::Intrinsic::smax, {a[0], a[1]});
     case OpKind::Minimum: return intrinsic(fp ? llvm::Intrinsic::minimum : llvm::Intrinsic::smin, {a[0], a[1]});
     case OpKind::Pow:

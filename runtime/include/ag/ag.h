@@ -12,6 +12,7 @@
 #include "ag/gradients.h"
 #include "ag/optimizers.h"
 #include "ag/memory.h"
+#include "ag/nn.h"
 #include "ag/graph/graph.h"
 #include "ag/graph/parser.h"
 #include "ag/graph/printer.h"

@@ -119,11 +119,12 @@ Tensor& operator|=(Tensor& a, Operand b);
 Tensor& operator^=(Tensor& a, Operand b);
 
 // ---- Elementwise functions ----
-// abs neg exp log sqrt square tanh sigmoid relu sign sin cos floor ceil round (half to even,
-// like TensorFlow) logical_not identity: `Tensor fn(const Tensor& x, Loc = Loc::current())`,
-// one per `unary(fn)` row of ops.def.
+// abs neg exp log sqrt rsqrt square tanh sigmoid softplus relu sign sin cos tan asin acos atan
+// sinh cosh asinh acosh atanh erf erfc log1p expm1 floor ceil round (half to even, like
+// TensorFlow) logical_not identity stop_gradient: `Tensor fn(const Tensor& x, Loc =
+// Loc::current())`, one per `unary(fn)` row of ops.def.
 //
-// add subtract multiply divide pow maximum minimum floordiv (floor division, TensorFlow's //)
+// add subtract multiply divide pow atan2 maximum minimum floordiv (floor division, TensorFlow's //)
 // floormod (the result has the divisor's sign, TensorFlow's %) logical_and logical_or
 // logical_xor less less_equal greater greater_equal equal not_equal: `Tensor fn(Operand a,
 // Operand b)`, broadcasting, one per `binary(fn)` row of ops.def.
@@ -138,6 +139,8 @@ Tensor& operator^=(Tensor& a, Operand b);
 
 // where(cond, x, y): elementwise select with broadcasting; cond is bool.
 Tensor where(const Tensor& cond, Operand x, Operand y);
+// min(max(t, lo), hi), elementwise with broadcasting (tf.clip_by_value).
+Tensor clip_by_value(const Tensor& t, Operand clip_value_min, Operand clip_value_max);
 Tensor cast(const Tensor& x, DType dtype, Loc loc = Loc::current());
 
 // ---- Reductions ----
@@ -148,6 +151,9 @@ Tensor reduce_min(const Tensor& x, Axes axes = {}, bool keepdims = false, Loc lo
 Tensor reduce_prod(const Tensor& x, Axes axes = {}, bool keepdims = false, Loc loc = Loc::current());
 Tensor reduce_any(const Tensor& x, Axes axes = {}, bool keepdims = false, Loc loc = Loc::current());
 Tensor reduce_all(const Tensor& x, Axes axes = {}, bool keepdims = false, Loc loc = Loc::current());
+// log(sum(exp(x))) over `axes`, computed from max(x) so that it neither overflows nor
+// underflows (an all -inf slice gives -inf, as TensorFlow's).
+Tensor reduce_logsumexp(const Tensor& x, Axes axes = {}, bool keepdims = false, Loc loc = Loc::current());
 Tensor argmax(const Tensor& x, int64_t axis = 0, Loc loc = Loc::current());  // int64 result
 Tensor argmin(const Tensor& x, int64_t axis = 0, Loc loc = Loc::current());
 
@@ -174,5 +180,16 @@ Tensor shape_of(const Tensor& x, Loc loc = Loc::current());
 // (tf.ensure_shape): gives a rank to a value of unknown rank while tracing. A shape that cannot
 // fit is a ValueError while tracing; one that does not fit at run time an InvalidArgumentError.
 Tensor ensure_shape(const Tensor& x, Shape shape, Loc loc = Loc::current());
+// `x` broadcast to `shape` (NumPy's rules: x's dims, aligned right, are 1 or equal to shape's);
+// a ValueError while tracing when they cannot be.
+Tensor broadcast_to(const Tensor& x, Shape shape, Loc loc = Loc::current());
+// One-hot rows of `depth` along a new last dim: on_value where indices[...] == k, else off_value
+// (an index outside [0, depth) gives a row of off_value, as in TensorFlow).
+Tensor one_hot(const Tensor& indices, int64_t depth, double on_value = 1, double off_value = 0,
+               DType dtype = DType::Float32, Loc loc = Loc::current());
+// `num` evenly spaced values from start to stop, both included (tf.linspace): float32 unless a
+// float64 start or stop is given as a tensor.
+Tensor linspace(const Tensor& start, const Tensor& stop, int64_t num, Loc loc = Loc::current());
+Tensor linspace(double start, double stop, int64_t num, DType dtype = DType::Float32, Loc loc = Loc::current());
 
 }  // namespace ag

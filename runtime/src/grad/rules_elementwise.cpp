@@ -63,6 +63,27 @@ std::vector<Tensor> grad_erf(const GradContext& c) {
   return {dy(c) * (exp(-(x * x)) * 1.1283791670955126)};
 }
 
+// d erfc(x) / dx = -2 / sqrt(pi) * exp(-x^2)
+std::vector<Tensor> grad_erfc(const GradContext& c) {
+  const Tensor x = x0(c);
+  return {dy(c) * (exp(-(x * x)) * -1.1283791670955126)};
+}
+std::vector<Tensor> grad_log1p(const GradContext& c) { return {dy(c) / (x0(c) + 1)}; }
+std::vector<Tensor> grad_expm1(const GradContext& c) { return {dy(c) * (y0(c) + 1)}; }
+std::vector<Tensor> grad_rsqrt(const GradContext& c) {  // -x^(-3/2) / 2 = -y^3 / 2
+  const Tensor y = y0(c);
+  return {dy(c) * (y * y * y * -0.5)};
+}
+std::vector<Tensor> grad_tan(const GradContext& c) { return {dy(c) * (y0(c) * y0(c) + 1)}; }
+std::vector<Tensor> grad_atan(const GradContext& c) { return {dy(c) / (square(x0(c)) + 1)}; }
+std::vector<Tensor> grad_asin(const GradContext& c) { return {dy(c) * rsqrt(1 - square(x0(c)))}; }
+std::vector<Tensor> grad_acos(const GradContext& c) { return {-(dy(c) * rsqrt(1 - square(x0(c))))}; }
+std::vector<Tensor> grad_sinh(const GradContext& c) { return {dy(c) * cosh(x0(c))}; }
+std::vector<Tensor> grad_cosh(const GradContext& c) { return {dy(c) * sinh(x0(c))}; }
+std::vector<Tensor> grad_asinh(const GradContext& c) { return {dy(c) * rsqrt(square(x0(c)) + 1)}; }
+std::vector<Tensor> grad_acosh(const GradContext& c) { return {dy(c) * rsqrt(square(x0(c)) - 1)}; }
+std::vector<Tensor> grad_atanh(const GradContext& c) { return {dy(c) / (1 - square(x0(c)))}; }
+
 std::vector<Tensor> grad_cast(const GradContext& c) {
   if (!is_floating(x0(c).dtype())) return {Tensor()};  // from an integer or bool: none
   return {cast(dy(c), x0(c).dtype())};
@@ -71,6 +92,13 @@ std::vector<Tensor> grad_cast(const GradContext& c) {
 std::vector<Tensor> grad_add(const GradContext& c) { return binary(c, dy(c), dy(c)); }
 std::vector<Tensor> grad_sub(const GradContext& c) { return binary(c, dy(c), -dy(c)); }
 std::vector<Tensor> grad_mul(const GradContext& c) { return binary(c, dy(c) * c.inputs[1], dy(c) * c.inputs[0]); }
+// atan2(a, b): d/da = b / (a^2 + b^2), d/db = -a / (a^2 + b^2)
+std::vector<Tensor> grad_atan2(const GradContext& c) {
+  const Tensor& a = c.inputs[0];
+  const Tensor& b = c.inputs[1];
+  const Tensor scale = dy(c) / (a * a + b * b);
+  return binary(c, scale * b, -(scale * a));
+}
 std::vector<Tensor> grad_div(const GradContext& c) {
   const Tensor& a = c.inputs[0];
   const Tensor& b = c.inputs[1];

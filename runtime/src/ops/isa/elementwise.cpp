@@ -93,6 +93,12 @@ void softplus_into(const T* x, T* y, int64_t n) {
     if (x[i] != x[i]) [[unlikely]] y[i] = x[i];
 }
 
+// y[i] = f(x[i]) for a libm function f.
+template <class T, class F>
+void map_libm(const T* x, T* y, int64_t n, F f) {
+  for (int64_t i = 0; i < n; ++i) y[i] = f(x[i]);
+}
+
 template <class T>
 void unary_float(OpKind op, const T* x, T* y, int64_t n) {
   In<T> a(x, n);
@@ -110,8 +116,24 @@ void unary_float(OpKind op, const T* x, T* y, int64_t n) {
     case OpKind::Softplus: softplus_into(x, y, n); break;
     case OpKind::Sin: b = a.sin(); break;
     case OpKind::Cos: b = a.cos(); break;
-    case OpKind::Erf:  // libm's, as compiled code calls it: the same values bit for bit
-      for (int64_t i = 0; i < n; ++i) y[i] = std::erf(x[i]);
+    // libm's, as compiled code calls it in a scalar loop (vector loops call libmvec's variants,
+    // within a few ULPs: docs/jit.md, "Transcendental functions").
+    case OpKind::Erf: map_libm(x, y, n, [](T v) { return std::erf(v); }); break;
+    case OpKind::Erfc: map_libm(x, y, n, [](T v) { return std::erfc(v); }); break;
+    case OpKind::Log1p: map_libm(x, y, n, [](T v) { return std::log1p(v); }); break;
+    case OpKind::Expm1: map_libm(x, y, n, [](T v) { return std::expm1(v); }); break;
+    case OpKind::Tan: map_libm(x, y, n, [](T v) { return std::tan(v); }); break;
+    case OpKind::Atan: map_libm(x, y, n, [](T v) { return std::atan(v); }); break;
+    case OpKind::Asin: map_libm(x, y, n, [](T v) { return std::asin(v); }); break;
+    case OpKind::Acos: map_libm(x, y, n, [](T v) { return std::acos(v); }); break;
+    case OpKind::Sinh: map_libm(x, y, n, [](T v) { return std::sinh(v); }); break;
+    case OpKind::Cosh: map_libm(x, y, n, [](T v) { return std::cosh(v); }); break;
+    case OpKind::Asinh: map_libm(x, y, n, [](T v) { return std::asinh(v); }); break;
+    case OpKind::Acosh: map_libm(x, y, n, [](T v) { return std::acosh(v); }); break;
+    case OpKind::Atanh: map_libm(x, y, n, [](T v) { return std::atanh(v); }); break;
+    // 1 / sqrt, both correctly rounded (not the rsqrt instruction's 12-bit estimate).
+    case OpKind::Rsqrt:
+      for (int64_t i = 0; i < n; ++i) y[i] = T(1) / std::sqrt(x[i]);
       break;
     case OpKind::Floor: b = a.floor(); break;
     case OpKind::Ceil: b = a.ceil(); break;
@@ -281,6 +303,7 @@ void binary_float(OpKind op, const BroadcastLoop& L, const T* a, const T* b, T* 
     case OpKind::Mul: binary_rows(L, a, b, y, [](auto&& x, auto&& z) { return x * z; }); break;
     case OpKind::Div: binary_rows(L, a, b, y, [](auto&& x, auto&& z) { return x / z; }); break;
     case OpKind::Pow: binary_scalar(L, a, b, y, [](T x, T z) { return std::pow(x, z); }); break;
+    case OpKind::Atan2: binary_scalar(L, a, b, y, [](T x, T z) { return std::atan2(x, z); }); break;
     case OpKind::Maximum: binary_rows(L, a, b, y, ArrayMaxMin<true>()); break;
     case OpKind::Minimum: binary_rows(L, a, b, y, ArrayMaxMin<false>()); break;
     case OpKind::Mod: binary_scalar(L, a, b, y, [](T x, T z) { return std::fmod(x, z); }); break;

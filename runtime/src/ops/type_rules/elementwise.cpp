@@ -33,6 +33,15 @@ TensorType type_rule_binary(OpKind op, std::span<const TensorType> in, const Att
   return {in[0].dtype, broadcast_shapes(in[0].shape, in[1].shape, op, loc)};
 }
 
+// A binary op defined on floating-point values only (atan2).
+TensorType type_rule_binary_float(OpKind op, std::span<const TensorType> in, const Attrs& attrs, SourceLoc loc) {
+  const TensorType t = type_rule_binary(op, in, attrs, loc);
+  if (!is_floating(t.dtype))
+    type_error(op, loc, fmt::format("needs floating-point tensors, got {} and {}; use ag::cast(x, ag::float32)",
+                                    describe(in[0]), describe(in[1])));
+  return t;
+}
+
 TensorType type_rule_compare(OpKind op, std::span<const TensorType> in, const Attrs&, SourceLoc loc) {
   require_same_dtype(op, in[0], in[1], loc);
   if (in[0].dtype == DType::List || (in[0].dtype == DType::Bool && op != OpKind::Equal && op != OpKind::NotEqual))
