@@ -27,6 +27,7 @@ class LayoutLowering : NodeLowering {
                        const std::function<void(const std::vector<llvm::Value*>&)>& copy_element);
   void concat();
   void slice();
+  void slice_update();
   void gather();
 };
 
@@ -136,6 +137,7 @@ void LayoutLowering::lower() {
     case OpKind::Transpose: return transpose();
     case OpKind::Concat: return concat();
     case OpKind::Slice: return slice();
+    case OpKind::SliceUpdate: return slice_update();
     case OpKind::Gather: return gather();
     default: break;
   }
@@ -301,6 +303,34 @@ void LayoutLowering::slice() {
   e_.loop_nest(out.dims, [&](const std::vector<llvm::Value*>& idx) {
     llvm::Value* src = b_.CreateAdd(base, e_.linear_offset(in_strides, idx));
     e_.store(t.dtype, out.ptr, e_.linear_offset(dst_strides, idx), e_.load(t.dtype, in.ptr, src));
+  });
+  e_.finish_result(s_, i_, out, out.ptr);
+}
+
+// x copied into the result, then the update's box written over it.
+void LayoutLowering::slice_update() {
+  const TensorType& t = n_.outputs[0];
+  const int32_t id = s_.node_id(i_);
+  const LVal x = e_.as_buffer(s_.at(n_.inputs[0]));
+  const LVal u = e_.as_buffer(s_.at(n_.inputs[1]));
+  LVal out;
+  out.dtype = t.dtype;
+  std::vector<llvm::Value*> begin;
+  for (size_t k = 0; k < x.dims.size(); ++k) {
+    const int64_t b0 = n_.attrs.slice_begin()[static_cast<int64_t>(k)];
+    llvm::Value* end = b_.CreateAdd(e_.i64(b0), u.dims[k]);
+    e_.fail_if(b_.CreateICmpSGT(end, x.dims[k]), id, FailKind::SliceRange, end, x.dims[k]);
+    begin.push_back(e_.i64(b0));
+    out.dims.push_back(t.shape[static_cast<int64_t>(k)] >= 0 ? e_.i64(t.shape[static_cast<int64_t>(k)]) : x.dims[k]);
+  }
+  out.ptr = e_.result_buffer(s_, i_, out.dims);
+  e_.copy_value(x, out.ptr);
+  const std::vector<llvm::Value*> out_strides = e_.contiguous_strides(out.dims);
+  const std::vector<llvm::Value*> u_strides = e_.contiguous_strides(u.dims);
+  llvm::Value* base = e_.linear_offset(out_strides, begin);
+  e_.loop_nest(u.dims, [&](const std::vector<llvm::Value*>& idx) {
+    llvm::Value* dst = b_.CreateAdd(base, e_.linear_offset(out_strides, idx));
+    e_.store(t.dtype, out.ptr, dst, e_.load(t.dtype, u.ptr, e_.linear_offset(u_strides, idx)));
   });
   e_.finish_result(s_, i_, out, out.ptr);
 }

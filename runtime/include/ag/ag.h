@@ -10,6 +10,7 @@
 #include "ag/function.h"
 #include "ag/function_options.h"
 #include "ag/gradients.h"
+#include "ag/indexing.h"
 #include "ag/optimizers.h"
 #include "ag/memory.h"
 #include "ag/nn.h"

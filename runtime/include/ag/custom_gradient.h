@@ -137,9 +137,9 @@ struct CustomGradientFn<F, R(A...)> {
     if constexpr (takes_variables<Grad, kOut>) {
       erased = [grad = std::move(grad), variables](std::span<const Tensor> dys) {
         auto [inputs, variable_grads] = call_with_dys<kOut>(grad, dys, variables);
-        std::vector<Tensor> all = gradient_leaves(inputs);
-        all.insert(all.end(), variable_grads.begin(), variable_grads.end());
-        return all;
+        std::vector<Tensor> leaves = gradient_leaves(inputs);
+        leaves.insert(leaves.end(), variable_grads.begin(), variable_grads.end());
+        return leaves;
       };
     } else {
       if (!variables.empty()) throw_custom_gradient_needs_variables(variables, loc);

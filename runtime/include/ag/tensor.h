@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <source_location>
 #include <string>
 #include <type_traits>
@@ -10,6 +11,7 @@
 #include "ag/detail/tensor_impl.h"
 #include "ag/dtype.h"
 #include "ag/error.h"
+#include "ag/index.h"
 #include "ag/shape.h"
 
 namespace ag {
@@ -18,6 +20,7 @@ template <class T>
 concept Arithmetic = std::is_arithmetic_v<T>;
 
 class Tensor;
+class IndexUpdate;  // ag/indexing.h
 namespace detail {
 // The implementation behind a tensor, and a tensor taking over one reference to one: for the
 // runtime, the JIT and white-box tests, not part of the public API.
@@ -85,6 +88,24 @@ class Tensor {
   // Index along axis 0: x[i] has rank - 1. Negative i counts from the end.
   Tensor operator[](int64_t i) const;
   Tensor operator[](const Tensor& i) const;
+
+  // NumPy-style indexing (ag/indexing.h): x(ag::Slice{1, -1}, ag::all, 0, ag::newaxis), one
+  // index per dim (missing trailing dims are whole), integers drop their dim.
+  Tensor operator()(Index i0) const { return index({i0}); }
+  Tensor operator()(Index i0, Index i1) const { return index({i0, i1}); }
+  Tensor operator()(Index i0, Index i1, Index i2) const { return index({i0, i1, i2}); }
+  Tensor operator()(Index i0, Index i1, Index i2, Index i3) const { return index({i0, i1, i2, i3}); }
+  Tensor operator()(Index i0, Index i1, Index i2, Index i3, Index i4) const { return index({i0, i1, i2, i3, i4}); }
+  Tensor operator()(Index i0, Index i1, Index i2, Index i3, Index i4, Index i5) const {
+    return index({i0, i1, i2, i3, i4, i5});
+  }
+  Tensor index(std::initializer_list<Index> indices) const;
+  // JAX's functional updates (ag/indexing.h): x.at(ag::Slice{1, -1}).set(v) returns x with the
+  // indexed box replaced by v (broadcast); .add(v), .get().
+  IndexUpdate at(Index i0) const;
+  IndexUpdate at(Index i0, Index i1) const;
+  IndexUpdate at(Index i0, Index i1, Index i2) const;
+  IndexUpdate at(Index i0, Index i1, Index i2, Index i3) const;
 
   // Range-for iterates the first dimension (concrete tensors only).
   class iterator {

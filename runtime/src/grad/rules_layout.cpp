@@ -75,38 +75,37 @@ std::vector<Tensor> grad_concat(const GradContext& c) {
   return grads;
 }
 
+// dy written over zeros where the slice was taken.
 std::vector<Tensor> grad_slice(const GradContext& c) {
-  const Tensor& x = c.inputs[0];
+  return {slice_update(zeros_like(c.inputs[0]), c.dys[0], c.attrs.slice_begin(), c.loc)};
+}
+
+// x's gradient is dy with the updated box zeroed (that box came from the update); the update's
+// is dy's box.
+std::vector<Tensor> grad_slice_update(const GradContext& c) {
+  const Tensor& update = c.inputs[1];
   const Shape& begin = c.attrs.slice_begin();
-  const Shape& size = c.attrs.slice_size();
-  const int64_t rank = x.shape().rank();
-  // Pad one dim at a time: dims before d already have x's extent, dims after d the slice's.
-  Tensor g = c.dys[0];
-  for (int64_t d = 0; d < rank; ++d) {
-    std::vector<int64_t> b(static_cast<size_t>(rank)), s(static_cast<size_t>(rank));
-    for (int64_t j = 0; j < rank; ++j) {
-      b[static_cast<size_t>(j)] = j < d ? 0 : begin[j];
-      s[static_cast<size_t>(j)] = j < d ? -1 : size[j];
-    }
-    std::vector<Tensor> parts;
-    if (begin[d] > 0) {
-      std::vector<int64_t> bb = b, ss = s;
-      bb[static_cast<size_t>(d)] = 0;
-      ss[static_cast<size_t>(d)] = begin[d];
-      parts.push_back(zeros_like(slice(x, bb, ss)));
-    }
-    parts.push_back(g);
-    const bool to_end = size[d] < 0;
-    const int64_t end = begin[d] + size[d];
-    if (!to_end && (x.shape()[d] < 0 || end < x.shape()[d])) {
-      std::vector<int64_t> bb = b, ss = s;
-      bb[static_cast<size_t>(d)] = end;
-      ss[static_cast<size_t>(d)] = -1;
-      parts.push_back(zeros_like(slice(x, bb, ss)));
-    }
-    if (parts.size() > 1) g = concat(parts, d);
+  std::vector<int64_t> size;
+  for (int64_t d = 0; d < update.shape().rank(); ++d) size.push_back(update.shape()[d]);
+  bool static_box = true;
+  for (int64_t d : size) static_box = static_box && d >= 0;
+  Tensor dupdate;
+  if (static_box) {
+    dupdate = slice(c.dys[0], std::vector<int64_t>(begin.begin(), begin.end()), size);
+  } else {  // the box's dims known at run time only: a slice of the update's run-time shape
+    dupdate = slice(c.dys[0], std::vector<int64_t>(begin.begin(), begin.end()),
+                    std::vector<int64_t>(static_cast<size_t>(begin.rank()), -1));
+    for (int64_t d = 0; d < update.shape().rank(); ++d)
+      if (size[static_cast<size_t>(d)] < 0)
+        dupdate = gather(dupdate, range(gather(shape_of(update), Tensor(d))), d);
+      else
+        dupdate = slice(dupdate, std::vector<int64_t>(static_cast<size_t>(begin.rank()), 0), [&] {
+          std::vector<int64_t> s(static_cast<size_t>(begin.rank()), -1);
+          s[static_cast<size_t>(d)] = size[static_cast<size_t>(d)];
+          return s;
+        }());
   }
-  return {g};
+  return {slice_update(c.dys[0], zeros_like(update), begin, c.loc), dupdate};
 }
 
 std::vector<Tensor> grad_gather(const GradContext& c) {

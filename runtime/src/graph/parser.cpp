@@ -266,7 +266,7 @@ class Parser {
         a.shape = parse_shape_text(text, c);
       } else if (key == "perm" && n.op == OpKind::Transpose) {
         a.perm() = parse_shape_text(text, c);
-      } else if (key == "begin" && n.op == OpKind::Slice) {
+      } else if (key == "begin" && (n.op == OpKind::Slice || n.op == OpKind::SliceUpdate)) {
         a.slice_begin() = parse_shape_text(text, c);
       } else if (key == "size" && n.op == OpKind::Slice) {
         a.slice_size() = parse_shape_text(text, c);
@@ -328,6 +328,7 @@ class Parser {
     if (n.op == OpKind::While) require(seen.count("loop_vars"), "loop_vars");
     if (n.op == OpKind::Transpose) require(seen.count("perm"), "perm");
     if (n.op == OpKind::Slice) require(seen.count("begin") && seen.count("size"), "begin' and 'size");
+    if (n.op == OpKind::SliceUpdate) require(seen.count("begin"), "begin");
     if (n.op == OpKind::Reshape || n.op == OpKind::EnsureShape || n.op == OpKind::Fill) require(seen.count("shape"), "shape");
     if (n.op == OpKind::RandomUniform || n.op == OpKind::RandomNormal) require(seen.count("state") && seen.count("shape"), "state' and 'shape");
     if (n.op == OpKind::ReadVariable || n.op == OpKind::AssignVariable || n.op == OpKind::AssignAddVariable ||

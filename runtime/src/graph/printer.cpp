@@ -156,6 +156,7 @@ std::string attrs_to_text(const Node& n, ConstantText constants) {
     case OpKind::Reshape:
     case OpKind::EnsureShape: parts.push_back("shape=" + a.shape.str()); break;
     case OpKind::Slice: parts.push_back("begin=" + a.slice_begin().str() + ", size=" + a.slice_size().str()); break;
+    case OpKind::SliceUpdate: parts.push_back("begin=" + a.slice_begin().str()); break;
     case OpKind::Squeeze: parts.push_back("axes=" + a.axes().str()); break;
     case OpKind::Concat:
     case OpKind::Gather:

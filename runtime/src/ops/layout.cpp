@@ -1,4 +1,5 @@
-// Layout kernels: transpose, reshape, concat, slice, gather, expand_dims, squeeze, shape_of.
+// Layout kernels: transpose, reshape, concat, slice, slice_update, gather, expand_dims, squeeze,
+// shape_of.
 // Reshape, expand_dims and squeeze are views of the same buffer (tensors are immutable).
 #include <cstring>
 #include <fmt/format.h>
@@ -17,33 +18,44 @@ Tensor view_as(const Tensor& x, const Shape& shape) {
   return make_view(impl->storage, offset, x.dtype(), shape);
 }
 
-// Copies the box [begin, begin+out.shape) of x into out (row-major).
-void copy_box(const Tensor& x, const Shape& begin, Tensor& out) {
-  const Shape& s = x.shape();
-  const Shape& o = out.shape();
-  const size_t es = dtype_size(x.dtype());
-  const int64_t rank = s.rank();
-  if (out.num_elements() == 0) return;
-  if (rank == 0) {
-    std::memcpy(bytes(out), bytes(x), es);
-    return;
-  }
+// Calls f(whole_offset, box_offset, row) for each row of the box [begin, begin + box) of a
+// row-major tensor of shape `whole` (offsets and row length in elements; a scalar is one row).
+template <class F>
+void for_each_box_row(const Shape& whole, const Shape& begin, const Shape& box, F f) {
+  const int64_t rank = whole.rank();
+  if (box.num_elements() == 0) return;
+  if (rank == 0) return f(int64_t{0}, int64_t{0}, int64_t{1});
   int64_t stride[Shape::kMaxRank];
   stride[rank - 1] = 1;
-  for (int64_t d = rank - 2; d >= 0; --d) stride[d] = stride[d + 1] * s[d + 1];
-  const int64_t row = o[rank - 1];
-  int64_t rows = out.num_elements() / row;
+  for (int64_t d = rank - 2; d >= 0; --d) stride[d] = stride[d + 1] * whole[d + 1];
+  const int64_t row = box[rank - 1];
+  const int64_t rows = box.num_elements() / row;
   int64_t idx[Shape::kMaxRank] = {};
-  char* dst = bytes(out);
   for (int64_t r = 0; r < rows; ++r) {
-    int64_t src = 0;
-    for (int64_t d = 0; d < rank; ++d) src += (begin[d] + idx[d]) * stride[d];
-    std::memcpy(dst + r * row * es, bytes(x) + src * es, row * es);
+    int64_t at = 0;
+    for (int64_t d = 0; d < rank; ++d) at += (begin[d] + idx[d]) * stride[d];
+    f(at, r * row, row);
     for (int64_t d = rank - 2; d >= 0; --d) {
-      if (++idx[d] < o[d]) break;
+      if (++idx[d] < box[d]) break;
       idx[d] = 0;
     }
   }
+}
+
+// Copies the box [begin, begin + out.shape) of x into out.
+void copy_box(const Tensor& x, const Shape& begin, Tensor& out) {
+  const size_t es = dtype_size(x.dtype());
+  for_each_box_row(x.shape(), begin, out.shape(), [&](int64_t at, int64_t r, int64_t row) {
+    std::memcpy(bytes(out) + r * es, bytes(x) + at * es, static_cast<size_t>(row) * es);
+  });
+}
+
+// Writes `box` over the box [begin, begin + box.shape) of out.
+void paste_box(const Tensor& box, const Shape& begin, Tensor& out) {
+  const size_t es = dtype_size(out.dtype());
+  for_each_box_row(out.shape(), begin, box.shape(), [&](int64_t at, int64_t r, int64_t row) {
+    std::memcpy(bytes(out) + at * es, bytes(box) + r * es, static_cast<size_t>(row) * es);
+  });
 }
 
 Tensor gather(const Tensor& params, const Tensor& indices, int64_t axis, const TensorType& type, SourceLoc loc) {
@@ -138,6 +150,12 @@ Tensor layout_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, 
     case OpKind::Slice: {
       Tensor out = make_tensor(type.dtype, type.shape);
       copy_box(in[0], attrs.slice_begin(), out);
+      return out;
+    }
+    case OpKind::SliceUpdate: {
+      Tensor out = make_tensor(type.dtype, type.shape);
+      std::memcpy(bytes(out), bytes(in[0]), static_cast<size_t>(out.num_elements()) * dtype_size(type.dtype));
+      paste_box(in[1], attrs.slice_begin(), out);
       return out;
     }
     case OpKind::Gather: {

@@ -329,6 +329,14 @@ Tensor slice(const Tensor& x, std::vector<int64_t> begin, std::vector<int64_t> s
   return detail::apply_op(OpKind::Slice, {x}, a, loc);
 }
 
+namespace detail {
+Tensor slice_update(const Tensor& x, const Tensor& update, const Shape& begin, SourceLoc loc) {
+  Attrs a;
+  a.slice_begin() = begin;
+  return apply_op(OpKind::SliceUpdate, {x, update}, a, loc);
+}
+}  // namespace detail
+
 Tensor gather(const Tensor& params, const Tensor& indices, int64_t axis, Loc loc) {
   detail::check_readable(params, OpKind::Gather, loc);
   Attrs a;

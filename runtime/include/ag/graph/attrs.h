@@ -51,7 +51,7 @@ struct Attrs {
   Shape& perm() { return ints; }
   const Shape& axes() const { return ints; }         // Reduce*, Squeeze: normalized, sorted
   Shape& axes() { return ints; }
-  const Shape& slice_begin() const { return ints; }  // Slice
+  const Shape& slice_begin() const { return ints; }  // Slice, SliceUpdate
   Shape& slice_begin() { return ints; }
   const Shape& slice_size() const { return shape; }  // Slice: -1 = to the end of the dim
   Shape& slice_size() { return shape; }

@@ -59,6 +59,9 @@ std::string at(SourceLoc loc);
 
 // Broadcast two static shapes (unknown dims allowed). `what` names the op for errors.
 Shape broadcast_shapes(const Shape& a, const Shape& b, OpKind op, SourceLoc loc);
+// `x` with `update` written over the box of update's shape at `begin` (the SliceUpdate op:
+// x.at(...).set, and the gradient of a slice).
+Tensor slice_update(const Tensor& x, const Tensor& update, const Shape& begin, SourceLoc loc);
 // Normalizes a possibly negative axis against `rank` (ValueError when out of range).
 int64_t normalize_axis(int64_t axis, int64_t rank, OpKind op, SourceLoc loc);
 

@@ -89,6 +89,25 @@ TensorType type_rule_slice(OpKind op, std::span<const TensorType> in, const Attr
   return {in[0].dtype, out};
 }
 
+// x with `update` written over the box of update's shape at `begin` (x.at(...).set).
+TensorType type_rule_slice_update(OpKind op, std::span<const TensorType> in, const Attrs& attrs, SourceLoc loc) {
+  const Shape& s = in[0].shape;
+  const Shape& u = in[1].shape;
+  if (in[0].dtype == DType::List) value_error(op, loc, "cannot update a TensorArray; use write()");
+  if (in[1].dtype != in[0].dtype)
+    type_error(op, loc, fmt::format("the update is {} but the tensor is {}; use ag::cast", describe(in[1]), describe(in[0])));
+  if (u.rank() != s.rank() || attrs.slice_begin().rank() != s.rank())
+    value_error(op, loc, fmt::format("the update {} and begin {} must have one entry per dim of {}", u.str(),
+                                     attrs.slice_begin().str(), s.str()));
+  for (int64_t i = 0; i < s.rank(); ++i) {
+    const int64_t b = attrs.slice_begin()[i];
+    if (b < 0) value_error(op, loc, fmt::format("invalid begin {} in dim {}", b, i));
+    if (s[i] >= 0 && u[i] >= 0 && b + u[i] > s[i])
+      value_error(op, loc, fmt::format("the box [{}, {}) of dim {} is out of range for shape {}", b, b + u[i], i, s.str()));
+  }
+  return in[0];
+}
+
 TensorType type_rule_gather(OpKind op, std::span<const TensorType> in, const Attrs& attrs, SourceLoc loc) {
   if (!is_integer(in[1].dtype)) type_error(op, loc, "indices must be int32 or int64, got " + describe(in[1]));
   const Shape& p = in[0].shape;
