@@ -55,7 +55,8 @@ TEST(GraphTextParser, ElementwiseLayoutAndReductionsRoundTrip) {
         Tensor a = ag::cast(ag::argmax(z, 1), ag::float32);
         Tensor w = ag::where(z > 1.5f, ag::exp(z), ag::erf(z) * ag::zeros_like(z) + 0.25f);
         return std::make_tuple(g * 2 + ag::cast(ag::shape_of(x)[0], ag::float32), m, a, ag::squeeze(w + m),
-                               ag::cast(ag::range(0, 5, 2), ag::float64) / 3.0);
+                               ag::cast(ag::range(0, 5, 2), ag::float64) / 3.0, ag::cumsum(z, 1, true, true),
+                               ag::cumprod(z, 0), z.at(0, ag::Slice{1}).set(-1.0f));
       },
       {.jit_compile = false, .name = "layout"});
   const Tensor x = ag::constant(std::vector<float>{0.1f, -2.5f, 3.0f, 1e-30f, 7.25f, -0.0f}, {6});

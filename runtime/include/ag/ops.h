@@ -154,6 +154,10 @@ Tensor reduce_all(const Tensor& x, Axes axes = {}, bool keepdims = false, Loc lo
 // log(sum(exp(x))) over `axes`, computed from max(x) so that it neither overflows nor
 // underflows (an all -inf slice gives -inf, as TensorFlow's).
 Tensor reduce_logsumexp(const Tensor& x, Axes axes = {}, bool keepdims = false, Loc loc = Loc::current());
+// Running sum / product along `axis` (tf.math.cumsum): exclusive leaves each element out of its
+// own value (the first is 0 / 1), reverse runs from the end.
+Tensor cumsum(const Tensor& x, int64_t axis = 0, bool exclusive = false, bool reverse = false, Loc loc = Loc::current());
+Tensor cumprod(const Tensor& x, int64_t axis = 0, bool exclusive = false, bool reverse = false, Loc loc = Loc::current());
 Tensor argmax(const Tensor& x, int64_t axis = 0, Loc loc = Loc::current());  // int64 result
 Tensor argmin(const Tensor& x, int64_t axis = 0, Loc loc = Loc::current());
 

@@ -1,4 +1,4 @@
-// Gradient rules of reductions and matmul. A reduction's gradient is its upstream gradient given
+// Gradient rules of reductions, scans and matmul. A reduction's gradient is its upstream gradient given
 // back the reduced dims (expand_dims, in ascending order) and broadcast over them; reduce_max /
 // reduce_min share it among the elements equal to the extremum, as TensorFlow does.
 #include "rules.h"
@@ -31,6 +31,19 @@ Tensor swap_last(const Tensor& x) {
 }
 
 }  // namespace
+
+// A running sum's gradient is the running sum of dy the other way.
+std::vector<Tensor> grad_cumsum(const GradContext& c) {
+  const Shape& f = c.attrs.scan_flags();
+  return {cumsum(c.dys[0], c.attrs.axis, f[0] != 0, f[1] == 0)};
+}
+// TensorFlow's: cumsum(y * dy) the other way, divided by x (so not for x with zeros).
+std::vector<Tensor> grad_cumprod(const GradContext& c) {
+  const Shape& f = c.attrs.scan_flags();
+  const Tensor& x = c.inputs[0];
+  const Tensor y = cumprod(x, c.attrs.axis, f[0] != 0, f[1] != 0);
+  return {cumsum(y * c.dys[0], c.attrs.axis, f[0] != 0, f[1] == 0) / x};
+}
 
 std::vector<Tensor> grad_reduce_sum(const GradContext& c) { return {keep_dims(c, c.dys[0]) * ones_like(c.inputs[0])}; }
 

@@ -274,8 +274,11 @@ class Parser {
         a.axes() = parse_shape_text(text, c);
       } else if (key == "keepdims" && reduce && text.empty()) {
         a.keepdims = true;
+      } else if ((key == "exclusive" || key == "reverse") && op_class(n.op) == OpClass::Scan && text.empty()) {
+        if (a.scan_flags().rank() != 2) a.scan_flags() = Shape{0, 0};
+        a.scan_flags()[key == "exclusive" ? 0 : 1] = 1;
       } else if (key == "axis" && (n.op == OpKind::Concat || n.op == OpKind::Gather || n.op == OpKind::ExpandDims ||
-                                   n.op == OpKind::ArgMax || n.op == OpKind::ArgMin)) {
+                                   n.op == OpKind::ArgMax || n.op == OpKind::ArgMin || op_class(n.op) == OpClass::Scan)) {
         a.axis = parse_int(text, c);
       } else if (key == "loop_vars" && n.op == OpKind::While) {
         a.loop_vars() = parse_int(text, c);
@@ -329,6 +332,10 @@ class Parser {
     if (n.op == OpKind::Transpose) require(seen.count("perm"), "perm");
     if (n.op == OpKind::Slice) require(seen.count("begin") && seen.count("size"), "begin' and 'size");
     if (n.op == OpKind::SliceUpdate) require(seen.count("begin"), "begin");
+    if (op_class(n.op) == OpClass::Scan) {
+      require(seen.count("axis"), "axis");
+      if (a.scan_flags().rank() != 2) a.scan_flags() = Shape{0, 0};
+    }
     if (n.op == OpKind::Reshape || n.op == OpKind::EnsureShape || n.op == OpKind::Fill) require(seen.count("shape"), "shape");
     if (n.op == OpKind::RandomUniform || n.op == OpKind::RandomNormal) require(seen.count("state") && seen.count("shape"), "state' and 'shape");
     if (n.op == OpKind::ReadVariable || n.op == OpKind::AssignVariable || n.op == OpKind::AssignAddVariable ||

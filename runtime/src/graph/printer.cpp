@@ -157,6 +157,12 @@ std::string attrs_to_text(const Node& n, ConstantText constants) {
     case OpKind::EnsureShape: parts.push_back("shape=" + a.shape.str()); break;
     case OpKind::Slice: parts.push_back("begin=" + a.slice_begin().str() + ", size=" + a.slice_size().str()); break;
     case OpKind::SliceUpdate: parts.push_back("begin=" + a.slice_begin().str()); break;
+    case OpKind::Cumsum:
+    case OpKind::Cumprod:
+      parts.push_back("axis=" + std::to_string(a.axis));
+      if (a.scan_flags()[0]) parts.push_back("exclusive");
+      if (a.scan_flags()[1]) parts.push_back("reverse");
+      break;
     case OpKind::Squeeze: parts.push_back("axes=" + a.axes().str()); break;
     case OpKind::Concat:
     case OpKind::Gather:

@@ -22,6 +22,8 @@ inline Tensor matmul_kernel(std::span<const Tensor> in, const TensorType& out, S
   return kernels().matmul(in, out, loc);
 }
 
+// Cumsum / Cumprod (scan.cpp).
+Tensor scan_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);
 Tensor layout_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);
 Tensor source_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);
 Tensor list_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);

@@ -26,6 +26,7 @@ bool is_elementwise(OpKind op) {
     case OpClass::Select: return true;
     case OpClass::Source:
     case OpClass::Reduce:
+    case OpClass::Scan:
     case OpClass::ArgReduce:
     case OpClass::MatMul:
     case OpClass::Layout:

@@ -329,6 +329,22 @@ Tensor slice(const Tensor& x, std::vector<int64_t> begin, std::vector<int64_t> s
   return detail::apply_op(OpKind::Slice, {x}, a, loc);
 }
 
+namespace {
+Tensor scan(OpKind op, const Tensor& x, int64_t axis, bool exclusive, bool reverse, SourceLoc loc) {
+  Attrs a;
+  a.axis = axis;
+  a.scan_flags() = Shape{exclusive ? 1 : 0, reverse ? 1 : 0};
+  return detail::apply_op(op, {x}, a, loc);
+}
+}  // namespace
+
+Tensor cumsum(const Tensor& x, int64_t axis, bool exclusive, bool reverse, Loc loc) {
+  return scan(OpKind::Cumsum, x, axis, exclusive, reverse, loc);
+}
+Tensor cumprod(const Tensor& x, int64_t axis, bool exclusive, bool reverse, Loc loc) {
+  return scan(OpKind::Cumprod, x, axis, exclusive, reverse, loc);
+}
+
 namespace detail {
 Tensor slice_update(const Tensor& x, const Tensor& update, const Shape& begin, SourceLoc loc) {
   Attrs a;

@@ -26,7 +26,7 @@ struct Attrs {
   Shape shape;
   // A slot of integers: perm(), axes(), slice_begin(), tensor_mask() (below).
   Shape ints;
-  // Concat/Gather/ExpandDims/ArgMax/ArgMin: axis. Also the slot of param_index() and
+  // Concat/Gather/ExpandDims/ArgMax/ArgMin/Cumsum/Cumprod: axis. Also the slot of param_index() and
   // loop_vars() (below).
   int64_t axis = 0;
   // Reduce: keepdims.
@@ -55,6 +55,8 @@ struct Attrs {
   Shape& slice_begin() { return ints; }
   const Shape& slice_size() const { return shape; }  // Slice: -1 = to the end of the dim
   Shape& slice_size() { return shape; }
+  const Shape& scan_flags() const { return ints; }   // Cumsum/Cumprod: {exclusive, reverse}, 0 or 1
+  Shape& scan_flags() { return ints; }
   const Shape& tensor_mask() const { return ints; }  // Print: 1 where argument i is a tensor
   Shape& tensor_mask() { return ints; }
   int64_t param_index() const { return axis; }       // Placeholder: its parameter's position

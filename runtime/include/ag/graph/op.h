@@ -15,6 +15,7 @@ enum class OpClass : uint8_t {
   Binary,      // elementwise arithmetic with broadcasting
   Compare,     // elementwise, broadcasting, bool result
   Logical,     // elementwise on bool, broadcasting
+  Scan,        // a running sum or product along one axis (cumsum, cumprod)
   Select,      // where(cond, x, y)
   Reduce,      // reduce over axes
   ArgReduce,   // argmax / argmin over one axis

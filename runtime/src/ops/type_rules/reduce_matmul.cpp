@@ -1,9 +1,18 @@
-// Type rules of reductions, arg-reductions and matmul.
+// Type rules of reductions, scans (cumsum, cumprod), arg-reductions and matmul.
 #include "type_rules.h"
 
 #include <algorithm>
 
 namespace ag::detail {
+
+TensorType type_rule_scan(OpKind op, std::span<const TensorType> in, const Attrs& attrs, SourceLoc loc) {
+  require_numeric(op, in[0], "the operand", loc);
+  if (in[0].has_unknown_rank()) value_error(op, loc, "the tensor has an unknown rank; give it one with ag::ensure_shape");
+  if (in[0].shape.rank() == 0) value_error(op, loc, "needs at least one dim, got a scalar");
+  normalize_axis(attrs.axis, in[0].shape.rank(), op, loc);
+  if (attrs.scan_flags().rank() != 2) value_error(op, loc, "needs its {exclusive, reverse} flags");
+  return in[0];
+}
 
 TensorType type_rule_reduce(OpKind op, std::span<const TensorType> in, const Attrs& attrs, SourceLoc loc) {
   const bool boolean = op == OpKind::ReduceAny || op == OpKind::ReduceAll;
