@@ -32,7 +32,9 @@ TEST(JitNn, ThreeWay) {
   auto array_outputs = [](Tensor x) {
     return std::tuple{ag::clip_by_value(x, -2.0f, 3.5f), ag::broadcast_to(ag::reduce_sum(x, 0), {3, 4}),
                       ag::one_hot(ag::argmax(x, 1), 4), ag::linspace(ag::reduce_min(x), ag::reduce_max(x), 6),
-                      ag::atan2(x, ag::transpose(x))};
+                      ag::atan2(x, ag::transpose(x)), ag::pad(x, {{1, 2}, {0, 1}}, ag::PadMode::constant, 3),
+                      ag::pad(x, {{1, 1}, {2, 3}}, ag::PadMode::symmetric), ag::tile(x, {2, 3}),
+                      ag::meshgrid({x(0), x(1, ag::Slice{0, 3})}, ag::MeshIndexing::ij)[1], ag::norm(x / 1000, 2, 1)};
   };
   const ag::FunctionStats a = agtest::expect_three_way("array functions", array_outputs, {}, x);
   EXPECT_EQ(a.compiles + a.disk_hits, 1);

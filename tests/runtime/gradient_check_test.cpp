@@ -177,6 +177,17 @@ TEST(GradientCheck, NnFunctions) {
       {"bias_add", [](const std::vector<Tensor>& x) { return ag::nn::bias_add(x[0], ag::reduce_sum(x[0], 0)); }},
       {"broadcast_to", [](const std::vector<Tensor>& x) { return ag::broadcast_to(ag::reduce_sum(x[0], 0), {4, 2, 3}); }},
       {"clip_by_value", [](const std::vector<Tensor>& x) { return ag::clip_by_value(x[0], -1.0, 0.9); }},
+      {"pad constant", [](const std::vector<Tensor>& x) { return ag::pad(x[0], {{1, 2}, {0, 1}}, ag::PadMode::constant, 3); }},
+      {"pad reflect", [](const std::vector<Tensor>& x) { return ag::pad(x[0], {{1, 1}, {2, 1}}, ag::PadMode::reflect); }},
+      {"pad symmetric", [](const std::vector<Tensor>& x) { return ag::pad(x[0], {{2, 0}, {1, 3}}, ag::PadMode::symmetric); }},
+      {"tile", [](const std::vector<Tensor>& x) { return ag::tile(x[0], {3, 2}); }},
+      {"norm", [](const std::vector<Tensor>& x) { return ag::norm(x[0], 2, 1); }},
+      {"norm 1", [](const std::vector<Tensor>& x) { return ag::norm(x[0], 1); }},
+      {"meshgrid", [](const std::vector<Tensor>& x) {
+         const std::vector<Tensor> g = ag::meshgrid({x[0](0), x[0](1, ag::Slice{0, 2})});
+         return g[0] * g[1];
+       }},
+      {"cumsum", [](const std::vector<Tensor>& x) { return ag::cumsum(x[0], 1, true, true); }},
       {"softmax cross entropy",
        [](const std::vector<Tensor>& x) { return ag::nn::softmax_cross_entropy_with_logits(ag::nn::softmax(x[0] * 3), x[0]); }},
       {"sparse softmax cross entropy",

@@ -140,6 +140,34 @@ TEST(NnOps, ArrayFunctions) {
   EXPECT_EQ(values(ag::linspace(0.1, 0.7, 7, ag::float64)).back(), 0.7);
 }
 
+// NumPy's np.pad, np.tile, np.meshgrid and np.linalg.norm on small cases.
+TEST(NnOps, PadTileMeshgridNorm) {
+  const Tensor x = ag::constant(std::vector<double>{1, 2, 3, 4, 5, 6}, {2, 3});
+  EXPECT_EQ(values(ag::pad(x, {{1, 0}, {0, 2}}, ag::PadMode::constant, -1)),
+            (std::vector<double>{-1, -1, -1, -1, -1, 1, 2, 3, -1, -1, 4, 5, 6, -1, -1}));
+  EXPECT_EQ(values(ag::pad(ag::constant(std::vector<double>{1, 2, 3}), {{2, 2}}, ag::PadMode::reflect)),
+            (std::vector<double>{3, 2, 1, 2, 3, 2, 1}));
+  EXPECT_EQ(values(ag::pad(ag::constant(std::vector<double>{1, 2, 3}), {{2, 1}}, ag::PadMode::symmetric)),
+            (std::vector<double>{2, 1, 1, 2, 3, 3}));
+  EXPECT_EQ(ag::pad(x, {{0, 0}, {1, 1}}, ag::PadMode::reflect).shape(), (ag::Shape{2, 5}));
+  EXPECT_EQ(values(ag::tile(x, {2, 1})), (std::vector<double>{1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(values(ag::tile(ag::constant(std::vector<double>{1, 2}), {3})), (std::vector<double>{1, 2, 1, 2, 1, 2}));
+  const std::vector<Tensor> g = ag::meshgrid({ag::constant(std::vector<double>{1, 2, 3}), ag::constant(std::vector<double>{7, 8})});
+  EXPECT_EQ(g[0].shape(), (ag::Shape{2, 3}));
+  EXPECT_EQ(values(g[0]), (std::vector<double>{1, 2, 3, 1, 2, 3}));
+  EXPECT_EQ(values(g[1]), (std::vector<double>{7, 7, 7, 8, 8, 8}));
+  const std::vector<Tensor> ij = ag::meshgrid({ag::constant(std::vector<double>{1, 2, 3}), ag::constant(std::vector<double>{7, 8})},
+                                              ag::MeshIndexing::ij);
+  EXPECT_EQ(ij[0].shape(), (ag::Shape{3, 2}));
+  EXPECT_EQ(values(ij[1]), (std::vector<double>{7, 8, 7, 8, 7, 8}));
+  EXPECT_NEAR(ag::norm(x).item<double>(), std::sqrt(91.0), 1e-14);
+  EXPECT_EQ(values(ag::norm(x - 3.5, 1, 1)), (std::vector<double>{4.5, 4.5}));
+  EXPECT_EQ(values(ag::norm(x, INFINITY, 0, true)), (std::vector<double>{4, 5, 6}));
+  EXPECT_THROW(ag::pad(x, {{0, 0}, {3, 0}}, ag::PadMode::reflect), ag::ValueError);
+  EXPECT_THROW(ag::tile(x, {2}), ag::ValueError);
+  EXPECT_THROW(ag::norm(x, 3), ag::ValueError);
+}
+
 TEST(NnOps, MathOpsAgreeWithLibm) {
   const std::vector<double> xs = {-0.9, -0.3, 0, 0.2, 0.7};
   const Tensor x = ag::constant(xs);

@@ -187,6 +187,22 @@ Tensor ensure_shape(const Tensor& x, Shape shape, Loc loc = Loc::current());
 // `x` broadcast to `shape` (NumPy's rules: x's dims, aligned right, are 1 or equal to shape's);
 // a ValueError while tracing when they cannot be.
 Tensor broadcast_to(const Tensor& x, Shape shape, Loc loc = Loc::current());
+// x padded by paddings[d] = {before, after} elements in each dim d (tf.pad): with
+// constant_value, or mirrored without the edge (reflect: [1 2 3] -> 3 2 [1 2 3] 2 1) or with it
+// (symmetric: 2 1 [1 2 3] 3 2). The dims of x must be known while tracing.
+enum class PadMode { constant, reflect, symmetric };
+Tensor pad(const Tensor& x, const std::vector<std::pair<int64_t, int64_t>>& paddings, PadMode mode = PadMode::constant,
+           double constant_value = 0, Loc loc = Loc::current());
+// x repeated multiples[d] times along each dim d (tf.tile).
+Tensor tile(const Tensor& x, const std::vector<int64_t>& multiples, Loc loc = Loc::current());
+// Coordinate grids of vectors (tf.meshgrid): with xy indexing the first two dims are swapped
+// (NumPy's default), with ij each grid has the vectors' sizes in order.
+enum class MeshIndexing { xy, ij };
+std::vector<Tensor> meshgrid(const std::vector<Tensor>& xs, MeshIndexing indexing = MeshIndexing::xy,
+                             Loc loc = Loc::current());
+// The vector norm over `axes` (all by default): ord 2 (euclidean), 1, or INFINITY (the largest
+// magnitude), tf.norm's.
+Tensor norm(const Tensor& x, double ord = 2, Axes axes = {}, bool keepdims = false, Loc loc = Loc::current());
 // One-hot rows of `depth` along a new last dim: on_value where indices[...] == k, else off_value
 // (an index outside [0, depth) gives a row of off_value, as in TensorFlow).
 Tensor one_hot(const Tensor& indices, int64_t depth, double on_value = 1, double off_value = 0,

@@ -1,7 +1,11 @@
-// Array functions written in other ops (reduce_logsumexp, clip_by_value, broadcast_to, one_hot,
-// linspace): their gradients, staging and fusion are their parts'. Arguments are checked here,
+// Array functions written in other ops (reduce_logsumexp, clip_by_value, broadcast_to, pad,
+// tile, meshgrid, norm, one_hot, linspace): their gradients, staging and fusion are their parts'. Arguments are checked here,
 // so an error names this function and the caller's line rather than an op inside it.
 #include <fmt/format.h>
+
+#include <cmath>
+#include <utility>
+#include <vector>
 
 #include "ag/construct.h"
 #include "ag/detail/ops_internal.h"
@@ -53,6 +57,104 @@ Tensor broadcast_to(const Tensor& x, Shape shape, Loc loc) {
   // A select whose condition has the target shape broadcasts x to it in any dtype; its gradient
   // sums dy back to x's shape.
   return where(fill(shape, Tensor(true), loc), Operand(x, loc), Operand(x, loc));
+}
+
+namespace {
+
+// The static shape of x, or a ValueError naming `fn` when a dim is unknown while tracing.
+const Shape& static_shape(const char* fn, const Tensor& x, SourceLoc loc) {
+  if (x.has_unknown_rank()) fail(fn, loc, "the tensor has an unknown rank; give it one with ag::ensure_shape");
+  for (int64_t d : x.shape())
+    if (d < 0) fail(fn, loc, "needs every dim known while tracing, got " + x.shape().str() + "; use ag::ensure_shape");
+  return x.shape();
+}
+
+// Rows `rows` of x along `axis` (a gather by constant indices: its gradient adds back).
+Tensor take(const Tensor& x, const std::vector<int64_t>& rows, int64_t axis, Loc loc) {
+  return gather(x, constant(rows), axis, loc);
+}
+
+}  // namespace
+
+Tensor pad(const Tensor& x, const std::vector<std::pair<int64_t, int64_t>>& paddings, PadMode mode, double constant_value,
+           Loc loc) {
+  const Shape& s = static_shape("ag::pad", x, loc);
+  if (static_cast<int64_t>(paddings.size()) != s.rank())
+    fail("ag::pad", loc, fmt::format("needs one {{before, after}} pair per dim of {}, got {}", s.str(), paddings.size()));
+  for (size_t d = 0; d < paddings.size(); ++d) {
+    const auto [lo, hi] = paddings[d];
+    const int64_t dim = s[static_cast<int64_t>(d)];
+    const int64_t most = mode == PadMode::reflect ? dim - 1 : mode == PadMode::symmetric ? dim : INT64_MAX;
+    if (lo < 0 || hi < 0 || lo > most || hi > most)
+      fail("ag::pad", loc, fmt::format("padding {{{}, {}}} of dim {} (size {}) must be in [0, {}]", lo, hi, d, dim, most));
+  }
+  if (mode == PadMode::constant) {
+    Shape padded;
+    std::vector<int64_t> begin;
+    for (size_t d = 0; d < paddings.size(); ++d) {
+      padded.push_back(s[static_cast<int64_t>(d)] + paddings[d].first + paddings[d].second);
+      begin.push_back(paddings[d].first);
+    }
+    const Tensor background = fill(padded, cast(Tensor(constant_value), x.dtype(), loc), loc);
+    return detail::slice_update(background, x, Shape(begin), loc);
+  }
+  // Mirrored: per dim, the rows of x in the padded order.
+  Tensor t = x;
+  const int64_t skip = mode == PadMode::reflect ? 1 : 0;  // reflect leaves the edge out
+  for (size_t d = 0; d < paddings.size(); ++d) {
+    const int64_t dim = s[static_cast<int64_t>(d)];
+    const auto [lo, hi] = paddings[d];
+    if (lo == 0 && hi == 0) continue;
+    std::vector<int64_t> rows;
+    for (int64_t k = lo; k >= 1; --k) rows.push_back(k - 1 + skip);
+    for (int64_t k = 0; k < dim; ++k) rows.push_back(k);
+    for (int64_t k = 1; k <= hi; ++k) rows.push_back(dim - k - skip);
+    t = take(t, rows, static_cast<int64_t>(d), loc);
+  }
+  return t;
+}
+
+Tensor tile(const Tensor& x, const std::vector<int64_t>& multiples, Loc loc) {
+  const Shape& s = static_shape("ag::tile", x, loc);
+  if (static_cast<int64_t>(multiples.size()) != s.rank())
+    fail("ag::tile", loc, fmt::format("needs one multiple per dim of {}, got {}", s.str(), multiples.size()));
+  Tensor t = x;
+  for (size_t d = 0; d < multiples.size(); ++d) {
+    if (multiples[d] < 0) fail("ag::tile", loc, fmt::format("multiple {} of dim {} is negative", multiples[d], d));
+    if (multiples[d] == 1) continue;
+    std::vector<int64_t> rows;
+    for (int64_t m = 0; m < multiples[d]; ++m)
+      for (int64_t k = 0; k < s[static_cast<int64_t>(d)]; ++k) rows.push_back(k);
+    t = take(t, rows, static_cast<int64_t>(d), loc);
+  }
+  return t;
+}
+
+std::vector<Tensor> meshgrid(const std::vector<Tensor>& xs, MeshIndexing indexing, Loc loc) {
+  Shape grid;
+  for (const Tensor& x : xs) {
+    if (x.has_unknown_rank() || x.rank() != 1) fail("ag::meshgrid", loc, "takes vectors");
+    grid.push_back(x.shape()[0]);
+  }
+  const bool xy = indexing == MeshIndexing::xy && xs.size() >= 2;
+  if (xy) std::swap(grid[0], grid[1]);
+  std::vector<Tensor> out;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    // Vector i varies along dim i (xy: vectors 0 and 1 trade dims).
+    const size_t along = xy && i < 2 ? 1 - i : i;
+    Shape shape(std::vector<int64_t>(xs.size(), 1));
+    shape[along] = grid[static_cast<int64_t>(along)];
+    out.push_back(broadcast_to(reshape(xs[i], shape, loc), grid, loc));
+  }
+  return out;
+}
+
+Tensor norm(const Tensor& x, double ord, Axes axes, bool keepdims, Loc loc) {
+  require_floating("ag::norm", x, loc);
+  if (ord == 2) return sqrt(reduce_sum(square(x, loc), axes, keepdims, loc), loc);
+  if (ord == 1) return reduce_sum(abs(x, loc), axes, keepdims, loc);
+  if (std::isinf(ord) && ord > 0) return reduce_max(abs(x, loc), axes, keepdims, loc);
+  fail("ag::norm", loc, fmt::format("ord must be 1, 2 or INFINITY, got {}", ord));
 }
 
 Tensor one_hot(const Tensor& indices, int64_t depth, double on_value, double off_value, DType dtype, Loc loc) {
