@@ -36,6 +36,14 @@ class Generator {
   Tensor normal(const Shape& shape, DType dtype = float32, double mean = 0, double stddev = 1,
                 Loc loc = Loc::current());
 
+  // True with probability p (jax.random.bernoulli): a bool tensor of `shape` (p's shape when
+  // empty), p broadcast to it. One uniform word per element.
+  Tensor bernoulli(const Tensor& p, const Shape& shape = {}, Loc loc = Loc::current());
+  // num_samples class indices per row of logits [batch, classes], drawn with probabilities
+  // softmax(logits) (tf.random.categorical): int64 [batch, num_samples]. By the Gumbel-max
+  // trick: argmax(logits - log(-log(u))), one uniform word per class per sample.
+  Tensor categorical(const Tensor& logits, int64_t num_samples, Loc loc = Loc::current());
+
   // Starts the stream of `seed` from its beginning (while tracing: staged, like an assignment).
   void reset_from_seed(uint64_t seed);
 
@@ -55,5 +63,7 @@ void set_seed(uint64_t seed);
 // Draws from the global Generator: fresh numbers on every call, eagerly and traced.
 Tensor uniform(const Shape& shape, DType dtype = float32, double minval = 0, double maxval = 1, Loc loc = Loc::current());
 Tensor normal(const Shape& shape, DType dtype = float32, double mean = 0, double stddev = 1, Loc loc = Loc::current());
+Tensor bernoulli(const Tensor& p, const Shape& shape = {}, Loc loc = Loc::current());
+Tensor categorical(const Tensor& logits, int64_t num_samples, Loc loc = Loc::current());
 
 }  // namespace ag::random
