@@ -5,6 +5,8 @@
 
 #include <ag/ag.h>
 
+#include "../common/error_message.h"
+
 #include <string>
 #include <vector>
 
@@ -68,26 +70,18 @@ TEST(Indexing, Gradients) {
 
 TEST(Indexing, Errors) {
   const Tensor x = matrix();
-  auto message = [](auto&& f) -> std::string {
-    try {
-      f();
-    } catch (const ag::Error& e) {
-      return e.what();
-    }
-    return "no error";
-  };
-  std::string m = message([&] { x(3); });
+  std::string m = agtest::error_message([&] { x(3); });
   EXPECT_NE(m.find("index 3 is out of range for dim 0 of size 3"), std::string::npos) << m;
   EXPECT_NE(m.find("indexing_test.cpp:"), std::string::npos) << m;
   EXPECT_THROW(x(-4), ag::InvalidArgumentError);
-  m = message([&] { x(0, 0, 0); });
+  m = agtest::error_message([&] { x(0, 0, 0); });
   EXPECT_NE(m.find("3 indices for a tensor of rank 2"), std::string::npos) << m;
-  m = message([&] { x(Slice{0, 2, 0}); });
+  m = agtest::error_message([&] { x(Slice{0, 2, 0}); });
   EXPECT_NE(m.find("the step of dim 0 is 0"), std::string::npos) << m;
-  m = message([&] { x.at(0).set(ag::constant(std::vector<float>{1})); });
+  m = agtest::error_message([&] { x.at(0).set(ag::constant(std::vector<float>{1})); });
   EXPECT_NE(m.find("the value is float32 but the tensor is int32"), std::string::npos) << m;
   EXPECT_THROW(x.at(Slice{0, 3, 2}).set(1), ag::UnimplementedError);
-  m = message([&] { x.at(0).set(ag::constant(std::vector<int32_t>{1, 2, 3})); });
+  m = agtest::error_message([&] { x.at(0).set(ag::constant(std::vector<int32_t>{1, 2, 3})); });
   EXPECT_NE(m.find("cannot broadcast a tensor of shape [3] to [4]"), std::string::npos) << m;
 }
 

@@ -5,6 +5,8 @@
 
 #include <ag/ag.h>
 
+#include "../common/error_message.h"
+
 #include <cmath>
 #include <string>
 #include <vector>
@@ -195,27 +197,19 @@ TEST(NnOps, MathOpsAgreeWithLibm) {
 }
 
 TEST(NnOps, ErrorsNameTheFunctionAndTheLine) {
-  auto message = [](auto&& f) -> std::string {
-    try {
-      f();
-    } catch (const ag::Error& e) {
-      return e.what();
-    }
-    return "no error";
-  };
   const Tensor logits = ag::constant(std::vector<float>{1, 2, 3, 4}, {2, 2});
-  std::string m = message([&] { ag::nn::softmax(logits, 2); });
+  std::string m = agtest::error_message([&] { ag::nn::softmax(logits, 2); });
   EXPECT_NE(m.find("ag::nn::softmax: axis 2 is out of range for rank 2"), std::string::npos) << m;
   EXPECT_NE(m.find("nn_ops_test.cpp:"), std::string::npos) << m;
-  m = message([&] { ag::nn::softmax(ag::constant(std::vector<int32_t>{1, 2})); });
+  m = agtest::error_message([&] { ag::nn::softmax(ag::constant(std::vector<int32_t>{1, 2})); });
   EXPECT_NE(m.find("must be a floating-point tensor, got int32"), std::string::npos) << m;
-  m = message([&] { ag::nn::sparse_softmax_cross_entropy_with_logits(ag::constant(std::vector<int32_t>{0, 2}), logits); });
+  m = agtest::error_message([&] { ag::nn::sparse_softmax_cross_entropy_with_logits(ag::constant(std::vector<int32_t>{0, 2}), logits); });
   EXPECT_NE(m.find("every label must be in [0, classes)"), std::string::npos) << m;
   EXPECT_THROW(ag::nn::sparse_softmax_cross_entropy_with_logits(ag::constant(std::vector<int32_t>{0, 2}), logits),
                ag::InvalidArgumentError);
-  m = message([&] { ag::nn::bias_add(logits, ag::constant(std::vector<float>{1, 2, 3})); });
+  m = agtest::error_message([&] { ag::nn::bias_add(logits, ag::constant(std::vector<float>{1, 2, 3})); });
   EXPECT_NE(m.find("bias has 3 values and value has 2 channels"), std::string::npos) << m;
-  m = message([&] { ag::broadcast_to(ag::constant(std::vector<float>{1, 2, 3}), {2, 2}); });
+  m = agtest::error_message([&] { ag::broadcast_to(ag::constant(std::vector<float>{1, 2, 3}), {2, 2}); });
   EXPECT_NE(m.find("ag::broadcast_to: cannot broadcast a tensor of shape [3] to [2,2]"), std::string::npos) << m;
   EXPECT_THROW(ag::atan2(ag::constant(1), ag::constant(2)), ag::TypeError);
   EXPECT_THROW(ag::one_hot(ag::constant(std::vector<float>{1}), 3), ag::TypeError);

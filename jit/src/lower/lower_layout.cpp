@@ -28,6 +28,8 @@ class LayoutLowering : NodeLowering {
   void concat();
   void slice();
   void slice_update();
+  void copy_box(DType d, const std::vector<llvm::Value*>& dims, const LVal& from, const std::vector<llvm::Value*>& from_begin,
+                const LVal& to, const std::vector<llvm::Value*>& to_begin);
   void gather();
 };
 
@@ -296,15 +298,25 @@ void LayoutLowering::slice() {
     begin.push_back(e_.i64(b0));
     out.dims.push_back(t.shape[static_cast<int64_t>(k)] >= 0 ? e_.i64(t.shape[static_cast<int64_t>(k)]) : size);
   }
-  const std::vector<llvm::Value*> in_strides = e_.contiguous_strides(in.dims);
-  llvm::Value* base = e_.linear_offset(in_strides, begin);
   out.ptr = e_.result_buffer(s_, i_, out.dims);
-  const std::vector<llvm::Value*> dst_strides = e_.contiguous_strides(out.dims);
-  e_.loop_nest(out.dims, [&](const std::vector<llvm::Value*>& idx) {
-    llvm::Value* src = b_.CreateAdd(base, e_.linear_offset(in_strides, idx));
-    e_.store(t.dtype, out.ptr, e_.linear_offset(dst_strides, idx), e_.load(t.dtype, in.ptr, src));
-  });
+  copy_box(t.dtype, out.dims, in, begin, out, {});
   e_.finish_result(s_, i_, out, out.ptr);
+}
+
+// Copies a box of `dims` elements from buffer `from`, starting at `from_begin`, into buffer `to`
+// at `to_begin` (an empty begin: the buffer's origin); both row-major in their own dims.
+void LayoutLowering::copy_box(DType d, const std::vector<llvm::Value*>& dims, const LVal& from,
+                              const std::vector<llvm::Value*>& from_begin, const LVal& to,
+                              const std::vector<llvm::Value*>& to_begin) {
+  const std::vector<llvm::Value*> from_strides = e_.contiguous_strides(from.dims);
+  const std::vector<llvm::Value*> to_strides = e_.contiguous_strides(to.dims);
+  llvm::Value* from_base = from_begin.empty() ? e_.i64(0) : e_.linear_offset(from_strides, from_begin);
+  llvm::Value* to_base = to_begin.empty() ? e_.i64(0) : e_.linear_offset(to_strides, to_begin);
+  e_.loop_nest(dims, [&](const std::vector<llvm::Value*>& idx) {
+    llvm::Value* src = b_.CreateAdd(from_base, e_.linear_offset(from_strides, idx));
+    llvm::Value* dst = b_.CreateAdd(to_base, e_.linear_offset(to_strides, idx));
+    e_.store(d, to.ptr, dst, e_.load(d, from.ptr, src));
+  });
 }
 
 // x copied into the result, then the update's box written over it.
@@ -325,13 +337,7 @@ void LayoutLowering::slice_update() {
   }
   out.ptr = e_.result_buffer(s_, i_, out.dims);
   e_.copy_value(x, out.ptr);
-  const std::vector<llvm::Value*> out_strides = e_.contiguous_strides(out.dims);
-  const std::vector<llvm::Value*> u_strides = e_.contiguous_strides(u.dims);
-  llvm::Value* base = e_.linear_offset(out_strides, begin);
-  e_.loop_nest(u.dims, [&](const std::vector<llvm::Value*>& idx) {
-    llvm::Value* dst = b_.CreateAdd(base, e_.linear_offset(out_strides, idx));
-    e_.store(t.dtype, out.ptr, dst, e_.load(t.dtype, u.ptr, e_.linear_offset(u_strides, idx)));
-  });
+  copy_box(t.dtype, u.dims, u, {}, out, begin);
   e_.finish_result(s_, i_, out, out.ptr);
 }
 
