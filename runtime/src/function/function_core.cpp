@@ -34,6 +34,7 @@ FunctionCore::FunctionCore(FunctionOptions options, FunctionInfo info, std::vect
   tensor_args_only_ = info_.arg_params.empty() && std::all_of(params_.begin(), params_.end(), [](const ParamLayout& p) {
     return p.kind == ParamLayout::Kind::Tensor;
   });
+  hazard::decide_mode_in_background();  // before the first cached call needs it
   if (FunctionObserver* o = function_observer()) o->function_created(*this);
   if (options_.jit_compile.value_or(true)) warm_up_compiler_once();
 }

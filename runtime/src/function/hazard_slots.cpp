@@ -4,6 +4,9 @@
 #include <cstdlib>
 #include <mutex>
 #include <string_view>
+#include <thread>
+
+#include "ag/detail/fork_safety.h"
 
 #if defined(__linux__)
 #include <linux/membarrier.h>
@@ -45,6 +48,19 @@ int decide_mode() {
   static std::once_flag once;
   std::call_once(once, [] { g_mode.store(register_membarrier() ? 1 : 0, std::memory_order_seq_cst); });
   return g_mode.load(std::memory_order_seq_cst);
+}
+
+void decide_mode_in_background() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (g_mode.load(std::memory_order_acquire) >= 0) return;
+    // Detached: it ends within milliseconds, and fork() waits for it at the gate (a child must
+    // not inherit a decision half made).
+    std::thread([] {
+      const ForkGatePass pass;
+      decide_mode();
+    }).detach();
+  });
 }
 
 void writer_fence() {

@@ -58,15 +58,21 @@ inline void full_fence() {
 
 // -1: not decided yet; 1: membarrier registered (callers need only a compiler fence); 0: fences.
 inline constinit std::atomic<int> g_mode{-1};
+// Decides the mode (registers for membarrier when it can), once; waits for a decision under way.
 int decide_mode();
+// Starts deciding on a thread of its own, once per process (the first Function does): the
+// registration makes the kernel wait for every CPU, 6-20 ms here, and decided on a cached call's
+// path it stalled the third call of every fresh process's first Function (docs/performance.md,
+// "Measured decisions": membarrier registration).
+void decide_mode_in_background();
 
-// The caller's fence between publishing its slot and re-reading what it protects.
+// The caller's fence between publishing its slot and re-reading what it protects. Until the mode
+// is decided, a full fence: correct whichever way the writer's side turns out.
 inline void caller_fence() {
-  int mode = g_mode.load(std::memory_order_relaxed);
-  if (mode < 0) [[unlikely]]
-    mode = decide_mode();
-  if (mode == 1) std::atomic_signal_fence(std::memory_order_seq_cst);
-  else full_fence();
+  if (g_mode.load(std::memory_order_relaxed) == 1) [[likely]]
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+  else
+    full_fence();
 }
 
 // The writer's fence between unpublishing a pointer and scanning the slots.
