@@ -34,7 +34,8 @@ TEST(JitNn, ThreeWay) {
                       ag::one_hot(ag::argmax(x, 1), 4), ag::linspace(ag::reduce_min(x), ag::reduce_max(x), 6),
                       ag::atan2(x, ag::transpose(x)), ag::pad(x, {{1, 2}, {0, 1}}, ag::PadMode::constant, 3),
                       ag::pad(x, {{1, 1}, {2, 3}}, ag::PadMode::symmetric), ag::tile(x, {2, 3}),
-                      ag::meshgrid({x(0), x(1, ag::Slice{0, 3})}, ag::MeshIndexing::ij)[1], ag::norm(x / 1000, 2, 1)};
+                      ag::meshgrid({x(0), x(1, ag::Slice{0, 3})}, ag::MeshIndexing::ij)[1], ag::norm(x / 1000, 2, 1),
+                      ag::gather_nd(x, ag::constant(std::vector<int64_t>{3, 1, 0, 2, 3, 1}, {3, 2}))};
   };
   const ag::FunctionStats a = agtest::expect_three_way("array functions", array_outputs, {}, x);
   EXPECT_EQ(a.compiles + a.disk_hits, 1);

@@ -181,6 +181,9 @@ TEST(GradientCheck, NnFunctions) {
       {"pad reflect", [](const std::vector<Tensor>& x) { return ag::pad(x[0], {{1, 1}, {2, 1}}, ag::PadMode::reflect); }},
       {"pad symmetric", [](const std::vector<Tensor>& x) { return ag::pad(x[0], {{2, 0}, {1, 3}}, ag::PadMode::symmetric); }},
       {"tile", [](const std::vector<Tensor>& x) { return ag::tile(x[0], {3, 2}); }},
+      {"gather_nd", [](const std::vector<Tensor>& x) {
+         return ag::gather_nd(x[0], ag::constant(std::vector<int32_t>{1, 2, 0, 0, 1, 2, 1, 2}, {4, 2}));
+       }},
       {"norm", [](const std::vector<Tensor>& x) { return ag::norm(x[0], 2, 1); }},
       {"norm 1", [](const std::vector<Tensor>& x) { return ag::norm(x[0], 1); }},
       {"meshgrid", [](const std::vector<Tensor>& x) {

@@ -168,6 +168,15 @@ TEST(NnOps, PadTileMeshgridNorm) {
   EXPECT_THROW(ag::pad(x, {{0, 0}, {3, 0}}, ag::PadMode::reflect), ag::ValueError);
   EXPECT_THROW(ag::tile(x, {2}), ag::ValueError);
   EXPECT_THROW(ag::norm(x, 3), ag::ValueError);
+  // gather_nd: whole elements (k = rank) and rows (k < rank), TensorFlow's examples.
+  const Tensor pairs = ag::constant(std::vector<int32_t>{1, 2, 0, 0, 1, 0}, {3, 2});
+  EXPECT_EQ(values(ag::gather_nd(x, pairs)), (std::vector<double>{6, 1, 4}));
+  EXPECT_EQ(values(ag::gather_nd(x, ag::constant(std::vector<int64_t>{1, 0}, {2, 1}))),
+            (std::vector<double>{4, 5, 6, 1, 2, 3}));
+  EXPECT_EQ(ag::gather_nd(x, ag::constant(std::vector<int64_t>{1, 0}, {2, 1})).shape(), (ag::Shape{2, 3}));
+  // (0, 3) is linear index 3, in range for the flat params, but out of range for dim 1.
+  const std::string m = agtest::error_message([&] { ag::gather_nd(x, ag::constant(std::vector<int32_t>{0, 3}, {1, 2})); });
+  EXPECT_NE(m.find("every index must be in [0, dim)"), std::string::npos) << m;
 }
 
 TEST(NnOps, MathOpsAgreeWithLibm) {

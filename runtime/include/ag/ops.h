@@ -187,6 +187,10 @@ Tensor ensure_shape(const Tensor& x, Shape shape, Loc loc = Loc::current());
 // `x` broadcast to `shape` (NumPy's rules: x's dims, aligned right, are 1 or equal to shape's);
 // a ValueError while tracing when they cannot be.
 Tensor broadcast_to(const Tensor& x, Shape shape, Loc loc = Loc::current());
+// The slices of params that the last dim of `indices` addresses (tf.gather_nd): indices
+// [..., k] (int32/int64, k <= params' rank, params' first k dims known while tracing) gives
+// indices.shape[:-1] + params.shape[k:]. An index out of range is an InvalidArgumentError.
+Tensor gather_nd(const Tensor& params, const Tensor& indices, Loc loc = Loc::current());
 // x padded by paddings[d] = {before, after} elements in each dim d (tf.pad): with
 // constant_value, or mirrored without the edge (reflect: [1 2 3] -> 3 2 [1 2 3] 2 1) or with it
 // (symmetric: 2 1 [1 2 3] 3 2). The dims of x must be known while tracing.
