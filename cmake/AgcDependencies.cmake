@@ -5,6 +5,10 @@ find_package(Threads REQUIRED)
 # DLPack (header only, libdlpack-dev) for ag::to_dlpack / ag::from_dlpack. No version asked:
 # Debian's config says 0.1.0 whatever the header is; ag/dlpack.h checks DLPACK_VERSION >= 0.6.
 find_package(dlpack REQUIRED CONFIG)
+# oneDNN (libdnnl-dev) computes float32 convolutions. Its CMake package also looks for
+# OpenCL; the header and the shared library are all agc needs.
+find_path(AG_DNNL_INCLUDE_DIR oneapi/dnnl/dnnl.hpp REQUIRED)
+find_library(AG_DNNL_LIBRARY dnnl REQUIRED)
 
 if(AG_WITH_LLVM)
   # LLVM's version file rejects a bare "19": it wants major.minor.

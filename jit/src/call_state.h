@@ -61,6 +61,10 @@ int32_t guarded(JitCallCtx* ctx, F&& body) {
   }
 }
 
+// A tensor viewing a JIT buffer of static type `t` (no storage, so never freed here): helpers
+// read JIT values through it without copying them (rt_state_helpers.cpp).
+Tensor view_of(const JitArg& a, const TensorType& t);
+
 // Formats the error of a FailKind raised by node `node` (an ag::Error subclass).
 [[noreturn]] void throw_failure(const NodeInfo& node, FailKind kind, int64_t a, int64_t b);
 

@@ -24,12 +24,7 @@ void check_assertion(std::span<const Tensor> in, const Attrs& attrs, SourceLoc l
 }  // namespace ag::detail
 
 namespace ag::jit {
-namespace {
 
-using detail::VariableState;
-
-// A tensor viewing a JIT buffer (no storage, so never freed here): formats and error messages
-// read JIT values through it without copying them.
 Tensor view_of(const JitArg& a, const TensorType& t) {
   auto* impl = new detail::TensorImpl;
   impl->dtype = t.dtype;
@@ -37,6 +32,10 @@ Tensor view_of(const JitArg& a, const TensorType& t) {
   impl->data = a.data;
   return ag::detail::adopt(impl);
 }
+
+namespace {
+
+using detail::VariableState;
 
 size_t value_bytes(const VariableState& v) {
   return static_cast<size_t>(v.shape.num_elements()) * dtype_size(v.dtype);

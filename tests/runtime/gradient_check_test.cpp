@@ -4,11 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <ag/ag.h>
+#include <fmt/format.h>
 
 #include <cmath>
 #include <functional>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -201,6 +203,63 @@ TEST(GradientCheck, NnFunctions) {
        [](const std::vector<Tensor>& x) { return ag::nn::sigmoid_cross_entropy_with_logits(ag::sigmoid(x[0]), x[0] * 4); }},
   };
   for (const auto& [name, f] : ops) check_gradient(name, f, {sample({2, 3}, 21)});
+}
+
+
+// Convolutions (every padding, stride and dilation kind) and pooling, in float64 (agc's loops:
+// the finite differences need float64; the float32 path is the same rule on oneDNN, checked
+// against this one in the JIT's tests). conv2d is bilinear: its second derivatives are
+// convolutions too, checked by differentiating a gradient.
+TEST(GradientCheck, WindowOps) {
+  using ag::nn::conv2d;
+  const std::vector<std::tuple<const char*, ag::nn::Size2D, ag::nn::Size2D>> geometries = {
+      {"VALID", 1, 1}, {"SAME", 1, 1}, {"SAME", 2, 1}, {"VALID", {2, 3}, 1}, {"SAME", 1, 2}, {"VALID", 1, {2, 1}}};
+  for (const auto& [padding, strides, dilations] : geometries) {
+    const std::string g = fmt::format("{} strides {}x{} dilations {}x{}", padding, strides.h, strides.w, dilations.h, dilations.w);
+    const char* p = padding;
+    const ag::nn::Size2D s = strides, d = dilations;
+    check_gradient("conv2d " + g, [=](const std::vector<Tensor>& x) { return conv2d(x[0], x[1], s, p, d); },
+                   {sample({2, 6, 7, 2}, 40), sample({3, 2, 2, 3}, 41)});
+    check_gradient("conv2d_transpose " + g,
+                   [=](const std::vector<Tensor>& x) {
+                     const ag::Shape out{2, 6, 7, 3};
+                     return ag::nn::conv2d_transpose(x[0], x[1], out, s, p, d);
+                   },
+                   {sample(conv2d(ag::zeros({2, 6, 7, 3}, ag::float64), ag::zeros({3, 2, 3, 2}, ag::float64), s, p, d).shape(), 42),
+                    sample({3, 2, 3, 2}, 43)});
+    // Second order: d/d(x, w) of sum(dL/dx * u) + sum(dL/dw * v), the gradients of a tape.
+    check_gradient("conv2d second order " + g,
+                   [=](const std::vector<Tensor>& x) {
+                     ag::GradientTape tape;
+                     tape.watch(x[0]);
+                     tape.watch(x[1]);
+                     const Tensor y = conv2d(x[0], x[1], s, p, d);
+                     const Tensor l = ag::reduce_sum(y * y);
+                     const std::vector<Tensor> gr = tape.gradient(l, std::vector<ag::GradSource>{x[0], x[1]});
+                     return ag::reduce_sum(gr[0] * gr[0]) + ag::reduce_sum(ag::tanh(gr[1]));
+                   },
+                   {sample({1, 5, 5, 2}, 44), sample({2, 2, 2, 2}, 45)}, 1e-5);
+  }
+  check_gradient("conv1d", [](const std::vector<Tensor>& x) { return ag::nn::conv1d(x[0], x[1], 2, "SAME"); },
+                 {sample({2, 7, 3}, 46), sample({3, 3, 2}, 47)});
+  // One tensor as both operands.
+  check_gradient("conv2d(x, x)", [](const std::vector<Tensor>& x) { return conv2d(x[0], x[0], 1, "SAME"); },
+                 {sample({2, 2, 2, 2}, 48)});
+  for (const char* padding : {"VALID", "SAME"}) {
+    const char* p = padding;
+    check_gradient(std::string("max_pool2d ") + p, [=](const std::vector<Tensor>& x) { return ag::nn::max_pool2d(x[0], {3, 2}, {2, 1}, p); },
+                   {sample({2, 5, 6, 3}, 49)});
+    check_gradient(std::string("avg_pool2d ") + p, [=](const std::vector<Tensor>& x) { return ag::nn::avg_pool2d(x[0], 3, 2, p); },
+                   {sample({2, 5, 6, 3}, 50)});
+    check_gradient(std::string("avg_pool2d second order ") + p,
+                   [=](const std::vector<Tensor>& x) {
+                     ag::GradientTape tape;
+                     tape.watch(x[0]);
+                     const Tensor y = ag::nn::avg_pool2d(x[0] * x[0], 2, 2, p);
+                     return tape.gradient(ag::reduce_sum(ag::sin(y)), x[0]);
+                   },
+                   {sample({1, 4, 5, 2}, 51)}, 1e-5);
+  }
 }
 
 }  // namespace

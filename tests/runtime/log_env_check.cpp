@@ -16,7 +16,7 @@ int main() {
   for (const std::string& l : lines) std::printf("%s", l.c_str());
   const bool ok = retrace && !compile && lines.size() == 1 &&
                   lines[0].find("AG_LOG: unknown topic 'compiel'") != std::string::npos &&
-                  lines[0].find("retrace, compile, trace, passes and all") != std::string::npos;
+                  lines[0].find("retrace, compile, trace, passes, kernels and all") != std::string::npos;
   std::printf("%s\n", ok ? "OK" : "FAILED: expected one warning naming 'compiel', and retrace enabled");
   return ok ? 0 : 1;
 }

@@ -179,4 +179,20 @@ void Emitter::emit_results(Scope& root) {
   }
 }
 
+void NodeLowering::fill_arg(llvm::Value* arg, const LVal& v) {
+  const LVal buf = e_.as_buffer(v);
+  llvm::Value* dims = e_.stack_alloc(static_cast<int64_t>(std::max<size_t>(buf.dims.size(), 1) * 8));
+  for (size_t d = 0; d < buf.dims.size(); ++d) e_.store(DType::Int64, dims, e_.i64(static_cast<int64_t>(d)), buf.dims[d]);
+  b_.CreateStore(buf.ptr, arg);
+  b_.CreateStore(dims, b_.CreateInBoundsGEP(b_.getPtrTy(), arg, e_.i64(1)));
+}
+
+llvm::Value* NodeLowering::input_args() {
+  const size_t nin = n_.inputs.size();
+  llvm::Value* args = e_.stack_alloc(static_cast<int64_t>(std::max<size_t>(nin, 1) * 16));
+  for (size_t k = 0; k < nin; ++k)
+    fill_arg(b_.CreateInBoundsGEP(b_.getPtrTy(), args, e_.i64(static_cast<int64_t>(2 * k))), s_.at(n_.inputs[k]));
+  return args;
+}
+
 }  // namespace ag::jit

@@ -154,6 +154,7 @@ class Emitter : public Codegen {
   llvm::Function* small_gemm_packed(const GemmPacking& p, DType d, int64_t m, int64_t k, int64_t n);
   void lower_layout(Scope& s, uint32_t i);  // lower_layout.cpp (LayoutLowering)
   void lower_scan(Scope& s, uint32_t i);    // lower_scan.cpp (ScanLowering)
+  void lower_window(Scope& s, uint32_t i);  // lower_window.cpp: conv2d, pooling (runtime helpers)
   void lower_source(Scope& s, uint32_t i);                                         // lower_source.cpp
   void lower_stateful(Scope& s, uint32_t i);  // lower_state.cpp (StateLowering)
   void lower_list(Scope& s, uint32_t i);
@@ -171,6 +172,11 @@ class Emitter : public Codegen {
 // ReductionLowering): the emitter, its builder, the scope and the node.
 struct NodeLowering {
   NodeLowering(Emitter& e, Scope& s, uint32_t i) : e_(e), b_(e.b()), s_(s), i_(i), n_(s.graph().nodes[i]) {}
+
+  // For the runtime helpers that take tensors (emitter.cpp): fills the JitArg at `arg` (data
+  // pointer, dims) for a value; a JitArg array on the stack describing the node's inputs.
+  void fill_arg(llvm::Value* arg, const LVal& v);
+  llvm::Value* input_args();
 
   Emitter& e_;
   llvm::IRBuilder<>& b_;

@@ -32,11 +32,7 @@ class StateLowering : NodeLowering {
   void list();
 
  private:
-  // Fills the JitArg at `arg` (data pointer, dims) for a tensor value.
-  void fill_arg(llvm::Value* arg, const LVal& v);
   llvm::Value* tensor_arg(const LVal& v);  // a JitArg on the stack
-  // A JitArg array on the stack describing the node's tensor inputs.
-  llvm::Value* input_args();
 };
 
 }  // namespace
@@ -44,26 +40,10 @@ class StateLowering : NodeLowering {
 void Emitter::lower_stateful(Scope& s, uint32_t i) { StateLowering(*this, s, i).stateful(); }
 void Emitter::lower_list(Scope& s, uint32_t i) { StateLowering(*this, s, i).list(); }
 
-void StateLowering::fill_arg(llvm::Value* arg, const LVal& v) {
-  const LVal buf = e_.as_buffer(v);
-  llvm::Value* dims = e_.stack_alloc(static_cast<int64_t>(std::max<size_t>(buf.dims.size(), 1) * 8));
-  for (size_t d = 0; d < buf.dims.size(); ++d) e_.store(DType::Int64, dims, e_.i64(static_cast<int64_t>(d)), buf.dims[d]);
-  b_.CreateStore(buf.ptr, arg);
-  b_.CreateStore(dims, b_.CreateInBoundsGEP(b_.getPtrTy(), arg, e_.i64(1)));
-}
-
 llvm::Value* StateLowering::tensor_arg(const LVal& v) {
   llvm::Value* arg = e_.stack_alloc(16);
   fill_arg(arg, v);
   return arg;
-}
-
-llvm::Value* StateLowering::input_args() {
-  const size_t nin = n_.inputs.size();
-  llvm::Value* args = e_.stack_alloc(static_cast<int64_t>(std::max<size_t>(nin, 1) * 16));
-  for (size_t k = 0; k < nin; ++k)
-    fill_arg(b_.CreateInBoundsGEP(b_.getPtrTy(), args, e_.i64(static_cast<int64_t>(2 * k))), s_.at(n_.inputs[k]));
-  return args;
 }
 
 void StateLowering::stateful() {

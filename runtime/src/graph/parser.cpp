@@ -245,6 +245,18 @@ class Parser {
     return g;
   }
 
+  // A Window op's (height, width) pair: strides, dilations (convolutions) or ksize, strides
+  // (pooling), into its slot of attrs.window() (ops/window/window_geometry.h).
+  static void set_window_pair(Node& n, const std::string& key, const Shape& pair, Cursor& c) {
+    if (pair.rank() != 2) c.fail(fmt::format("'{}' is [height, width]", key));
+    const bool conv = n.op == OpKind::Conv2D || n.op == OpKind::Conv2DBackpropInput || n.op == OpKind::Conv2DBackpropFilter;
+    if (key == (conv ? "ksize" : "dilations")) c.fail(fmt::format("{} has no attribute '{}'", op_name(n.op), key));
+    const int slot = (conv ? key == "dilations" : key == "strides") ? 2 : 0;
+    if (n.attrs.window().rank() != 4) n.attrs.window() = Shape{1, 1, 1, 1};
+    n.attrs.window()[slot] = pair[0];
+    n.attrs.window()[slot + 1] = pair[1];
+  }
+
   void set_attrs(Node& n, const std::vector<std::pair<std::string, std::string>>& items, Cursor& c) {
     Attrs& a = n.attrs;
     std::set<std::string> seen;
@@ -280,6 +292,13 @@ class Parser {
       } else if (key == "axis" && (n.op == OpKind::Concat || n.op == OpKind::Gather || n.op == OpKind::ExpandDims ||
                                    n.op == OpKind::ArgMax || n.op == OpKind::ArgMin || op_class(n.op) == OpClass::Scan)) {
         a.axis = parse_int(text, c);
+      } else if (op_class(n.op) == OpClass::Window && (key == "strides" || key == "dilations" || key == "ksize")) {
+        set_window_pair(n, key, parse_shape_text(text, c), c);
+      } else if (key == "padding" && op_class(n.op) == OpClass::Window) {
+        if (text != "SAME" && text != "VALID") c.fail("padding is SAME or VALID");
+        a.padding() = text == "SAME" ? 1 : 0;
+      } else if (key == "shape" && n.op == OpKind::Conv2DBackpropInput) {
+        a.shape = parse_shape_text(text, c);
       } else if (key == "loop_vars" && n.op == OpKind::While) {
         a.loop_vars() = parse_int(text, c);
       } else if (key == "counts" && n.op == OpKind::CustomGradient) {
@@ -329,6 +348,12 @@ class Parser {
     if (n.op == OpKind::Cast) require(seen.count("dtype"), "dtype");
     if (n.op == OpKind::Assert) require(seen.count("message"), "message");
     if (n.op == OpKind::While) require(seen.count("loop_vars"), "loop_vars");
+    if (op_class(n.op) == OpClass::Window) {
+      const bool conv = n.op == OpKind::Conv2D || n.op == OpKind::Conv2DBackpropInput || n.op == OpKind::Conv2DBackpropFilter;
+      require(seen.count("strides") && seen.count(conv ? "dilations" : "ksize") && seen.count("padding"),
+              conv ? "strides', 'dilations' and 'padding" : "ksize', 'strides' and 'padding");
+      if (n.op == OpKind::Conv2DBackpropInput && n.inputs.size() == 2) require(seen.count("shape"), "shape");
+    }
     if (n.op == OpKind::Transpose) require(seen.count("perm"), "perm");
     if (n.op == OpKind::Slice) require(seen.count("begin") && seen.count("size"), "begin' and 'size");
     if (n.op == OpKind::SliceUpdate) require(seen.count("begin"), "begin");

@@ -164,6 +164,21 @@ std::string attrs_to_text(const Node& n, ConstantText constants) {
       if (a.scan_flags()[1]) parts.push_back("reverse");
       break;
     case OpKind::Squeeze: parts.push_back("axes=" + a.axes().str()); break;
+    case OpKind::Conv2D:
+    case OpKind::Conv2DBackpropInput:
+    case OpKind::Conv2DBackpropFilter:
+    case OpKind::MaxPool:
+    case OpKind::AvgPool:
+    case OpKind::MaxPoolGrad:
+    case OpKind::AvgPoolGrad: {
+      const Shape& w = a.window();
+      const bool conv = n.op == OpKind::Conv2D || n.op == OpKind::Conv2DBackpropInput || n.op == OpKind::Conv2DBackpropFilter;
+      parts.push_back((conv ? "strides=" : "ksize=") + Shape{w[0], w[1]}.str());
+      parts.push_back((conv ? "dilations=" : "strides=") + Shape{w[2], w[3]}.str());
+      parts.push_back(a.padding() ? "padding=SAME" : "padding=VALID");
+      if (n.op == OpKind::Conv2DBackpropInput && n.inputs.size() == 2) parts.push_back("shape=" + a.shape.str());
+      break;
+    }
     case OpKind::Concat:
     case OpKind::Gather:
     case OpKind::ExpandDims:

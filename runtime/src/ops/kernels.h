@@ -24,6 +24,8 @@ inline Tensor matmul_kernel(std::span<const Tensor> in, const TensorType& out, S
 
 // Cumsum / Cumprod (scan.cpp).
 Tensor scan_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);
+// Conv2D and its gradients, pooling (window/window_kernel.cpp).
+Tensor window_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);
 Tensor layout_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);
 Tensor source_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);
 Tensor list_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);

@@ -29,6 +29,7 @@ bool is_elementwise(OpKind op) {
     case OpClass::Scan:
     case OpClass::ArgReduce:
     case OpClass::MatMul:
+    case OpClass::Window:
     case OpClass::Layout:
     case OpClass::Stateful:
     case OpClass::List:

@@ -50,6 +50,7 @@ unsigned parse_log_topics(std::string_view spec, std::vector<std::string>* unkno
     else if (word == "compile") mask |= static_cast<unsigned>(LogTopic::Compile);
     else if (word == "trace") mask |= static_cast<unsigned>(LogTopic::Trace);
     else if (word == "passes") mask |= static_cast<unsigned>(LogTopic::Passes);
+    else if (word == "kernels") mask |= static_cast<unsigned>(LogTopic::Kernels);
     else if (word == "all") mask |= ~0u;
     else if (!word.empty() && unknown) unknown->emplace_back(word);
     pos = end + 1;
@@ -67,7 +68,7 @@ unsigned parse_log_env() {
   const unsigned mask = parse_log_topics(e, &unknown);
   for (const std::string& word : unknown)
     log_line("agc: warning: AG_LOG: unknown topic '" + word +
-             "' (ignored); the topics are retrace, compile, trace, passes and all, separated by commas");
+             "' (ignored); the topics are retrace, compile, trace, passes, kernels and all, separated by commas");
   return mask;
 }
 

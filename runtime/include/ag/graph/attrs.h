@@ -26,8 +26,8 @@ struct Attrs {
   Shape shape;
   // A slot of integers: perm(), axes(), slice_begin(), tensor_mask() (below).
   Shape ints;
-  // Concat/Gather/ExpandDims/ArgMax/ArgMin/Cumsum/Cumprod: axis. Also the slot of param_index() and
-  // loop_vars() (below).
+  // Concat/Gather/ExpandDims/ArgMax/ArgMin/Cumsum/Cumprod: axis. Also the slot of param_index(),
+  // loop_vars() and padding() (below).
   int64_t axis = 0;
   // Reduce: keepdims.
   bool keepdims = false;
@@ -57,10 +57,14 @@ struct Attrs {
   Shape& slice_size() { return shape; }
   const Shape& scan_flags() const { return ints; }   // Cumsum/Cumprod: {exclusive, reverse}, 0 or 1
   Shape& scan_flags() { return ints; }
+  const Shape& window() const { return ints; }      // Window ops: strides and dilations, or ksize and strides
+  Shape& window() { return ints; }                  //   (ops/window/window_geometry.h)
   const Shape& tensor_mask() const { return ints; }  // Print: 1 where argument i is a tensor
   Shape& tensor_mask() { return ints; }
   int64_t param_index() const { return axis; }       // Placeholder: its parameter's position
   int64_t& param_index() { return axis; }
+  int64_t padding() const { return axis; }           // Window ops: 0 VALID, 1 SAME
+  int64_t& padding() { return axis; }
   int64_t loop_vars() const { return axis; }         // While: the first loop_vars inputs are carried
   int64_t& loop_vars() { return axis; }
 

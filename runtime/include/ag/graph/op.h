@@ -20,6 +20,7 @@ enum class OpClass : uint8_t {
   Reduce,      // reduce over axes
   ArgReduce,   // argmax / argmin over one axis
   MatMul,
+  Window,      // sliding windows over NHWC data: convolutions and pooling
   Layout,      // transpose, reshape, concat, slice, gather, expand_dims, squeeze, shape_of
   Stateful,    // side effects and state: print, assert, variables, random generators
   List,        // TensorArray ops

@@ -1,0 +1,44 @@
+// Type rules of the sliding-window ops (conv2d, its gradients, pooling): float32 or float64
+// operands of one dtype; the shapes by ops/window/window_geometry.cpp.
+#include <vector>
+
+#include "../window/window_geometry.h"
+#include "type_rules.h"
+
+namespace ag::detail {
+namespace {
+
+TensorType window_type(OpKind op, std::span<const TensorType> in, const Attrs& attrs, SourceLoc loc) {
+  for (size_t k = 1; k < in.size(); ++k) require_same_dtype(op, in[0], in[k], loc);
+  if (in[0].dtype != DType::Float32 && in[0].dtype != DType::Float64)
+    type_error(op, loc, fmt::format("needs float32 or float64 tensors, got {}; use ag::cast(x, ag::float32)", describe(in[0])));
+  std::vector<Shape> shapes;
+  for (const TensorType& t : in) shapes.push_back(t.rank_unknown ? Shape{-1, -1, -1, -1} : t.shape);
+  return {in[0].dtype, window_result_shape(op, window_geometry(op, shapes, attrs, loc))};
+}
+
+}  // namespace
+
+TensorType type_rule_conv2d(OpKind op, std::span<const TensorType> in, const Attrs& attrs, SourceLoc loc) {
+  return window_type(op, in, attrs, loc);
+}
+
+TensorType type_rule_conv2d_backprop_input(OpKind op, std::span<const TensorType> in, const Attrs& attrs, SourceLoc loc) {
+  if (in.size() != 2 && in.size() != 3)
+    throw InternalError(fmt::format("{} takes 2 or 3 inputs, got {}", op_name(op), in.size()));
+  return window_type(op, in, attrs, loc);
+}
+
+TensorType type_rule_conv2d_backprop_filter(OpKind op, std::span<const TensorType> in, const Attrs& attrs, SourceLoc loc) {
+  return window_type(op, in, attrs, loc);
+}
+
+TensorType type_rule_pool(OpKind op, std::span<const TensorType> in, const Attrs& attrs, SourceLoc loc) {
+  return window_type(op, in, attrs, loc);
+}
+
+TensorType type_rule_pool_grad(OpKind op, std::span<const TensorType> in, const Attrs& attrs, SourceLoc loc) {
+  return window_type(op, in, attrs, loc);
+}
+
+}  // namespace ag::detail

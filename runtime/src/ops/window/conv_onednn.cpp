@@ -1,0 +1,173 @@
+#include "conv_onednn.h"
+
+#include <dlfcn.h>
+#include <fmt/format.h>
+
+#include <atomic>
+#include <mutex>
+#include <oneapi/dnnl/dnnl.hpp>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ag/detail/log.h"
+#include "ag/detail/parallel.h"
+#include "ag/detail/window_ops.h"
+
+namespace ag::detail {
+namespace {
+
+using dnnl::memory;
+using tag = memory::format_tag;
+
+std::atomic<uint64_t> g_calls{0};
+
+dnnl::engine& cpu_engine() {
+  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+// oneDNN runs on OpenMP threads: as many as agc's pool has (AG_NUM_THREADS,
+// ag::set_num_threads), set on the calling thread, whose OpenMP settings oneDNN reads.
+void match_thread_count() {
+  using SetThreads = void (*)(int);
+  static const auto set_threads = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
+  thread_local int current = 0;
+  const int want = parallel_threads();
+  if (set_threads && want != current) {
+    set_threads(want);
+    current = want;
+  }
+}
+
+struct Key {
+  OpKind op;
+  WindowGeometry g;
+  bool operator==(const Key&) const = default;
+};
+struct KeyHash {
+  size_t operator()(const Key& k) const {
+    const int64_t* p = &k.g.n;
+    size_t h = static_cast<size_t>(k.op);
+    for (size_t i = 0; i < sizeof(WindowGeometry) / sizeof(int64_t); ++i) h = h * 1000003u ^ static_cast<size_t>(p[i]);
+    return h;
+  }
+};
+
+// A primitive and the filter layout it wants: oneDNN's fast kernels read (or write) the
+// filter in a blocked layout of their choosing, reordered from and to HWIO on each call (the
+// filter is small; the reorder is a few percent of the convolution).
+struct ConvPrimitive {
+  dnnl::primitive primitive;
+  memory::desc data_a, data_b, result;  // the op's NHWC operands, in the order of onednn_conv
+  memory::desc chosen_filter, user_filter;
+  std::optional<dnnl::reorder> filter_reorder;  // HWIO <-> chosen; none when they are the same
+};
+
+memory::dims dims(int64_t a, int64_t b, int64_t c, int64_t d) { return {a, b, c, d}; }
+
+ConvPrimitive make_primitive(OpKind op, const WindowGeometry& g) {
+  dnnl::engine& eng = cpu_engine();
+  const auto f32 = memory::data_type::f32;
+  const memory::desc x(dims(g.n, g.ic, g.ih, g.iw), f32, tag::nhwc), y(dims(g.n, g.oc, g.oh, g.ow), f32, tag::nhwc);
+  const memory::desc user_filter(dims(g.oc, g.ic, g.kh, g.kw), f32, tag::hwio);
+  const memory::desc any_filter(dims(g.oc, g.ic, g.kh, g.kw), f32, tag::any);
+  const memory::dims strides{g.sh, g.sw}, dilations{g.dh - 1, g.dw - 1}, pad_l{g.pt, g.pl}, pad_r{g.pb, g.pr};
+  const auto direct = dnnl::algorithm::convolution_direct;
+  const auto prop = op == OpKind::Conv2D ? dnnl::prop_kind::forward_inference : dnnl::prop_kind::forward_training;
+  const dnnl::convolution_forward::primitive_desc forward(
+      dnnl::convolution_forward::desc(prop, direct, x, any_filter, y, strides, dilations, pad_l, pad_r), eng);
+  ConvPrimitive p;
+  p.user_filter = user_filter;
+  std::string impl;
+  if (op == OpKind::Conv2D) {
+    impl = forward.impl_info_str();
+    p.primitive = dnnl::convolution_forward(forward);
+    p.chosen_filter = forward.weights_desc();
+    p.data_a = x;
+    p.result = y;
+  } else if (op == OpKind::Conv2DBackpropInput) {
+    const dnnl::convolution_backward_data::primitive_desc pd(
+        dnnl::convolution_backward_data::desc(direct, x, any_filter, y, strides, dilations, pad_l, pad_r), eng, forward);
+    impl = pd.impl_info_str();
+    p.primitive = dnnl::convolution_backward_data(pd);
+    p.chosen_filter = pd.weights_desc();
+    p.data_a = y;
+    p.result = x;
+  } else {
+    const dnnl::convolution_backward_weights::primitive_desc pd(
+        dnnl::convolution_backward_weights::desc(direct, x, any_filter, y, strides, dilations, pad_l, pad_r), eng, forward);
+    impl = pd.impl_info_str();
+    p.primitive = dnnl::convolution_backward_weights(pd);
+    p.chosen_filter = pd.diff_weights_desc();
+    p.data_a = x;
+    p.data_b = y;
+  }
+  if (p.chosen_filter != user_filter) {
+    p.filter_reorder = op == OpKind::Conv2DBackpropFilter
+                           ? dnnl::reorder(dnnl::reorder::primitive_desc(eng, p.chosen_filter, eng, user_filter))
+                           : dnnl::reorder(dnnl::reorder::primitive_desc(eng, user_filter, eng, p.chosen_filter));
+  }
+  if (log_enabled(LogTopic::Kernels))
+    log_line(fmt::format("agc: {} {}x{}x{}x{} * {}x{}x{}x{}: oneDNN {}", op_name(op), g.n, g.ih, g.iw, g.ic, g.kh, g.kw,
+                         g.ic, g.oc, impl));
+  return p;
+}
+
+// nullptr when oneDNN has no implementation (remembered, so it is asked once).
+const ConvPrimitive* primitive_for(OpKind op, const WindowGeometry& g) {
+  static std::mutex mutex;
+  static std::unordered_map<Key, std::optional<ConvPrimitive>, KeyHash> cache;
+  std::lock_guard lock(mutex);
+  auto [it, inserted] = cache.try_emplace(Key{op, g});
+  if (inserted) {
+    try {
+      it->second = make_primitive(op, g);
+    } catch (const dnnl::error& e) {
+      if (log_enabled(LogTopic::Kernels))
+        log_line(fmt::format("agc: {}: oneDNN has no kernel ({}); agc's loops compute it", op_name(op), e.what()));
+    }
+  }
+  return it->second ? &*it->second : nullptr;
+}
+
+}  // namespace
+
+bool onednn_conv(OpKind op, const WindowGeometry& g, const float* a, const float* b, float* out) {
+  const ConvPrimitive* p = primitive_for(op, g);
+  if (!p) return false;
+  match_thread_count();
+  dnnl::engine& eng = cpu_engine();
+  thread_local dnnl::stream stream(cpu_engine());
+  thread_local std::vector<float> filter_scratch;
+  auto mem = [&](const memory::desc& d, const void* ptr) { return memory(d, eng, const_cast<void*>(ptr)); };
+  // The filter in oneDNN's layout: the operand (b of Conv2D and BackpropInput) or the result.
+  const bool filter_out = op == OpKind::Conv2DBackpropFilter;
+  const void* user = filter_out ? static_cast<const void*>(out) : b;
+  memory filter = mem(p->user_filter, user);
+  if (p->filter_reorder) {
+    filter_scratch.resize(p->chosen_filter.get_size() / sizeof(float) + 1);
+    memory chosen = mem(p->chosen_filter, filter_scratch.data());
+    if (!filter_out) p->filter_reorder->execute(stream, filter, chosen);
+    filter = chosen;
+  }
+  if (op == OpKind::Conv2D) {
+    p->primitive.execute(stream, {{DNNL_ARG_SRC, mem(p->data_a, a)}, {DNNL_ARG_WEIGHTS, filter}, {DNNL_ARG_DST, mem(p->result, out)}});
+  } else if (op == OpKind::Conv2DBackpropInput) {
+    p->primitive.execute(stream, {{DNNL_ARG_DIFF_DST, mem(p->data_a, a)}, {DNNL_ARG_WEIGHTS, filter},
+                                  {DNNL_ARG_DIFF_SRC, mem(p->result, out)}});
+  } else {
+    p->primitive.execute(stream, {{DNNL_ARG_SRC, mem(p->data_a, a)}, {DNNL_ARG_DIFF_DST, mem(p->data_b, b)},
+                                  {DNNL_ARG_DIFF_WEIGHTS, filter}});
+    memory user_filter = mem(p->user_filter, out);
+    if (p->filter_reorder) p->filter_reorder->execute(stream, filter, user_filter);
+  }
+  stream.wait();
+  g_calls.fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
+
+uint64_t onednn_conv_calls() { return g_calls.load(std::memory_order_relaxed); }
+
+}  // namespace ag::detail
