@@ -117,11 +117,11 @@ int32_t agc_rt_random(ag::jit::JitCallCtx* ctx, int32_t node, void* generator_st
 int32_t agc_rt_random_words(ag::jit::JitCallCtx* ctx, int32_t node, void* generator_state, uint64_t* words);
 // The JIT code found a false element in Assert node `node`'s condition: records the eager
 // kernel's InvalidArgumentError (message from the attrs, values from `ins`). The code returns 1.
-// A sliding-window op (conv2d, its gradients, pooling; runtime/src/ops/window/) of node `node`
-// on the inputs `ins`: its result's dims, checked against each other (a shape known only at
-// run time), and its result computed into `out`. Return 0, or 1 with the call's error set.
-int32_t agc_rt_window_dims(ag::jit::JitCallCtx* ctx, int32_t node, const ag::jit::JitArg* ins, int64_t* dims);
-int32_t agc_rt_window(ag::jit::JitCallCtx* ctx, int32_t node, const ag::jit::JitArg* ins, void* out);
+// An op of the Window or Index family (ag/detail/runtime_kernels.h) of node `node` on the inputs
+// `ins`: its result's dims, checked against each other (a shape known only at run time), and its
+// result computed into `out`. Return 0, or 1 with the call's error set.
+int32_t agc_rt_kernel_dims(ag::jit::JitCallCtx* ctx, int32_t node, const ag::jit::JitArg* ins, int64_t* dims);
+int32_t agc_rt_kernel(ag::jit::JitCallCtx* ctx, int32_t node, const ag::jit::JitArg* ins, void* out);
 void agc_rt_assert_failed(ag::jit::JitCallCtx* ctx, int32_t node, const ag::jit::JitArg* ins);
 // Copies (or moves) the tensor in slot `from` to slot `to` (TensorArray handles through If/While).
 void agc_rt_slot_copy(ag::jit::JitCallCtx* ctx, int32_t from, int32_t to, int32_t move);

@@ -2,7 +2,7 @@
 // oneDNN from compiled code too, which the call counter shows), shapes known only at run time
 // (the result's dims from the runtime, a channel mismatch as InvalidArgumentError), and a small
 // CNN's training step with its tape inside the compiled Function, nested in another Function.
-#include "ag/detail/window_ops.h"
+#include "ag/detail/runtime_kernels.h"
 #include "jit_test_util.h"
 #include "test_data.h"
 

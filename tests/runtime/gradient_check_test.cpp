@@ -262,4 +262,34 @@ TEST(GradientCheck, WindowOps) {
   }
 }
 
+
+// Sorting, scattering, segments and einsum: sort and top_k follow their indices (distinct
+// values, so the order does not move under the finite differences); the scatters' rows.
+TEST(GradientCheck, IndexOps) {
+  check_gradient("sort", [](const std::vector<Tensor>& x) { return ag::sort(x[0], 0); }, {sample({4, 3}, 60)});
+  check_gradient("sort descending",
+                 [](const std::vector<Tensor>& x) { return ag::sort(x[0], -1, ag::SortDirection::descending); }, {sample({3, 4}, 61)});
+  check_gradient("top_k", [](const std::vector<Tensor>& x) { return ag::top_k(x[0], 2).values; }, {sample({3, 5}, 62)});
+  check_gradient("take_along_axis", [](const std::vector<Tensor>& x) {
+    return ag::take_along_axis(x[0], ag::constant({{2, 0, 2}, {1, 1, 0}}), 1);
+  }, {sample({2, 3}, 63)});
+  const Tensor idx = ag::constant({{0, 1}, {2, 0}, {0, 1}});
+  check_gradient("tensor_scatter_nd_update", [&](const std::vector<Tensor>& x) {
+    return ag::tensor_scatter_nd_update(x[0], ag::constant({{0, 1}, {2, 0}}), x[1]);
+  }, {sample({3, 2}, 64), sample({2}, 65)});
+  check_gradient("tensor_scatter_nd_add, repeated index",
+                 [&](const std::vector<Tensor>& x) { return ag::tensor_scatter_nd_add(x[0], idx, x[1]); },
+                 {sample({3, 2}, 66), sample({3}, 67)});
+  check_gradient("unsorted_segment_sum", [](const std::vector<Tensor>& x) {
+    return ag::unsorted_segment_sum(x[0], ag::constant(std::vector<int32_t>{1, -1, 1, 0}), 3);
+  }, {sample({4, 2}, 68)});
+  check_gradient("unsorted_segment_max", [](const std::vector<Tensor>& x) {
+    return ag::unsorted_segment_max(x[0], ag::constant(std::vector<int32_t>{1, 0, 1, -1, 1}), 2);
+  }, {sample({5, 3}, 69)});
+  check_gradient("einsum attention", [](const std::vector<Tensor>& x) { return ag::einsum("bqd,bkd->bqk", {x[0], x[1]}); },
+                 {sample({2, 3, 4}, 70), sample({2, 2, 4}, 71)});
+  check_gradient("einsum three operands", [](const std::vector<Tensor>& x) { return ag::einsum("ij,jk,k->i", {x[0], x[1], x[2]}); },
+                 {sample({2, 3}, 72), sample({3, 4}, 73), sample({4}, 74)});
+}
+
 }  // namespace

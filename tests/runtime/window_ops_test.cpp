@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "ag/detail/window_ops.h"
+#include "ag/detail/runtime_kernels.h"
 
 namespace {
 

@@ -154,7 +154,7 @@ class Emitter : public Codegen {
   llvm::Function* small_gemm_packed(const GemmPacking& p, DType d, int64_t m, int64_t k, int64_t n);
   void lower_layout(Scope& s, uint32_t i);  // lower_layout.cpp (LayoutLowering)
   void lower_scan(Scope& s, uint32_t i);    // lower_scan.cpp (ScanLowering)
-  void lower_window(Scope& s, uint32_t i);  // lower_window.cpp: conv2d, pooling (runtime helpers)
+  void lower_runtime_kernel(Scope& s, uint32_t i);  // lower_runtime_kernel.cpp: Window, Index families
   void lower_source(Scope& s, uint32_t i);                                         // lower_source.cpp
   void lower_stateful(Scope& s, uint32_t i);  // lower_state.cpp (StateLowering)
   void lower_list(Scope& s, uint32_t i);

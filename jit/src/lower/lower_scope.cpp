@@ -54,7 +54,8 @@ void Emitter::lower_node(Scope& s, uint32_t i) {
     case OpClass::ArgReduce: return lower_arg_reduce(s, i);
     case OpClass::MatMul: return lower_matmul(s, i);
     case OpClass::Scan: return lower_scan(s, i);
-    case OpClass::Window: return lower_window(s, i);
+    case OpClass::Window:
+    case OpClass::Index: return lower_runtime_kernel(s, i);
     case OpClass::Source: return lower_source(s, i);
     case OpClass::Stateful: return lower_stateful(s, i);
     case OpClass::List: return lower_list(s, i);

@@ -4,6 +4,7 @@
 
 #include <initializer_list>
 #include <source_location>
+#include <string_view>
 #include <vector>
 
 #include "ag/tensor.h"
@@ -204,6 +205,45 @@ Tensor tile(const Tensor& x, const std::vector<int64_t>& multiples, Loc loc = Lo
 enum class MeshIndexing { xy, ij };
 std::vector<Tensor> meshgrid(const std::vector<Tensor>& xs, MeshIndexing indexing = MeshIndexing::xy,
                              Loc loc = Loc::current());
+// ---- Sorting, scattering and segments (TensorFlow's names) ----
+enum class SortDirection { ascending, descending };
+// `values` sorted along `axis` (tf.sort): ascending puts NaN after every number, descending
+// before; equal values keep their order. Differentiable (the gradient follows the order).
+Tensor sort(const Tensor& values, int64_t axis = -1, SortDirection direction = SortDirection::ascending,
+            Loc loc = Loc::current());
+// The indices that sort `values` along `axis` (tf.argsort, stable): int32.
+Tensor argsort(const Tensor& values, int64_t axis = -1, SortDirection direction = SortDirection::ascending,
+               Loc loc = Loc::current());
+// The k largest entries of the last dim, largest first, and their int32 indices (tf.math.top_k;
+// among equal entries the lower index first): auto [values, indices] = ag::top_k(x, 5).
+struct TopK {
+  Tensor values, indices;
+};
+TopK top_k(const Tensor& input, int64_t k = 1, Loc loc = Loc::current());
+// x's elements at `indices` along `axis` (NumPy's take_along_axis): indices has x's rank and
+// x's dims but along axis; the result has indices' shape. Out of range: InvalidArgumentError.
+Tensor take_along_axis(const Tensor& x, const Tensor& indices, int64_t axis, Loc loc = Loc::current());
+// `tensor` with the slices that the last dim of `indices` addresses replaced by (added to)
+// `updates` [indices.shape[:-1] + tensor.shape[k:]] (tf.tensor_scatter_nd_update / _add; an index
+// given twice: the last update wins / both add). Out of range: InvalidArgumentError.
+Tensor tensor_scatter_nd_update(const Tensor& tensor, const Tensor& indices, const Tensor& updates,
+                                Loc loc = Loc::current());
+Tensor tensor_scatter_nd_add(const Tensor& tensor, const Tensor& indices, const Tensor& updates,
+                             Loc loc = Loc::current());
+// The sum (maximum) of data's slices per segment (tf.math.unsorted_segment_sum / _max):
+// segment_ids (int32/int64) is a prefix of data's shape; the result is [num_segments] +
+// data.shape[ids' rank:]. A negative id drops its slice; an id >= num_segments is an
+// InvalidArgumentError; an empty segment sums to 0, its maximum is the dtype's lowest value.
+Tensor unsorted_segment_sum(const Tensor& data, const Tensor& segment_ids, int64_t num_segments,
+                            Loc loc = Loc::current());
+Tensor unsorted_segment_max(const Tensor& data, const Tensor& segment_ids, int64_t num_segments,
+                            Loc loc = Loc::current());
+// Einstein summation (tf.einsum, NumPy's rules): ag::einsum("bqd,bkd->bqk", {q, k}). Labels are
+// letters; "..." stands for broadcast dims; without "->" the output is the ellipsis' dims, then
+// the labels seen once, sorted. Computed as transposes, reshapes and batched matmuls (a label
+// repeated within one operand, a diagonal, is not supported).
+Tensor einsum(std::string_view equation, const std::vector<Tensor>& operands, Loc loc = Loc::current());
+
 // The vector norm over `axes` (all by default): ord 2 (euclidean), 1, or INFINITY (the largest
 // magnitude), tf.norm's.
 Tensor norm(const Tensor& x, double ord = 2, Axes axes = {}, bool keepdims = false, Loc loc = Loc::current());

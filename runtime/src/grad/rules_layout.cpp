@@ -124,16 +124,16 @@ std::vector<Tensor> grad_gather(const GradContext& c) {
   Shape moved;
   for (int64_t d : perm_p) moved.push_back(params.shape()[d]);
   const Tensor dy = axis == 0 ? c.dys[0] : transpose(c.dys[0], perm_dy);
-  // One row of a one-hot [K, N] matrix per index; its transpose times the gradient rows adds
-  // each row into the row of params it came from.
+  // Each row of dy added into the row of params it came from: a segment sum over the indices
+  // into zeros of params' size seen as [N, R] (O(K R), where a one-hot matmul was O(K N R)).
   const int64_t k = indices.shape().num_elements();
-  const int64_t r = Shape(moved.begin() + 1, moved.end()).num_elements();
-  if (k < 0 && r < 0) unimplemented(c, "with both the indices' and the rows' sizes unknown is not supported yet");
-  const Tensor n = gather(shape_of(params), Tensor(axis));
-  const Tensor flat = reshape(cast(indices, DType::Int64), {-1, 1});
-  const Tensor one_hot = cast(equal(flat, reshape(range(n), {1, -1})), params.dtype());
+  const int64_t r = Shape(moved.begin() + 1, moved.end()).num_elements(), n = moved[0];
+  if ((k < 0 && r < 0) || (n < 0 && r < 0))
+    unimplemented(c, "with the rows' size and the indices' or the axis' size unknown is not supported yet");
   const Tensor rows = reshape(dy, {k < 0 ? -1 : k, k < 0 ? r : (r < 0 ? -1 : r)});
-  const Tensor g = reshape(matmul(transpose(one_hot, {1, 0}), rows), reshape_target(c, moved));
+  const Tensor zero_rows = reshape(zeros_like(params), {r < 0 ? n : -1, r < 0 ? -1 : r});
+  const Tensor g = reshape(apply_op(OpKind::UnsortedSegmentSum, {zero_rows, reshape(indices, {-1}), rows}, Attrs::none(), c.loc),
+                           reshape_target(c, moved));
   if (axis == 0) return {g, Tensor()};
   std::vector<int64_t> back(static_cast<size_t>(rank));
   for (int64_t i = 0; i < rank; ++i) back[static_cast<size_t>(perm_p[static_cast<size_t>(i)])] = i;

@@ -290,7 +290,8 @@ class Parser {
         if (a.scan_flags().rank() != 2) a.scan_flags() = Shape{0, 0};
         a.scan_flags()[key == "exclusive" ? 0 : 1] = 1;
       } else if (key == "axis" && (n.op == OpKind::Concat || n.op == OpKind::Gather || n.op == OpKind::ExpandDims ||
-                                   n.op == OpKind::ArgMax || n.op == OpKind::ArgMin || op_class(n.op) == OpClass::Scan)) {
+                                   n.op == OpKind::ArgMax || n.op == OpKind::ArgMin || op_class(n.op) == OpClass::Scan ||
+                                   n.op == OpKind::ArgSort || n.op == OpKind::TakeAlongAxis || n.op == OpKind::TakeAlongAxisGrad)) {
         a.axis = parse_int(text, c);
       } else if (op_class(n.op) == OpClass::Window && (key == "strides" || key == "dilations" || key == "ksize")) {
         set_window_pair(n, key, parse_shape_text(text, c), c);
@@ -299,6 +300,8 @@ class Parser {
         a.padding() = text == "SAME" ? 1 : 0;
       } else if (key == "shape" && n.op == OpKind::Conv2DBackpropInput) {
         a.shape = parse_shape_text(text, c);
+      } else if (key == "descending" && n.op == OpKind::ArgSort && text.empty()) {
+        a.sort_flags() = Shape{1};
       } else if (key == "loop_vars" && n.op == OpKind::While) {
         a.loop_vars() = parse_int(text, c);
       } else if (key == "counts" && n.op == OpKind::CustomGradient) {
@@ -348,6 +351,11 @@ class Parser {
     if (n.op == OpKind::Cast) require(seen.count("dtype"), "dtype");
     if (n.op == OpKind::Assert) require(seen.count("message"), "message");
     if (n.op == OpKind::While) require(seen.count("loop_vars"), "loop_vars");
+    if (n.op == OpKind::ArgSort) {
+      require(seen.count("axis"), "axis");
+      if (a.sort_flags().rank() != 1) a.sort_flags() = Shape{0};
+    }
+    if (n.op == OpKind::TakeAlongAxis || n.op == OpKind::TakeAlongAxisGrad) require(seen.count("axis"), "axis");
     if (op_class(n.op) == OpClass::Window) {
       const bool conv = n.op == OpKind::Conv2D || n.op == OpKind::Conv2DBackpropInput || n.op == OpKind::Conv2DBackpropFilter;
       require(seen.count("strides") && seen.count(conv ? "dilations" : "ksize") && seen.count("padding"),

@@ -164,6 +164,12 @@ std::string attrs_to_text(const Node& n, ConstantText constants) {
       if (a.scan_flags()[1]) parts.push_back("reverse");
       break;
     case OpKind::Squeeze: parts.push_back("axes=" + a.axes().str()); break;
+    case OpKind::ArgSort:
+      parts.push_back(fmt::format("axis={}", a.axis));
+      if (a.sort_flags()[0]) parts.push_back("descending");
+      break;
+    case OpKind::TakeAlongAxis:
+    case OpKind::TakeAlongAxisGrad: parts.push_back(fmt::format("axis={}", a.axis)); break;
     case OpKind::Conv2D:
     case OpKind::Conv2DBackpropInput:
     case OpKind::Conv2DBackpropFilter:

@@ -1,5 +1,5 @@
 // Array functions written in other ops (reduce_logsumexp, clip_by_value, broadcast_to, pad,
-// tile, meshgrid, norm, gather_nd, one_hot, linspace): their gradients, staging and fusion are their parts'. Arguments are checked here,
+// tile, meshgrid, norm, one_hot, linspace): their gradients, staging and fusion are their parts'. Arguments are checked here,
 // so an error names this function and the caller's line rather than an op inside it.
 #include <fmt/format.h>
 
@@ -156,36 +156,6 @@ Tensor norm(const Tensor& x, double ord, Axes axes, bool keepdims, Loc loc) {
   if (ord == 1) return reduce_sum(abs(x, loc), axes, keepdims, loc);
   if (std::isinf(ord) && ord > 0) return reduce_max(abs(x, loc), axes, keepdims, loc);
   fail("ag::norm", loc, fmt::format("ord must be 1, 2 or INFINITY, got {}", ord));
-}
-
-Tensor gather_nd(const Tensor& params, const Tensor& indices, Loc loc) {
-  if (indices.dtype() != DType::Int32 && indices.dtype() != DType::Int64)
-    throw TypeError(fmt::format("ag::gather_nd: needs int32 or int64 indices, got {}{}", dtype_name(indices.dtype()),
-                                detail::at(loc)));
-  if (params.has_unknown_rank() || indices.has_unknown_rank() || indices.rank() < 1)
-    fail("ag::gather_nd", loc, "needs params and indices of known ranks, indices with at least one dim");
-  const Shape& p = params.shape();
-  const int64_t k = indices.shape()[indices.rank() - 1];
-  if (k < 0 || k > p.rank())
-    fail("ag::gather_nd", loc, fmt::format("the last dim of indices ({}) must be known and at most params' rank {}", k, p.rank()));
-  // Row-major strides of params' first k dims: one linear index per index vector, into params
-  // seen as [prod(dims[:k])] + dims[k:].
-  std::vector<int64_t> strides(static_cast<size_t>(k)), dims(static_cast<size_t>(k));
-  int64_t rows = 1;
-  for (int64_t j = k - 1; j >= 0; --j) {
-    if (p[j] < 0) fail("ag::gather_nd", loc, fmt::format("params' dim {} must be known while tracing", j));
-    strides[static_cast<size_t>(j)] = rows;
-    dims[static_cast<size_t>(j)] = p[j];
-    rows *= p[j];
-  }
-  const Tensor idx = cast(indices, DType::Int64, loc);
-  // Each index in its own dim's range (a linear index in range could still be a wrong one).
-  assert_true(logical_and(idx >= int64_t{0}, less(Operand(idx, loc), Operand(constant(dims), loc))),
-              "ag::gather_nd: every index must be in [0, dim) of the params' dim it addresses", loc);
-  const Tensor linear = reduce_sum(multiply(Operand(idx, loc), Operand(constant(strides), loc)), -1, false, loc);
-  Shape flat{rows};
-  for (int64_t d = k; d < p.rank(); ++d) flat.push_back(p[d]);
-  return gather(reshape(params, flat, loc), linear, 0, loc);
 }
 
 Tensor one_hot(const Tensor& indices, int64_t depth, double on_value, double off_value, DType dtype, Loc loc) {

@@ -39,7 +39,8 @@ Tensor dispatch_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs
     case OpClass::ArgReduce: return reduce_kernel(op, in, attrs, out, loc);
     case OpClass::MatMul: return matmul_kernel(in, out, loc);
     case OpClass::Scan: return scan_kernel(op, in, attrs, out, loc);
-    case OpClass::Window: return window_kernel(op, in, attrs, out, loc);
+    case OpClass::Window:
+    case OpClass::Index: return runtime_kernel(op, in, attrs, out, loc);
     case OpClass::Layout: return layout_kernel(op, in, attrs, out, loc);
     case OpClass::List: return list_kernel(op, in, attrs, out, loc);
     case OpClass::Stateful: return stateful_kernel(op, in, attrs, out, loc);

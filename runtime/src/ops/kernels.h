@@ -24,8 +24,11 @@ inline Tensor matmul_kernel(std::span<const Tensor> in, const TensorType& out, S
 
 // Cumsum / Cumprod (scan.cpp).
 Tensor scan_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);
-// Conv2D and its gradients, pooling (window/window_kernel.cpp).
-Tensor window_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);
+// The Window and Index families (runtime_kernels.cpp), which compiled code calls too, each on
+// buffers of the result's shape (window/window_kernel.cpp, index/index_kernels.cpp).
+void compute_window(OpKind op, std::span<const Tensor> in, const Attrs& attrs, void* out);
+void compute_index_op(OpKind op, std::span<const Tensor> in, const Attrs& attrs, void* out, SourceLoc loc);
+Tensor runtime_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);
 Tensor layout_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);
 Tensor source_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);
 Tensor list_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);

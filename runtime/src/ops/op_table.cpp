@@ -30,6 +30,7 @@ bool is_elementwise(OpKind op) {
     case OpClass::ArgReduce:
     case OpClass::MatMul:
     case OpClass::Window:
+    case OpClass::Index:
     case OpClass::Layout:
     case OpClass::Stateful:
     case OpClass::List:

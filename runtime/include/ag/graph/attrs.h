@@ -26,7 +26,7 @@ struct Attrs {
   Shape shape;
   // A slot of integers: perm(), axes(), slice_begin(), tensor_mask() (below).
   Shape ints;
-  // Concat/Gather/ExpandDims/ArgMax/ArgMin/Cumsum/Cumprod: axis. Also the slot of param_index(),
+  // Concat/Gather/ExpandDims/ArgMax/ArgMin/Cumsum/Cumprod/ArgSort/TakeAlongAxis: axis. Also the slot of param_index(),
   // loop_vars() and padding() (below).
   int64_t axis = 0;
   // Reduce: keepdims.
@@ -59,6 +59,8 @@ struct Attrs {
   Shape& scan_flags() { return ints; }
   const Shape& window() const { return ints; }      // Window ops: strides and dilations, or ksize and strides
   Shape& window() { return ints; }                  //   (ops/window/window_geometry.h)
+  const Shape& sort_flags() const { return ints; }  // ArgSort: {descending}, 0 or 1
+  Shape& sort_flags() { return ints; }
   const Shape& tensor_mask() const { return ints; }  // Print: 1 where argument i is a tensor
   Shape& tensor_mask() { return ints; }
   int64_t param_index() const { return axis; }       // Placeholder: its parameter's position

@@ -21,6 +21,7 @@ enum class OpClass : uint8_t {
   ArgReduce,   // argmax / argmin over one axis
   MatMul,
   Window,      // sliding windows over NHWC data: convolutions and pooling
+  Index,       // argsort, take_along_axis, scatters and segment reductions by index tensors
   Layout,      // transpose, reshape, concat, slice, gather, expand_dims, squeeze, shape_of
   Stateful,    // side effects and state: print, assert, variables, random generators
   List,        // TensorArray ops

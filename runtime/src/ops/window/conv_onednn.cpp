@@ -13,7 +13,7 @@
 
 #include "ag/detail/log.h"
 #include "ag/detail/parallel.h"
-#include "ag/detail/window_ops.h"
+#include "ag/detail/runtime_kernels.h"
 
 namespace ag::detail {
 namespace {

@@ -1,9 +1,9 @@
-// The eager kernel of the Window family: float32 convolutions by oneDNN, float64 ones and
-// pooling by agc's loops (window_loops.cpp).
+// The Window family on buffers (runtime_kernels.cpp): float32 convolutions by oneDNN, float64
+// ones and pooling by agc's loops (window_loops.cpp).
 #include <vector>
 
 #include "../kernels.h"
-#include "ag/detail/window_ops.h"
+#include "ag/detail/runtime_kernels.h"
 #include "conv_onednn.h"
 #include "window_loops.h"
 
@@ -57,12 +57,6 @@ void compute_window(OpKind op, std::span<const Tensor> in, const Attrs& attrs, v
     compute<float>(op, g, in, static_cast<float*>(out));
   else
     compute<double>(op, g, in, static_cast<double*>(out));
-}
-
-Tensor window_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc) {
-  Tensor result = make_tensor(out.dtype, out.shape);
-  compute_window(op, in, attrs, impl_of(result)->data);
-  return result;
 }
 
 }  // namespace ag::detail

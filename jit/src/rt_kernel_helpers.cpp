@@ -1,13 +1,13 @@
-// The runtime helpers behind compiled conv2d and pooling (lower/lower_window.cpp): compiled
-// code calls the eager kernels' code on its own buffers, so float32 convolutions run on oneDNN
-// there too, and a shape known only at run time is checked by the type rule, whose messages
-// are the eager ones.
+// The runtime helpers behind the Window and Index families (lower/lower_runtime_kernel.cpp):
+// compiled code calls the eager kernels' code on its own buffers, so float32 convolutions run
+// on oneDNN there too, and a shape known only at run time is checked by the type rule, whose
+// messages are the eager ones.
 #include <algorithm>
 #include <vector>
 
 #include "ag/detail/ops_internal.h"
 #include "ag/error.h"
-#include "ag/detail/window_ops.h"
+#include "ag/detail/runtime_kernels.h"
 #include "call_state.h"
 
 using ag::jit::CallState;
@@ -26,7 +26,7 @@ std::vector<ag::Tensor> input_views(CallState& st, int32_t node, const JitArg* i
 
 }  // namespace
 
-int32_t agc_rt_window_dims(JitCallCtx* ctx, int32_t node, const JitArg* ins, int64_t* dims) {
+int32_t agc_rt_kernel_dims(JitCallCtx* ctx, int32_t node, const JitArg* ins, int64_t* dims) {
   return ag::jit::guarded(ctx, [&](CallState& st) {
     const ag::Node& n = *st.program->nodes[static_cast<size_t>(node)].node;
     std::vector<ag::TensorType> types;
@@ -42,9 +42,9 @@ int32_t agc_rt_window_dims(JitCallCtx* ctx, int32_t node, const JitArg* ins, int
   });
 }
 
-int32_t agc_rt_window(JitCallCtx* ctx, int32_t node, const JitArg* ins, void* out) {
+int32_t agc_rt_kernel(JitCallCtx* ctx, int32_t node, const JitArg* ins, void* out) {
   return ag::jit::guarded(ctx, [&](CallState& st) {
     const ag::Node& n = *st.program->nodes[static_cast<size_t>(node)].node;
-    ag::detail::compute_window(n.op, input_views(st, node, ins), n.attrs, out);
+    ag::detail::compute_into(n.op, input_views(st, node, ins), n.attrs, out, n.loc);
   });
 }

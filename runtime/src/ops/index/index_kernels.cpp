@@ -1,0 +1,150 @@
+// The Index family's kernels: argsort, take_along_axis and its gradient, and the row scatters
+// (tensor_scatter_nd_update/add, unsorted_segment_sum/max) that the public functions reduce
+// to: base [rows, ...] with updates [K, ...] written, added or maxed into rows indices[K].
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <vector>
+
+#include "../kernels.h"
+
+namespace ag::detail {
+namespace {
+
+int64_t index_at(const Tensor& t, int64_t k) {
+  return t.dtype() == DType::Int32 ? static_cast<const int32_t*>(impl_of(t)->data)[k]
+                                   : static_cast<const int64_t*>(impl_of(t)->data)[k];
+}
+
+// [outer, n, inner] around `axis`.
+struct AxisSplit {
+  int64_t outer = 1, n = 1, inner = 1;
+};
+AxisSplit split_at(const Shape& s, int64_t axis) {
+  AxisSplit a;
+  for (int64_t d = 0; d < axis; ++d) a.outer *= s[d];
+  a.n = s[axis];
+  for (int64_t d = axis + 1; d < s.rank(); ++d) a.inner *= s[d];
+  return a;
+}
+
+// Ascending: NaN after every number (NumPy's order); descending is its reverse but for ties,
+// which keep their index order in both (a stable sort).
+template <class T>
+void argsort_kernel(const T* x, int32_t* out, const AxisSplit& a, bool descending) {
+  std::vector<int32_t> order(static_cast<size_t>(a.n));
+  for (int64_t o = 0; o < a.outer; ++o)
+    for (int64_t i = 0; i < a.inner; ++i) {
+      const T* base = x + o * a.n * a.inner + i;
+      auto at = [&](int32_t k) { return base[static_cast<int64_t>(k) * a.inner]; };
+      std::iota(order.begin(), order.end(), 0);
+      std::stable_sort(order.begin(), order.end(), [&](int32_t l, int32_t r) {
+        const T u = at(l), v = at(r);
+        if constexpr (std::is_floating_point_v<T>) {
+          if (std::isnan(u) || std::isnan(v)) return descending ? std::isnan(u) && !std::isnan(v) : !std::isnan(u) && std::isnan(v);
+        }
+        return descending ? v < u : u < v;
+      });
+      int32_t* dst = out + o * a.n * a.inner + i;
+      for (int64_t k = 0; k < a.n; ++k) dst[k * a.inner] = order[static_cast<size_t>(k)];
+    }
+}
+
+[[noreturn]] void out_of_range(OpKind op, int64_t index, int64_t dim, SourceLoc loc) {
+  throw InvalidArgumentError(fmt::format("{}: index {} is out of range [0, {}){}", user_op_name(op), index, dim, at(loc)));
+}
+
+// TakeAlongAxis: out[o, k, i] = x[o, idx[o, k, i], i]. TakeAlongAxisGrad: out = zeros of x's
+// shape with dy[o, k, i] added at [o, idx[o, k, i], i].
+void take_along_axis(OpKind op, std::span<const Tensor> in, int64_t axis, void* out, SourceLoc loc) {
+  const bool grad = op == OpKind::TakeAlongAxisGrad;
+  const Tensor& x = in[0];
+  const Tensor& idx = in[1];
+  const AxisSplit xs = split_at(x.shape(), axis), is = split_at(idx.shape(), axis);
+  visit_dtype(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* y = static_cast<T*>(out);
+    const T* src = static_cast<const T*>(impl_of(grad ? in[2] : x)->data);
+    if (grad) std::fill_n(y, x.num_elements(), T{});
+    for (int64_t o = 0; o < is.outer; ++o)
+      for (int64_t k = 0; k < is.n; ++k)
+        for (int64_t i = 0; i < is.inner; ++i) {
+          const int64_t at = (o * is.n + k) * is.inner + i;
+          const int64_t j = index_at(idx, at);
+          if (j < 0 || j >= xs.n) out_of_range(op, j, xs.n, loc);
+          const int64_t from = (o * xs.n + j) * xs.inner + i;
+          if (grad) {
+            if constexpr (!std::is_same_v<T, bool>) y[from] = static_cast<T>(y[from] + src[at]);
+          } else {
+            y[at] = src[from];
+          }
+        }
+  });
+}
+
+// base [rows, r...] -> out, then each update row k goes to row indices[k]: written, added or
+// maxed. Segment ops drop negative ids (TensorFlow's); the others refuse them.
+void scatter_rows(OpKind op, std::span<const Tensor> in, void* out, SourceLoc loc) {
+  const Tensor &base = in[0], &idx = in[1], &upd = in[2];
+  const int64_t rows = base.shape()[0], k = idx.num_elements();
+  const int64_t row = rows == 0 ? 0 : base.num_elements() / rows;
+  const bool segments = op == OpKind::UnsortedSegmentSum || op == OpKind::UnsortedSegmentMax;
+  visit_dtype(base.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* y = static_cast<T*>(out);
+    const T* u = static_cast<const T*>(impl_of(upd)->data);
+    std::memcpy(y, impl_of(base)->data, static_cast<size_t>(base.num_elements()) * sizeof(T));
+    for (int64_t j = 0; j < k; ++j) {
+      const int64_t r = index_at(idx, j);
+      if (segments && r < 0) continue;
+      if (r < 0 || r >= rows) out_of_range(op, r, rows, loc);
+      T* dst = y + r * row;
+      const T* src = u + j * row;
+      for (int64_t e = 0; e < row; ++e) {
+        if constexpr (std::is_same_v<T, bool>) {
+          dst[e] = op == OpKind::TensorScatterUpdate ? src[e] : (dst[e] || src[e]);
+        } else if (op == OpKind::TensorScatterUpdate) {
+          dst[e] = src[e];
+        } else if (op == OpKind::UnsortedSegmentMax) {
+          if (src[e] > dst[e] || (src[e] != src[e])) dst[e] = src[e];  // a NaN propagates
+        } else {
+          dst[e] = static_cast<T>(dst[e] + src[e]);
+        }
+      }
+    }
+  });
+}
+
+}  // namespace
+
+void compute_index_op(OpKind op, std::span<const Tensor> in, const Attrs& attrs, void* out, SourceLoc loc) {
+  switch (op) {
+    case OpKind::ArgSort: {
+      const Tensor& x = in[0];
+      const int64_t axis = normalize_axis(attrs.axis, x.rank(), op, loc);
+      visit_dtype(x.dtype(), [&](auto tag) {
+        using T = decltype(tag);
+        if constexpr (std::is_same_v<T, bool>) {
+          throw InternalError("argsort of bool");
+        } else {
+          argsort_kernel(static_cast<const T*>(impl_of(x)->data), static_cast<int32_t*>(out), split_at(x.shape(), axis),
+                         attrs.sort_flags()[0] != 0);
+        }
+      });
+      return;
+    }
+    case OpKind::TakeAlongAxis:
+    case OpKind::TakeAlongAxisGrad: return take_along_axis(op, in, normalize_axis(attrs.axis, in[0].rank(), op, loc), out, loc);
+    case OpKind::TensorScatterUpdate:
+    case OpKind::TensorScatterAdd:
+    case OpKind::UnsortedSegmentSum:
+    case OpKind::UnsortedSegmentMax: return scatter_rows(op, in, out, loc);
+    default: throw InternalError(std::string("compute_index_op: ") + std::string(op_name(op)));
+  }
+}
+
+}  // namespace ag::detail
