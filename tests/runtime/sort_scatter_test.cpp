@@ -11,19 +11,13 @@
 #include <string>
 #include <vector>
 
+#include "../common/expect_error.h"
+
 namespace {
 
 using ag::Tensor;
 
-template <class E, class F>
-void expect_error(F&& f, std::initializer_list<const char*> parts) {
-  try {
-    f();
-    ADD_FAILURE() << "no error";
-  } catch (const E& e) {
-    for (const char* p : parts) EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what();
-  }
-}
+using agtest::expect_error;
 
 TEST(Sort, ArgsortIsStableWithNaNLastAscendingAndFirstDescending) {
   const float nan = NAN;

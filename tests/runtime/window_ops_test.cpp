@@ -11,20 +11,13 @@
 
 #include "ag/detail/runtime_kernels.h"
 
+#include "../common/expect_error.h"
+
 namespace {
 
 using ag::Tensor;
 
-// `f` throws E (and not only a base class of it) whose message has each of `parts`.
-template <class E, class F>
-void expect_error(F&& f, std::initializer_list<const char*> parts) {
-  try {
-    f();
-    ADD_FAILURE() << "no error";
-  } catch (const E& e) {
-    for (const char* p : parts) EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what();
-  }
-}
+using agtest::expect_error;
 
 Tensor random_tensor(const ag::Shape& shape, uint32_t seed) {
   std::mt19937 rng(seed);

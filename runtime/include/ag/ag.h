@@ -25,6 +25,7 @@
 #include "ag/platform.h"
 #include "ag/print.h"
 #include "ag/random.h"
+#include "ag/saved_model.h"
 #include "ag/shape.h"
 #include "ag/tensor.h"
 #include "ag/tensor_array.h"

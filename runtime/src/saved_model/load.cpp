@@ -1,0 +1,142 @@
+// ag::saved_model::load and Module: every file checked against the manifest before it is
+// parsed; fresh Variables from the saved values; each signature's executable made on its
+// first call (the JIT's when linked in, else the interpreter).
+#include <fmt/format.h>
+
+#include <map>
+#include <mutex>
+
+#include "ag/backend.h"
+#include "ag/detail/variable_state.h"
+#include "ag/graph/parser.h"
+#include "ag/saved_model.h"
+#include "saved_model_files.h"
+
+namespace ag::saved_model {
+namespace fs = std::filesystem;
+
+struct Module::Impl {
+  struct Entry {
+    Signature signature;
+    std::shared_ptr<const Graph> graph;
+    mutable std::once_flag once;
+    mutable std::unique_ptr<Executable> executable;
+  };
+  std::map<std::string, std::unique_ptr<Entry>> entries;
+  std::vector<std::string> order;  // signature names as saved
+  std::vector<std::pair<std::string, Variable>> variables;
+  bool jit = true;
+
+  const Entry& entry(const std::string& name) const {
+    auto it = entries.find(name);
+    if (it == entries.end()) {
+      std::string have;
+      for (const std::string& n : order) have += (have.empty() ? "" : ", ") + n;
+      throw ValueError(fmt::format("ag::saved_model::Module: no signature '{}'; the module has: {}", name, have));
+    }
+    return *it->second;
+  }
+};
+
+namespace {
+
+TensorSpec spec_of(const TensorType& t) {
+  return t.rank_unknown ? TensorSpec::unknown_rank(t.dtype) : TensorSpec(t.shape, t.dtype);
+}
+
+}  // namespace
+
+std::vector<Tensor> Module::call(const std::string& signature, const std::vector<Tensor>& inputs) const {
+  const Impl::Entry& e = impl_->entry(signature);
+  const std::vector<TensorSpec>& specs = e.signature.inputs;
+  if (inputs.size() != specs.size())
+    throw ValueError(fmt::format("ag::saved_model::Module::call: '{}' takes {} inputs, got {}", signature, specs.size(), inputs.size()));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor& x = inputs[i];
+    if (!x.has_value() || x.is_symbolic())
+      throw ValueError(fmt::format("ag::saved_model::Module::call: '{}' input {} has no concrete value", signature, i));
+    if (x.dtype() != specs[i].dtype())
+      throw TypeError(fmt::format("ag::saved_model::Module::call: '{}' input {} must be {}, got {}", signature, i,
+                                  specs[i].str(), dtype_name(x.dtype())));
+    if (!specs[i].is_compatible_with(x))
+      throw ValueError(fmt::format("ag::saved_model::Module::call: '{}' input {} must be {}, got shape {}", signature, i,
+                                   specs[i].str(), x.shape().str()));
+  }
+  std::call_once(e.once, [&] {
+    CompilerBackend* backend = impl_->jit ? compiler_backend() : nullptr;
+    e.executable = backend ? backend->compile(e.graph, CompileOptions{.name = signature}) : make_interpreter(e.graph);
+  });
+  std::vector<Tensor> outputs(e.graph->results.size());
+  e.executable->run(inputs, outputs);
+  return outputs;
+}
+
+std::vector<Signature> Module::signatures() const {
+  std::vector<Signature> out;
+  for (const std::string& n : impl_->order) out.push_back(impl_->entry(n).signature);
+  return out;
+}
+
+std::vector<std::pair<std::string, Variable>> Module::variables() const { return impl_->variables; }
+
+const Graph& Module::graph(const std::string& signature) const { return *impl_->entry(signature).graph; }
+
+Module load(const std::string& dir, LoadOptions options) {
+  const fs::path root(dir);
+  const fs::path manifest_path = root / detail::kManifest;
+  if (!fs::exists(manifest_path))
+    throw ValueError(fmt::format("ag::saved_model::load: no saved model in {} ({} is missing)", dir, detail::kManifest));
+  const detail::Manifest m = detail::parse_manifest(detail::read_all(manifest_path), manifest_path.string());
+  // Every file, checked before anything reads it.
+  std::map<std::string, std::string> files;
+  for (const detail::Manifest::File& f : m.files) {
+    if (f.path.find("..") != std::string::npos || f.path.starts_with('/'))
+      throw ValueError(fmt::format("ag::saved_model::load: {}: names a file outside the model: {}", manifest_path.string(), f.path));
+    const fs::path p = root / f.path;
+    std::string bytes = detail::read_all(p);
+    if (bytes.size() != f.size || detail::checksum(bytes) != f.checksum)
+      throw ValueError(fmt::format("ag::saved_model::load: {} is damaged or was altered ({} bytes, checksum {}; the manifest "
+                                   "says {} bytes, {})", p.string(), bytes.size(), detail::checksum(bytes), f.size, f.checksum));
+    files[f.path] = std::move(bytes);
+  }
+  auto file = [&](const std::string& path) -> const std::string& {
+    auto it = files.find(path);
+    if (it == files.end())
+      throw ValueError(fmt::format("ag::saved_model::load: {}: {} has no file line", manifest_path.string(), path));
+    return it->second;
+  };
+  auto impl = std::make_shared<Module::Impl>();
+  impl->jit = options.jit_compile;
+  // The Variables: fresh ones holding the saved values, found by the text graphs name them by.
+  const Graph values = graph_from_text(file(detail::kVariablesFile));
+  if (values.results.size() != m.variables.size())
+    throw ValueError(fmt::format("ag::saved_model::load: {} holds {} values for {} variables", (root / detail::kVariablesFile).string(),
+                                 values.results.size(), m.variables.size()));
+  std::map<std::string, std::shared_ptr<ag::detail::VariableState>> by_text;
+  for (size_t k = 0; k < m.variables.size(); ++k) {
+    const Node& n = values.producer(values.results[k]);
+    if (n.op != OpKind::Const) throw ValueError(fmt::format("ag::saved_model::load: variable {} is not a constant", k));
+    const std::string& name = m.variables[k].name;
+    Variable v(n.attrs.value, name.starts_with("variable #") ? std::string() : name);
+    by_text[m.variables[k].text] = v.state();
+    impl->variables.emplace_back(name, v);
+  }
+  const GraphTextVariables find = [&](const std::string& text, DType, const Shape&) -> std::shared_ptr<ag::detail::VariableState> {
+    auto it = by_text.find(text);
+    return it == by_text.end() ? nullptr : it->second;
+  };
+  for (const detail::Manifest::SignatureLine& s : m.signatures) {
+    auto e = std::make_unique<Module::Impl::Entry>();
+    e->graph = std::make_shared<const Graph>(graph_from_text(file(s.path), find));
+    e->signature.name = s.name;
+    e->signature.text = s.text;
+    for (size_t i = 0; i < e->graph->num_params(); ++i) e->signature.inputs.push_back(spec_of(e->graph->type(e->graph->param(i))));
+    for (ValueId r : e->graph->results) e->signature.outputs.push_back(spec_of(e->graph->type(r)));
+    if (!impl->entries.emplace(s.name, std::move(e)).second)
+      throw ValueError(fmt::format("ag::saved_model::load: {}: signature '{}' is given twice", manifest_path.string(), s.name));
+    impl->order.push_back(s.name);
+  }
+  return Module(impl);
+}
+
+}  // namespace ag::saved_model
