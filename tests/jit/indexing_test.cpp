@@ -13,7 +13,8 @@ TEST(JitIndexing, ReadsAndUpdatesThreeWay) {
   auto fn = [](Tensor x) {
     return std::tuple{x(Slice{1, -1}, Slice{ag::none, ag::none, 2}), x(Slice{ag::none, ag::none, -1}, -1),
                       x(ag::newaxis, 2), x.at(Slice{1, 3}, Slice{2, 5}).set(-x(Slice{0, 2}, Slice{0, 3})),
-                      x.at(ag::all, 0).add(100.0f), x.at(3).set(0.5f)};
+                      x.at(ag::all, 0).add(100.0f), x.at(3).set(0.5f),
+                      x.at(Slice{ag::none, ag::none, -2}, Slice{1, 5, 3}).add(x(Slice{0, 2}, Slice{0, 2}))};
   };
   const ag::FunctionStats s = agtest::expect_three_way("indexing", fn, {}, x);
   EXPECT_EQ(s.compiles + s.disk_hits, 1);

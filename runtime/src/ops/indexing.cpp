@@ -1,5 +1,5 @@
 // NumPy-style indexing (Tensor::operator()) and functional updates (Tensor::at), written in the
-// Slice, Gather, Squeeze, ExpandDims and SliceUpdate ops: their gradients and staging are those
+// Slice, Gather, Squeeze, ExpandDims, SliceUpdate and (a strided update) TensorScatterUpdate ops: their gradients and staging are those
 // ops'. Every index resolves while tracing against the static shape.
 #include "ag/indexing.h"
 
@@ -133,6 +133,33 @@ Tensor index_tensor(const Tensor& x, std::span<const Index> indices) {
   return t;
 }
 
+// x.at(...) with a step other than 1: the box's elements as row-major linear indices into x
+// (every index known while tracing), written by one row scatter over x seen flat.
+Tensor strided_set(const Tensor& x, const Resolved& r, const Tensor& v, Loc loc) {
+  const Shape& shape = x.shape();
+  if (!shape.is_fully_defined())
+    index_error(loc, fmt::format("x.at(...) with a step other than 1 needs the tensor's shape known while tracing, got {}",
+                                 shape.str()));
+  Shape kept;
+  std::vector<int64_t> linear{0};
+  int64_t stride = shape.num_elements();
+  for (size_t d = 0; d < r.dims.size(); ++d) {
+    const DimSelection& s = r.dims[d];
+    const int64_t dim = shape[static_cast<int64_t>(d)];
+    stride /= std::max<int64_t>(dim, 1);
+    const int64_t n = s.strided ? static_cast<int64_t>(s.rows.size()) : (s.size >= 0 ? s.size : dim - s.begin);
+    if (!s.drop) kept.push_back(n);
+    std::vector<int64_t> next;
+    for (int64_t l : linear)
+      for (int64_t i = 0; i < n; ++i) next.push_back(l + (s.begin + (s.strided ? s.rows[static_cast<size_t>(i)] : i)) * stride);
+    linear = std::move(next);
+  }
+  const Tensor update = reshape(broadcast_to(v, kept, loc), Shape{static_cast<int64_t>(linear.size())}, loc);
+  const Tensor flat = detail::apply_op(OpKind::TensorScatterUpdate,
+                                       {reshape(x, Shape{shape.num_elements()}, loc), constant(linear), update}, Attrs::none(), loc);
+  return reshape(flat, shape, loc);
+}
+
 }  // namespace
 
 Tensor Tensor::index(std::initializer_list<Index> indices) const { return index_tensor(*this, {indices.begin(), indices.size()}); }
@@ -154,15 +181,13 @@ Tensor IndexUpdate::set(const Tensor& v, Loc loc) const {
   if (v.dtype() != x_.dtype())
     throw TypeError(fmt::format("x.at(...).set: the value is {} but the tensor is {}; use ag::cast{}",
                                 dtype_name(v.dtype()), dtype_name(x_.dtype()), detail::at(loc)));
+  for (const DimSelection& s : r.dims)
+    if (s.strided) return strided_set(x_, r, v, loc);
   Shape box, kept;  // the box with and without the dims an integer index drops
   Shape begin;
   bool known = true;
   for (size_t d = 0; d < r.dims.size(); ++d) {
     const DimSelection& s = r.dims[d];
-    if (s.strided)
-      throw UnimplementedError(fmt::format("x.at(...): a step other than 1 in dim {} is not supported yet; update the "
-                                           "rows one Slice at a time{}",
-                                           d, detail::at(loc)));
     const int64_t dim = x_.shape()[static_cast<int64_t>(d)];
     const int64_t n = s.size >= 0 ? s.size : (dim >= 0 ? dim - s.begin : Shape::kUnknown);
     known = known && n >= 0;
