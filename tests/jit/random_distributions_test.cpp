@@ -1,5 +1,7 @@
-// Generator::bernoulli and ::categorical: their frequencies, and one seed giving the same draws
-// eagerly, on the interpreter and in compiled code, call after call.
+// Generator::truncated_normal, ::bernoulli and ::categorical: their distributions, and one seed
+// giving the same draws eagerly, on the interpreter and in compiled code, call after call.
+#include <cmath>
+
 #include "jit_test_util.h"
 
 namespace {
@@ -53,6 +55,55 @@ TEST(RandomDistributions, OneSeedSameDrawsOnEveryBackend) {
   EXPECT_EQ(eager, run(false));
   EXPECT_EQ(eager, run(true));
   EXPECT_NE(eager[0], eager[2]);  // each call draws anew
+}
+
+
+// The truncated normal: inside two standard deviations, with the truncated distribution's
+// moments and quantiles, and (float64) the exact inverse CDF of the uniform word it drew.
+TEST(RandomDistributions, TruncatedNormal) {
+  ag::random::Generator g(5);
+  const Tensor x = g.truncated_normal({200000}, ag::float64, 1.0, 3.0);
+  EXPECT_LE(ag::reduce_max(ag::abs(x - 1.0)).item<double>(), 6.0);
+  const Tensor z = (x - 1.0) / 3.0;
+  // Mass in [-2, 2]: Z = erf(sqrt 2); variance 1 - 4 phi(2) / Z; P(z < 1) = (Phi(1) - Phi(-2)) / Z.
+  const double mass = std::erf(std::sqrt(2.0)), phi2 = std::exp(-2.0) / std::sqrt(2 * M_PI);
+  const double below_one = (0.5 * std::erfc(-1 / std::sqrt(2.0)) - 0.5 * std::erfc(std::sqrt(2.0))) / mass;
+  EXPECT_NEAR(ag::reduce_mean(z).item<double>(), 0.0, 0.01);
+  EXPECT_NEAR(ag::reduce_mean(z * z).item<double>(), 1 - 4 * phi2 / mass, 0.01);
+  EXPECT_NEAR(ag::reduce_mean(ag::cast(z < 1.0, ag::float64)).item<double>(), below_one, 0.005);
+  // The draw is the inverse CDF of the uniform word: erf(z / sqrt 2) = y, y uniform in (-Z, Z).
+  const Tensor t = ag::random::Generator(9).truncated_normal({1000}, ag::float64);
+  const Tensor y = ag::random::Generator(9).uniform({1000}, ag::float64, -mass, mass);
+  EXPECT_LE(ag::reduce_max(ag::abs(ag::erf(t / std::sqrt(2.0)) - y)).item<double>(), 1e-13);
+  const Tensor f = ag::random::Generator(9).truncated_normal({1000});
+  EXPECT_EQ(f.dtype(), ag::float32);
+  EXPECT_LE(ag::reduce_max(ag::abs(ag::cast(f, ag::float64) - t)).item<double>(), 1e-5);
+  EXPECT_THROW(g.truncated_normal({2}, ag::int32), ag::TypeError);
+  EXPECT_THROW(g.truncated_normal({2}, ag::float32, 0, -1), ag::ValueError);
+}
+
+TEST(RandomDistributions, TruncatedNormalOnEveryBackend) {
+  auto run = [&](std::optional<bool> jit) {
+    ag::random::Generator g(3);
+    auto draw = [&g](Tensor scale) { return g.truncated_normal({4, 5}, ag::float32, 0.5, 2.0) * scale; };
+    std::vector<Tensor> out;
+    const Tensor one = ag::constant(1.0f);
+    if (!jit.has_value()) {
+      for (int call = 0; call < 3; ++call) out.push_back(draw(one));
+    } else {
+      auto f = ag::function(draw, {.jit_compile = *jit});
+      for (int call = 0; call < 3; ++call) out.push_back(f(one));
+    }
+    return out;
+  };
+  const std::vector<Tensor> eager = run(std::nullopt), interp = run(false), jit = run(true);
+  // Equal up to the few-ULP differences of log, erf and exp between the eager kernels and the
+  // JIT's (the uniform words are the same bits).
+  for (size_t i = 0; i < eager.size(); ++i) {
+    EXPECT_TRUE(agtest::same_tensor(eager[i], interp[i], {.rtol = 1e-5, .atol = 1e-5})) << i;
+    EXPECT_TRUE(agtest::same_tensor(eager[i], jit[i], {.rtol = 1e-5, .atol = 1e-5})) << i;
+  }
+  EXPECT_FALSE(agtest::same_tensor(eager[0], eager[1]));  // each call draws anew
 }
 
 }  // namespace

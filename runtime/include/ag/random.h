@@ -36,6 +36,12 @@ class Generator {
   Tensor normal(const Shape& shape, DType dtype = float32, double mean = 0, double stddev = 1,
                 Loc loc = Loc::current());
 
+  // Normal with the given mean and standard deviation, restricted to within two standard
+  // deviations of the mean (tf.random.truncated_normal: the same distribution as re-drawing the
+  // values outside): the inverse normal CDF of one uniform word per element, drawn over the
+  // normal's mass in [-2, 2]. float32 or float64.
+  Tensor truncated_normal(const Shape& shape, DType dtype = float32, double mean = 0, double stddev = 1,
+                          Loc loc = Loc::current());
   // True with probability p (jax.random.bernoulli): a bool tensor of `shape` (p's shape when
   // empty), p broadcast to it. One uniform word per element.
   Tensor bernoulli(const Tensor& p, const Shape& shape = {}, Loc loc = Loc::current());
@@ -63,6 +69,8 @@ void set_seed(uint64_t seed);
 // Draws from the global Generator: fresh numbers on every call, eagerly and traced.
 Tensor uniform(const Shape& shape, DType dtype = float32, double minval = 0, double maxval = 1, Loc loc = Loc::current());
 Tensor normal(const Shape& shape, DType dtype = float32, double mean = 0, double stddev = 1, Loc loc = Loc::current());
+Tensor truncated_normal(const Shape& shape, DType dtype = float32, double mean = 0, double stddev = 1,
+                        Loc loc = Loc::current());
 Tensor bernoulli(const Tensor& p, const Shape& shape = {}, Loc loc = Loc::current());
 Tensor categorical(const Tensor& logits, int64_t num_samples, Loc loc = Loc::current());
 

@@ -1,12 +1,14 @@
-// Distributions drawn from a Generator's uniform stream and written in ops (bernoulli,
-// categorical): staged like any draw (a stateful node, fresh numbers on every call), and equal
+// Distributions drawn from a Generator's uniform stream and written in ops (truncated_normal,
+// bernoulli, categorical): staged like any draw (a stateful node, fresh numbers on every call), and equal
 // eagerly, interpreted and compiled for one seed.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <limits>
 
 #include "ag/construct.h"
 #include "ag/detail/ops_internal.h"
+#include "ag/ops.h"
 #include "ag/random.h"
 
 namespace ag::random {
@@ -17,6 +19,26 @@ namespace {
 }
 
 }  // namespace
+
+Tensor Generator::truncated_normal(const Shape& shape, DType dtype, double mean, double stddev, Loc loc) {
+  if (dtype != DType::Float32 && dtype != DType::Float64)
+    throw TypeError(fmt::format("Generator::truncated_normal: the dtype must be float32 or float64, got {}{}",
+                                dtype_name(dtype), detail::at(loc)));
+  if (!(stddev >= 0)) fail("Generator::truncated_normal", loc, fmt::format("stddev must be at least 0, got {}", stddev));
+  // y = 2u - 1 uniform over the standard normal's mass in [-2, 2], x = sqrt(2) erfinv(y).
+  const double mass = std::erf(2 / std::sqrt(2.0));
+  const Tensor y = uniform(shape, dtype, -mass, mass, loc);
+  // erfinv by Giles' single-precision polynomial in w = -log(1 - y^2) (w < 2.5 here: its
+  // central branch), then one Newton step on erf, which brings float64 to ~1e-15.
+  const Tensor w = -log(1.0 - y * y, loc) - 2.5;
+  Tensor p = w * 2.81022636e-08 + 3.43273939e-07;
+  for (double c : {-3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503, -0.00417768164, 0.246640727, 1.50140941})
+    p = p * w + c;
+  Tensor z = p * y;
+  z = z - (erf(z, loc) - y) / (exp(-(z * z), loc) * (2 / std::sqrt(M_PI)));
+  const Tensor x = clip_by_value(z * std::sqrt(2.0), -2.0, 2.0);
+  return x * stddev + mean;
+}
 
 Tensor Generator::bernoulli(const Tensor& p, const Shape& shape, Loc loc) {
   if (!is_floating(p.dtype()))
@@ -49,6 +71,9 @@ Tensor Generator::categorical(const Tensor& logits, int64_t num_samples, Loc loc
   return argmax(expand_dims(logits, 1, loc) + gumbel, 2, loc);
 }
 
+Tensor truncated_normal(const Shape& shape, DType dtype, double mean, double stddev, Loc loc) {
+  return global_generator().truncated_normal(shape, dtype, mean, stddev, loc);
+}
 Tensor bernoulli(const Tensor& p, const Shape& shape, Loc loc) { return global_generator().bernoulli(p, shape, loc); }
 Tensor categorical(const Tensor& logits, int64_t num_samples, Loc loc) {
   return global_generator().categorical(logits, num_samples, loc);
