@@ -35,6 +35,25 @@ TEST(JitIndexing, GradientsUnderATapeInsideAFunction) {
   EXPECT_EQ(s.compiles + s.disk_hits, 1);
 }
 
+// An update whose box is known only at run time: its gradient takes the box of dy by the
+// update's run-time dims (the eager call, with every shape known, takes the static path).
+TEST(JitIndexing, UpdateGradientsWithDimsKnownOnlyAtRunTime) {
+  const ag::FunctionOptions opts{.input_signature = {ag::TensorSpec({-1, 3}, ag::float64), ag::TensorSpec({-1, 3}, ag::float64)}};
+  auto fn = [](Tensor x, Tensor v) {
+    ag::GradientTape tape(/*persistent=*/true);
+    tape.watch(x);
+    tape.watch(v);
+    const Tensor z = x.at(Slice{1}).set(v * 2.0);
+    const Tensor loss = ag::reduce_sum(z * z * x);
+    return std::tuple{loss, tape.gradient(loss, x), tape.gradient(loss, v)};
+  };
+  const Tensor x = ag::reshape(ag::cast(ag::range(12), ag::float64) / 5.0, {4, 3});
+  const Tensor v = ag::reshape(ag::cast(ag::range(9), ag::float64) / 3.0 - 1.0, {3, 3});
+  agtest::expect_three_way_with("gradients", fn, opts, {}, x, v);
+  const Tensor x2 = ag::reshape(ag::cast(ag::range(6), ag::float64), {2, 3});
+  agtest::expect_three_way_with("gradients, another batch", fn, opts, {}, x2, ag::ones({1, 3}, ag::float64));
+}
+
 // Jacobi steps of a 1-D heat equation with fixed ends: the interior is replaced each step.
 TEST(JitIndexing, StencilInAStagedLoop) {
   auto heat = [](Tensor u, Tensor steps) {

@@ -85,26 +85,12 @@ std::vector<Tensor> grad_slice(const GradContext& c) {
 std::vector<Tensor> grad_slice_update(const GradContext& c) {
   const Tensor& update = c.inputs[1];
   const Shape& begin = c.attrs.slice_begin();
-  std::vector<int64_t> size;
-  for (int64_t d = 0; d < update.shape().rank(); ++d) size.push_back(update.shape()[d]);
-  bool static_box = true;
-  for (int64_t d : size) static_box = static_box && d >= 0;
-  Tensor dupdate;
-  if (static_box) {
-    dupdate = slice(c.dys[0], std::vector<int64_t>(begin.begin(), begin.end()), size);
-  } else {  // the box's dims known at run time only: a slice of the update's run-time shape
-    dupdate = slice(c.dys[0], std::vector<int64_t>(begin.begin(), begin.end()),
-                    std::vector<int64_t>(static_cast<size_t>(begin.rank()), -1));
-    for (int64_t d = 0; d < update.shape().rank(); ++d)
-      if (size[static_cast<size_t>(d)] < 0)
-        dupdate = gather(dupdate, range(gather(shape_of(update), Tensor(d))), d);
-      else
-        dupdate = slice(dupdate, std::vector<int64_t>(static_cast<size_t>(begin.rank()), 0), [&] {
-          std::vector<int64_t> s(static_cast<size_t>(begin.rank()), -1);
-          s[static_cast<size_t>(d)] = size[static_cast<size_t>(d)];
-          return s;
-        }());
-  }
+  // The update's box of dy: one slice, to the end of dy in the dims whose size is known only at
+  // run time, which then keep the update's first rows.
+  std::vector<int64_t> size(update.shape().begin(), update.shape().end());
+  Tensor dupdate = slice(c.dys[0], std::vector<int64_t>(begin.begin(), begin.end()), size);
+  for (int64_t d = 0; d < update.shape().rank(); ++d)
+    if (size[static_cast<size_t>(d)] < 0) dupdate = gather(dupdate, range(gather(shape_of(update), Tensor(d))), d);
   return {slice_update(c.dys[0], zeros_like(update), begin, c.loc), dupdate};
 }
 
