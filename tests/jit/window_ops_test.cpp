@@ -108,4 +108,36 @@ TEST(JitWindowOps, CnnTrainingStepUnderATapeInsideNestedFunctions) {
   EXPECT_LT(compiled[1].item<float>(), compiled[0].item<float>());
 }
 
+
+// Both runtime-kernel families in a staged loop, in a compiled Function differentiated by a tape
+// outside its trace: conv2d, sort and a segment sum each iteration, against the same eagerly.
+TEST(JitWindowOps, StagedLoopUnderATapeOutsideTheTrace) {
+  auto body = [](Tensor x, Tensor w) {
+    auto [i, h] = ag::while_loop([](const Tensor& i, const Tensor&) { return i < 3; },
+                                 [&](const Tensor& i, const Tensor& h) {
+                                   Tensor next = ag::tanh(ag::nn::conv2d(h, w, 1, "SAME"));
+                                   next = ag::sort(next, 2) + ag::reshape(ag::unsorted_segment_sum(
+                                                                  ag::reshape(next, {-1, 2}), ag::constant(std::vector<int32_t>(9, 0)), 1), {1, 1, 1, 2});
+                                   return std::make_tuple(i + 1, next * 0.5);
+                                 },
+                                 std::make_tuple(ag::constant(0), x));
+    return ag::reduce_sum(h * h);
+  };
+  const Tensor x = sample(ag::float64, {1, 3, 3, 2}, 21, Values::Moderate), w = sample(ag::float64, {3, 3, 2, 2}, 22, Values::Moderate);
+  auto gradients = [&](auto&& f) {
+    ag::GradientTape tape;
+    tape.watch(x);
+    tape.watch(w);
+    const Tensor loss = f(x, w);
+    const std::vector<Tensor> g = tape.gradient(loss, std::vector<ag::GradSource>{x, w});
+    return std::make_tuple(loss, g[0], g[1]);
+  };
+  const auto eager = gradients(body);
+  auto interp = ag::function(body, {.jit_compile = false});
+  auto jit = ag::function(body);
+  agtest::expect_same(eager, gradients(interp), {.rtol = 1e-9, .atol = 1e-12}, "interpreter");
+  agtest::expect_same(eager, gradients(jit), {.rtol = 1e-9, .atol = 1e-12}, "jit");
+  EXPECT_EQ(jit.stats().compiles + jit.stats().disk_hits, 1);
+}
+
 }  // namespace

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "../common/expect_error.h"
+#include "../common/random_values.h"
 
 namespace {
 
@@ -164,14 +165,6 @@ std::vector<double> einsum_by_definition(const std::string& eq, const std::vecto
   return result;
 }
 
-Tensor values(const ag::Shape& s, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> u(-1, 1);
-  std::vector<double> v(static_cast<size_t>(s.num_elements()));
-  for (double& e : v) e = u(rng);
-  return ag::constant(v, s);
-}
-
 TEST(Einsum, AgainstTheDefinition) {
   struct Case {
     std::string eq;  // with the explicit output, for the reference
@@ -192,7 +185,7 @@ TEST(Einsum, AgainstTheDefinition) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.given.empty() ? c.eq : c.given);
     std::vector<Tensor> xs;
-    for (size_t i = 0; i < c.shapes.size(); ++i) xs.push_back(values(c.shapes[i], static_cast<uint32_t>(i + 7)));
+    for (size_t i = 0; i < c.shapes.size(); ++i) xs.push_back(agtest::random_values(c.shapes[i], static_cast<uint32_t>(i + 7)));
     ag::Shape want_shape;
     const std::vector<double> want = einsum_by_definition(c.eq, xs, want_shape);
     const Tensor got = ag::einsum(c.given.empty() ? c.eq : c.given, xs);

@@ -5,6 +5,7 @@
 #include <ag/ag.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
@@ -12,20 +13,14 @@
 #include "ag/detail/runtime_kernels.h"
 
 #include "../common/expect_error.h"
+#include "ag/detail/log.h"
+#include "../common/random_values.h"
 
 namespace {
 
 using ag::Tensor;
 
 using agtest::expect_error;
-
-Tensor random_tensor(const ag::Shape& shape, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> u(-1, 1);
-  std::vector<double> v(static_cast<size_t>(shape.num_elements()));
-  for (double& x : v) x = u(rng);
-  return ag::constant(v, shape);
-}
 
 struct Case {
   ag::Shape x, w;
@@ -84,7 +79,7 @@ std::string name(const Case& c) {
 TEST(WindowOps, Conv2dMatchesTheDefinitionInBothDtypes) {
   for (const Case& c : cases()) {
     SCOPED_TRACE(name(c));
-    const Tensor x = random_tensor(c.x, 1), w = random_tensor(c.w, 2);
+    const Tensor x = agtest::random_values(c.x, 1), w = agtest::random_values(c.w, 2);
     ag::Shape want_shape;
     const std::vector<double> want = conv_by_definition(c, x.to_vector<double>(), w.to_vector<double>(), want_shape);
     const Tensor y64 = ag::nn::conv2d(x, w, {c.sh, c.sw}, c.padding, {c.dh, c.dw});
@@ -105,9 +100,9 @@ TEST(WindowOps, Conv2dTransposeIsTheAdjointOfConv2d) {
   for (const Case& c : cases()) {
     SCOPED_TRACE(name(c));
     for (ag::DType d : {ag::float64, ag::float32}) {
-      const Tensor x = ag::cast(random_tensor(c.x, 3), d), w = ag::cast(random_tensor(c.w, 4), d);
+      const Tensor x = ag::cast(agtest::random_values(c.x, 3), d), w = ag::cast(agtest::random_values(c.w, 4), d);
       const Tensor y = ag::nn::conv2d(x, w, {c.sh, c.sw}, c.padding, {c.dh, c.dw});
-      const Tensor v = ag::cast(random_tensor(y.shape(), 5), d);
+      const Tensor v = ag::cast(agtest::random_values(y.shape(), 5), d);
       const Tensor xt = ag::nn::conv2d_transpose(v, w, c.x, {c.sh, c.sw}, c.padding, {c.dh, c.dw});
       ASSERT_EQ(xt.shape(), c.x);
       const double lhs = ag::reduce_sum(ag::cast(y * v, ag::float64)).item<double>();
@@ -118,7 +113,7 @@ TEST(WindowOps, Conv2dTransposeIsTheAdjointOfConv2d) {
 }
 
 TEST(WindowOps, Conv1dIsAConv2dOfHeightOne) {
-  const Tensor x = random_tensor({2, 9, 3}, 6), w = random_tensor({3, 3, 4}, 7);
+  const Tensor x = agtest::random_values({2, 9, 3}, 6), w = agtest::random_values({3, 3, 4}, 7);
   for (const char* padding : {"SAME", "VALID"}) {
     const Tensor y = ag::nn::conv1d(x, w, 2, padding, 1);
     const Tensor want = ag::squeeze(ag::nn::conv2d(ag::expand_dims(x, 1), ag::expand_dims(w, 0), {1, 2}, padding), {1});
@@ -130,7 +125,7 @@ TEST(WindowOps, Conv1dIsAConv2dOfHeightOne) {
 
 // Pools by definition: padding is never in a window; the average divides by what it covers.
 TEST(WindowOps, PoolsMatchTheDefinition) {
-  const Tensor x = random_tensor({2, 5, 7, 3}, 8);
+  const Tensor x = agtest::random_values({2, 5, 7, 3}, 8);
   const std::vector<double> xv = x.to_vector<double>();
   for (const char* padding : {"VALID", "SAME"})
     for (const auto& [k, s] : std::vector<std::pair<ag::nn::Size2D, ag::nn::Size2D>>{{2, 2}, {{3, 2}, {1, 2}}, {3, 3}}) {
@@ -162,6 +157,23 @@ TEST(WindowOps, PoolsMatchTheDefinition) {
               }
       }
     }
+}
+
+// oneDNN picks its kernel for the CPU, capped by ONEDNN_MAX_CPU_ISA: ctest runs this file again
+// with AVX2 and SSE4.1 caps (tests/runtime/CMakeLists.txt), and this checks the cap took.
+TEST(WindowOps, OneDnnKernelFollowsTheCpuCap) {
+  std::string log;
+  ag::detail::set_log_topics(static_cast<unsigned>(ag::detail::LogTopic::Kernels));
+  ag::set_log_sink([&](std::string_view line) { log += std::string(line); });
+  // A geometry no other test uses: its primitive is made (and logged) here.
+  ag::nn::conv2d(ag::ones({1, 11, 13, 3}, ag::float32), ag::ones({2, 3, 3, 7}, ag::float32), 1, "SAME");
+  ag::set_log_sink(nullptr);
+  ag::detail::set_log_topics(0);
+  ASSERT_NE(log.find("Conv2D 1x11x13x3 * 2x3x3x7: oneDNN "), std::string::npos) << log;
+  const char* cap = std::getenv("ONEDNN_MAX_CPU_ISA");
+  const std::string kernel = log.substr(log.find("oneDNN "));
+  if (cap && std::string(cap) == "AVX2") EXPECT_EQ(kernel.find("avx512"), std::string::npos) << kernel;
+  if (cap && std::string(cap) == "SSE41") EXPECT_EQ(kernel.find("avx"), std::string::npos) << kernel;
 }
 
 TEST(WindowOps, EmptyBatchGivesAnEmptyResult) {

@@ -15,11 +15,6 @@
 namespace ag::detail {
 namespace {
 
-int64_t index_at(const Tensor& t, int64_t k) {
-  return t.dtype() == DType::Int32 ? static_cast<const int32_t*>(impl_of(t)->data)[k]
-                                   : static_cast<const int64_t*>(impl_of(t)->data)[k];
-}
-
 // [outer, n, inner] around `axis`.
 struct AxisSplit {
   int64_t outer = 1, n = 1, inner = 1;
@@ -74,7 +69,7 @@ void take_along_axis(OpKind op, std::span<const Tensor> in, int64_t axis, void* 
       for (int64_t k = 0; k < is.n; ++k)
         for (int64_t i = 0; i < is.inner; ++i) {
           const int64_t at = (o * is.n + k) * is.inner + i;
-          const int64_t j = index_at(idx, at);
+          const int64_t j = element_as_int(idx, at);
           if (j < 0 || j >= xs.n) out_of_range(op, j, xs.n, loc);
           const int64_t from = (o * xs.n + j) * xs.inner + i;
           if (grad) {
@@ -99,7 +94,7 @@ void scatter_rows(OpKind op, std::span<const Tensor> in, void* out, SourceLoc lo
     const T* u = static_cast<const T*>(impl_of(upd)->data);
     std::memcpy(y, impl_of(base)->data, static_cast<size_t>(base.num_elements()) * sizeof(T));
     for (int64_t j = 0; j < k; ++j) {
-      const int64_t r = index_at(idx, j);
+      const int64_t r = element_as_int(idx, j);
       if (segments && r < 0) continue;
       if (r < 0 || r >= rows) out_of_range(op, r, rows, loc);
       T* dst = y + r * row;

@@ -160,8 +160,10 @@ bool onednn_conv(OpKind op, const WindowGeometry& g, const float* a, const float
   } else {
     p->primitive.execute(stream, {{DNNL_ARG_SRC, mem(p->data_a, a)}, {DNNL_ARG_DIFF_DST, mem(p->data_b, b)},
                                   {DNNL_ARG_DIFF_WEIGHTS, filter}});
-    memory user_filter = mem(p->user_filter, out);
-    if (p->filter_reorder) p->filter_reorder->execute(stream, filter, user_filter);
+    if (p->filter_reorder) {
+      memory user_filter = mem(p->user_filter, out);
+      p->filter_reorder->execute(stream, filter, user_filter);
+    }
   }
   stream.wait();
   g_calls.fetch_add(1, std::memory_order_relaxed);

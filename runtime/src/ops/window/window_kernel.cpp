@@ -3,7 +3,6 @@
 #include <vector>
 
 #include "../kernels.h"
-#include "ag/detail/runtime_kernels.h"
 #include "conv_onednn.h"
 #include "window_loops.h"
 
