@@ -18,12 +18,6 @@
 namespace ag::jit {
 namespace {
 
-bool consumes_elementwise(const Node& n, uint32_t input) {
-  if (is_elementwise_expr(n.op)) return n.op != OpKind::FillLike;  // FillLike reads only a shape
-  const OpClass c = op_class(n.op);
-  return (c == OpClass::Reduce || c == OpClass::ArgReduce) && input == 0;
-}
-
 bool is_fill(OpKind op) { return op == OpKind::Fill || op == OpKind::FillLike; }
 
 // True when a value of shape `v` evaluated in a loop over `loop` would be computed more than
@@ -39,6 +33,12 @@ bool broadcasts_into(const Shape& v, const Shape& loop) {
 }
 
 }  // namespace
+
+bool consumes_elementwise(const Node& n, uint32_t input) {
+  if (is_elementwise_expr(n.op)) return n.op != OpKind::FillLike;  // FillLike reads only a shape
+  const OpClass c = op_class(n.op);
+  return (c == OpClass::Reduce || c == OpClass::ArgReduce) && input == 0;
+}
 
 bool is_cheap_to_recompute(OpKind op) { return is_elementwise_expr(op) && op_info(op).cost == OpCost::cheap; }
 

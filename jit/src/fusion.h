@@ -15,6 +15,9 @@ namespace ag::jit {
 // broadcast operand): ops.def's Cost column says `cheap` (transcendentals, sqrt and divisions are
 // `costly`).
 bool is_cheap_to_recompute(OpKind op);
+// Whether `n` reads its input `input` element by element through a loop's walk: an elementwise
+// op (not FillLike, which reads only the shape), or a reduction of its operand.
+bool consumes_elementwise(const Node& n, uint32_t input);
 // At most this many recomputed (broadcast) ops per group.
 inline constexpr int kMaxRecomputedPerGroup = 4;
 

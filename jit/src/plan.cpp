@@ -47,7 +47,17 @@ class Planner {
     s->children.resize(n);
     s->scratch_offset.assign(n, 0);
     choose_storage(g, *s, param_slots);
+    view_slices(g, *s);
     s->groups = fuse_elementwise(g, s->values);
+    // In-place updates first (each turns an update into a view of its input's buffer, so
+    // liveness is computed again), then destinations: a result that is an in-place update makes
+    // its input's buffer the result's.
+    compute_liveness(g, *s);
+    while (update_in_place(g, *s)) {
+      reset_liveness(*s);
+      compute_liveness(g, *s);
+    }
+    reset_liveness(*s);
     choose_destinations(g, *s);
     compute_liveness(g, *s);
     fill_node_infos(g, *s);
@@ -91,6 +101,33 @@ class Planner {
     }
   }
 
+  // A slice that only loops reading element by element consume (elementwise ops, reductions) is
+  // read in place through its input's strides: a View of the input's buffer, no copy
+  // (lower_layout.cpp, slice; the walk's strided leaves: lower_fused.cpp). A stencil's shifted
+  // reads of its grid then cost nothing but their loads.
+  void view_slices(const Graph& g, ScopePlan& s) {
+    std::vector<bool> read(g.nodes.size(), false), elementwise_reads(g.nodes.size(), true);
+    for (ValueId r : g.results) elementwise_reads[r.node] = false;
+    for (const Node& c : g.nodes)
+      for (uint32_t k = 0; k < c.inputs.size(); ++k) {
+        read[c.inputs[k].node] = true;
+        if (!consumes_elementwise(c, k)) elementwise_reads[c.inputs[k].node] = false;
+      }
+    for (uint32_t i = 0; i < g.nodes.size(); ++i) {
+      if (g.nodes[i].op != OpKind::Slice || !read[i] || !elementwise_reads[i]) continue;
+      ValuePlan& vp = s.values[i][0];
+      if (vp.storage != ValueStorage::Arena && vp.storage != ValueStorage::Owned) continue;
+      const ValueId in = g.nodes[i].inputs[0];
+      const ValuePlan& src = s.at(in);
+      const ValueStorage st = src.storage;
+      if (st != ValueStorage::Arena && st != ValueStorage::Owned && st != ValueStorage::Param && st != ValueStorage::Const &&
+          st != ValueStorage::View)
+        continue;
+      vp.storage = ValueStorage::View;
+      vp.root = st == ValueStorage::View ? src.root : in;
+    }
+  }
+
   // Results of functions and If branches are written straight into their sinks when the value
   // owning their buffer is computed here (each buffer serves one result; the others copy).
   void choose_destinations(const Graph& g, ScopePlan& s) {
@@ -102,6 +139,13 @@ class Planner {
       root.storage = ValueStorage::Dest;
       root.dest = static_cast<int32_t>(k);
     }
+  }
+
+  static void reset_liveness(ScopePlan& s) {
+    for (auto& outs : s.values)
+      for (ValuePlan& vp : outs) vp.last_use = -1;
+    for (auto& f : s.free_after) f.clear();
+    s.free_at_end.clear();
   }
 
   void compute_liveness(const Graph& g, ScopePlan& s) {
@@ -132,6 +176,36 @@ class Planner {
         if (vp.last_use == n) s.free_at_end.push_back({static_cast<uint32_t>(i), k});
         else s.free_after[std::max(vp.last_use, i)].push_back({static_cast<uint32_t>(i), k});
       }
+  }
+
+  // x.at(box).set(v) writes v's box into x's own buffer when nothing reads x afterwards and the
+  // buffer is this scope's to change: a temporary of the scope, or a While body's loop variable
+  // (the loop's state buffer, which the body's result replaces anyway). The update then is a view
+  // of x: no copy of x, and a loop-carried grid updated every iteration is never copied (the
+  // write-back of a result that is the state buffer itself is skipped). Returns whether any was.
+  bool update_in_place(const Graph& g, ScopePlan& s) {
+    bool any = false;
+    for (uint32_t i = 0; i < g.nodes.size(); ++i) {
+      const Node& node = g.nodes[i];
+      const ValueStorage planned = s.values[i][0].storage;
+      if (node.op != OpKind::SliceUpdate || (planned != ValueStorage::Arena && planned != ValueStorage::Owned)) continue;
+      const ValuePlan& x = s.at(node.inputs[0]);
+      const ValueId root = x.storage == ValueStorage::View ? x.root : node.inputs[0];
+      const ValuePlan& owner = s.at(root);
+      bool writable = owner.storage == ValueStorage::Arena || owner.storage == ValueStorage::Owned;
+      if (owner.storage == ValueStorage::Param && s.kind == ScopeKind::WhileBody) {
+        const auto p = std::find(g.params.begin(), g.params.end(), root.node) - g.params.begin();
+        writable = p < loop_vars_;
+      }
+      const ValuePlan& v = s.at(node.inputs[1]);
+      const ValueId v_root = v.storage == ValueStorage::View ? v.root : node.inputs[1];
+      if (!writable || owner.last_use != static_cast<int32_t>(i) || v_root == root) continue;
+      ValuePlan& out = s.values[i][0];
+      out.storage = ValueStorage::View;
+      out.root = root;
+      any = true;
+    }
+    return any;
   }
 
   // A List input may be moved from when this node is its last use and nobody else can see it:

@@ -95,7 +95,7 @@ void update(OpKind op, T* dst, const T* src, const Shape& var, const int64_t* di
     else for (int64_t k = 0; k < n; ++k) dst[k] = src[0];  // a scalar fills the variable
     return;
   }
-  if constexpr (!std::is_same_v<T, bool>) {
+  if constexpr (!std::is_same_v<T, bool> && !is_half_float_v<T> && sizeof(T) >= 4) {  // (storage dtypes: assign only)
     if (src_n == n) {
       for (int64_t k = 0; k < n; ++k) dst[k] = combine(op, dst[k], src[k]);
     } else if (src_n == 1) {

@@ -1,7 +1,8 @@
 // The seeded random programs of the random-graph suites (random_graphs_test.cpp) and of the
 // gradient compositions (gradient_compositions_random_test.cpp): elementwise chains with
-// broadcasting, casts, reductions, matmuls, transposes, concats of slices (some empty), gathers
-// with data-dependent indices, If and While with carried values.
+// broadcasting, casts (uint8 and int8 integers too), reductions, matmuls (transposed operands
+// too), transposes, concats of slices (some empty), slice updates, gathers with data-dependent
+// indices, If and While with carried values.
 #pragma once
 
 #include <ag/ag.h>
@@ -40,7 +41,10 @@ class Program {
   static const ag::Tensor& pick(Rng& rng, const std::vector<ag::Tensor>& v) { return v[rng() % v.size()]; }
 
   static ag::Tensor unary(Rng& rng, const ag::Tensor& x) {
-    switch (rng() % 9) {
+    switch (rng() % 12) {
+      case 8: return ag::erf(x);
+      case 9: return ag::atan(x) * 0.5f;
+      case 10: return ag::log1p(ag::abs(x));
       case 0: return ag::tanh(x);
       case 1: return ag::sigmoid(x);
       case 2: return ag::relu(x) - 0.5f;
@@ -95,7 +99,10 @@ class Program {
   // Layout ops: each leaves the broadcast shape set and comes back to it.
   ag::Tensor layout(Rng& rng, const std::vector<ag::Tensor>& f, const std::vector<ag::Tensor>& ints) const {
     const ag::Tensor x = full(pick(rng, f)), y = full(pick(rng, f));
-    switch (rng() % 5) {
+    switch (rng() % 6) {
+      case 5:  // x's rows 1.. replaced by y's rows ..-1 (a slice update; in place when compiled)
+        if (M_ < 2) return x;
+        return x.at(ag::Slice{1}).set(y(ag::Slice{0, -1}) * 0.5f);
       case 0: return ag::transpose(unary(rng, ag::transpose(x)) * 0.5f + ag::transpose(y));  // via [4,3]
       case 1: return ag::transpose(ag::reduce_max(ag::transpose(x), {1}, true));             // [K,1] -> [1,K]
       case 2: {  // columns of x then of y
@@ -125,13 +132,21 @@ class Program {
         const ag::Tensor x = full(pick(rng, f));
         const float scale = static_cast<float>(0.2 / std::sqrt(static_cast<double>(K_)));
         const ag::Tensor w = agtest::sample(x.dtype(), {K_, K_}, rng() % 1000, agtest::Values::Moderate) * scale;
-        f.push_back(ag::tanh(ag::matmul(x, w)));
+        switch (rng() % 3) {  // the same product, with w or both operands read transposed
+          case 0: f.push_back(ag::tanh(ag::matmul(x, w))); break;
+          case 1: f.push_back(ag::tanh(ag::matmul(x, ag::transpose(w), false, true))); break;
+          default: f.push_back(ag::tanh(ag::transpose(ag::matmul(w, ag::transpose(x), true, false)))); break;  // (w^T x^T)^T
+        }
         break;
       }
       case 6: {  // integer arithmetic, exact everywhere
         const ag::Tensor& i = pick(rng, ints);
         const ag::Tensor& j = pick(rng, ints);
-        switch (rng() % 4) {
+        switch (rng() % 5) {
+          case 4:  // 8-bit arithmetic wraps: the same in every mode
+            ints.push_back(ag::cast(ag::cast(i * 37, ag::uint8) + ag::cast(j, ag::uint8), i.dtype()) % 9 +
+                           ag::cast(ag::cast(j * 50, ag::int8) / 3, i.dtype()) % 4);
+            break;
           case 0: ints.push_back((i * 3 + j) % 11); break;
           case 1: ints.push_back(ag::maximum(i, j) - ag::floordiv(j, 3)); break;
           case 2: ints.push_back(ag::reduce_sum(i, {1}, true) % 7); break;

@@ -138,6 +138,19 @@ TEST(GradientCheck, ReductionsAndMatmul) {
   check_gradient("matmul", [](const std::vector<Tensor>& x) { return ag::matmul(x[0], x[1]); }, {sample({3, 4}, 16), sample({4, 2}, 17)});
   check_gradient("batched matmul, broadcast batch", [](const std::vector<Tensor>& x) { return ag::matmul(x[0], x[1]); },
                  {sample({2, 3, 4}, 18), sample({4, 2}, 19)});
+  for (bool ta : {false, true})
+    for (bool tb : {false, true}) {
+      const std::string name = std::string("matmul") + (ta ? " transpose_a" : "") + (tb ? " transpose_b" : "");
+      check_gradient(name, [&](const std::vector<Tensor>& x) { return ag::matmul(x[0], x[1], ta, tb); },
+                     {sample(ta ? ag::Shape{2, 4, 3} : ag::Shape{2, 3, 4}, 34), sample(tb ? ag::Shape{2, 4} : ag::Shape{4, 2}, 35)});
+      // Second order, and one tensor as both operands.
+      check_gradient(name + " of itself, second order", [&](const std::vector<Tensor>& x) {
+        ag::GradientTape inner;
+        inner.watch(x[0]);
+        const Tensor y = ag::reduce_sum(ag::tanh(ag::matmul(x[0], x[0], ta, tb)));
+        return inner.gradient(y, x[0]);
+      }, {sample({3, 3}, 36)});
+    }
 }
 
 TEST(GradientCheck, LayoutOps) {

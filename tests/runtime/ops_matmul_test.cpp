@@ -31,6 +31,14 @@ std::vector<T> ref_matmul(const std::vector<T>& a, const Dims& sa, const std::ve
   return out;
 }
 
+// The permutation that swaps the last two of `rank` dims.
+std::vector<int64_t> swapped_perm(size_t rank) {
+  std::vector<int64_t> p(rank);
+  for (size_t i = 0; i < rank; ++i) p[i] = static_cast<int64_t>(i);
+  std::swap(p[rank - 1], p[rank - 2]);
+  return p;
+}
+
 template <class T>
 class MatMul : public ::testing::Test {};
 TYPED_TEST_SUITE(MatMul, agtest::NumericTypes);
@@ -91,6 +99,39 @@ TEST(MatMul, Errors) {
                   "float32", "int32");
   AG_EXPECT_ERROR(ag::TypeError, ag::matmul(ag::zeros({2, 2}, ag::bool_), ag::zeros({2, 2}, ag::bool_)),
                   "ag::matmul", "bool");
+}
+
+// a^T and b^T as flags: the product of the operands laid out transposed equals the product of
+// the transposes, for every dtype, batch broadcasting and size (small and GEMM-sized).
+template <class T>
+void check_flags(const Dims& sa, const Dims& sb, bool ta, bool tb) {
+  SCOPED_TRACE(::testing::Message() << "ta " << ta << " tb " << tb << " a " << ::testing::PrintToString(sa));
+  Dims out_shape;
+  const auto a = agtest::sample<T>(agtest::count(sa), 73, false, 5);
+  const auto b = agtest::sample<T>(agtest::count(sb), 74, false, 5);
+  // The stored operands are the transposes of a and b where a flag is set.
+  const ag::Tensor at = ta ? ag::transpose(agtest::make(a, sa), swapped_perm(sa.size())) : agtest::make(a, sa);
+  const ag::Tensor bt = tb ? ag::transpose(agtest::make(b, sb), swapped_perm(sb.size())) : agtest::make(b, sb);
+  const ag::Tensor c = ag::matmul(at, bt, ta, tb);
+  const auto expected = ref_matmul(a, sa, b, sb, out_shape);
+  EXPECT_EQ(agtest::dims(c), out_shape);
+  agtest::expect_values(c, expected, std::is_same_v<T, float> ? 1e-5 : 1e-12, 1e-4);
+}
+
+TYPED_TEST(MatMul, TransposeFlags) {
+  for (bool ta : {false, true})
+    for (bool tb : {false, true}) {
+      check_flags<TypeParam>({3, 4}, {4, 5}, ta, tb);
+      check_flags<TypeParam>({2, 1, 3, 4}, {5, 4, 2}, ta, tb);
+      check_flags<TypeParam>({70, 90}, {90, 33}, ta, tb);
+    }
+}
+
+TEST(MatMul, TransposeFlagErrorsNameTheTransposedShapes) {
+  AG_EXPECT_ERROR(ag::ValueError, ag::matmul(ag::zeros({2, 3}), ag::zeros({2, 5}), false, false), "ag::matmul", "[2,3] x [2,5]");
+  AG_EXPECT_ERROR(ag::ValueError, ag::matmul(ag::zeros({2, 3}), ag::zeros({3, 5}), true, false), "[2,3]^T x [3,5]",
+                  "a^T has 2 columns");
+  EXPECT_EQ(agtest::dims(ag::matmul(ag::zeros({2, 3}), ag::zeros({5, 3}), false, true)), (Dims{2, 5}));
 }
 
 TEST(MatMul, IdentityAndTranspose) {

@@ -176,6 +176,28 @@ TEST(WindowOps, OneDnnKernelFollowsTheCpuCap) {
   if (cap && std::string(cap) == "SSE41") EXPECT_EQ(kernel.find("avx"), std::string::npos) << kernel;
 }
 
+// oneDNN splits a primitive's work for the OpenMP thread count it was made under: a primitive per
+// thread count, made when ag::set_num_threads changes it (the same values whatever the count).
+TEST(WindowOps, OneDnnPrimitivesFollowTheThreadCount) {
+  std::string log;
+  ag::detail::set_log_topics(static_cast<unsigned>(ag::detail::LogTopic::Kernels));
+  ag::set_log_sink([&](std::string_view line) { log += std::string(line) + "\n"; });
+  const Tensor x = ag::cast(agtest::random_values({2, 9, 7, 5}, 3), ag::float32);
+  const Tensor w = ag::cast(agtest::random_values({3, 3, 5, 4}, 4), ag::float32);
+  const int before = ag::get_num_threads();
+  ag::set_num_threads(1);
+  const Tensor one = ag::nn::conv2d(x, w, 1, "SAME");
+  ag::set_num_threads(2);
+  const Tensor two = ag::nn::conv2d(x, w, 1, "SAME");
+  ag::set_num_threads(before);
+  ag::set_log_sink(nullptr);
+  ag::detail::set_log_topics(0);
+  EXPECT_NE(log.find("Conv2D 2x9x7x5 * 3x3x5x4: oneDNN "), std::string::npos) << log;
+  EXPECT_NE(log.find(", 1 thread\n"), std::string::npos) << log;
+  EXPECT_NE(log.find(", 2 threads\n"), std::string::npos) << log;
+  EXPECT_EQ(one.to_vector<float>(), two.to_vector<float>());
+}
+
 TEST(WindowOps, EmptyBatchGivesAnEmptyResult) {
   const Tensor x = ag::zeros({0, 4, 4, 2}, ag::float32), w = ag::ones({3, 3, 2, 5}, ag::float32);
   EXPECT_EQ(ag::nn::conv2d(x, w, 1, "SAME").shape(), (ag::Shape{0, 4, 4, 5}));
@@ -196,7 +218,7 @@ TEST(WindowOps, BadArgumentsAreClearErrors) {
   expect_error<ag::ValueError>([&] { ag::nn::conv2d(ag::ones({5, 5, 3}, ag::float32), w, 1, "VALID"); },
                                        {"the input must have rank 4, got [5,5,3]"});
   expect_error<ag::TypeError>([&] { ag::nn::max_pool2d(ag::ones({1, 4, 4, 1}, ag::int32), 2, 2, "VALID"); },
-                                      {"ag::nn::max_pool2d", "needs float32 or float64 tensors, got int32[1,4,4,1]"});
+                                      {"ag::nn::max_pool2d", "needs floating-point tensors, got int32[1,4,4,1]"});
   expect_error<ag::TypeError>([&] { ag::nn::conv2d(x, ag::ones({3, 3, 3, 2}, ag::float64), 1, "VALID"); },
                                       {"different dtypes"});
   // conv2d over output_shape must give conv2d_transpose's input.

@@ -50,6 +50,10 @@ llvm::Type* Codegen::mem_type(DType d) const {
     case DType::Float32: return llvm::Type::getFloatTy(ctx_ref_);
     case DType::Float64: return llvm::Type::getDoubleTy(ctx_ref_);
     case DType::List: return llvm::PointerType::getUnqual(ctx_ref_);
+    case DType::UInt8:
+    case DType::Int8: return llvm::Type::getInt8Ty(ctx_ref_);
+    case DType::Float16:  // as their bits (half_ir.h)
+    case DType::BFloat16: return llvm::Type::getInt16Ty(ctx_ref_);
   }
   return nullptr;
 }
@@ -65,6 +69,10 @@ llvm::Value* Codegen::constant(DType d, double f, int64_t i) {
     case DType::Int64: return b_.getInt64(static_cast<uint64_t>(i));
     case DType::Float32: return llvm::ConstantFP::get(b_.getFloatTy(), static_cast<float>(f));
     case DType::Float64: return llvm::ConstantFP::get(b_.getDoubleTy(), f);
+    case DType::UInt8:
+    case DType::Int8: return b_.getInt8(static_cast<uint8_t>(i));
+    case DType::Float16: return b_.getInt16(detail::convert_value<Float16>(f).bits);
+    case DType::BFloat16: return b_.getInt16(detail::convert_value<BFloat16>(f).bits);
     case DType::List: break;
   }
   return nullptr;

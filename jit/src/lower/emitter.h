@@ -21,6 +21,9 @@ struct LVal {
   llvm::Value* counter = nullptr;      // a fused draw (RandomUniform): the counter of its first word
   llvm::Value* ptr = nullptr;          // Buf: the row-major data
   std::vector<llvm::Value*> dims;      // i64 per dim, constants where static (Reg, Buf, Fused)
+  // Buf: element strides per dim when the data is another buffer's box (a slice read in place
+  // by elementwise loops: plan.cpp, view_slices); empty = row-major in `dims`.
+  std::vector<llvm::Value*> strides;
   int32_t slot = -1;                   // Slot: a TensorArray handle held by the runtime
 };
 
@@ -149,6 +152,8 @@ class Emitter : public Codegen {
   void lower_matmul_chain(Scope& s, uint32_t i, int64_t length);
   llvm::Function* matmul_kernel(const std::string& name, unsigned pointers);
   llvm::Function* small_gemm(DType d, int64_t m, int64_t k, int64_t n);
+  // dst[c, r] = src[r, c] for a static [rows, cols] src (a transposed operand of a small matmul).
+  llvm::Value* transpose_into(DType d, llvm::Value* src, llvm::Value* dst, int64_t rows, int64_t cols);
   std::optional<GemmPacking> gemm_packing(DType d, int64_t m, int64_t k, int64_t n) const;
   llvm::Value* pack_gemm_lhs(const GemmPacking& p, DType d, int64_t m, int64_t k, llvm::Value* a);
   llvm::Function* small_gemm_packed(const GemmPacking& p, DType d, int64_t m, int64_t k, int64_t n);

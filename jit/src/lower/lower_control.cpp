@@ -239,7 +239,9 @@ class WhileLowering : NodeLowering {
       const ValuePlan& vp = body.plan->at(r);
       const ValueId root = vp.storage == ValueStorage::View ? vp.root : r;
       const int64_t p = is_param(bg, root) ? param_index(bg, root) : -1;
-      if (p < 0 || p >= static_cast<int64_t>(nvars_) || next[k].kind != LVal::Kind::Buf) continue;
+      // (p == k: the result is the state buffer itself, updated in place or seen another way.)
+      if (p < 0 || p == static_cast<int64_t>(k) || p >= static_cast<int64_t>(nvars_) || next[k].kind != LVal::Kind::Buf)
+        continue;
       llvm::Value* tmp = e_.owned_alloc(e_.byte_size(next[k].dtype, next[k].dims), body.site(r, next[k].dims));
       e_.copy_value(next[k], tmp);
       next[k].ptr = tmp;
@@ -256,7 +258,15 @@ class WhileLowering : NodeLowering {
     std::vector<llvm::Value*> replaced;
     for (size_t k = 0; k < nvars_; ++k) {
       const ValueId r = bg.results[k];
-      const bool unchanged = param_index(bg, r) == static_cast<int64_t>(k);
+      // The result is the state's own buffer: the parameter itself, or a value written into it
+      // in place (an update of the loop variable: plan.cpp, update_in_place). A dynamic state
+      // keeps its dims only when the update's input is the parameter itself (not a reshape).
+      const bool same_buffer = next[k].kind == LVal::Kind::Buf && next[k].ptr == state_[k].ptr;
+      const Node& producer = bg.nodes[r.node];
+      const bool unchanged =
+          param_index(bg, r) == static_cast<int64_t>(k) || (kind_[k] == Kind::Static && same_buffer) ||
+          (kind_[k] == Kind::Dynamic && same_buffer && producer.op == OpKind::SliceUpdate &&
+           param_index(bg, producer.inputs[0]) == static_cast<int64_t>(k));
       switch (kind_[k]) {
         case Kind::Reg: next[k].reg = e_.as_register(next[k]); break;
         case Kind::Slot:

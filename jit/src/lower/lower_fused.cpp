@@ -9,7 +9,8 @@
 namespace ag::jit {
 namespace {
 
-enum class DimState : uint8_t { Full, Broadcast, Dynamic };
+// Strided: a dim of a slice read in place, whose stride is its buffer's, never merged.
+enum class DimState : uint8_t { Full, Broadcast, Dynamic, Strided };
 
 }  // namespace
 
@@ -23,12 +24,16 @@ Walk Emitter::make_walk(const std::vector<llvm::Value*>& dims, const std::vector
   for (size_t l = 0; l < leaves.size(); ++l) {
     const std::vector<llvm::Value*>& d = leaves[l]->dims;
     if (d.size() > r) throw InternalError("jit: a fused operand has a higher rank than its loop");
-    const std::vector<llvm::Value*> contiguous = contiguous_strides(d);
+    const bool strided = !leaves[l]->strides.empty();
+    const std::vector<llvm::Value*> contiguous = strided ? leaves[l]->strides : contiguous_strides(d);
     for (size_t j = 0; j < r; ++j) {
       const int64_t a = static_cast<int64_t>(j) - static_cast<int64_t>(r - d.size());
       if (a < 0 || is_const(d[static_cast<size_t>(a)], 1)) {
         ld[l].stride.push_back(i64(0));
         ld[l].state.push_back(DimState::Broadcast);
+      } else if (strided && llvm::isa<llvm::ConstantInt>(d[static_cast<size_t>(a)])) {
+        ld[l].stride.push_back(contiguous[static_cast<size_t>(a)]);
+        ld[l].state.push_back(DimState::Strided);
       } else if (llvm::isa<llvm::ConstantInt>(d[static_cast<size_t>(a)])) {
         ld[l].stride.push_back(contiguous[static_cast<size_t>(a)]);
         ld[l].state.push_back(DimState::Full);
@@ -54,7 +59,7 @@ Walk Emitter::make_walk(const std::vector<llvm::Value*>& dims, const std::vector
       const size_t o = j - 1;
       if (!llvm::isa<llvm::ConstantInt>(wd[o]) || !llvm::isa<llvm::ConstantInt>(wd[j])) continue;
       const bool mergeable = std::all_of(ld.begin(), ld.end(), [&](const LeafDims& l) {
-        return l.state[o] == l.state[j] && l.state[j] != DimState::Dynamic;
+        return l.state[o] == l.state[j] && l.state[j] != DimState::Dynamic && l.state[j] != DimState::Strided;
       });
       if (!mergeable) continue;
       wd[o] = b_.CreateMul(wd[o], wd[j]);

@@ -118,7 +118,7 @@ bool Emitter::streaming_output(const LVal& out, const Walk& w, DType d, unsigned
 bool Emitter::lower_elementwise_vector(Scope& s, uint32_t i, const LVal& out, const Walk& w) {
   const Node& n = s.graph().nodes[i];
   const DType d = out.dtype;
-  if (!program().config.vector_loops || !is_floating(d) || w.dims.empty() || n.op == OpKind::FillLike) return false;
+  if (!program().config.vector_loops || (d != DType::Float32 && d != DType::Float64) || w.dims.empty() || n.op == OpKind::FillLike) return false;
   for (const auto& [leaf, strides] : w.strides)  // the inner dim read contiguously or broadcast
     if (!is_const(strides.back(), 0) && !is_const(strides.back(), 1)) return false;
   const unsigned lanes = static_cast<unsigned>(vector_bytes_ / static_cast<int64_t>(dtype_size(d)));

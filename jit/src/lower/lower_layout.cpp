@@ -292,11 +292,20 @@ void LayoutLowering::slice() {
   std::vector<llvm::Value*> begin;
   for (size_t k = 0; k < in.dims.size(); ++k) {
     const int64_t b0 = n_.attrs.slice_begin()[static_cast<int64_t>(k)], sz = n_.attrs.slice_size()[static_cast<int64_t>(k)];
-    llvm::Value* size = sz >= 0 ? e_.i64(sz) : b_.CreateSub(in.dims[k], e_.i64(b0));
+    // (sz < 0: through dim + sz + 1, an empty range when that is before b0: attrs.h)
+    llvm::Value* size = sz >= 0 ? e_.i64(sz)
+                                : b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, b_.CreateSub(in.dims[k], e_.i64(b0 - sz - 1)), e_.i64(0));
     e_.fail_if(b_.CreateOr(b_.CreateICmpSGT(e_.i64(b0), in.dims[k]), b_.CreateICmpSGT(b_.CreateAdd(e_.i64(b0), size), in.dims[k])), id,
             FailKind::SliceRange, b_.CreateAdd(e_.i64(b0), size), in.dims[k]);
     begin.push_back(e_.i64(b0));
     out.dims.push_back(t.shape[static_cast<int64_t>(k)] >= 0 ? e_.i64(t.shape[static_cast<int64_t>(k)]) : size);
+  }
+  if (s_.plan->values[i_][0].storage == ValueStorage::View) {  // read in place (plan.cpp, view_slices)
+    out.kind = LVal::Kind::Buf;
+    out.strides = e_.contiguous_strides(in.dims);
+    out.ptr = b_.CreateInBoundsGEP(e_.mem_type(t.dtype), in.ptr, e_.linear_offset(out.strides, begin));
+    s_.values[i_] = {out};
+    return;
   }
   out.ptr = e_.result_buffer(s_, i_, out.dims);
   copy_box(t.dtype, out.dims, in, begin, out, {});
@@ -335,8 +344,12 @@ void LayoutLowering::slice_update() {
     begin.push_back(e_.i64(b0));
     out.dims.push_back(t.shape[static_cast<int64_t>(k)] >= 0 ? e_.i64(t.shape[static_cast<int64_t>(k)]) : x.dims[k]);
   }
-  out.ptr = e_.result_buffer(s_, i_, out.dims);
-  e_.copy_value(x, out.ptr);
+  if (s_.plan->values[i_][0].storage == ValueStorage::View) {
+    out.ptr = x.ptr;  // in place (plan.cpp, update_in_place): only the box is written
+  } else {
+    out.ptr = e_.result_buffer(s_, i_, out.dims);
+    e_.copy_value(x, out.ptr);
+  }
   copy_box(t.dtype, u.dims, u, {}, out, begin);
   e_.finish_result(s_, i_, out, out.ptr);
 }

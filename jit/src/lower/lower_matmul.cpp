@@ -272,7 +272,7 @@ llvm::Function* Emitter::small_gemm(DType d, int64_t m, int64_t k, int64_t n) {
 int64_t Emitter::matmul_chain_length(const Scope& s, uint32_t i) const {
   const Graph& g = s.graph();
   const Node& first = g.nodes[i];
-  if (first.op != OpKind::MatMul || first.inputs.size() != 2) return 0;
+  if (first.op != OpKind::MatMul || first.inputs.size() != 2 || !first.attrs.ints.empty()) return 0;
   const TensorType& t = first.outputs[0];
   if (t.shape.rank() != 2 || !t.shape.is_fully_defined() || s.type(first.inputs[0]).shape.rank() != 2) return 0;
   const int64_t m = s.type(first.inputs[0]).shape[0], k = s.type(first.inputs[0]).shape[1], n = t.shape[1];
@@ -291,7 +291,7 @@ int64_t Emitter::matmul_chain_length(const Scope& s, uint32_t i) const {
     const Node& n_j = g.nodes[end];
     const ValueId r{end - 1, 0};
     if (n_j.op != OpKind::MatMul || n_j.inputs.size() != 2 || n_j.inputs[pos] != r || n_j.inputs[1 - pos] != x ||
-        n_j.outputs[0] != t)
+        n_j.outputs[0] != t || !n_j.attrs.ints.empty())
       break;
     // The product it consumes lives only for it: no other use, not a result, a plain buffer.
     const ValuePlan& vp = s.plan->at(r);
@@ -355,6 +355,15 @@ void Emitter::lower_matmul_chain(Scope& s, uint32_t i, int64_t length) {
   finish_result(s, last, out, last_out);
 }
 
+// dst[c, r] = src[r, c] for a static [rows, cols] src; returns dst.
+llvm::Value* Emitter::transpose_into(DType d, llvm::Value* src, llvm::Value* dst, int64_t rows, int64_t cols) {
+  loop_nest({i64(rows), i64(cols)}, [&](const std::vector<llvm::Value*>& rc) {
+    llvm::Value* v = load(d, src, b_.CreateAdd(b_.CreateMul(rc[0], i64(cols)), rc[1]));
+    store(d, dst, b_.CreateAdd(b_.CreateMul(rc[1], i64(rows)), rc[0]), v);
+  });
+  return dst;
+}
+
 void Emitter::lower_matmul(Scope& s, uint32_t i) {
   const Node& n = s.graph().nodes[i];
   const LVal a = as_buffer(s.at(n.inputs[0]));
@@ -362,10 +371,12 @@ void Emitter::lower_matmul(Scope& s, uint32_t i) {
   const TensorType& t = n.outputs[0];
   const DType d = t.dtype;
   const size_t ra = a.dims.size(), rb = bm.dims.size();
-  llvm::Value* m = a.dims[ra - 2];
-  llvm::Value* k = a.dims[ra - 1];
-  llvm::Value* nn = bm.dims[rb - 1];
-  fail_if(b_.CreateICmpNE(k, bm.dims[rb - 2]), s.node_id(i), FailKind::MatMulInner, k, bm.dims[rb - 2]);
+  const bool ta = n.attrs.transpose_a(), tb = n.attrs.transpose_b();
+  llvm::Value* m = a.dims[ra - (ta ? 1 : 2)];
+  llvm::Value* k = a.dims[ra - (ta ? 2 : 1)];
+  llvm::Value* nn = bm.dims[rb - (tb ? 2 : 1)];
+  llvm::Value* kb = bm.dims[rb - (tb ? 1 : 2)];
+  fail_if(b_.CreateICmpNE(k, kb), s.node_id(i), FailKind::MatMulInner, k, kb);
 
   LVal a_batch, b_batch, o_batch;
   a_batch.dims.assign(a.dims.begin(), a.dims.end() - 2);
@@ -384,15 +395,21 @@ void Emitter::lower_matmul(Scope& s, uint32_t i) {
   llvm::Value* kn = b_.CreateMul(k, nn);
   llvm::Value* mn = b_.CreateMul(m, nn);
   llvm::Type* et = mem_type(d);
+  // The small kernels read row-major operands: a transposed one is copied into a stack buffer
+  // first (at most kInlineMatMulWork elements; GEMM reads it in place).
+  llvm::Value* a_rows = inline_loops && ta ? stack_alloc(cm * ck * static_cast<int64_t>(dtype_size(d))) : nullptr;
+  llvm::Value* b_rows = inline_loops && tb ? stack_alloc(ck * cn * static_cast<int64_t>(dtype_size(d))) : nullptr;
   const Walk w = make_walk(o_batch.dims, {&a_batch, &b_batch, &o_batch}, /*collapse=*/true);
   loop_nest(w.dims, [&](const std::vector<llvm::Value*>& idx) {
     llvm::Value* pa = b_.CreateInBoundsGEP(et, a.ptr, b_.CreateMul(linear_offset(*w.find(&a_batch), idx), mk));
     llvm::Value* pb = b_.CreateInBoundsGEP(et, bm.ptr, b_.CreateMul(linear_offset(*w.find(&b_batch), idx), kn));
     llvm::Value* pc = b_.CreateInBoundsGEP(et, c, b_.CreateMul(linear_offset(*w.find(&o_batch), idx), mn));
     if (!inline_loops) {
-      b_.CreateCall(runtime(gemm_name(d)), {pa, pb, pc, m, k, nn});
+      b_.CreateCall(runtime(gemm_name(d)), {pa, pb, pc, m, k, nn, i64((ta ? 1 : 0) | (tb ? 2 : 0))});
       return;
     }
+    if (a_rows) pa = transpose_into(d, pa, a_rows, ck, cm);
+    if (b_rows) pb = transpose_into(d, pb, b_rows, cn, ck);
     b_.CreateCall(small_gemm(d, cm, ck, cn), {pa, pb, pc});
   });
   finish_result(s, i, out, c);

@@ -2,6 +2,7 @@
 // arithmetic, C++ truncating / and % (x / -1 defined for INT_MIN), floor division, NaN-propagating
 // maximum/minimum, saturating float->int casts, half-to-even round, checked division and powers.
 #include "emitter.h"
+#include "half_ir.h"
 
 namespace ag::jit {
 namespace {
@@ -9,14 +10,21 @@ namespace {
 llvm::Value* cast_value(Emitter& e, DType from, DType to, llvm::Value* x) {
   llvm::IRBuilder<>& b = e.b();
   if (from == to) return x;
+  // The 16-bit floats convert through float32, as ag::detail::convert_value does.
+  if (from == DType::Float16 || from == DType::BFloat16)
+    return cast_value(e, DType::Float32, to, half_bits_to_float(b, x, from == DType::BFloat16));
+  if (to == DType::Float16 || to == DType::BFloat16)
+    return float_to_half_bits(b, cast_value(e, from, DType::Float32, x), to == DType::BFloat16);
   llvm::Type* t = e.reg_type(to);
   if (to == DType::Bool)
     return is_floating(from) ? b.CreateFCmpUNE(x, llvm::ConstantFP::get(x->getType(), 0.0))
                              : b.CreateICmpNE(x, llvm::ConstantInt::get(x->getType(), 0));
   if (from == DType::Bool) return is_floating(to) ? b.CreateUIToFP(x, t) : b.CreateZExt(x, t);
-  if (is_integer(from) && is_integer(to)) return b.CreateSExtOrTrunc(x, t);
-  if (is_integer(from)) return b.CreateSIToFP(x, t);
-  if (is_integer(to)) return b.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {t, x->getType()}, {x});
+  if (is_integer(from) && is_integer(to)) return is_unsigned(from) ? b.CreateZExtOrTrunc(x, t) : b.CreateSExtOrTrunc(x, t);
+  if (is_integer(from)) return is_unsigned(from) ? b.CreateUIToFP(x, t) : b.CreateSIToFP(x, t);
+  if (is_integer(to))
+    return b.CreateIntrinsic(is_unsigned(to) ? llvm::Intrinsic::fptoui_sat : llvm::Intrinsic::fptosi_sat,
+                             {t, x->getType()}, {x});
   return to == DType::Float64 ? b.CreateFPExt(x, t) : b.CreateFPTrunc(x, t);
 }
 

@@ -22,7 +22,7 @@ Tensor constant_from_values(const std::vector<T>& values, const Shape& shape) {
   std::vector<int64_t> i;
   if constexpr (std::is_floating_point_v<T>) f.assign(values.begin(), values.end());
   else i.assign(values.begin(), values.end());
-  return constant_from(dtype_of<T>(), shape, f.empty() ? nullptr : f.data(), i.empty() ? nullptr : i.data());
+  return constant_from(element_dtype_of<T>(), shape, f.empty() ? nullptr : f.data(), i.empty() ? nullptr : i.data());
 }
 // Appends the elements of a nested list to `out`, fixing dim `depth` of `shape` on first sight
 // and checking it on every later list of the same depth.

@@ -120,9 +120,9 @@ template <class T>
 const T* checked_data(const Tensor& t, int64_t rank, const char* what) {
   static_assert(is_agc_scalar<T>, "ag::as_eigen: T must be bool, int32_t, int64_t, float or double");
   const void* data = detail::exported_data(t, what);
-  if (t.dtype() != dtype_of<T>())
+  if (t.dtype() != element_dtype_of<T>())
     throw TypeError(fmt::format("{}: the tensor's dtype is {} but T is {}", what, dtype_name(t.dtype()),
-                                dtype_name(dtype_of<T>())));
+                                dtype_name(element_dtype_of<T>())));
   if (t.rank() != rank)
     throw ValueError(fmt::format("{}: the tensor has rank {} (shape {}) but the view has rank {}", what, t.rank(),
                                  t.shape().str(), rank));
@@ -144,10 +144,10 @@ Tensor from_eigen(M&& m) {
     auto owner = std::make_shared<D>(std::move(m));  // a dynamic-size matrix's buffer moves: no copy
     const Scalar* data = owner->data();
     const Shape shape = eigen_detail::shape_of(*owner);
-    return detail::make_external(data, dtype_of<Scalar>(), shape, std::move(owner), "ag::from_eigen");
+    return detail::make_external(data, element_dtype_of<Scalar>(), shape, std::move(owner), "ag::from_eigen");
   } else {
     eigen_detail::check_contiguous(m, "ag::from_eigen");
-    return detail::make_external(m.derived().data(), dtype_of<Scalar>(), eigen_detail::shape_of(m), nullptr, nullptr,
+    return detail::make_external(m.derived().data(), element_dtype_of<Scalar>(), eigen_detail::shape_of(m), nullptr, nullptr,
                                  "ag::from_eigen");
   }
 }
@@ -159,7 +159,7 @@ Tensor from_eigen(const D& m, std::shared_ptr<const void> owner) {
     return Tensor();  // not reached: viewable() failed a static_assert
   } else {
     eigen_detail::check_contiguous(m, "ag::from_eigen");
-    return detail::make_external(m.derived().data(), dtype_of<typename D::Scalar>(), eigen_detail::shape_of(m),
+    return detail::make_external(m.derived().data(), element_dtype_of<typename D::Scalar>(), eigen_detail::shape_of(m),
                                  std::move(owner), "ag::from_eigen");
   }
 }
@@ -175,9 +175,9 @@ Tensor from_eigen(M&& t) {
   if constexpr (!std::is_lvalue_reference_v<M> && eigen_detail::is_eigen_tensor<D>) {
     auto owner = std::make_shared<D>(std::move(t));
     const Scalar* data = owner->data();
-    return detail::make_external(data, dtype_of<Scalar>(), shape, std::move(owner), "ag::from_eigen");
+    return detail::make_external(data, element_dtype_of<Scalar>(), shape, std::move(owner), "ag::from_eigen");
   } else {
-    return detail::make_external(t.data(), dtype_of<Scalar>(), shape, nullptr, nullptr, "ag::from_eigen");
+    return detail::make_external(t.data(), element_dtype_of<Scalar>(), shape, nullptr, nullptr, "ag::from_eigen");
   }
 }
 
@@ -188,7 +188,7 @@ Tensor from_eigen_copy(const D& m) {
   using Scalar = typename D::Scalar;
   static_assert(eigen_detail::is_agc_scalar<Scalar>,
                 "ag::from_eigen_copy: the scalar type has no agc dtype (agc has bool, int32_t, int64_t, float, double)");
-  Tensor t = detail::make_tensor(dtype_of<Scalar>(), eigen_detail::shape_of(m));
+  Tensor t = detail::make_tensor(element_dtype_of<Scalar>(), eigen_detail::shape_of(m));
   auto* p = static_cast<Scalar*>(detail::impl_of(t)->data);
   if constexpr (D::RowsAtCompileTime == 1)
     Eigen::Map<Eigen::Matrix<Scalar, 1, Eigen::Dynamic>>(p, m.size()) = m;

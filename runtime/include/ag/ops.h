@@ -165,6 +165,9 @@ Tensor argmin(const Tensor& x, int64_t axis = 0, Loc loc = Loc::current());
 // ---- Linear algebra and layout ----
 // 2-D, or batched over leading dims (broadcast).
 Tensor matmul(const Tensor& a, const Tensor& b, Loc loc = Loc::current());
+// tf.linalg.matmul's transpose_a / transpose_b: a^T and b^T (their last two dims swapped) without
+// making the transposes: GEMM reads the operands as they lie.
+Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b = false, Loc loc = Loc::current());
 // perm empty: reverse the dims.
 Tensor transpose(const Tensor& x, std::vector<int64_t> perm = {}, Loc loc = Loc::current());
 // One dim of `shape` may be -1 (inferred).

@@ -204,8 +204,8 @@ std::vector<T> Tensor::to_vector() const {
 template <class T>
 const T* Tensor::data() const {
   detail::require_concrete(*this, "data()");
-  if (dtype_of<T>() != dtype() || sizeof(T) != dtype_size(dtype()))
-    detail::throw_data_type_mismatch(dtype(), dtype_of<T>(), sizeof(T));
+  if (element_dtype_of<T>() != dtype() || sizeof(T) != dtype_size(dtype()))
+    detail::throw_data_type_mismatch(dtype(), element_dtype_of<T>(), sizeof(T));
   return static_cast<const T*>(impl_->data);
 }
 

@@ -22,14 +22,6 @@ Tensor reduced_count(const GradContext& c) {
   return cast(reduce_prod(gather(shape_of(c.inputs[0]), constant(axes))), c.dys[0].dtype());
 }
 
-// The last two dims swapped.
-Tensor swap_last(const Tensor& x) {
-  std::vector<int64_t> perm(static_cast<size_t>(x.shape().rank()));
-  for (size_t i = 0; i < perm.size(); ++i) perm[i] = static_cast<int64_t>(i);
-  std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
-  return transpose(x, perm);
-}
-
 }  // namespace
 
 // A running sum's gradient is the running sum of dy the other way.
@@ -72,11 +64,17 @@ std::vector<Tensor> grad_reduce_prod(const GradContext& c) {
   return {keep_dims(c, c.dys[0]) * others};
 }
 
+// TensorFlow's _MatMulGrad: each gradient is one product with transpose flags, never a
+// Transpose node (inside a staged loop, a transpose of a loop-invariant operand ran every
+// iteration). With c = op(a) op(b): da = g op(b)^T, db = op(a)^T g, each laid out as its input.
 std::vector<Tensor> grad_matmul(const GradContext& c) {
   const Tensor& a = c.inputs[0];
   const Tensor& b = c.inputs[1];
   const Tensor& g = c.dys[0];
-  return {unbroadcast(matmul(g, swap_last(b)), a, c.loc), unbroadcast(matmul(swap_last(a), g), b, c.loc)};
+  const bool ta = c.attrs.transpose_a(), tb = c.attrs.transpose_b();
+  const Tensor da = ta ? matmul(b, g, tb, true) : matmul(g, b, false, !tb);
+  const Tensor db = tb ? matmul(g, a, true, ta) : matmul(a, g, !ta, false);
+  return {unbroadcast(da, a, c.loc), unbroadcast(db, b, c.loc)};
 }
 
 }  // namespace ag::detail

@@ -276,6 +276,8 @@ class Parser {
                                     n.op == OpKind::ListStack || n.op == OpKind::RandomUniform ||
                                     n.op == OpKind::RandomNormal)) {
         a.shape = parse_shape_text(text, c);
+      } else if ((key == "transpose_a" || key == "transpose_b") && n.op == OpKind::MatMul && text.empty()) {
+        a.set_transposes(key == "transpose_a" || a.transpose_a(), key == "transpose_b" || a.transpose_b());
       } else if (key == "perm" && n.op == OpKind::Transpose) {
         a.perm() = parse_shape_text(text, c);
       } else if (key == "begin" && (n.op == OpKind::Slice || n.op == OpKind::SliceUpdate)) {

@@ -153,6 +153,10 @@ std::string attrs_to_text(const Node& n, ConstantText constants) {
     case OpKind::Fill: parts.push_back("shape=" + a.shape.str()); break;
     case OpKind::FillLike: parts.push_back(fmt::format("value={}", a.scalar)); break;
     case OpKind::Transpose: parts.push_back("perm=" + a.perm().str()); break;
+    case OpKind::MatMul:
+      if (a.transpose_a()) parts.push_back("transpose_a");
+      if (a.transpose_b()) parts.push_back("transpose_b");
+      break;
     case OpKind::Reshape:
     case OpKind::EnsureShape: parts.push_back("shape=" + a.shape.str()); break;
     case OpKind::Slice: parts.push_back("begin=" + a.slice_begin().str() + ", size=" + a.slice_size().str()); break;

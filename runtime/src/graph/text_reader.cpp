@@ -32,7 +32,8 @@ std::optional<OpKind> op_named(std::string_view name) {
 }
 
 std::optional<DType> dtype_named(std::string_view name) {
-  for (DType d : {DType::Bool, DType::Int32, DType::Int64, DType::Float32, DType::Float64})
+  for (DType d : {DType::Bool, DType::Int32, DType::Int64, DType::Float32, DType::Float64, DType::UInt8, DType::Int8,
+                  DType::Float16, DType::BFloat16})
     if (name == dtype_short_name(d) || name == dtype_name(d)) return d;
   return std::nullopt;
 }
@@ -193,7 +194,7 @@ Tensor parse_constant(const std::string& text, const TensorType& type, Cursor& c
     while (end < text.size() && text[end] != ' ' && text[end] != ']' && text[end] != '[') ++end;
     const std::string token = text.substr(k, end - k);
     char* stop = nullptr;
-    if (type.dtype == DType::Float32 || type.dtype == DType::Float64) f.push_back(std::strtod(token.c_str(), &stop));
+    if (is_floating(type.dtype)) f.push_back(std::strtod(token.c_str(), &stop));
     else i.push_back(token == "true" ? 1 : token == "false" ? 0 : std::strtoll(token.c_str(), &stop, 10));
     if (stop && *stop != '\0') c.fail(fmt::format("'{}' is not a {} value", token, dtype_name(type.dtype)));
     k = end;

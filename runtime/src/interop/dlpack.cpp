@@ -35,6 +35,10 @@ DLDataType dl_dtype(DType d) {
     case DType::Int64: return {kDLInt, 64, 1};
     case DType::Float32: return {kDLFloat, 32, 1};
     case DType::Float64: return {kDLFloat, 64, 1};
+    case DType::UInt8: return {kDLUInt, 8, 1};
+    case DType::Int8: return {kDLInt, 8, 1};
+    case DType::Float16: return {kDLFloat, 16, 1};
+    case DType::BFloat16: return {kDLBfloat, 16, 1};
     case DType::List: break;
   }
   throw InternalError("to_dlpack: no DLPack type for a TensorArray handle");
@@ -56,9 +60,14 @@ DType agc_dtype(DLDataType t) {
     if (t.code == kDLFloat && t.bits == 32) return DType::Float32;
     if (t.code == kDLFloat && t.bits == 64) return DType::Float64;
     if (t.code == kDLPackBoolCode && t.bits == 8) return DType::Bool;
+    if (t.code == kDLUInt && t.bits == 8) return DType::UInt8;
+    if (t.code == kDLInt && t.bits == 8) return DType::Int8;
+    if (t.code == kDLFloat && t.bits == 16) return DType::Float16;
+    if (t.code == kDLBfloat && t.bits == 16) return DType::BFloat16;
   }
-  throw TypeError(fmt::format("ag::from_dlpack: the dtype {} has no agc dtype (agc has bool, int32, int64, float32 "
-                              "and float64, one lane); convert the array first (NumPy: .astype(np.int32))",
+  throw TypeError(fmt::format("ag::from_dlpack: the dtype {} has no agc dtype (agc has bool, uint8, int8, int32, "
+                              "int64, float16, bfloat16, float32 and float64, one lane); convert the array first "
+                              "(NumPy: .astype(np.int32))",
                               dl_dtype_name(t)));
 }
 

@@ -37,7 +37,7 @@ Tensor dispatch_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs
     case OpClass::Source: return source_kernel(op, in, attrs, out, loc);
     case OpClass::Reduce:
     case OpClass::ArgReduce: return reduce_kernel(op, in, attrs, out, loc);
-    case OpClass::MatMul: return matmul_kernel(in, out, loc);
+    case OpClass::MatMul: return matmul_kernel(in, attrs, out, loc);
     case OpClass::Scan: return scan_kernel(op, in, attrs, out, loc);
     case OpClass::Window:
     case OpClass::Index: return runtime_kernel(op, in, attrs, out, loc);

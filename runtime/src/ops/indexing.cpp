@@ -54,12 +54,14 @@ DimSelection resolve_slice(const Slice& sl, int64_t dim, int64_t d, SourceLoc lo
   if (sl.step == 0) index_error(loc, fmt::format("the step of dim {} is 0", d));
   DimSelection s;
   if (dim < 0) {
-    if (sl.step != 1 || (sl.start.is_set() && sl.start.value() < 0) || sl.stop.is_set())
-      index_error(loc, fmt::format("dim {} is unknown while tracing: only [start:] with start >= 0 is possible; give "
-                                   "the dim with ag::ensure_shape",
+    if (sl.step != 1 || (sl.start.is_set() && sl.start.value() < 0) || (sl.stop.is_set() && sl.stop.value() >= 0))
+      index_error(loc, fmt::format("dim {} is unknown while tracing: only [start:] and [start:-k] with start >= 0 are "
+                                   "possible; give the dim with ag::ensure_shape",
                                    d));
     s.begin = sl.start.is_set() ? sl.start.value() : 0;
-    return s;  // size -1: to the end, checked at run time
+    // Size -1: to the end; -k - 1: through the stop -k (attrs.h), both resolved at run time.
+    if (sl.stop.is_set()) s.size = sl.stop.value() - 1;
+    return s;
   }
   auto bound = [&](const SliceBound& b, int64_t missing, int64_t lo, int64_t hi) {
     if (!b.is_set()) return missing;
@@ -122,7 +124,7 @@ Tensor index_tensor(const Tensor& x, std::span<const Index> indices) {
   for (size_t d = 0; d < r.dims.size(); ++d) {
     begin.push_back(r.dims[d].begin);
     size.push_back(r.dims[d].size);
-    whole = whole && r.dims[d].begin == 0 && (r.dims[d].size < 0 || r.dims[d].size == x.shape()[static_cast<int64_t>(d)]);
+    whole = whole && r.dims[d].begin == 0 && (r.dims[d].size == -1 || r.dims[d].size == x.shape()[static_cast<int64_t>(d)]);
     if (r.dims[d].drop) dropped.push_back(static_cast<int64_t>(d));
   }
   Tensor t = whole ? x : slice(x, begin, size, r.loc);
@@ -208,9 +210,12 @@ Tensor IndexUpdate::set(const Tensor& v, Loc loc) const {
     if (r.dims[d].drop) update = expand_dims(update, static_cast<int64_t>(d), loc);
   for (int64_t d = 0; d < box.rank(); ++d)
     if (box[d] < 0 || update.shape()[d] < 0) {
-      const Tensor extent = gather(shape_of(x_, loc), Tensor(d), 0, loc) - begin[d];
+      // [begin:] (size -1), or [begin:-k] (size -k - 1: attrs.h)
+      const int64_t size = r.dims[static_cast<size_t>(d)].size, from_end = size < -1 ? -(size + 1) : 0;
+      const Tensor extent = ag::maximum(Operand(gather(shape_of(x_, loc), Tensor(d), 0, loc) - (begin[d] + from_end), loc), 0);
       assert_true(equal(Operand(gather(shape_of(update, loc), Tensor(d), 0, loc), loc), Operand(extent, loc)),
-                  fmt::format("x.at(...).set: the value's dim {} must be the box's, [{}:] of the tensor's dim", d, begin[d]),
+                  fmt::format("x.at(...).set: the value's dim {} must be the box's, [{}:{}] of the tensor's dim", d,
+                              begin[d], from_end ? std::to_string(-from_end) : std::string()),
                   loc);
     }
   return detail::slice_update(x_, update, begin, loc);

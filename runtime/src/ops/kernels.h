@@ -18,8 +18,8 @@ inline Tensor reduce_kernel(OpKind op, std::span<const Tensor> in, const Attrs& 
                             SourceLoc loc) {
   return kernels().reduce(op, in, attrs, out, loc);
 }
-inline Tensor matmul_kernel(std::span<const Tensor> in, const TensorType& out, SourceLoc loc) {
-  return kernels().matmul(in, out, loc);
+inline Tensor matmul_kernel(std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc) {
+  return kernels().matmul(in, attrs, out, loc);
 }
 
 // Cumsum / Cumprod (scan.cpp).

@@ -39,6 +39,31 @@ bool is_elementwise(OpKind op) {
   return false;
 }
 
+namespace detail {
+
+bool runs_on_storage_dtypes(OpKind op) {
+  switch (op) {
+    case OpKind::Const:
+    case OpKind::Placeholder:
+    case OpKind::Fill:
+    case OpKind::FillLike:
+    case OpKind::Identity:
+    case OpKind::StopGradient:
+    case OpKind::Cast:
+    case OpKind::Select: return true;
+    default: break;
+  }
+  switch (op_class(op)) {
+    case OpClass::Layout:    // moves elements
+    case OpClass::Stateful:  // stores, prints, asserts; assign_add refuses them (its type rule)
+    case OpClass::List:
+    case OpClass::Control: return true;
+    default: return false;
+  }
+}
+
+}  // namespace detail
+
 const Attrs& Attrs::none() {
   static const Attrs a;
   return a;

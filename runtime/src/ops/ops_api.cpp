@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <new>
+#include <utility>
 
 #include "ag/construct.h"
 #include "ag/ops.h"
@@ -37,15 +38,24 @@ Tensor weak_scalar_as(const WeakScalar& w, DType target, OpKind op, SourceLoc lo
       return Tensor::make_scalar(DType::Bool, w.b, w.b);
     case DType::Int32:
     case DType::Int64:
+    case DType::UInt8:
+    case DType::Int8: {
       if (w.kind == WeakScalar::Float)
         return mismatch("floating-point value", "use ag::cast(x, ag::float32) or an integer constant");
       if (w.kind == WeakScalar::Bool) return mismatch("bool", "use an integer constant");
-      if (target == DType::Int32 && (w.i < INT32_MIN || w.i > INT32_MAX))
-        throw ValueError(fmt::format("{}: the C++ scalar {} does not fit the int32 tensor it is combined with{}",
-                                     user_op_name(op), w.i, at(loc)));
+      const auto [lo, hi] = target == DType::Int32  ? std::pair<int64_t, int64_t>{INT32_MIN, INT32_MAX}
+                            : target == DType::UInt8 ? std::pair<int64_t, int64_t>{0, 255}
+                            : target == DType::Int8  ? std::pair<int64_t, int64_t>{-128, 127}
+                                                     : std::pair<int64_t, int64_t>{INT64_MIN, INT64_MAX};
+      if (w.i < lo || w.i > hi)
+        throw ValueError(fmt::format("{}: the C++ scalar {} does not fit the {} tensor it is combined with{}",
+                                     user_op_name(op), w.i, dtype_name(target), at(loc)));
       return Tensor::make_scalar(target, static_cast<double>(w.i), w.i);
+    }
     case DType::Float32:
     case DType::Float64:
+    case DType::Float16:
+    case DType::BFloat16:
       if (w.kind == WeakScalar::Bool) return mismatch("bool", "use a number");
       return Tensor::make_scalar(target, w.kind == WeakScalar::Float ? w.f : static_cast<double>(w.i), w.i);
     case DType::List: break;
@@ -259,6 +269,12 @@ Tensor argmin(const Tensor& x, int64_t axis, Loc loc) { return detail::arg_reduc
 
 Tensor matmul(const Tensor& a, const Tensor& b, Loc loc) {
   return detail::apply_op(OpKind::MatMul, {a, b}, Attrs::none(), loc);
+}
+
+Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b, Loc loc) {
+  Attrs attrs;
+  attrs.set_transposes(transpose_a, transpose_b);
+  return detail::apply_op(OpKind::MatMul, {a, b}, attrs, loc);
 }
 
 Tensor transpose(const Tensor& x, std::vector<int64_t> perm, Loc loc) {

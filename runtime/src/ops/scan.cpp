@@ -52,7 +52,7 @@ Tensor scan_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, co
   for (int64_t d = axis + 1; d < s.rank(); ++d) inner *= s[d];
   const bool exclusive = attrs.scan_flags()[0] != 0, reverse = attrs.scan_flags()[1] != 0;
   Tensor out = make_tensor(type.dtype, type.shape);
-  visit_dtype(type.dtype, [&](auto tag) {
+  visit_compute_dtype(type.dtype, [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, bool>) {
       throw InternalError("scan on bool");

@@ -18,7 +18,7 @@ void fill_buffer(Tensor& t, T v) {
 void fill_with(Tensor& t, double f, int64_t i) {
   visit_dtype(t.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    if constexpr (std::is_floating_point_v<T>) fill_buffer<T>(t, static_cast<T>(f));
+    if constexpr (std::is_floating_point_v<T> || is_half_float_v<T>) fill_buffer<T>(t, convert_value<T>(f));
     else fill_buffer<T>(t, static_cast<T>(i));
   });
 }
@@ -43,7 +43,7 @@ Tensor source_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, 
   switch (op) {
     case OpKind::Const: return attrs.value;
     case OpKind::Range:
-      return visit_dtype(type.dtype, [&](auto tag) -> Tensor {
+      return visit_compute_dtype(type.dtype, [&](auto tag) -> Tensor {
         using T = decltype(tag);
         if constexpr (std::is_same_v<T, bool>) {
           throw InternalError("range of bool");
@@ -78,7 +78,7 @@ Tensor constant_from(DType dtype, const Shape& shape, const double* f, const int
   visit_dtype(dtype, [&](auto tag) {
     using T = decltype(tag);
     T* p = static_cast<T*>(detail::impl_of(t)->data);
-    for (int64_t k = 0; k < n; ++k) p[k] = f ? static_cast<T>(f[k]) : static_cast<T>(i[k]);
+    for (int64_t k = 0; k < n; ++k) p[k] = f ? convert_value<T>(f[k]) : convert_value<T>(i[k]);
   });
   return t;
 }
@@ -118,7 +118,7 @@ Tensor eye(int64_t n, DType dtype, Loc loc) {
   visit_dtype(dtype, [&](auto tag) {
     using T = decltype(tag);
     T* p = static_cast<T*>(detail::impl_of(t)->data);
-    for (int64_t i = 0; i < n; ++i) p[i * n + i] = T(1);
+    for (int64_t i = 0; i < n; ++i) p[i * n + i] = detail::convert_value<T>(1);
   });
   return t;
 }

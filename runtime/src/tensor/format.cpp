@@ -15,6 +15,17 @@ namespace {
 // "tf.Tensor(...)"; ReprScalar: a rank-0 value, which NumPy writes as a scalar (2.0, not 2.).
 enum class Style { Print, Repr, ReprScalar };
 
+// The shortest decimal that reads back as the same 16-bit float (NumPy prints float16(0.1) as
+// 0.1, not as the float32 0.099975586 it widens to).
+template <class Half>
+std::string shortest_half(float v) {
+  for (int digits = 1; digits < 9; ++digits) {
+    const float shortest = std::strtof(fmt::format("{:.{}g}", v, digits).c_str(), nullptr);
+    if (Half(shortest).bits == Half(v).bits) return fmt::format("{}", shortest);  // positional as float32's
+  }
+  return fmt::format("{}", v);
+}
+
 std::string format_element(const Tensor& t, int64_t i, Style style) {
   switch (t.dtype()) {
     case DType::Bool: {
@@ -24,12 +35,20 @@ std::string format_element(const Tensor& t, int64_t i, Style style) {
     }
     case DType::Int32: return fmt::format("{}", static_cast<const int32_t*>(detail::impl_of(t)->data)[i]);
     case DType::Int64: return fmt::format("{}", static_cast<const int64_t*>(detail::impl_of(t)->data)[i]);
+    case DType::UInt8:
+    case DType::Int8: return fmt::format("{}", detail::element_as_int(t, i));
     case DType::Float32:
-    case DType::Float64: {
+    case DType::Float64:
+    case DType::Float16:
+    case DType::BFloat16: {
       double v = detail::element_as_double(t, i);
       if (std::isnan(v)) return "nan";
       if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-      std::string s = t.dtype() == DType::Float32 ? fmt::format("{}", static_cast<float>(v)) : fmt::format("{}", v);
+      const auto f = static_cast<float>(v);
+      std::string s = t.dtype() == DType::Float64    ? fmt::format("{}", v)
+                      : t.dtype() == DType::Float16  ? shortest_half<Float16>(f)
+                      : t.dtype() == DType::BFloat16 ? shortest_half<BFloat16>(f)
+                                                     : fmt::format("{}", f);
       // tf.print writes an integral float as "2", NumPy's arrays as "2.", NumPy's scalars as "2.0".
       if (s.find_first_of(".e") == std::string::npos) {
         if (style == Style::Repr) s += ".";

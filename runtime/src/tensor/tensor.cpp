@@ -243,7 +243,7 @@ void require_concrete(const Tensor& t, const char* what) {
 double element_as_double(const Tensor& t, int64_t i) {
   return visit_dtype(t.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    return static_cast<double>(static_cast<const T*>(detail::impl_of(t)->data)[i]);
+    return convert_value<double>(static_cast<const T*>(detail::impl_of(t)->data)[i]);
   });
 }
 
@@ -255,7 +255,8 @@ int64_t element_as_int(const Tensor& t, int64_t i) {
 }
 
 void throw_data_type_mismatch(DType actual, DType t_dtype, size_t t_size) {
-  static constexpr const char* kCxxType[] = {"bool", "int32_t", "int64_t", "float", "double", "?"};
+  static constexpr const char* kCxxType[] = {"bool",    "int32_t", "int64_t",      "float",         "double",
+                                             "?",       "uint8_t", "int8_t",       "ag::Float16",   "ag::BFloat16"};
   // T's own dtype when it has one of that size; otherwise just its size (uint32_t, char, ...).
   const std::string t_name = t_size == dtype_size(t_dtype) ? std::string(dtype_name(t_dtype))
                                                            : "a " + std::to_string(t_size) + "-byte type with no dtype";
@@ -303,12 +304,13 @@ Tensor Tensor::make_scalar(DType dtype, double fvalue, int64_t ivalue) {
   Tensor t = detail::make_tensor(dtype, Shape{});
   void* p = detail::impl_of(t)->data;
   switch (dtype) {
-    case DType::Bool: *static_cast<bool*>(p) = ivalue != 0; break;
-    case DType::Int32: *static_cast<int32_t*>(p) = static_cast<int32_t>(ivalue); break;
-    case DType::Int64: *static_cast<int64_t*>(p) = ivalue; break;
-    case DType::Float32: *static_cast<float*>(p) = static_cast<float>(fvalue); break;
-    case DType::Float64: *static_cast<double*>(p) = fvalue; break;
     case DType::List: throw InternalError("make_scalar of List");
+    default:
+      visit_dtype(dtype, [&](auto tag) {
+        using T = decltype(tag);
+        if constexpr (std::is_floating_point_v<T> || is_half_float_v<T>) *static_cast<T*>(p) = detail::convert_value<T>(fvalue);
+        else *static_cast<T*>(p) = detail::convert_value<T>(ivalue);
+      });
   }
   return t;
 }

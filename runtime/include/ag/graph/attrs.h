@@ -53,7 +53,9 @@ struct Attrs {
   Shape& axes() { return ints; }
   const Shape& slice_begin() const { return ints; }  // Slice, SliceUpdate
   Shape& slice_begin() { return ints; }
-  const Shape& slice_size() const { return shape; }  // Slice: -1 = to the end of the dim
+  // Slice: sizes; -1 = to the end of the dim, -k = through dim - k + 1 (NumPy's stop -k + 1 on
+  // a dim known only at run time; an empty range when that is before begin).
+  const Shape& slice_size() const { return shape; }
   Shape& slice_size() { return shape; }
   const Shape& scan_flags() const { return ints; }   // Cumsum/Cumprod: {exclusive, reverse}, 0 or 1
   Shape& scan_flags() { return ints; }
@@ -61,6 +63,10 @@ struct Attrs {
   Shape& window() { return ints; }                  //   (ops/window/window_geometry.h)
   const Shape& sort_flags() const { return ints; }  // ArgSort: {descending}, 0 or 1
   Shape& sort_flags() { return ints; }
+  // MatMul: {transpose_a, transpose_b}, 0 or 1; empty = neither (the graph of a plain product).
+  bool transpose_a() const { return ints.rank() == 2 && ints[0] != 0; }
+  bool transpose_b() const { return ints.rank() == 2 && ints[1] != 0; }
+  void set_transposes(bool a, bool b) { ints = a || b ? Shape{a ? 1 : 0, b ? 1 : 0} : Shape{}; }
   const Shape& tensor_mask() const { return ints; }  // Print: 1 where argument i is a tensor
   Shape& tensor_mask() { return ints; }
   int64_t param_index() const { return axis; }       // Placeholder: its parameter's position

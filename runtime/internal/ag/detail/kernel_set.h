@@ -53,12 +53,14 @@ struct KernelSet {
   uint64_t cpu_features;  // CpuFeature bits the compiler was allowed to use
   Tensor (*elementwise)(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);
   Tensor (*reduce)(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);
-  Tensor (*matmul)(std::span<const Tensor> in, const TensorType& out, SourceLoc loc);
-  // Row-major C[m, n] = A[m, k] B[k, n]: the eager matmul's GEMM, also bound into JIT code.
-  void (*gemm_f32)(const float* a, const float* b, float* c, int64_t m, int64_t k, int64_t n);
-  void (*gemm_f64)(const double* a, const double* b, double* c, int64_t m, int64_t k, int64_t n);
-  void (*gemm_i32)(const int32_t* a, const int32_t* b, int32_t* c, int64_t m, int64_t k, int64_t n);
-  void (*gemm_i64)(const int64_t* a, const int64_t* b, int64_t* c, int64_t m, int64_t k, int64_t n);
+  Tensor (*matmul)(std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);
+  // Row-major C[m, n] = op(A) op(B), op(A) [m, k] and op(B) [k, n], where `transposes` bit 0
+  // stores A as [k, m] and bit 1 B as [n, k] (never copied: Eigen packs either layout): the
+  // eager matmul's GEMM, also bound into JIT code.
+  void (*gemm_f32)(const float* a, const float* b, float* c, int64_t m, int64_t k, int64_t n, int64_t transposes);
+  void (*gemm_f64)(const double* a, const double* b, double* c, int64_t m, int64_t k, int64_t n, int64_t transposes);
+  void (*gemm_i32)(const int32_t* a, const int32_t* b, int32_t* c, int64_t m, int64_t k, int64_t n, int64_t transposes);
+  void (*gemm_i64)(const int64_t* a, const int64_t* b, int64_t* c, int64_t m, int64_t k, int64_t n, int64_t transposes);
   // Fills `n` elements of `dtype` at `out` with words counter.. of the random stream of `seed`:
   // uniform in [a, b), or (normal) normal with mean a and stddev b, two words per element
   // (ops/isa/random.cpp; bit-identical at every level).

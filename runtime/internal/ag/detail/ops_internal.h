@@ -35,6 +35,27 @@ inline Tensor apply_op(OpKind op, std::initializer_list<Tensor> inputs, const At
 using EagerOpHook = Tensor (*)(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, SourceLoc loc);
 extern std::atomic<EagerOpHook> g_eager_op_hook;
 
+// Whether `op` runs on the storage dtypes (uint8, int8, float16, bfloat16) as they are: sources,
+// data movement, casts, selects, state and control flow. apply_op widens the inputs of every
+// other op to their compute_dtype and casts its result back to the dtype its type rule gives.
+bool runs_on_storage_dtypes(OpKind op);
+
+// visit_dtype for kernels that compute: the five compute dtypes only (apply_op has widened the
+// storage dtypes before any kernel sees them).
+template <class F>
+decltype(auto) visit_compute_dtype(DType d, F&& f) {
+  switch (d) {
+    case DType::Bool: return f(bool{});
+    case DType::Int32: return f(int32_t{});
+    case DType::Int64: return f(int64_t{});
+    case DType::Float32: return f(float{});
+    case DType::Float64: return f(double{});
+    default: break;
+  }
+  throw InternalError(std::string("a computing kernel reached dtype ") + std::string(dtype_name(d)) +
+                      " (apply_op widens the storage dtypes)");
+}
+
 // The static type of a tensor (concrete or symbolic).
 TensorType type_of(const Tensor& t);
 // The rank of an operand of `op` that needs one (axes, permutations): ValueError naming the op

@@ -60,7 +60,7 @@ void take_along_axis(OpKind op, std::span<const Tensor> in, int64_t axis, void* 
   const Tensor& x = in[0];
   const Tensor& idx = in[1];
   const AxisSplit xs = split_at(x.shape(), axis), is = split_at(idx.shape(), axis);
-  visit_dtype(x.dtype(), [&](auto tag) {
+  visit_compute_dtype(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     T* y = static_cast<T*>(out);
     const T* src = static_cast<const T*>(impl_of(grad ? in[2] : x)->data);
@@ -88,7 +88,7 @@ void scatter_rows(OpKind op, std::span<const Tensor> in, void* out, SourceLoc lo
   const int64_t rows = base.shape()[0], k = idx.num_elements();
   const int64_t row = rows == 0 ? 0 : base.num_elements() / rows;
   const bool segments = op == OpKind::UnsortedSegmentSum || op == OpKind::UnsortedSegmentMax;
-  visit_dtype(base.dtype(), [&](auto tag) {
+  visit_compute_dtype(base.dtype(), [&](auto tag) {
     using T = decltype(tag);
     T* y = static_cast<T*>(out);
     const T* u = static_cast<const T*>(impl_of(upd)->data);
@@ -121,7 +121,7 @@ void compute_index_op(OpKind op, std::span<const Tensor> in, const Attrs& attrs,
     case OpKind::ArgSort: {
       const Tensor& x = in[0];
       const int64_t axis = normalize_axis(attrs.axis, x.rank(), op, loc);
-      visit_dtype(x.dtype(), [&](auto tag) {
+      visit_compute_dtype(x.dtype(), [&](auto tag) {
         using T = decltype(tag);
         if constexpr (std::is_same_v<T, bool>) {
           throw InternalError("argsort of bool");

@@ -2,6 +2,7 @@
 // with NumPy broadcasting that never materializes the broadcast operand.
 #include <Eigen/Core>
 #include <cmath>
+#include <cstring>
 #include <fmt/format.h>
 #include <limits>
 
@@ -338,8 +339,10 @@ void cast_from(const Tensor& x, Tensor& y) {
   visit_dtype(y.dtype(), [&](auto tag) {
     using To = decltype(tag);
     To* dst = mut<To>(y);
-    if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To> && !std::is_same_v<To, bool>) {
-      for (int64_t i = 0; i < n; ++i) dst[i] = convert_value<To>(src[i]);  // saturating, NaN -> 0
+    if constexpr (is_half_float_v<From> || is_half_float_v<To> ||
+                  (std::is_floating_point_v<From> && std::is_integral_v<To> && !std::is_same_v<To, bool>)) {
+      // saturating, NaN -> 0; 16-bit floats through float32
+      for (int64_t i = 0; i < n; ++i) dst[i] = convert_value<To>(src[i]);
     } else if constexpr (std::is_same_v<To, bool>) {
       for (int64_t i = 0; i < n; ++i) dst[i] = src[i] != From(0);
     } else {
@@ -361,7 +364,11 @@ void elementwise_into(OpKind op, std::span<const Tensor> in, const TensorType& t
   switch (op_class(op)) {
     case OpClass::Unary:
     case OpClass::UnaryFloat:
-      visit_dtype(in[0].dtype(), [&](auto tag) {
+      if (op == OpKind::Identity || op == OpKind::StopGradient) {  // any dtype, storage ones too
+        std::memcpy(mut<char>(out), ptr<char>(in[0]), static_cast<size_t>(n) * dtype_size(out.dtype()));
+        return;
+      }
+      visit_compute_dtype(in[0].dtype(), [&](auto tag) {
         using T = decltype(tag);
         if constexpr (std::is_same_v<T, bool>) {
           if (op != OpKind::Identity && op != OpKind::StopGradient) throw InternalError("unary op on bool");
@@ -382,7 +389,7 @@ void elementwise_into(OpKind op, std::span<const Tensor> in, const TensorType& t
       return;
     case OpClass::Binary: {
       const BroadcastLoop L = plan(type, in);
-      visit_dtype(type.dtype, [&](auto tag) {
+      visit_compute_dtype(type.dtype, [&](auto tag) {
         using T = decltype(tag);
         if constexpr (std::is_floating_point_v<T>) binary_float<T>(op, L, ptr<T>(in[0]), ptr<T>(in[1]), mut<T>(out));
         else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) binary_int<T>(op, L, in[0], in[1], out, loc);
@@ -392,7 +399,7 @@ void elementwise_into(OpKind op, std::span<const Tensor> in, const TensorType& t
     }
     case OpClass::Compare: {
       const BroadcastLoop L = plan(type, in);
-      visit_dtype(in[0].dtype(), [&](auto tag) {
+      visit_compute_dtype(in[0].dtype(), [&](auto tag) {
         using T = decltype(tag);
         compare<T>(op, L, ptr<T>(in[0]), ptr<T>(in[1]), mut<bool>(out));
       });

@@ -19,11 +19,11 @@ Tensor elementwise_kernel(OpKind op, std::span<const Tensor> in, const Attrs& at
 // NumPy broadcasting.
 void elementwise_into(OpKind op, std::span<const Tensor> in, const TensorType& type, Tensor& out, SourceLoc loc);
 Tensor reduce_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);
-Tensor matmul_kernel(std::span<const Tensor> in, const TensorType& out, SourceLoc loc);
+Tensor matmul_kernel(std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);
 // KernelSet::random_fill (kernel_set.h).
 void random_fill(DType dtype, void* out, int64_t n, bool normal, uint64_t seed, uint64_t counter, double a, double b);
-// Row-major C[m, n] = A[m, k] B[k, n] with Eigen's blocked product.
+// Row-major C[m, n] = op(A) op(B) with Eigen's blocked product (KernelSet::gemm_f32).
 template <class T>
-void gemm(const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n);
+void gemm(const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n, int64_t transposes);
 
 }  // namespace ag::detail::AG_KERNEL_NS

@@ -26,13 +26,14 @@ int64_t gemm_block(int64_t dim) { return std::max<int64_t>(64, (dim / 8 + 15) / 
 
 }  // namespace
 
+namespace {
+
 // Large products are cut into blocks of rows of C, each one Eigen product of its own, and the blocks are spread over the shared pool. Eigen picks its
 // cache blocking from each product's shape, so the blocks (and hence the float rounding) are
-// the same on 1 thread as on many: the result does not depend on the thread count.
-template <class T>
-void gemm(const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n) {
-  Eigen::Map<const Mat<T>> A(a, m, k);
-  Eigen::Map<const Mat<T>> B(b, k, n);
+// the same on 1 thread as on many: the result does not depend on the thread count. A and B are
+// Eigen expressions: maps, or transposes of maps (a transposed operand is packed as cheaply).
+template <class A, class B, class T>
+void gemm_blocks(const A& a, const B& b, T* c, int64_t m, int64_t k, int64_t n) {
   Eigen::Map<Mat<T>> C(c, m, n);
   if (k == 0) {
     C.setZero();
@@ -42,33 +43,49 @@ void gemm(const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n) {
   // temporary (slower on 2 threads than one product on 1, measured on W8), so only rows split.
   const int64_t size = gemm_block(m);
   if (m * k * n < kParallelGemmWork || m < 2 * size) {
-    C.noalias() = A * B;
+    C.noalias() = a * b;
     return;
   }
   const int64_t blocks = (m + size - 1) / size;
   parallel_for(blocks, 1, [&](int64_t first, int64_t last) {
     for (int64_t blk = first; blk < last; ++blk) {
       const int64_t at = blk * size, len = std::min(size, m - at);
-      C.middleRows(at, len).noalias() = A.middleRows(at, len) * B;
+      C.middleRows(at, len).noalias() = a.middleRows(at, len) * b;
     }
   });
 }
-template void gemm(const float*, const float*, float*, int64_t, int64_t, int64_t);
-template void gemm(const double*, const double*, double*, int64_t, int64_t, int64_t);
-template void gemm(const int32_t*, const int32_t*, int32_t*, int64_t, int64_t, int64_t);
-template void gemm(const int64_t*, const int64_t*, int64_t*, int64_t, int64_t, int64_t);
 
-Tensor matmul_kernel(std::span<const Tensor> in, const TensorType& type, SourceLoc loc) {
+}  // namespace
+
+template <class T>
+void gemm(const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n, int64_t transposes) {
+  const Eigen::Map<const Mat<T>> A(a, transposes & 1 ? k : m, transposes & 1 ? m : k);
+  const Eigen::Map<const Mat<T>> B(b, transposes & 2 ? n : k, transposes & 2 ? k : n);
+  switch (transposes & 3) {
+    case 0: return gemm_blocks(A, B, c, m, k, n);
+    case 1: return gemm_blocks(A.transpose(), B, c, m, k, n);
+    case 2: return gemm_blocks(A, B.transpose(), c, m, k, n);
+    default: return gemm_blocks(A.transpose(), B.transpose(), c, m, k, n);
+  }
+}
+template void gemm(const float*, const float*, float*, int64_t, int64_t, int64_t, int64_t);
+template void gemm(const double*, const double*, double*, int64_t, int64_t, int64_t, int64_t);
+template void gemm(const int32_t*, const int32_t*, int32_t*, int64_t, int64_t, int64_t, int64_t);
+template void gemm(const int64_t*, const int64_t*, int64_t*, int64_t, int64_t, int64_t, int64_t);
+
+Tensor matmul_kernel(std::span<const Tensor> in, const Attrs& attrs, const TensorType& type, SourceLoc loc) {
   (void)loc;
   const Shape &sa = in[0].shape(), &sb = in[1].shape();
-  const int64_t m = sa[sa.rank() - 2], k = sa[sa.rank() - 1], n = sb[sb.rank() - 1];
+  const bool ta = attrs.transpose_a(), tb = attrs.transpose_b();
+  const int64_t m = sa[sa.rank() - (ta ? 1 : 2)], k = sa[sa.rank() - (ta ? 2 : 1)], n = sb[sb.rank() - (tb ? 2 : 1)];
+  const int64_t transposes = (ta ? 1 : 0) | (tb ? 2 : 0);
   Tensor out = make_tensor(type.dtype, type.shape);
   // Walk the batch dims like a broadcast over "elements" that are whole matrices.
   Shape batch_out(type.shape.begin(), type.shape.end() - 2);
   Shape batch_a(sa.begin(), sa.end() - 2), batch_b(sb.begin(), sb.end() - 2);
   const Shape* shapes[2] = {&batch_a, &batch_b};
   const BroadcastLoop L = plan_broadcast(batch_out, shapes, 2);
-  visit_dtype(type.dtype, [&](auto tag) {
+  visit_compute_dtype(type.dtype, [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, bool>) {
       throw InternalError("matmul on bool");
@@ -79,7 +96,7 @@ Tensor matmul_kernel(std::span<const Tensor> in, const TensorType& type, SourceL
       const int64_t len = L.inner(), s0 = L.inner_stride(0), s1 = L.inner_stride(1);
       for_each_row(L, [&](int64_t o, const int64_t* off) {
         for (int64_t i = 0; i < len; ++i)
-          gemm(a + (off[0] + i * s0) * m * k, b + (off[1] + i * s1) * k * n, c + (o + i) * m * n, m, k, n);
+          gemm(a + (off[0] + i * s0) * m * k, b + (off[1] + i * s1) * k * n, c + (o + i) * m * n, m, k, n, transposes);
       });
     }
   });

@@ -24,7 +24,7 @@ double uniform01(uint64_t key, uint64_t c) { return static_cast<double>(mix(key 
 // One word per element.
 void fill_uniform(DType dtype, void* out, int64_t n, uint64_t seed, uint64_t counter, double minval, double maxval) {
   const uint64_t key = mix(seed);
-  visit_dtype(dtype, [&](auto tag) {
+  visit_compute_dtype(dtype, [&](auto tag) {
     using T = decltype(tag);
     T* p = static_cast<T*>(out);
     // u < 1, but minval + u * (maxval - minval) can still round up to maxval: such values become
@@ -49,7 +49,7 @@ void fill_uniform(DType dtype, void* out, int64_t n, uint64_t seed, uint64_t cou
 // Two words per element (Box-Muller).
 void fill_normal(DType dtype, void* out, int64_t n, uint64_t seed, uint64_t counter, double mean, double stddev) {
   const uint64_t key = mix(seed);
-  visit_dtype(dtype, [&](auto tag) {
+  visit_compute_dtype(dtype, [&](auto tag) {
     using T = decltype(tag);
     T* p = static_cast<T*>(out);
     for (int64_t k = 0; k < n; ++k) {

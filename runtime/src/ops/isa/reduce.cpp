@@ -224,7 +224,7 @@ Tensor reduce_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, 
     Layout3 l;
     for (int64_t i = 0; i < s.rank(); ++i) (i < axis ? l.outer : i == axis ? l.reduced : l.inner) *= s[i];
     Tensor out = make_tensor(DType::Int64, type.shape);
-    visit_dtype(x.dtype(), [&](auto tag) {
+    visit_compute_dtype(x.dtype(), [&](auto tag) {
       using T = decltype(tag);
       arg_reduce<T>(op, static_cast<const T*>(detail::impl_of(x)->data), static_cast<int64_t*>(detail::impl_of(out)->data), l);
     });
@@ -247,7 +247,7 @@ Tensor reduce_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, 
     group_dims(src.shape(), axes, l);
   }
   Tensor out = make_tensor(type.dtype, type.shape);
-  visit_dtype(type.dtype, [&](auto tag) {
+  visit_compute_dtype(type.dtype, [&](auto tag) {
     using T = decltype(tag);
     reduce3<T>(op, static_cast<const T*>(detail::impl_of(src)->data), static_cast<T*>(detail::impl_of(out)->data), l);
   });

@@ -80,11 +80,11 @@ TensorType type_rule_slice(OpKind op, std::span<const TensorType> in, const Attr
   Shape out;
   for (int64_t i = 0; i < s.rank(); ++i) {
     const int64_t b = attrs.slice_begin()[i], sz = attrs.slice_size()[i], d = s[i];
-    if (b < 0 || sz < -1) value_error(op, loc, fmt::format("invalid begin {} / size {} in dim {}", b, sz, i));
+    if (b < 0) value_error(op, loc, fmt::format("invalid begin {} / size {} in dim {}", b, sz, i));
     if (d >= 0 && (b > d || (sz >= 0 && b + sz > d)))
       value_error(op, loc, fmt::format("slice [{}, {}) of dim {} is out of range for shape {}", b,
-                                       sz < 0 ? d : b + sz, i, s.str()));
-    out.push_back(sz >= 0 ? sz : (d >= 0 ? d - b : Shape::kUnknown));
+                                       sz < 0 ? d + sz + 1 : b + sz, i, s.str()));
+    out.push_back(sz >= 0 ? sz : (d >= 0 ? std::max<int64_t>(d + sz + 1 - b, 0) : Shape::kUnknown));
   }
   return {in[0].dtype, out};
 }
@@ -109,7 +109,7 @@ TensorType type_rule_slice_update(OpKind op, std::span<const TensorType> in, con
 }
 
 TensorType type_rule_gather(OpKind op, std::span<const TensorType> in, const Attrs& attrs, SourceLoc loc) {
-  if (!is_integer(in[1].dtype)) type_error(op, loc, "indices must be int32 or int64, got " + describe(in[1]));
+  if (!is_index_dtype(in[1].dtype)) type_error(op, loc, "indices must be int32 or int64, got " + describe(in[1]));
   const Shape& p = in[0].shape;
   if (in[0].dtype == DType::List) value_error(op, loc, "cannot index a TensorArray; use read()");
   if (p.rank() == 0) value_error(op, loc, "cannot index a scalar");

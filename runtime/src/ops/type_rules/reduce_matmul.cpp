@@ -35,19 +35,23 @@ TensorType type_rule_arg_reduce(OpKind op, std::span<const TensorType> in, const
   return {DType::Int64, out};
 }
 
-TensorType type_rule_matmul(OpKind op, std::span<const TensorType> in, const Attrs&, SourceLoc loc) {
+TensorType type_rule_matmul(OpKind op, std::span<const TensorType> in, const Attrs& attrs, SourceLoc loc) {
   require_same_dtype(op, in[0], in[1], loc);
   require_numeric(op, in[0], "each operand", loc);
+  if (in[0].dtype == DType::UInt8 || in[0].dtype == DType::Int8)
+    type_error(op, loc, fmt::format("does not multiply {} matrices (their products overflow 8 bits); "
+                                    "use ag::cast(x, ag::int32) or ag::float32", dtype_name(in[0].dtype)));
   const Shape &a = in[0].shape, &b = in[1].shape;
   if (a.rank() < 2 || b.rank() < 2)
     value_error(op, loc, fmt::format("needs operands of rank >= 2, got {} and {}", a.str(), b.str()));
-  const int64_t k1 = a[a.rank() - 1], k2 = b[b.rank() - 2];
+  const bool ta = attrs.transpose_a(), tb = attrs.transpose_b();
+  const int64_t k1 = a[a.rank() - (ta ? 2 : 1)], k2 = b[b.rank() - (tb ? 1 : 2)];
   if (k1 >= 0 && k2 >= 0 && k1 != k2)
-    value_error(op, loc, fmt::format("inner dimensions differ: {} x {} (a has {} columns, b has {} rows)", a.str(),
-                                     b.str(), k1, k2));
+    value_error(op, loc, fmt::format("inner dimensions differ: {}{} x {}{} (a{} has {} columns, b{} has {} rows)", a.str(),
+                                     ta ? "^T" : "", b.str(), tb ? "^T" : "", ta ? "^T" : "", k1, tb ? "^T" : "", k2));
   Shape batch = broadcast_shapes(Shape(a.begin(), a.end() - 2), Shape(b.begin(), b.end() - 2), op, loc);
-  batch.push_back(a[a.rank() - 2]);
-  batch.push_back(b[b.rank() - 1]);
+  batch.push_back(a[a.rank() - (ta ? 1 : 2)]);
+  batch.push_back(b[b.rank() - (tb ? 2 : 1)]);
   return {in[0].dtype, batch};
 }
 

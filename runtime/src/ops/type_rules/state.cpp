@@ -30,6 +30,9 @@ TensorType type_rule_assign_variable(OpKind op, std::span<const TensorType> in, 
                                     describe(in[0])));
   if (op != OpKind::AssignVariable && !is_numeric(v.dtype))
     type_error(op, loc, v.describe() + " is not numeric");
+  if (op != OpKind::AssignVariable && is_storage_dtype(v.dtype))
+    type_error(op, loc, fmt::format("{} is {}, which is only stored; write v.assign(v + x), which computes in {}",
+                                    v.describe(), dtype_name(v.dtype), dtype_name(compute_dtype(v.dtype))));
   const bool fits = in[0].shape.rank() == 0 ||
                     (op == OpKind::AssignVariable ? v.shape.is_compatible_with(in[0].shape)
                                                   : broadcast_shapes(v.shape, in[0].shape, op, loc).is_compatible_with(v.shape));
@@ -40,7 +43,7 @@ TensorType type_rule_assign_variable(OpKind op, std::span<const TensorType> in, 
 }
 
 TensorType type_rule_list_write(OpKind op, std::span<const TensorType> in, const Attrs&, SourceLoc loc) {
-  if (!is_integer(in[1].dtype) || in[1].shape.rank() != 0)
+  if (!is_index_dtype(in[1].dtype) || in[1].shape.rank() != 0)
     type_error(op, loc, "the index must be an integer scalar, got " + describe(in[1]));
   if (in[2].dtype != in[0].elem_dtype)
     type_error(op, loc, fmt::format("the TensorArray holds {} but the value is {}", dtype_name(in[0].elem_dtype),
@@ -67,7 +70,7 @@ TensorType type_rule_list_write(OpKind op, std::span<const TensorType> in, const
 }
 
 TensorType type_rule_list_read(OpKind op, std::span<const TensorType> in, const Attrs&, SourceLoc loc) {
-  if (!is_integer(in[1].dtype) || in[1].shape.rank() != 0)
+  if (!is_index_dtype(in[1].dtype) || in[1].shape.rank() != 0)
     type_error(op, loc, "the index must be an integer scalar, got " + describe(in[1]));
   // (An untyped list: TensorArray::read refuses it while tracing; at run time the kernel
   // reports the element as never written.)

@@ -21,6 +21,8 @@ namespace ag::detail {
 // "float32[2,3]"
 std::string describe(const TensorType& t);
 void require_numeric(OpKind op, const TensorType& t, const char* which, SourceLoc loc);
+// Indices (gather's, a TensorArray's) are int32 or int64, as in TensorFlow.
+inline bool is_index_dtype(DType d) { return d == DType::Int32 || d == DType::Int64; }
 void require_same_dtype(OpKind op, const TensorType& a, const TensorType& b, SourceLoc loc);
 
 }  // namespace ag::detail

@@ -10,8 +10,8 @@ namespace {
 
 TensorType window_type(OpKind op, std::span<const TensorType> in, const Attrs& attrs, SourceLoc loc) {
   for (size_t k = 1; k < in.size(); ++k) require_same_dtype(op, in[0], in[k], loc);
-  if (in[0].dtype != DType::Float32 && in[0].dtype != DType::Float64)
-    type_error(op, loc, fmt::format("needs float32 or float64 tensors, got {}; use ag::cast(x, ag::float32)", describe(in[0])));
+  if (!is_floating(in[0].dtype))
+    type_error(op, loc, fmt::format("needs floating-point tensors, got {}; use ag::cast(x, ag::float32)", describe(in[0])));
   std::vector<Shape> shapes;
   for (const TensorType& t : in) shapes.push_back(t.rank_unknown ? Shape{-1, -1, -1, -1} : t.shape);
   return {in[0].dtype, window_result_shape(op, window_geometry(op, shapes, attrs, loc))};

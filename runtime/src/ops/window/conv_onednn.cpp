@@ -29,8 +29,10 @@ dnnl::engine& cpu_engine() {
 }
 
 // oneDNN runs on OpenMP threads: as many as agc's pool has (AG_NUM_THREADS,
-// ag::set_num_threads), set on the calling thread, whose OpenMP settings oneDNN reads.
-void match_thread_count() {
+// ag::set_num_threads), set on the calling thread, whose OpenMP settings oneDNN reads when it
+// creates a primitive (its kernels split the work for that many threads then, once: a primitive
+// made for 1 thread runs on 1 thread whatever the setting later). Returns the count.
+int match_thread_count() {
   using SetThreads = void (*)(int);
   static const auto set_threads = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
   thread_local int current = 0;
@@ -39,17 +41,20 @@ void match_thread_count() {
     set_threads(want);
     current = want;
   }
+  return want;
 }
 
+// A primitive per op, geometry and thread count (see match_thread_count).
 struct Key {
   OpKind op;
   WindowGeometry g;
+  int threads;
   bool operator==(const Key&) const = default;
 };
 struct KeyHash {
   size_t operator()(const Key& k) const {
     const int64_t* p = &k.g.n;
-    size_t h = static_cast<size_t>(k.op);
+    size_t h = static_cast<size_t>(k.op) * 31u + static_cast<size_t>(k.threads);
     for (size_t i = 0; i < sizeof(WindowGeometry) / sizeof(int64_t); ++i) h = h * 1000003u ^ static_cast<size_t>(p[i]);
     return h;
   }
@@ -67,7 +72,7 @@ struct ConvPrimitive {
 
 memory::dims dims(int64_t a, int64_t b, int64_t c, int64_t d) { return {a, b, c, d}; }
 
-ConvPrimitive make_primitive(OpKind op, const WindowGeometry& g) {
+ConvPrimitive make_primitive(OpKind op, const WindowGeometry& g, int threads) {
   dnnl::engine& eng = cpu_engine();
   const auto f32 = memory::data_type::f32;
   const memory::desc x(dims(g.n, g.ic, g.ih, g.iw), f32, tag::nhwc), y(dims(g.n, g.oc, g.oh, g.ow), f32, tag::nhwc);
@@ -110,8 +115,8 @@ ConvPrimitive make_primitive(OpKind op, const WindowGeometry& g) {
                            : dnnl::reorder(dnnl::reorder::primitive_desc(eng, user_filter, eng, p.chosen_filter));
   }
   if (log_enabled(LogTopic::Kernels))
-    log_line(fmt::format("agc: {} {}x{}x{}x{} * {}x{}x{}x{}: oneDNN {}", op_name(op), g.n, g.ih, g.iw, g.ic, g.kh, g.kw,
-                         g.ic, g.oc, impl));
+    log_line(fmt::format("agc: {} {}x{}x{}x{} * {}x{}x{}x{}: oneDNN {}, {} thread{}", op_name(op), g.n, g.ih, g.iw, g.ic,
+                         g.kh, g.kw, g.ic, g.oc, impl, threads, threads > 1 ? "s" : ""));
   return p;
 }
 
@@ -119,11 +124,12 @@ ConvPrimitive make_primitive(OpKind op, const WindowGeometry& g) {
 const ConvPrimitive* primitive_for(OpKind op, const WindowGeometry& g) {
   static std::mutex mutex;
   static std::unordered_map<Key, std::optional<ConvPrimitive>, KeyHash> cache;
+  const int threads = match_thread_count();
   std::lock_guard lock(mutex);
-  auto [it, inserted] = cache.try_emplace(Key{op, g});
+  auto [it, inserted] = cache.try_emplace(Key{op, g, threads});
   if (inserted) {
     try {
-      it->second = make_primitive(op, g);
+      it->second = make_primitive(op, g, threads);
     } catch (const dnnl::error& e) {
       if (log_enabled(LogTopic::Kernels))
         log_line(fmt::format("agc: {}: oneDNN has no kernel ({}); agc's loops compute it", op_name(op), e.what()));
@@ -135,9 +141,8 @@ const ConvPrimitive* primitive_for(OpKind op, const WindowGeometry& g) {
 }  // namespace
 
 bool onednn_conv(OpKind op, const WindowGeometry& g, const float* a, const float* b, float* out) {
-  const ConvPrimitive* p = primitive_for(op, g);
+  const ConvPrimitive* p = primitive_for(op, g);  // (sets this thread's OpenMP thread count)
   if (!p) return false;
-  match_thread_count();
   dnnl::engine& eng = cpu_engine();
   thread_local dnnl::stream stream(cpu_engine());
   thread_local std::vector<float> filter_scratch;

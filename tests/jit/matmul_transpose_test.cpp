@@ -1,0 +1,72 @@
+// matmul's transpose flags compiled: every combination on the small inline kernels, on GEMM and
+// on shapes known only at run time, three-way; matmul(transpose(a), b) optimized into a flag (no
+// Transpose left in the plan); and a matmul's gradient in a staged loop under a tape, whose loop
+// body then holds no Transpose.
+#include "jit_test_util.h"
+#include "test_data.h"
+
+namespace {
+
+using ag::Tensor;
+using ag::TensorSpec;
+using agtest::sample;
+using agtest::Values;
+
+ag::Shape stored(ag::Shape s, bool transposed) {
+  if (transposed) std::swap(s[s.rank() - 1], s[s.rank() - 2]);
+  return s;
+}
+
+TEST(JitMatMulTranspose, EveryFlagThreeWay) {
+  struct Case {
+    ag::Shape a, b;
+    ag::DType dtype;
+  };
+  const Case cases[] = {{{5, 7}, {7, 6}, ag::float32},          // the inline register-blocked kernel
+                        {{2, 3, 4}, {4, 9}, ag::float64},       // inline, batched and broadcast
+                        {{80, 96}, {96, 70}, ag::float32},      // GEMM
+                        {{3, 5}, {5, 4}, ag::int32}};
+  for (const Case& c : cases)
+    for (bool ta : {false, true})
+      for (bool tb : {false, true}) {
+        const Tensor a = sample(c.dtype, stored(c.a, ta), 1, Values::Moderate);
+        const Tensor b = sample(c.dtype, stored(c.b, tb), 2, Values::Moderate);
+        auto f = [ta, tb](Tensor x, Tensor y) { return ag::matmul(x, y, ta, tb); };
+        const std::string what = "matmul " + c.a.str() + (ta ? "^T" : "") + " x " + c.b.str() + (tb ? "^T" : "");
+        agtest::expect_three_way(what, f, {.rtol = 1e-5, .atol = 1e-5}, a, b);
+        // The same with every dim known only at run time (the GEMM call with flags).
+        const std::vector<TensorSpec> specs = {TensorSpec(ag::Shape(std::vector<int64_t>(c.a.rank(), -1)), c.dtype),
+                                               TensorSpec(ag::Shape(std::vector<int64_t>(c.b.rank(), -1)), c.dtype)};
+        agtest::expect_three_way_with(what + " (dynamic)", f, {.input_signature = specs}, {.rtol = 1e-5, .atol = 1e-5}, a, b);
+      }
+}
+
+TEST(JitMatMulTranspose, ATransposedOperandBecomesAFlag) {
+  auto f = [](Tensor a, Tensor b) { return ag::matmul(ag::transpose(a), ag::transpose(ag::transpose(b, {1, 0}))); };
+  const Tensor a = sample(ag::float32, {6, 4}, 3, Values::Moderate), b = sample(ag::float32, {6, 5}, 4, Values::Moderate);
+  const std::string plan = agtest::fused_plan(f, {}, a, b);
+  ASSERT_FALSE(plan.empty());
+  EXPECT_EQ(plan.find("Transpose("), std::string::npos) << plan;
+  EXPECT_NE(agtest::plan_line(plan, "MatMul").find("transpose_a"), std::string::npos) << plan;
+  agtest::expect_three_way("matmul(transpose(a), b)", f, {.rtol = 1e-5, .atol = 1e-5}, a, b);
+}
+
+TEST(JitMatMulTranspose, GradientInAStagedLoopMakesNoTranspose) {
+  auto body = [](Tensor w, Tensor x) {
+    ag::GradientTape tape;
+    tape.watch(w);
+    auto [i, h] = ag::while_loop([](const Tensor& i, const Tensor&) { return i < 3; },
+                                 [&](const Tensor& i, const Tensor& h) { return std::make_tuple(i + 1, ag::tanh(ag::matmul(h, w))); },
+                                 std::make_tuple(ag::constant(0), x));
+    const Tensor loss = ag::reduce_sum(h * h);
+    return std::make_tuple(loss, tape.gradient(loss, w));
+  };
+  const Tensor w = sample(ag::float64, {4, 4}, 5, Values::Moderate), x = sample(ag::float64, {2, 4}, 6, Values::Moderate);
+  agtest::expect_three_way("loop gradient", body, {.rtol = 1e-9, .atol = 1e-12}, w, x);
+  const std::string plan = agtest::fused_plan(body, {}, w, x);
+  ASSERT_FALSE(plan.empty());
+  EXPECT_EQ(plan.find("Transpose("), std::string::npos) << plan;
+  EXPECT_NE(plan.find("transpose_"), std::string::npos) << plan;
+}
+
+}  // namespace
