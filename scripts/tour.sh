@@ -12,7 +12,8 @@ if [ -t 1 ] && [ "${CI:-}" != true ]; then bold=$'\033[1m' plain=$'\033[0m'; els
 # AutoGraph's control flow, then the limitations.
 tour=(simple_computation basics tracing_rules polymorphism container_args struct_params input_signature
       concrete_functions state get_mse power conditional loops fizzbuzz collatz dynamic_rnn
-      side_effects objects random_numbers gradients custom_gradients train_mlp interop limitations)
+      side_effects objects random_numbers gradients custom_gradients train_mlp cnn_inference heat_stencil interop
+      limitations)
 declare -A about=(
   [simple_computation]="a function traced into a graph: matmul + add + relu"
   [basics]="Functions are like ops: they nest, and plain C++ helpers are traced into them"
@@ -36,6 +37,8 @@ declare -A about=(
   [gradients]="GradientTape around a Function, a gradient through a while loop, ag::grad"
   [custom_gradients]="custom_gradient, recompute_grad, a Hessian by jacobian, batch_jacobian, compiled"
   [train_mlp]="train_step: forward, backward and optimizer in one compiled Function; an MLP on two spirals"
+  [cnn_inference]="a LeNet-style CNN on uint8 images: conv, pool, dense, softmax from ag::nn, trained, then compiled"
+  [heat_stencil]="a heat equation with x.at(...).set in a staged loop, updated in place, against a plain C++ loop"
   [interop]="zero-copy interop: an Eigen matrix through a compiled Function and back, a DLPack round trip"
   [limitations]="leaked tensors, recursion, creating Variables"
 )
