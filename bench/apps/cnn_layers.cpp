@@ -1,16 +1,20 @@
 // Convolution layers as CNNs have them (conv2d + bias + relu, NHWC), in one AG_FUNCTION each:
 // LeNet-5's two convolutions and a ResNet stage's 3x3 convolutions (stride 1 and 2), and a
-// LeNet forward pass (conv, pool, conv, pool, dense). Against im2col + Eigen's GEMM, the
-// classic hand-written CPU convolution, in the same run, one thread; and the first call.
+// LeNet forward pass (conv, pool, conv, pool, dense). Against libtorch's conv2d (oneDNN, when
+// Debian's libtorch-dev is installed: torch_conv.h) on 1 and 2 threads, and im2col + Eigen's
+// GEMM, the classic hand-written CPU convolution, on one; all in the same run; and the first call.
 //   build/bench/apps/bench_cnn_layers
 #include <ag/ag.h>
-#include <Eigen/Core>
 
+#include <Eigen/Core>
 #include <chrono>
 #include <cstdio>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "bench_util.h"
+#include "torch_conv.h"
 
 using ag::Tensor;
 using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
@@ -80,27 +84,51 @@ int main() {
       {"ResNet 3x3/2 8x56x56x64 -> 128", {8, 56, 56, 64, 3, 128, 2}},
   };
   std::vector<agbench::Row> rows;
-  for (const auto& [name, g] : layers) {
-    const std::vector<float> x = random_values(g.n * g.h * g.w * g.c, 1), w = random_values(g.k * g.k * g.c * g.o, 2);
-    const std::vector<float> b = random_values(g.o, 3);
-    const Tensor tx = ag::constant(x, {g.n, g.h, g.w, g.c}), tw = ag::constant(w, {g.k, g.k, g.c, g.o});
-    const Tensor tb = ag::constant(b, {g.o});
-    const int ts = static_cast<int>(g.stride);
-    auto f = ag::function(conv_layer);
-    const auto t0 = std::chrono::steady_clock::now();
-    const Tensor ours = f(tx, tw, tb, ts);
-    const double first = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    RowMatrix patches;
-    const std::vector<float> theirs = conv_by_hand(g, x, w, b, patches);
-    const std::vector<float> got = ours.to_vector<float>();
-    float max_diff = 0;
-    for (size_t k = 0; k < got.size(); ++k) max_diff = std::max(max_diff, std::abs(got[k] - theirs[k]));
-    const double agc = agbench::time_per_call([&] { agbench::keep(f(tx, tw, tb, ts)); });
-    const double eigen = agbench::time_per_call([&] { agbench::keep(conv_by_hand(g, x, w, b, patches)); });
-    const double flops = 2.0 * static_cast<double>(ours.num_elements()) * static_cast<double>(g.k * g.k * g.c);
-    rows.push_back({name, agbench::us(agc), agbench::us(eigen) + " im2col+Eigen", fmt::format("{:.2f}x", agc / eigen),
-                    fmt::format("{:.1f} GFLOP/s; first call {}; within {:.1e}", flops / agc * 1e-9, agbench::ms(first), max_diff)});
+  for (const int threads : {1, 2}) {
+    ag::set_num_threads(threads);
+    for (const auto& [name, g] : layers) {
+      const std::vector<float> x = random_values(g.n * g.h * g.w * g.c, 1), w = random_values(g.k * g.k * g.c * g.o, 2);
+      const std::vector<float> b = random_values(g.o, 3);
+      const Tensor tx = ag::constant(x, {g.n, g.h, g.w, g.c}), tw = ag::constant(w, {g.k, g.k, g.c, g.o});
+      const Tensor tb = ag::constant(b, {g.o});
+      const int ts = static_cast<int>(g.stride);
+      auto f = ag::function(conv_layer);
+      const auto t0 = std::chrono::steady_clock::now();
+      const Tensor ours = f(tx, tw, tb, ts);
+      const double first = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      RowMatrix patches;
+      const std::vector<float> theirs = conv_by_hand(g, x, w, b, patches);
+      const std::vector<float> got = ours.to_vector<float>();
+      float max_diff = 0;
+      for (size_t k = 0; k < got.size(); ++k) max_diff = std::max(max_diff, std::abs(got[k] - theirs[k]));
+      const double agc = agbench::time_per_call([&] { agbench::keep(f(tx, tw, tb, ts)); });
+      const double flops = 2.0 * static_cast<double>(ours.num_elements()) * static_cast<double>(g.k * g.k * g.c);
+      std::string note = fmt::format("{:.1f} GFLOP/s; first call {}; within {:.1e} of im2col", flops / agc * 1e-9,
+                                     agbench::ms(first), max_diff);
+      const std::string row = fmt::format("{} ({} thread{})", name, threads, threads > 1 ? "s" : "");
+      std::vector<float> torch_out;
+      const std::optional<double> torch =
+          torch_baseline::conv_layer_seconds({g.n, g.h, g.w, g.c, g.k, g.o, g.stride}, x, w, b, threads, &torch_out);
+      if (torch) {
+        if (g.stride == 1) {
+          float torch_diff = 0;
+          for (size_t k = 0; k < got.size(); ++k) torch_diff = std::max(torch_diff, std::abs(got[k] - torch_out[k]));
+          note += fmt::format(", {:.1e} of libtorch", torch_diff);
+        }
+        if (threads == 1) {
+          const double eigen = agbench::time_per_call([&] { agbench::keep(conv_by_hand(g, x, w, b, patches)); });
+          note += fmt::format("; im2col+Eigen {} ({:.2f}x)", agbench::us(eigen), agc / eigen);
+        }
+        rows.push_back(
+            {row, agbench::us(agc), agbench::us(*torch) + " libtorch", fmt::format("{:.2f}x", agc / *torch), note});
+      } else if (threads == 1) {  // no libtorch-dev: im2col + Eigen is the baseline
+        const double eigen = agbench::time_per_call([&] { agbench::keep(conv_by_hand(g, x, w, b, patches)); });
+        rows.push_back({row, agbench::us(agc), agbench::us(eigen) + " im2col+Eigen",
+                        fmt::format("{:.2f}x", agc / eigen), note + "; libtorch-dev not installed"});
+      }
+    }
   }
+  ag::set_num_threads(1);
   {  // LeNet's forward pass on a batch of 32 (agc only: the layers above carry the comparison).
     const Tensor x = ag::constant(random_values(32 * 28 * 28, 4), {32, 28, 28, 1});
     const Tensor w1 = ag::constant(random_values(5 * 5 * 6, 5), {5, 5, 1, 6});
@@ -113,6 +141,6 @@ int main() {
     const double agc = agbench::time_per_call([&] { agbench::keep(f(x, w1, w2, dense)); });
     rows.push_back({"LeNet forward, batch 32", agbench::us(agc), "", "", "first call " + agbench::ms(first)});
   }
-  agbench::print_table("Convolution layers (conv2d + bias + relu, NHWC, float32), one thread", rows);
+  agbench::print_table("Convolution layers (conv2d + bias + relu, NHWC, float32)", rows);
   return 0;
 }
