@@ -111,6 +111,24 @@ TEST(JitWindowOps, CnnTrainingStepUnderATapeInsideNestedFunctions) {
 
 // Both runtime-kernel families in a staged loop, in a compiled Function differentiated by a tape
 // outside its trace: conv2d, sort and a segment sum each iteration, against the same eagerly.
+// max_pool2d's second order (MaxPoolGradGrad) compiled: a gradient of a gradient, in float32
+// and float64, three-way.
+TEST(JitWindowOps, MaxPoolSecondOrderThreeWay) {
+  auto hessian_vector = [](Tensor x, Tensor v) {
+    ag::GradientTape outer;
+    outer.watch(x);
+    ag::GradientTape inner;
+    inner.watch(x);
+    const Tensor y = ag::nn::max_pool2d(x * x, 3, 2, "SAME");
+    const Tensor g = inner.gradient(ag::reduce_sum(ag::sin(y)), x);
+    return std::make_tuple(g, outer.gradient(ag::reduce_sum(g * v), x));
+  };
+  for (ag::DType d : {ag::float32, ag::float64}) {
+    const Tensor x = sample(d, {2, 5, 6, 3}, 31, Values::Moderate), v = sample(d, {2, 5, 6, 3}, 32, Values::Moderate);
+    agtest::expect_three_way("max_pool2d second order", hessian_vector, {.rtol = 1e-5, .atol = 1e-6}, x, v);
+  }
+}
+
 TEST(JitWindowOps, StagedLoopUnderATapeOutsideTheTrace) {
   auto body = [](Tensor x, Tensor w) {
     auto [i, h] = ag::while_loop([](const Tensor& i, const Tensor&) { return i < 3; },

@@ -272,6 +272,15 @@ TEST(GradientCheck, WindowOps) {
                      return tape.gradient(ag::reduce_sum(ag::sin(y)), x[0]);
                    },
                    {sample({1, 4, 5, 2}, 51)}, 1e-5);
+    // max_pool2d's gradient differentiated (MaxPoolGradGrad), overlapping windows.
+    check_gradient(std::string("max_pool2d second order ") + p,
+                   [=](const std::vector<Tensor>& x) {
+                     ag::GradientTape tape;
+                     tape.watch(x[0]);
+                     const Tensor y = ag::nn::max_pool2d(x[0] * x[0], 3, 2, p);
+                     return tape.gradient(ag::reduce_sum(ag::sin(y)), x[0]);
+                   },
+                   {sample({1, 5, 6, 2}, 52)}, 1e-5);
   }
 }
 
@@ -303,6 +312,9 @@ TEST(GradientCheck, IndexOps) {
                  {sample({2, 3, 4}, 70), sample({2, 2, 4}, 71)});
   check_gradient("einsum three operands", [](const std::vector<Tensor>& x) { return ag::einsum("ij,jk,k->i", {x[0], x[1], x[2]}); },
                  {sample({2, 3}, 72), sample({3, 4}, 73), sample({4}, 74)});
+  check_gradient("einsum diagonal and trace", [](const std::vector<Tensor>& x) {
+    return ag::einsum("bii->bi", {x[0]}) + ag::reshape(ag::einsum("ii", {x[1]}), {1, 1});
+  }, {sample({2, 3, 3}, 69), sample({3, 3}, 70)});
 }
 
 }  // namespace

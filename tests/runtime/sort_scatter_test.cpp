@@ -181,6 +181,10 @@ TEST(Einsum, AgainstTheDefinition) {
       {"xij,jk->xik", {{2, 2, 3}, {3, 2}}, "...ij,jk->...ik"},
       {"xyij,yjk->xyik", {{2, 1, 2, 3}, {3, 3, 2}}, "...ij,...jk->...ik"},
       {"ijk->kj", {{2, 3, 4}}, ""},                    {"ab,ab->ab", {{2, 3}, {2, 3}}, ""},
+      // Diagonals: a label repeated within an operand.
+      {"ii->i", {{3, 3}}, ""},                         {"ii->", {{3, 3}}, "ii"},
+      {"bii->bi", {{2, 3, 3}}, ""},                    {"iij,jk->ik", {{3, 3, 2}, {2, 4}}, ""},
+      {"iii->i", {{2, 2, 2}}, ""},                     {"ij,jj->i", {{2, 3}, {3, 3}}, ""},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.given.empty() ? c.eq : c.given);
@@ -198,7 +202,8 @@ TEST(Einsum, AgainstTheDefinition) {
 TEST(Einsum, ErrorsNameTheEquation) {
   const Tensor a = ag::ones({2, 3}), b = ag::ones({3, 4});
   expect_error<ag::ValueError>([&] { ag::einsum("ij,jk->ik", {a}); }, {"ag::einsum", "has 2 operand terms for 1 operands", "sort_scatter_test.cpp:"});
-  expect_error<ag::ValueError>([&] { ag::einsum("ii->i", {ag::ones({3, 3})}); }, {"label 'i' repeats in term 'ii'"});
+  expect_error<ag::ValueError>([&] { ag::einsum("ii->i", {ag::ones({3, 4})}); },
+                               {"label 'i' names dims of sizes 3 and 4 (a diagonal needs them equal)"});
   expect_error<ag::ValueError>([&] { ag::einsum("ij,jk->iz", {a, b}); }, {"output label 'z' is in no operand"});
   expect_error<ag::ValueError>([&] { ag::einsum("ijk,jk->i", {a, b}); }, {"term 'ijk' names 3 dims, operand 0 has shape [2,3]"});
   expect_error<ag::ValueError>([&] { ag::einsum("ij,jk->ik", {a, ag::ones({4, 4})}); }, {"ag::matmul"});

@@ -21,6 +21,7 @@
 namespace {
 
 constexpr const char* kUsage = R"(usage: ag-opt [--pass=<name>[,<name>...]]... [--emit=<stage>] <file.graph | ->
+       ag-opt --emit=op-table       (the op reference, docs/ops.md, from the op table)
 
 Reads every graph in the file (graph_to_text's form; `//` lines are comments), runs the passes
 in order, verifying after each, and prints the result.
@@ -101,6 +102,10 @@ int main(int argc, char** argv) {
     if (arg.starts_with("--pass=")) {
       std::stringstream names(arg.substr(7));
       for (std::string name; std::getline(names, name, ',');) passes.push_back(&pass_named(name));
+    } else if (arg == "--emit=op-table") {
+      const std::string page = ag::op_reference_markdown();
+      std::fwrite(page.data(), 1, page.size(), stdout);
+      return 0;
     } else if (arg.starts_with("--emit=")) {
       stage = arg.substr(7);
       if (stage != "graph" && stage != "passes" && stage != "plan" && stage != "ir" && stage != "ir-opt" && stage != "asm")

@@ -132,7 +132,7 @@ Tensor& operator^=(Tensor& a, Operand b);
 #define AG_API_custom(fn)
 #define AG_API_unary(fn) Tensor fn(const Tensor& x, Loc loc = Loc::current());
 #define AG_API_binary(fn) Tensor fn(Operand a, Operand b);
-#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Raises, Cost, Vector, Gradient, Api, ApiName) AG_API_##Api(ApiName)
+#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Raises, Cost, Vector, Gradient, Api, ApiName, Equivalent) AG_API_##Api(ApiName)
 #include "ag/graph/ops.def"
 #undef AG_API_custom
 #undef AG_API_unary
@@ -243,8 +243,8 @@ Tensor unsorted_segment_max(const Tensor& data, const Tensor& segment_ids, int64
                             Loc loc = Loc::current());
 // Einstein summation (tf.einsum, NumPy's rules): ag::einsum("bqd,bkd->bqk", {q, k}). Labels are
 // letters; "..." stands for broadcast dims; without "->" the output is the ellipsis' dims, then
-// the labels seen once, sorted. Computed as transposes, reshapes and batched matmuls (a label
-// repeated within one operand, a diagonal, is not supported).
+// the labels seen once, sorted; a label repeated within one operand takes its diagonal ("ii->i",
+// "ii" the trace). Computed as gathers (diagonals), transposes, reshapes and batched matmuls.
 Tensor einsum(std::string_view equation, const std::vector<Tensor>& operands, Loc loc = Loc::current());
 
 // The vector norm over `axes` (all by default): ord 2 (euclidean), 1, or INFINITY (the largest

@@ -10,7 +10,7 @@ namespace ag::detail {
 namespace {
 
 constexpr GradRule kRules[] = {
-#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Raises, Cost, Vector, Gradient, Api, ApiName) \
+#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Raises, Cost, Vector, Gradient, Api, ApiName, Equivalent) \
   std::string_view(#Gradient) == "none" ? nullptr : &grad_##Gradient,
 #include "ag/graph/ops.def"
 };

@@ -72,7 +72,7 @@ std::vector<Tensor> replay_gradient(const Graph& g, std::span<const Tensor> xs, 
 // The rule of the `unsupported` token (declared here too: no op may use it at the moment).
 std::vector<Tensor> grad_unsupported(const GradContext& c);
 
-#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Raises, Cost, Vector, Gradient, Api, ApiName) \
+#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Raises, Cost, Vector, Gradient, Api, ApiName, Equivalent) \
   std::vector<Tensor> grad_##Gradient(const GradContext& c);
 #include "ag/graph/ops.def"
 

@@ -32,6 +32,17 @@ std::vector<Tensor> grad_max_pool(const GradContext& c) {
   return {apply_op(OpKind::MaxPoolGrad, {c.inputs[0], c.dys[0]}, c.attrs, c.loc)};
 }
 
+// dx = max_pool_grad(x, d) routes d to each window's maximum, linearly in d (x only picks the
+// places: no gradient): dd = each window's g at its maximum (TensorFlow's MaxPoolGradGrad).
+std::vector<Tensor> grad_max_pool_grad(const GradContext& c) {
+  return {Tensor(), apply_op(OpKind::MaxPoolGradGrad, {c.inputs[0], c.dys[0]}, c.attrs, c.loc)};
+}
+
+// Its adjoint is max_pool_grad again.
+std::vector<Tensor> grad_max_pool_grad_grad(const GradContext& c) {
+  return {Tensor(), apply_op(OpKind::MaxPoolGrad, {c.inputs[0], c.dys[0]}, c.attrs, c.loc)};
+}
+
 std::vector<Tensor> grad_avg_pool(const GradContext& c) {
   return {apply_op(OpKind::AvgPoolGrad, {c.inputs[0], c.dys[0]}, c.attrs, c.loc)};
 }

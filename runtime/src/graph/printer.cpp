@@ -180,6 +180,7 @@ std::string attrs_to_text(const Node& n, ConstantText constants) {
     case OpKind::MaxPool:
     case OpKind::AvgPool:
     case OpKind::MaxPoolGrad:
+    case OpKind::MaxPoolGradGrad:
     case OpKind::AvgPoolGrad: {
       const Shape& w = a.window();
       const bool conv = n.op == OpKind::Conv2D || n.op == OpKind::Conv2DBackpropInput || n.op == OpKind::Conv2DBackpropFilter;

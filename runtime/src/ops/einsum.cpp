@@ -1,5 +1,5 @@
-// ag::einsum (tf.einsum, NumPy's einsum), written in ops: labels summed within one operand are
-// reduced first, then the operands are contracted left to right, each pair as one batched
+// ag::einsum (tf.einsum, NumPy's einsum), written in ops: a label repeated within one operand
+// takes its diagonal (a gather), labels summed within one operand are reduced first, then the operands are contracted left to right, each pair as one batched
 // matmul ([batch, free_a, contracted] x [batch, contracted, free_b]), and the result is
 // transposed to the output's order. Gradients, staging and fusion are those of its parts.
 #include <fmt/format.h>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ag/detail/ops_internal.h"
+#include "ag/construct.h"
 #include "ag/ops.h"
 
 namespace ag {
@@ -87,6 +88,33 @@ Labeled contract(const Labeled& a, const Labeled& b, const std::string& keep, Lo
   return {reshape(product, target, loc), batch + free_a + free_b};
 }
 
+// x's diagonal over its first repeated label c ("ii" -> "i"): the two dims moved last, merged
+// into one, and every (d + 1)-th element taken (a gather, so gradients follow it back).
+Labeled diagonal(const Labeled& x, char c, Loc loc) {
+  const size_t first = x.labels.find(c), second = x.labels.find(c, first + 1);
+  const int64_t d1 = x.t.shape()[static_cast<int64_t>(first)], d2 = x.t.shape()[static_cast<int64_t>(second)];
+  if (d1 >= 0 && d2 >= 0 && d1 != d2)
+    fail(loc, fmt::format("label '{}' names dims of sizes {} and {} (a diagonal needs them equal)", c, d1, d2));
+  std::vector<int64_t> perm;
+  std::string rest;
+  for (size_t k = 0; k < x.labels.size(); ++k)
+    if (k != first && k != second) {
+      perm.push_back(static_cast<int64_t>(k));
+      rest += x.labels[k];
+    }
+  perm.push_back(static_cast<int64_t>(first));
+  perm.push_back(static_cast<int64_t>(second));
+  Shape target;
+  for (size_t k = 0; k + 2 < perm.size(); ++k) target.push_back(x.t.shape()[perm[k]]);
+  target.push_back(d1 >= 0 ? d1 * d1 : (d2 >= 0 ? d2 * d2 : -1));
+  if (std::count(target.begin(), target.end(), int64_t{-1}) > 1)
+    fail(loc, fmt::format("label '{}' repeats in an operand with more than one dim unknown while tracing", c));
+  const Tensor flat = reshape(transpose(x.t, perm, loc), target, loc);
+  const Tensor n = d1 >= 0 ? Tensor(d1) : d2 >= 0 ? Tensor(d2) : gather(shape_of(x.t, loc), Tensor(static_cast<int64_t>(first)), 0, loc);
+  const Tensor indices = range(0, n, 1) * (n + 1);
+  return {gather(flat, indices, static_cast<int64_t>(target.rank()) - 1, loc), rest + c};
+}
+
 }  // namespace
 
 Tensor einsum(std::string_view equation, const std::vector<Tensor>& operands, Loc loc) {
@@ -122,9 +150,6 @@ Tensor einsum(std::string_view equation, const std::vector<Tensor>& operands, Lo
       if (!std::isalpha(static_cast<unsigned char>(c)) && c > ellipsis) fail(loc, fmt::format("'{}' is not a label", c));
     if (static_cast<int64_t>(labels.size()) != operands[i].rank())
       fail(loc, fmt::format("term '{}' names {} dims, operand {} has shape {}", terms[i], labels.size(), i, operands[i].shape().str()));
-    for (char c : labels)
-      if (std::count(labels.begin(), labels.end(), c) > 1)
-        fail(loc, fmt::format("label '{}' repeats in term '{}' (a diagonal): not supported", c, terms[i]));
     xs.push_back({operands[i], labels});
   }
   // The output: given, or NumPy's implicit one (the ellipsis, then the labels seen once, sorted).
@@ -150,6 +175,13 @@ Tensor einsum(std::string_view equation, const std::vector<Tensor>& operands, Lo
     if (!found) fail(loc, fmt::format("output label '{}' is in no operand", c));
     if (std::count(out.begin(), out.end(), c) > 1) fail(loc, fmt::format("output label '{}' repeats", c));
   }
+  // A label repeated within one operand takes its diagonal ("ii->i", "ii->" the trace).
+  for (Labeled& x : xs)
+    for (size_t k = 0; k < x.labels.size(); ++k)
+      if (std::count(x.labels.begin(), x.labels.end(), x.labels[k]) > 1) {
+        x = diagonal(x, x.labels[k], loc);
+        k = static_cast<size_t>(-1);  // start over: the labels moved
+      }
   // Labels needed after operand i: the output's and those of the operands after it.
   auto needed_after = [&](size_t i) {
     std::string keep = out;

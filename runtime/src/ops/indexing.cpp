@@ -127,7 +127,13 @@ Tensor index_tensor(const Tensor& x, std::span<const Index> indices) {
     whole = whole && r.dims[d].begin == 0 && (r.dims[d].size == -1 || r.dims[d].size == x.shape()[static_cast<int64_t>(d)]);
     if (r.dims[d].drop) dropped.push_back(static_cast<int64_t>(d));
   }
-  Tensor t = whole ? x : slice(x, begin, size, r.loc);
+  Tensor t = x;
+  if (!whole) {  // (the Slice op itself: its sizes may be -k - 1, which ag::slice refuses)
+    Attrs a;
+    a.slice_begin() = Shape(begin);
+    a.slice_size() = Shape(size);
+    t = detail::apply_op(OpKind::Slice, {x}, a, r.loc);
+  }
   for (size_t d = 0; d < r.dims.size(); ++d)
     if (r.dims[d].strided) t = gather(t, constant(r.dims[d].rows), static_cast<int64_t>(d), r.loc);
   if (!dropped.empty()) t = squeeze(t, dropped, r.loc);

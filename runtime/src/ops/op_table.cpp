@@ -6,9 +6,9 @@ namespace ag {
 
 const OpInfo& op_info(OpKind op) {
   static const OpInfo table[] = {
-#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Raises, Cost, Vector, Gradient, Api, ApiName) \
+#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Raises, Cost, Vector, Gradient, Api, ApiName, Equivalent) \
   {#Name, UserName, OpClass::Kernel, Arity, Stateful, RaiseKind::Raises, OpCost::Cost, VectorForm::Vector, \
-   std::string_view(#Gradient) != "none"},
+   std::string_view(#Gradient) != "none", #TypeRule, #Gradient, Equivalent},
 #include "ag/graph/ops.def"
   };
   return table[static_cast<int>(op)];

@@ -228,7 +228,7 @@ AG_DEFINE_COMPOUND(^, LogicalXor)
   Tensor fn(const Tensor& x, Loc loc) { return unary(OpKind::kind, x, loc); }
 #define AG_DEFINE_binary(kind, fn) \
   Tensor fn(Operand a, Operand b) { return binary(OpKind::kind, a, b); }
-#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Raises, Cost, Vector, Gradient, Api, ApiName) \
+#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Raises, Cost, Vector, Gradient, Api, ApiName, Equivalent) \
   AG_DEFINE_##Api(Name, ApiName)
 #include "ag/graph/ops.def"
 #undef AG_DEFINE_custom
@@ -339,6 +339,11 @@ Tensor stack(const std::vector<Tensor>& xs, int64_t axis, Loc loc) {
 }
 
 Tensor slice(const Tensor& x, std::vector<int64_t> begin, std::vector<int64_t> size, Loc loc) {
+  // tf.slice's sizes: -1 is the rest of the dim (the graph's -k for NumPy's stops is indexing's).
+  for (size_t d = 0; d < size.size(); ++d)
+    if (size[d] < -1)
+      throw ValueError(fmt::format("ag::slice: invalid size {} in dim {}: a size is >= 0, or -1 for the rest of the dim{}",
+                                   size[d], d, detail::at(loc)));
   Attrs a;
   a.slice_begin() = Shape(begin);
   a.slice_size() = Shape(size);

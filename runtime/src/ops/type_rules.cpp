@@ -118,7 +118,7 @@ TensorType infer_type(OpKind op, std::span<const TensorType> in, const Attrs& at
     if (t.has_unknown_rank()) [[unlikely]]
       return infer_type_unknown_rank(op, in, attrs, loc);
   switch (op) {
-#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Raises, Cost, Vector, Gradient, Api, ApiName) \
+#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Raises, Cost, Vector, Gradient, Api, ApiName, Equivalent) \
   case OpKind::Name: return type_rule_##TypeRule(op, in, attrs, loc);
 #include "ag/graph/ops.def"
   }

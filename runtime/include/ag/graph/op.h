@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace ag {
@@ -47,12 +48,12 @@ enum class OpCost : uint8_t {
 enum class VectorForm : uint8_t { no, yes, f32 };
 
 enum class OpKind : uint16_t {
-#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Raises, Cost, Vector, Gradient, Api, ApiName) Name,
+#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Raises, Cost, Vector, Gradient, Api, ApiName, Equivalent) Name,
 #include "ag/graph/ops.def"
 };
 
 inline constexpr int kNumOps = 0
-#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Raises, Cost, Vector, Gradient, Api, ApiName) +1
+#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Raises, Cost, Vector, Gradient, Api, ApiName, Equivalent) +1
 #include "ag/graph/ops.def"
     ;
 
@@ -70,9 +71,13 @@ struct OpInfo {
   OpCost cost;
   VectorForm vector;
   bool differentiable;  // a gradient flows through it (its Gradient rule is not `none`)
+  std::string_view type_rule, gradient;  // the rules' names (ops.def's columns)
+  std::string_view equivalent;           // TensorFlow's / NumPy's name for it
 };
 
 const OpInfo& op_info(OpKind op);
+// docs/ops.md: the op table as a Markdown page (ops/op_reference.cpp).
+std::string op_reference_markdown();
 inline std::string_view op_name(OpKind op) { return op_info(op).name; }
 inline OpClass op_class(OpKind op) { return op_info(op).cls; }
 bool is_elementwise(OpKind op);

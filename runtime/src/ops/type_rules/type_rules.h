@@ -12,7 +12,7 @@
 
 namespace ag::detail {
 
-#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Raises, Cost, Vector, Gradient, Api, ApiName) \
+#define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Raises, Cost, Vector, Gradient, Api, ApiName, Equivalent) \
   TensorType type_rule_##TypeRule(OpKind op, std::span<const TensorType> in, const Attrs& attrs, SourceLoc loc);
 #include "ag/graph/ops.def"
 

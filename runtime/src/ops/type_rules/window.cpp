@@ -41,4 +41,8 @@ TensorType type_rule_pool_grad(OpKind op, std::span<const TensorType> in, const 
   return window_type(op, in, attrs, loc);
 }
 
+TensorType type_rule_pool_grad_grad(OpKind op, std::span<const TensorType> in, const Attrs& attrs, SourceLoc loc) {
+  return window_type(op, in, attrs, loc);
+}
+
 }  // namespace ag::detail

@@ -92,6 +92,12 @@ WindowGeometry window_geometry(OpKind op, std::span<const Shape> in, const Attrs
       require_rank4(in[1], op, loc, "the output gradient");
       require_rank4(f, op, loc, "the filter");
       break;
+    case OpKind::MaxPoolGradGrad:  // (x, the gradient of x's gradient: x's shape)
+      x = in[0];
+      require_rank4(x, op, loc, "the input");
+      if (!in[1].is_compatible_with(x))
+        value_error(op, loc, fmt::format("the gradient {} must have the input's shape {}", in[1].str(), x.str()));
+      break;
     default:
       x = in[0];
       require_rank4(x, op, loc, "the input");
@@ -142,7 +148,8 @@ Shape window_result_shape(OpKind op, const WindowGeometry& g) {
   switch (op) {
     case OpKind::Conv2D:
     case OpKind::MaxPool:
-    case OpKind::AvgPool: return g.output_shape();
+    case OpKind::AvgPool:
+    case OpKind::MaxPoolGradGrad: return g.output_shape();
     case OpKind::Conv2DBackpropFilter: return g.filter_shape();
     default: return g.input_shape();  // Conv2DBackpropInput, the pools' gradients
   }

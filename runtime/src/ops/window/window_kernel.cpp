@@ -30,6 +30,7 @@ void compute(OpKind op, const WindowGeometry& g, std::span<const Tensor> in, T* 
     case OpKind::MaxPool:
     case OpKind::AvgPool:
     case OpKind::MaxPoolGrad:
+    case OpKind::MaxPoolGradGrad:
     case OpKind::AvgPoolGrad: return pool_loops(op, g, a, b, out);
     default: throw InternalError(std::string("compute_window: ") + std::string(op_name(op)));
   }

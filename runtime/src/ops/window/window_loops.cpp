@@ -102,11 +102,14 @@ void conv2d_backprop_filter_loops(const WindowGeometry& g, const T* x, const T* 
   });
 }
 
+// MaxPoolGradGrad(x, gg): each window's element of gg at the window's first maximum of x (the
+// gradient of MaxPoolGrad with respect to dy); `dy` is gg then, x-shaped.
 template <class T>
 void pool_loops(OpKind op, const WindowGeometry& g, const T* x, const T* dy, T* out) {
   const int64_t c = g.ic;
   const bool grad = op == OpKind::MaxPoolGrad || op == OpKind::AvgPoolGrad;
-  const bool max = op == OpKind::MaxPool || op == OpKind::MaxPoolGrad;
+  const bool max = op == OpKind::MaxPool || op == OpKind::MaxPoolGrad || op == OpKind::MaxPoolGradGrad;
+  const bool grad_grad = op == OpKind::MaxPoolGradGrad;
   if (grad) std::fill(out, out + g.n * g.ih * g.iw * c, T(0));
   // Gradients write windows that overlap across output rows: split by batch then.
   const int64_t rows = grad ? g.n : g.n * g.oh;
@@ -137,7 +140,9 @@ void pool_loops(OpKind op, const WindowGeometry& g, const T* x, const T* dy, T* 
           const int64_t o = ((n * g.oh + oh) * g.ow + ow) * c;
           for (int64_t k = 0; k < c; ++k) {
             const size_t s = static_cast<size_t>(k);
-            if (!grad) {
+            if (grad_grad) {
+              out[o + k] = dy[arg[s]];
+            } else if (!grad) {
               out[o + k] = max ? acc[s] : acc[s] / static_cast<T>(count);
             } else if (max) {
               out[arg[s]] += dy[o + k];
