@@ -91,7 +91,12 @@ check("ValueError" in err and "not compact row-major" in err, f"strided: {err}")
 del cap
 gc.collect()
 check(sys.getrefcount(y) == refs, "the rejected capsule leaked its array")
-s, err, cap = consume(np.zeros(3, dtype=np.uint8))
-check("TypeError" in err and "uint8" in err, f"uint8: {err}")
+# The storage dtypes arrive as they are (images as uint8, weights as float16).
+s, err, cap = consume(np.arange(5, dtype=np.uint8))
+check(err == "" and s == 20.0, f"uint8 sum {s} {err}")
+s, err, cap = consume(np.array([0.5, 1.5, 65504], dtype=np.float16))
+check(err == "" and s == 131012.0, f"float16 sum {s} {err}")
+s, err, cap = consume(np.zeros(3, dtype=np.int16))
+check("TypeError" in err and "int16" in err, f"int16: {err}")
 del cap
 print("numpy <-> agc through DLPack: OK")

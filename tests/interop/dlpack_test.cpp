@@ -73,7 +73,8 @@ TEST(DLPack, EachAgcDtypeMapsAndOthersAreTypeErrors) {
   };
   for (Case c : {Case{{ag::kDLPackBoolCode, 8, 1}, ag::bool_}, Case{{kDLInt, 32, 1}, ag::int32},
                  Case{{kDLInt, 64, 1}, ag::int64}, Case{{kDLFloat, 32, 1}, ag::float32},
-                 Case{{kDLFloat, 64, 1}, ag::float64}}) {
+                 Case{{kDLFloat, 64, 1}, ag::float64}, Case{{kDLUInt, 8, 1}, ag::uint8}, Case{{kDLInt, 8, 1}, ag::int8},
+                 Case{{kDLFloat, 16, 1}, ag::float16}, Case{{kDLBfloat, 16, 1}, ag::bfloat16}}) {
     int deleted = 0;
     {
       Tensor t = ag::from_dlpack(make_foreign(&deleted, c.dl, {4}));
@@ -86,7 +87,7 @@ TEST(DLPack, EachAgcDtypeMapsAndOthersAreTypeErrors) {
     DLDataType dl;
     const char* name;
   };
-  for (Bad b : {Bad{{kDLUInt, 8, 1}, "uint8"}, Bad{{kDLFloat, 16, 1}, "float16"}, Bad{{kDLBfloat, 16, 1}, "bfloat16"},
+  for (Bad b : {Bad{{kDLUInt, 16, 1}, "uint16"}, Bad{{kDLFloat, 8, 1}, "float8"}, Bad{{kDLBfloat, 32, 1}, "bfloat32"},
                 Bad{{kDLComplex, 64, 1}, "complex64"}, Bad{{kDLInt, 16, 1}, "int16"},
                 Bad{{kDLFloat, 32, 4}, "float32 x 4 lanes"}, Bad{{ag::kDLPackBoolCode, 1, 1}, "bool1"}}) {
     int deleted = 0;

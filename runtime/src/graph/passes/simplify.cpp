@@ -73,30 +73,6 @@ std::optional<ValueId> identity_of(const Graph& g, const Node& n) {
   return std::nullopt;
 }
 
-// Whether `v` is a Transpose that swaps only the last two dims (x^T of a batch of matrices).
-bool swaps_last_two(const Graph& g, ValueId v) {
-  const Node& t = g.producer(v);
-  if (t.op != OpKind::Transpose) return false;
-  const Shape& perm = t.attrs.perm();
-  const int64_t r = perm.rank();
-  if (r < 2 || perm[r - 1] != r - 2 || perm[r - 2] != r - 1) return false;
-  for (int64_t i = 0; i + 2 < r; ++i)
-    if (perm[i] != i) return false;
-  return true;
-}
-
-// matmul(transpose(a), b) reads a as it lies (transpose_a), and so on: the transpose is not
-// made (prune drops it when nothing else reads it).
-void fold_transposes_into_matmul(const Graph& g, Node& n) {
-  bool flags[2] = {n.attrs.transpose_a(), n.attrs.transpose_b()};
-  for (int k = 0; k < 2; ++k)
-    while (swaps_last_two(g, n.inputs[k])) {
-      n.inputs[k] = g.producer(n.inputs[k]).inputs[0];
-      flags[k] = !flags[k];
-    }
-  n.attrs.set_transposes(flags[0], flags[1]);
-}
-
 }  // namespace
 
 Graph simplify_algebra(const Graph& g) {
@@ -120,7 +96,6 @@ Graph simplify_algebra(const Graph& g) {
       rb.alias(id, {*v});
       return;
     }
-    if (n.op == OpKind::MatMul) fold_transposes_into_matmul(out, n);
     // zeros_like/ones_like of a value whose shape is static reads nothing of it: a Fill of a
     // constant, so the value (a gradient's forward loss, read only for its shape) can be pruned.
     if (n.op == OpKind::FillLike && !n.outputs[0].rank_unknown && n.outputs[0].shape.is_fully_defined() &&
