@@ -21,11 +21,10 @@ std::pair<Tensor, Tensor> two_spirals(int n) {
   return {ag::constant(xy, {2 * n, 2}), ag::constant(onehot, {2 * n, 2})};
 }
 
-// Mean softmax cross-entropy of logits [b, k] against one-hot labels.
+// Mean softmax cross-entropy of logits [b, k] against one-hot labels (tf.nn's, stable for any
+// logits).
 Tensor cross_entropy(const Tensor& logits, const Tensor& labels) {
-  const Tensor shifted = logits - ag::stop_gradient(ag::reduce_max(logits, 1, true));
-  const Tensor log_softmax = shifted - ag::log(ag::reduce_sum(ag::exp(shifted), 1, true));
-  return -ag::reduce_mean(ag::reduce_sum(labels * log_softmax, 1));
+  return ag::reduce_mean(ag::nn::softmax_cross_entropy_with_logits(labels, logits));
 }
 
 int main() {
