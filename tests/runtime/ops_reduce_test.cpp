@@ -134,6 +134,27 @@ TYPED_TEST(Reduce, EveryAxisSubsetOfRank4) {
   check_all_axis_subsets<T>({2, 3, 4, 5}, x, rel);
 }
 
+// Rows of 1 to 4 elements reduce in their own loop (reduce.cpp, reduce_short_rows); 5 do not.
+TYPED_TEST(Reduce, ShortLastAxisRows) {
+  using T = TypeParam;
+  const double rel = std::is_same_v<T, float> ? 1e-5 : 1e-12;
+  for (int64_t n = 1; n <= 5; ++n) {
+    SCOPED_TRACE(::testing::Message() << "rows of " << n);
+    check_all_axis_subsets<T>({7, n}, agtest::sample<T>(7 * n, 52 + static_cast<uint32_t>(n), true, 2), rel);
+    check_all_axis_subsets<T>({3, 2, n}, agtest::sample<T>(6 * n, 60 + static_cast<uint32_t>(n), true, 2), rel);
+  }
+}
+
+TEST(Reduce, ShortRowsKeepSignedZerosAndNaN) {
+  const ag::Tensor z = agtest::make<float>({-0.f, 0.f, 0.f, -0.f, NAN, 1.f}, {3, 2});
+  const auto mx = ag::reduce_max(z, 1).to_vector<float>(), mn = ag::reduce_min(z, 1).to_vector<float>();
+  EXPECT_FALSE(std::signbit(mx[0]));
+  EXPECT_FALSE(std::signbit(mx[1]));
+  EXPECT_TRUE(std::signbit(mn[0]));
+  EXPECT_TRUE(std::signbit(mn[1]));
+  EXPECT_TRUE(std::isnan(mx[2]) && std::isnan(mn[2]));
+}
+
 TYPED_TEST(Reduce, SizeOneAndZeroDims) {
   using T = TypeParam;
   const double rel = std::is_same_v<T, float> ? 1e-5 : 1e-12;

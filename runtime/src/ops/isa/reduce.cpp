@@ -106,9 +106,38 @@ void accumulate(OpKind op, MutRow<T>& acc, const Row<T>& x) {
   }
 }
 
+// Rows of at most this many elements reduce in a plain loop, left to right: the distances of a
+// point to k centroids over [N, k, 2] called an Eigen reduction per 2-element row, 6.5 ns each
+// (5.2 ms for 100,000 x 8 rows; issue 39's eager k-means).
+constexpr int64_t kShortRow = 4;
+
+template <class T>
+void reduce_short_rows(OpKind op, const T* x, T* y, int64_t n, int64_t o0, int64_t o1) {
+  auto rows = [&](auto combine) {
+    for (int64_t o = o0; o < o1; ++o) {
+      const T* row = x + o * n;
+      T acc = row[0];
+      for (int64_t r = 1; r < n; ++r) acc = combine(acc, row[r]);
+      y[o] = acc;
+    }
+  };
+  switch (op) {
+    case OpKind::ReduceSum:
+    case OpKind::ReduceMean: return rows([](T a, T b) { return a + b; });
+    case OpKind::ReduceProd: return rows([](T a, T b) { return a * b; });
+    case OpKind::ReduceMax: return rows(IeeeMaxMin<true>());
+    case OpKind::ReduceMin: return rows(IeeeMaxMin<false>());
+    default: throw InternalError("reduce_short_rows");
+  }
+}
+
 // Outer slices [o0, o1): each independent of the others.
 template <class T>
 void reduce3_slices(OpKind op, const T* x, T* y, const Layout3& l, int64_t o0, int64_t o1) {
+  if constexpr (!std::is_same_v<T, bool>) {
+    if (l.inner == 1 && l.reduced >= 1 && l.reduced <= kShortRow && op != OpKind::ReduceAny && op != OpKind::ReduceAll)
+      return reduce_short_rows(op, x, y, l.reduced, o0, o1);
+  }
   for (int64_t o = o0; o < o1; ++o) {
     const T* base = x + o * l.reduced * l.inner;
     if (l.inner == 1) {
