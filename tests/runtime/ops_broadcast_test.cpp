@@ -34,6 +34,12 @@ const Case kCases[] = {
     {{0}, {}},
     {{2, 0}, {2, 1}},
     {{0, 1}, {1, 4}},
+    // Short rows walked a plane at a time (binary_rows' small-row path): k-means' distances, a
+    // plane of rows broadcast along the plane, and both operands broadcasting inside it.
+    {{5, 1, 2}, {1, 7, 2}},
+    {{4, 3, 1}, {4, 1, 3}},
+    {{2, 1, 6, 3}, {1, 4, 1, 3}},
+    {{3, 5, 1}, {3, 5, 2}},
 };
 
 std::string name_of(const Dims& d) {

@@ -45,4 +45,19 @@ void for_each_row(const BroadcastLoop& loop, F&& row) {
   }
 }
 
+// The same walk a plane at a time: plane(out_offset, in_offsets, rows) covers `rows` rows of
+// the next-to-last dim, each loop.inner() long (row j of input k at in_offsets[k] + j *
+// strides[k][rank - 2]). For short rows, where the odometer per row costs more than the row.
+template <class F>
+void for_each_plane(const BroadcastLoop& loop, F&& plane) {
+  if (loop.rank < 2) {
+    for_each_row(loop, [&](int64_t o, const int64_t* off) { plane(o, off, int64_t{1}); });
+    return;
+  }
+  BroadcastLoop outer = loop;  // the rows of the planes: the last dim is the plane's rows
+  outer.rank = loop.rank - 1;
+  const int64_t rows = loop.dims[loop.rank - 2];
+  for_each_row(outer, [&](int64_t o, const int64_t* off) { plane(o * loop.inner(), off, rows); });
+}
+
 }  // namespace ag::detail

@@ -190,9 +190,13 @@ template <class T, class R, class F>
 void binary_rows(const BroadcastLoop& L, const T* a, const T* b, R* out, F&& f) {
   const int64_t n = L.inner();
   const int64_t sa = L.inner_stride(0), sb = L.inner_stride(1);
-  if (n < kSmallRow) {
-    for_each_row(L, [&](int64_t o, const int64_t* off) {
-      for (int64_t i = 0; i < n; ++i) out[o + i] = static_cast<R>(f(a[off[0] + i * sa], b[off[1] + i * sb]));
+  if (n < kSmallRow) {  // a plane of short rows per step of the walk ([N,1,2] - [1,8,2])
+    const int ra = L.rank >= 2 ? L.rank - 2 : 0;
+    const int64_t pa = L.rank >= 2 ? L.strides[0][ra] : 0, pb = L.rank >= 2 ? L.strides[1][ra] : 0;
+    for_each_plane(L, [&](int64_t o, const int64_t* off, int64_t rows) {
+      for (int64_t j = 0; j < rows; ++j)
+        for (int64_t i = 0; i < n; ++i)
+          out[o + j * n + i] = static_cast<R>(f(a[off[0] + j * pa + i * sa], b[off[1] + j * pb + i * sb]));
     });
     return;
   }
