@@ -51,13 +51,16 @@ class Planner {
     s->groups = fuse_elementwise(g, s->values);
     // In-place updates first (each turns an update into a view of its input's buffer, so
     // liveness is computed again), then destinations: a result that is an in-place update makes
-    // its input's buffer the result's.
-    compute_liveness(g, *s);
-    while (update_in_place(g, *s)) {
-      reset_liveness(*s);
+    // its input's buffer the result's. A scope without updates computes liveness once.
+    const bool updates = std::any_of(g.nodes.begin(), g.nodes.end(), [](const Node& n) { return n.op == OpKind::SliceUpdate; });
+    if (updates) {
       compute_liveness(g, *s);
+      while (update_in_place(g, *s)) {
+        reset_liveness(*s);
+        compute_liveness(g, *s);
+      }
+      reset_liveness(*s);
     }
-    reset_liveness(*s);
     choose_destinations(g, *s);
     compute_liveness(g, *s);
     fill_node_infos(g, *s);
