@@ -27,6 +27,27 @@ if(AG_WITH_LLVM)
   target_compile_definitions(agc_llvm INTERFACE ${AG_LLVM_DEFINITIONS})
   target_link_libraries(agc_llvm INTERFACE LLVM)
 
+  # agc::llvm: libLLVM as an imported target of agc's own, so that the exported libag_jit names
+  # it and agcConfig.cmake defines it from the library's path. A consumer then never imports
+  # LLVM's CMake package (whose targets -- `opt`, `llc`, ... -- clash with the consumer's, and
+  # whose configure looks for LibEdit, zstd, CURL).
+  get_target_property(ag_llvm_configs LLVM IMPORTED_CONFIGURATIONS)
+  foreach(config IN LISTS ag_llvm_configs ITEMS "")
+    set(suffix "")
+    if(config)
+      set(suffix "_${config}")
+    endif()
+    get_target_property(AG_LLVM_SHARED_LIBRARY LLVM IMPORTED_LOCATION${suffix})
+    if(AG_LLVM_SHARED_LIBRARY)
+      break()
+    endif()
+  endforeach()
+  if(NOT AG_LLVM_SHARED_LIBRARY MATCHES "\\.so")
+    message(FATAL_ERROR "agc: LLVM is not the shared libLLVM (${AG_LLVM_SHARED_LIBRARY}): install llvm-19-dev")
+  endif()
+  add_library(agc::llvm SHARED IMPORTED GLOBAL)
+  set_target_properties(agc::llvm PROPERTIES IMPORTED_LOCATION "${AG_LLVM_SHARED_LIBRARY}")
+
   add_library(agc_clang INTERFACE)
   target_include_directories(agc_clang SYSTEM INTERFACE ${CLANG_INCLUDE_DIRS})
   target_link_libraries(agc_clang INTERFACE agc_llvm clang-cpp)

@@ -44,3 +44,19 @@ configure_file(${CMAKE_CURRENT_LIST_DIR}/agcConfig.cmake.in ${PROJECT_BINARY_DIR
 install(FILES ${PROJECT_BINARY_DIR}/install/agcConfig.cmake ${PROJECT_BINARY_DIR}/agcConfigVersion.cmake
               ${PROJECT_SOURCE_DIR}/tools/cmake/AgRewrite.cmake
         DESTINATION ${AG_PACKAGE_DIR})
+
+# agc.pc, for builds without CMake (installed only: its prefix is where the file is).
+if(AG_WITH_LLVM)
+  set(AG_PC_ANCHORS "-Wl,--undefined=agc_jit_anchor -Wl,--undefined=agc_report_anchor")
+  set(AG_PC_LIBS "-lag_jit -lag_report -lag_runtime")
+  set(AG_PC_SYSTEM_LIBS "${AG_LLVM_SHARED_LIBRARY}")
+else()
+  set(AG_PC_ANCHORS "-Wl,--undefined=agc_report_anchor")
+  set(AG_PC_LIBS "-lag_report -lag_runtime")
+  set(AG_PC_SYSTEM_LIBS "")
+endif()
+string(APPEND AG_PC_SYSTEM_LIBS " ${AG_DNNL_LIBRARY} -pthread ${CMAKE_DL_LIBS}")
+string(REPLACE " dl" " -ldl" AG_PC_SYSTEM_LIBS "${AG_PC_SYSTEM_LIBS}")
+configure_file(${CMAKE_CURRENT_LIST_DIR}/agc.pc.in ${PROJECT_BINARY_DIR}/install/agc.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/install/agc.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+install(FILES ${PROJECT_SOURCE_DIR}/LICENSE ${PROJECT_SOURCE_DIR}/CHANGELOG.md DESTINATION ${CMAKE_INSTALL_DOCDIR})

@@ -8,7 +8,11 @@
 #     Functions run on the interpreter with one warning, and that jit_compile = true is an error.
 #  3. A project using the opt-in interop headers (package_interop/): ag/eigen.h and ag/dlpack.h
 #     are shipped, and build and run with Eigen and DLPack found by the project.
-#  4. (build-tree) ag_rewrite_sources' depfile: a rebuild with nothing changed does not re-run the
+#  4. A C++17 project with a target named `opt` (package_cxx17/): configures without a word about
+#     packages it never asked for (agc imports no LLVM CMake package), rewrites and runs compiled.
+#  5. (installed) A program built without CMake: c++ main.cpp $(pkg-config --cflags --libs agc)
+#     (package_pkgconfig/) runs its Function as machine code.
+#  6. (build-tree) ag_rewrite_sources' depfile: a rebuild with nothing changed does not re-run the
 #     rewrite, one after an included header changed does.
 #   cmake -DMODE=... -DAGC_BUILD_DIR=... -DWORK_DIR=... -DCXX=... -DDOC=... -P package_test.cmake
 cmake_policy(VERSION 3.25)
@@ -99,7 +103,39 @@ if(NOT step_output MATCHES "interop consumer: sum 20, zero-copy round trip: true
   message(FATAL_ERROR "the interop consumer printed:\n${step_output}")
 endif()
 
-# 4. The depfile.
+# 4. C++17, a target named `opt`, a quiet configure.
+run_step(${CMAKE_COMMAND} -S ${CMAKE_CURRENT_LIST_DIR}/package_cxx17 -B ${WORK_DIR}/cxx17 -G Ninja
+         -DCMAKE_CXX_COMPILER=${CXX} ${find_args})
+foreach(noise "Could NOT find" "CMake Warning" "LLVM")
+  string(FIND "${step_output}" "${noise}" found)
+  if(NOT found EQUAL -1)
+    message(FATAL_ERROR "configuring a consumer printed '${noise}':\n${step_output}")
+  endif()
+endforeach()
+run_step(${CMAKE_COMMAND} --build ${WORK_DIR}/cxx17)
+run_step(${CMAKE_COMMAND} -E env AG_CACHE_DIR=off ${WORK_DIR}/cxx17/opt)
+message(STATUS "${step_output}")
+if(NOT step_output MATCHES "collatz\\(27\\) = 111 traced, 111 eagerly, compiled: yes")
+  message(FATAL_ERROR "the C++17 consumer printed:\n${step_output}")
+endif()
+
+# 5. pkg-config, no CMake.
+if(MODE STREQUAL "installed")
+  find_program(PKG_CONFIG pkg-config REQUIRED)
+  run_step(${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${WORK_DIR}/prefix/lib/pkgconfig
+           ${PKG_CONFIG} --cflags --libs agc)
+  string(STRIP "${step_output}" pc_flags)
+  separate_arguments(pc_flags UNIX_COMMAND "${pc_flags}")
+  file(MAKE_DIRECTORY ${WORK_DIR}/pkgconfig)
+  run_step(${CXX} ${CMAKE_CURRENT_LIST_DIR}/package_pkgconfig/main.cpp -o ${WORK_DIR}/pkgconfig/app ${pc_flags})
+  run_step(${CMAKE_COMMAND} -E env AG_CACHE_DIR=off ${WORK_DIR}/pkgconfig/app)
+  message(STATUS "${step_output}")
+  if(NOT step_output MATCHES "sum 14, JIT linked: yes, compiles: 1")
+    message(FATAL_ERROR "the pkg-config consumer printed:\n${step_output}")
+  endif()
+endif()
+
+# 6. The depfile.
 if(MODE STREQUAL "build-tree")
   function(rebuild out_var)
     execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK_DIR}/build RESULT_VARIABLE rc OUTPUT_VARIABLE out

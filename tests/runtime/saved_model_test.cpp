@@ -166,10 +166,14 @@ TEST(SavedModel, AnotherVersionOrADamagedFileIsRefused) {
   ag::saved_model::save(dir, {{"predict", model.predict.get_concrete_function(TensorSpec({-1, 2}, ag::float32))}});
   const fs::path manifest = fs::path(dir) / "saved_model.txt", graph = fs::path(dir) / "graphs" / "predict.graph";
   const std::string good_manifest = read(manifest), good_graph = read(graph);
+  // The manifest names the release that wrote it, and a refusal says which it was.
+  EXPECT_NE(good_manifest.find("\nwriter agc " AG_TEST_VERSION "\n"), std::string::npos) << good_manifest;
   std::string other = good_manifest;
   other.replace(other.find(" 1\n"), 3, " 2\n");
+  other.replace(other.find("writer agc "), 11, "writer agc 9.");
   write(manifest, other);
-  expect_error<ag::ValueError>([&] { ag::saved_model::load(dir); }, {"saved in format version 2; this agc reads version 1"});
+  expect_error<ag::ValueError>([&] { ag::saved_model::load(dir); },
+                               {"saved in format version 2 by agc 9." AG_TEST_VERSION "; this agc (" AG_TEST_VERSION ") reads version 1"});
   write(manifest, good_manifest);
   write(graph, good_graph.substr(0, good_graph.size() / 2));
   expect_error<ag::ValueError>([&] { ag::saved_model::load(dir); }, {"predict.graph is damaged or was altered"});

@@ -2,7 +2,9 @@
 #
 # Rewrites <files> (sources of <target> with AG_FUNCTION functions) with ag-rewrite at build
 # time into <target>'s binary directory and compiles the rewritten copies in their place:
-#  - the flags the tool parses with are the target's include directories and definitions;
+#  - the flags the tool parses with are the target's include directories and definitions, and
+#    its CXX_STANDARD but at least C++20 (agc's headers are C++20, and agc::runtime raises the
+#    target's compiles to C++20 through its compile feature: the tool must parse as they compile);
 #  - the rewritten copy is compiled with the original's directory first on the quoted include
 #    path (so `#include "x.h"` resolves as from the original) and with AG_REWRITTEN defined;
 #  - #line directives send compiler errors and debuggers back to the original lines;
@@ -43,7 +45,7 @@ function(ag_rewrite_sources target)
     add_custom_command(
       OUTPUT "${rewritten}"
       COMMAND ${tool} "${original}" -o "${rewritten}" --depfile "${rewritten}.d" --
-              "$<IF:$<BOOL:${standard}>,-std=c++${standard},-std=c++20>"
+              "$<IF:$<OR:$<STREQUAL:${standard},98>,$<VERSION_LESS:${standard},20>>,-std=c++20,-std=c++${standard}>"
               "$<$<BOOL:${includes}>:-I$<JOIN:${includes},;-I>>"
               "$<$<BOOL:${definitions}>:-D$<JOIN:${definitions},;-D>>"
       DEPENDS "${original}" ${tool}

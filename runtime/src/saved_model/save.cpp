@@ -50,6 +50,7 @@ void save(const std::string& dir, const std::vector<std::pair<std::string, Saved
   values.name = "variables";
   detail::Manifest m;
   m.version = kFormatVersion;
+  m.writer = "agc " AG_VERSION;
   for (const auto& state : states) {
     const std::string text = state->describe();
     if (auto [it, fresh] = by_text.emplace(text, state.get()); !fresh)

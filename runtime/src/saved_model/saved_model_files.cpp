@@ -47,7 +47,7 @@ std::string read_all(const fs::path& path) {
 }
 
 std::string manifest_text(const Manifest& m) {
-  std::string t = fmt::format("{}{}\n", kMagic, m.version);
+  std::string t = fmt::format("{}{}\nwriter {}\n", kMagic, m.version, m.writer);
   for (const Manifest::File& f : m.files) t += fmt::format("file {} {} {}\n", f.path, f.size, f.checksum);
   for (const Manifest::SignatureLine& s : m.signatures) t += fmt::format("signature {} {} {}\n", s.name, s.path, s.text);
   for (const Manifest::VariableLine& v : m.variables) t += fmt::format("variable {}\t{}\n", v.name, v.text);
@@ -72,8 +72,15 @@ Manifest parse_manifest(std::string_view text, const std::string& where) {
   if (!text.starts_with(kMagic)) fail("not an agc saved model (its first line is not \"agc saved model <version>\")");
   const size_t first_end = text.find('\n');
   const std::string version(text.substr(std::string_view(kMagic).size(), first_end - std::string_view(kMagic).size()));
-  if (version != std::to_string(kFormatVersion))
-    fail(fmt::format("saved in format version {}; this agc reads version {}", version, kFormatVersion));
+  if (version != std::to_string(kFormatVersion)) {
+    // The writer line (from format 1 on) says which release to load it with.
+    const size_t writer_at = text.find("\nwriter ");
+    const std::string writer = writer_at == std::string_view::npos
+                                   ? std::string()
+                                   : std::string(text.substr(writer_at + 8, text.find('\n', writer_at + 8) - writer_at - 8));
+    fail(fmt::format("saved in format version {}{}; this agc ({}) reads version {}", version,
+                     writer.empty() ? "" : " by " + writer, AG_VERSION, kFormatVersion));
+  }
   m.version = kFormatVersion;
   const size_t end_line = text.rfind("end ");
   if (end_line == std::string_view::npos || (end_line > 0 && text[end_line - 1] != '\n') || !text.ends_with('\n') ||
@@ -87,7 +94,9 @@ Manifest parse_manifest(std::string_view text, const std::string& where) {
     std::string_view line = body.substr(0, nl);
     body = nl == std::string_view::npos ? std::string_view() : body.substr(nl + 1);
     const std::string kind = word(line);
-    if (kind == "file") {
+    if (kind == "writer") {
+      m.writer = std::string(line);
+    } else if (kind == "file") {
       Manifest::File f;
       f.path = word(line);
       const std::string size = word(line);

@@ -33,6 +33,7 @@ std::string read_all(const std::filesystem::path& path);
 //   end <checksum of every line above>
 struct Manifest {
   int version = 0;
+  std::string writer;  // "agc <version>" of the program that saved (CHANGELOG.md)
   struct File {
     std::string path;
     uint64_t size = 0;
