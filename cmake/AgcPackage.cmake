@@ -19,7 +19,7 @@ endif()
 # applied to them as properties, so the package names no helper target.
 set(AG_EXPORTED_TARGETS ag_runtime ag_report agc)
 if(AG_WITH_LLVM)
-  list(APPEND AG_EXPORTED_TARGETS ag_jit ag-rewrite)
+  list(APPEND AG_EXPORTED_TARGETS ag_jit ag_jit_core ag-rewrite ag-aot)
 endif()
 install(TARGETS ${AG_EXPORTED_TARGETS} EXPORT agcTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
@@ -27,6 +27,9 @@ install(TARGETS ${AG_EXPORTED_TARGETS} EXPORT agcTargets
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/runtime/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+if(AG_WITH_LLVM)
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/jit/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+endif()
 
 set(AG_PACKAGE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/agc)
 install(EXPORT agcTargets NAMESPACE agc:: DESTINATION ${AG_PACKAGE_DIR})
@@ -37,18 +40,18 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/agcConfigVersion.cmake
 # The config file twice: in the build tree it includes the module from the sources, once
 # installed the copy beside it.
 set(AG_CONFIG_LLVM_DIR "${LLVM_DIR}")
-set(AG_CONFIG_REWRITE_MODULE "${PROJECT_SOURCE_DIR}/tools/cmake/AgRewrite.cmake")
+set(AG_CONFIG_MODULE_DIR "${PROJECT_SOURCE_DIR}/tools/cmake")
 configure_file(${CMAKE_CURRENT_LIST_DIR}/agcConfig.cmake.in ${PROJECT_BINARY_DIR}/agcConfig.cmake @ONLY)
-set(AG_CONFIG_REWRITE_MODULE "\${CMAKE_CURRENT_LIST_DIR}/AgRewrite.cmake")
+set(AG_CONFIG_MODULE_DIR "\${CMAKE_CURRENT_LIST_DIR}")
 configure_file(${CMAKE_CURRENT_LIST_DIR}/agcConfig.cmake.in ${PROJECT_BINARY_DIR}/install/agcConfig.cmake @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/install/agcConfig.cmake ${PROJECT_BINARY_DIR}/agcConfigVersion.cmake
-              ${PROJECT_SOURCE_DIR}/tools/cmake/AgRewrite.cmake
+              ${PROJECT_SOURCE_DIR}/tools/cmake/AgRewrite.cmake ${PROJECT_SOURCE_DIR}/tools/cmake/AgAot.cmake
         DESTINATION ${AG_PACKAGE_DIR})
 
 # agc.pc, for builds without CMake (installed only: its prefix is where the file is).
 if(AG_WITH_LLVM)
   set(AG_PC_ANCHORS "-Wl,--undefined=agc_jit_anchor -Wl,--undefined=agc_report_anchor")
-  set(AG_PC_LIBS "-lag_jit -lag_report -lag_runtime")
+  set(AG_PC_LIBS "-lag_jit -lag_jit_core -lag_report -lag_runtime -lmvec -lm")
   set(AG_PC_SYSTEM_LIBS "${AG_LLVM_SHARED_LIBRARY}")
 else()
   set(AG_PC_ANCHORS "-Wl,--undefined=agc_report_anchor")

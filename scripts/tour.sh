@@ -13,7 +13,7 @@ if [ -t 1 ] && [ "${CI:-}" != true ]; then bold=$'\033[1m' plain=$'\033[0m'; els
 tour=(simple_computation basics tracing_rules polymorphism container_args struct_params input_signature
       concrete_functions state get_mse power conditional loops fizzbuzz collatz dynamic_rnn
       side_effects objects random_numbers gradients custom_gradients train_mlp cnn_inference heat_stencil interop
-      limitations)
+      deploy limitations)
 declare -A about=(
   [simple_computation]="a function traced into a graph: matmul + add + relu"
   [basics]="Functions are like ops: they nest, and plain C++ helpers are traced into them"
@@ -40,6 +40,7 @@ declare -A about=(
   [cnn_inference]="a LeNet-style CNN on uint8 images: conv, pool, dense, softmax from ag::nn, trained, then compiled"
   [heat_stencil]="a heat equation with x.at(...).set in a staged loop, updated in place, against a plain C++ loop"
   [interop]="zero-copy interop: an Eigen matrix through a compiled Function and back, a DLPack round trip"
+  [deploy]="a trained model saved, loaded by another program on the JIT, and compiled ahead of time into a program without LLVM"
   [limitations]="leaked tensors, recursion, creating Variables"
 )
 # Samples whose rewritten source the tour shows (what AutoGraph's to_code shows).
@@ -48,7 +49,20 @@ declare -A show_rewrite=([conditional]=1 [loops]=1)
 # sources side by side) in the sample's dump directory.
 declare -A html_report=([collatz]=1)
 
+# samples/deploy: its model was trained and saved by the build (deploy_train); two programs serve it.
+run_deploy() {
+  local dir="$build/samples/deploy"
+  [ -x "$dir/deploy_serve_aot" ] || { echo "agc: sample 'deploy' is not built in $build" >&2; return 1; }
+  printf '\n%s=== deploy — %s ===%s\n' "$bold" "${about[deploy]}" "$plain"
+  printf '%s--- deploy_serve: loads %s on the JIT ---%s\n' "$bold" "samples/deploy/spirals_model" "$plain"
+  "$dir/deploy_serve" "$dir/spirals_model"
+  printf '%s--- deploy_serve_aot: linked with the library ag_add_aot_library made ---%s\n' "$bold" "$plain"
+  "$dir/deploy_serve_aot" "$dir/spirals_model"
+  echo "ldd deploy_serve_aot | grep -c libLLVM: $(ldd "$dir/deploy_serve_aot" | grep -c libLLVM || true)"
+}
+
 run_one() {
+  [ "$1" = deploy ] && { run_deploy; return; }
   local name=$1 exe="$build/samples/$1"
   [ -x "$exe" ] || { echo "agc: sample '$name' is not built in $build" >&2; return 1; }
   printf '\n%s=== %s — %s ===%s\n' "$bold" "$name" "${about[$name]}" "$plain"

@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "ag/backend.h"
+#include "ag/detail/saved_model_loading.h"
 #include "ag/detail/variable_state.h"
 #include "ag/graph/parser.h"
 #include "ag/saved_model.h"
@@ -26,6 +27,7 @@ struct Module::Impl {
   std::vector<std::string> order;  // signature names as saved
   std::vector<std::pair<std::string, Variable>> variables;
   bool jit = true;
+  detail::ExecutableFactory factory;  // null: the JIT or the interpreter
 
   const Entry& entry(const std::string& name) const {
     auto it = entries.find(name);
@@ -63,8 +65,10 @@ std::vector<Tensor> Module::call(const std::string& signature, const std::vector
                                    specs[i].str(), x.shape().str()));
   }
   std::call_once(e.once, [&] {
+    if (impl_->factory) e.executable = impl_->factory(signature, e.graph);
+    if (e.executable) return;
     CompilerBackend* backend = impl_->jit ? compiler_backend() : nullptr;
-    e.executable = backend ? backend->compile(e.graph, CompileOptions{.name = signature}) : make_interpreter(e.graph);
+    e.executable = backend ? backend->compile(e.graph, CompileOptions{.name = signature, .dump_prefix = {}}) : make_interpreter(e.graph);
   });
   std::vector<Tensor> outputs(e.graph->results.size());
   e.executable->run(inputs, outputs);
@@ -86,18 +90,38 @@ Module load(const std::string& dir, LoadOptions options) {
   const fs::path manifest_path = root / detail::kManifest;
   if (!fs::exists(manifest_path))
     throw ValueError(fmt::format("ag::saved_model::load: no saved model in {} ({} is missing)", dir, detail::kManifest));
-  const detail::Manifest m = detail::parse_manifest(detail::read_all(manifest_path), manifest_path.string());
+  std::map<std::string, std::string> files;
+  files[detail::kManifest] = detail::read_all(manifest_path);
+  const detail::Manifest m = detail::parse_manifest(files[detail::kManifest], manifest_path.string());
+  for (const detail::Manifest::File& f : m.files) {
+    if (f.path.find("..") != std::string::npos || f.path.starts_with('/'))
+      throw ValueError(fmt::format("ag::saved_model::load: {}: names a file outside the model: {}", manifest_path.string(), f.path));
+    files[f.path] = detail::read_all(root / f.path);
+  }
+  return detail::load_files(files, dir, options);
+}
+
+Module detail::load_files(const std::map<std::string, std::string>& bytes, const std::string& where, LoadOptions options,
+                          ExecutableFactory factory) {
+  const fs::path root(where);
+  const fs::path manifest_path = root / detail::kManifest;
+  auto read = [&](const std::string& path) -> const std::string& {
+    auto it = bytes.find(path);
+    if (it == bytes.end()) throw ValueError(fmt::format("ag::saved_model::load: {} is missing", (root / path).string()));
+    return it->second;
+  };
+  const detail::Manifest m = detail::parse_manifest(read(detail::kManifest), manifest_path.string());
   // Every file, checked before anything reads it.
   std::map<std::string, std::string> files;
   for (const detail::Manifest::File& f : m.files) {
     if (f.path.find("..") != std::string::npos || f.path.starts_with('/'))
       throw ValueError(fmt::format("ag::saved_model::load: {}: names a file outside the model: {}", manifest_path.string(), f.path));
     const fs::path p = root / f.path;
-    std::string bytes = detail::read_all(p);
-    if (bytes.size() != f.size || detail::checksum(bytes) != f.checksum)
+    const std::string& content = read(f.path);
+    if (content.size() != f.size || detail::checksum(content) != f.checksum)
       throw ValueError(fmt::format("ag::saved_model::load: {} is damaged or was altered ({} bytes, checksum {}; the manifest "
-                                   "says {} bytes, {})", p.string(), bytes.size(), detail::checksum(bytes), f.size, f.checksum));
-    files[f.path] = std::move(bytes);
+                                   "says {} bytes, {})", p.string(), content.size(), detail::checksum(content), f.size, f.checksum));
+    files[f.path] = content;
   }
   auto file = [&](const std::string& path) -> const std::string& {
     auto it = files.find(path);
@@ -107,6 +131,7 @@ Module load(const std::string& dir, LoadOptions options) {
   };
   auto impl = std::make_shared<Module::Impl>();
   impl->jit = options.jit_compile;
+  impl->factory = std::move(factory);
   // The Variables: fresh ones holding the saved values, found by the text graphs name them by.
   const Graph values = graph_from_text(file(detail::kVariablesFile));
   if (values.results.size() != m.variables.size())

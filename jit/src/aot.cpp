@@ -1,0 +1,72 @@
+// ag::aot::load (ag/aot.h): an embedded saved model whose signatures run code linked into the
+// program. No LLVM: this is part of agc::jit_core.
+#include "ag/aot.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "ag/detail/kernel_set.h"
+#include "ag/detail/log.h"
+#include "ag/detail/saved_model_loading.h"
+#include "compiled_executable.h"
+
+namespace ag::aot {
+namespace {
+
+// Whether this CPU has every feature of `cpu`: the levels are those the eager kernels are
+// built for, whose feature sets the runtime checks (kernel_set.h). A level this build has no
+// kernels for counts as not fitting (ag-aot takes only x86-64-v2, -v3 and -v4).
+bool fits(const std::string& cpu) {
+  for (const ag::detail::KernelSet* set : ag::detail::built_kernel_sets())
+    if (cpu == set->isa) return ag::detail::missing_cpu_features(*set).empty();
+  return false;
+}
+
+class AotExecutable final : public jit::CompiledExecutable {
+ public:
+  AotExecutable(std::shared_ptr<const Graph> graph, EntryPoint entry)
+      : CompiledExecutable(std::move(graph), jit::JitConfig{}) {
+    set_code(nullptr, reinterpret_cast<jit::EntryFn>(entry), /*from_disk=*/false);
+  }
+  std::string_view backend_name() const override { return "aot"; }
+};
+
+}  // namespace
+
+std::string selected_cpu(const CompiledSignature& signature) {
+  for (size_t i = 0; i < signature.num_code; ++i)
+    if (fits(signature.code[i].cpu)) return signature.code[i].cpu;
+  return {};
+}
+
+saved_model::Module load(const EmbeddedModel& model) {
+  std::map<std::string, std::string> files;
+  for (size_t i = 0; i < model.num_files; ++i)
+    files[model.files[i].path] = std::string(reinterpret_cast<const char*>(model.files[i].bytes), model.files[i].size);
+  std::map<std::string, const CompiledSignature*> compiled;
+  for (size_t i = 0; i < model.num_signatures; ++i) compiled[model.signatures[i].name] = &model.signatures[i];
+  const std::string library = model.name;
+  auto factory = [compiled, library](const std::string& name,
+                                     const std::shared_ptr<const Graph>& graph) -> std::unique_ptr<Executable> {
+    auto it = compiled.find(name);
+    if (it == compiled.end()) return make_interpreter(graph);
+    const CompiledSignature& s = *it->second;
+    for (size_t i = 0; i < s.num_code; ++i)
+      if (fits(s.code[i].cpu)) {
+        if (ag::detail::log_enabled(ag::detail::LogTopic::Compile))
+          ag::detail::log_line(fmt::format("agc: aot: {}: '{}' runs the code compiled ahead of time for {}", library, name,
+                                           s.code[i].cpu));
+        return std::make_unique<AotExecutable>(graph, s.code[i].entry);
+      }
+    std::string levels;
+    for (size_t i = 0; i < s.num_code; ++i) levels += (levels.empty() ? "" : ", ") + std::string(s.code[i].cpu);
+    ag::detail::log_line(fmt::format("agc: warning: {}: '{}' was compiled for {}, which this CPU cannot run: it runs on the "
+                                     "graph interpreter (add a narrower CPU level to ag_add_aot_library's CPUS)",
+                                     library, name, levels));
+    return make_interpreter(graph);
+  };
+  return saved_model::detail::load_files(files, library, saved_model::LoadOptions{.jit_compile = false}, factory);
+}
+
+}  // namespace ag::aot

@@ -1,0 +1,177 @@
+// CompiledExecutable: the call protocol of compiled code (compiled_executable.h). No LLVM.
+#include "compiled_executable.h"
+
+#include "ag/detail/ops_internal.h"
+#include "ag/detail/out_of_memory.h"
+#include "ag/detail/parked_tensor.h"
+#include "plan_dump.h"
+
+namespace ag::jit {
+namespace {
+
+// A view of `t`'s buffer with other dims (results that alias a parameter, constant or slot).
+Tensor with_dims(const Tensor& t, const int64_t* dims, int64_t rank) {
+  const Shape shape(std::span<const int64_t>(dims, static_cast<size_t>(rank)));
+  if (t.dtype() == DType::List || t.shape() == shape) return t;
+  detail::TensorImpl* impl = detail::impl_of(t);
+  const size_t offset = static_cast<size_t>(static_cast<char*>(impl->data) - static_cast<char*>(impl->storage->data));
+  return detail::make_view(impl->storage, offset, t.dtype(), shape);
+}
+
+// Result k of static shape, allocated before the call: the thread's parked tensor when it fits
+// (inline: a loop of cached calls takes back the output its previous call's result left), else
+// a new one. Out of memory names the op that computes it; the results allocated so far are
+// dropped. Inlined into the cached call's path (its out-of-memory handler costs nothing until
+// it runs).
+[[gnu::always_inline]] inline Tensor allocate_result(const Program& p, std::span<Tensor> outputs, size_t k) {
+  const ResultPlan& r = p.results[k];
+  if (detail::TensorImpl* parked = detail::unpark(r.type.dtype, r.type.shape)) [[likely]]
+    return detail::adopt(parked);
+  try {
+    return detail::make_tensor(r.type.dtype, r.type.shape);
+  } catch (const detail::TensorAllocationFailure& f) {
+    for (Tensor& t : outputs) t = Tensor();
+    const Node& n = p.graph->nodes[p.graph->results[k].node];
+    throw detail::out_of_memory(detail::user_op_name(n.op), f.dtype, f.shape, n.loc);
+  }
+}
+
+// Calls compiled code. UBSan's -fsanitize=function checks a signature word in front of an
+// indirect callee, which JIT code does not have: that check is off for this one call.
+#if defined(__clang__)
+__attribute__((no_sanitize("function")))
+#endif
+int32_t call_entry(EntryFn entry, const JitArg* args, JitCallCtx* ctx) {
+  return entry(args, ctx);
+}
+
+}  // namespace
+
+CompiledExecutable::CompiledExecutable(std::shared_ptr<const Graph> graph, const JitConfig& config)
+    : program_(plan_program(std::move(graph))) {
+  program_.config = config;
+  program_.rolled_loops = config.rolled(program_.loop_nests);
+  consts_.assign(program_.nodes.size(), nullptr);
+  for (size_t id = 0; id < program_.nodes.size(); ++id) {
+    const Node* n = program_.nodes[id].node;
+    if (n && n->op == OpKind::Const && n->attrs.value.has_value() && n->attrs.value.dtype() != DType::List)
+      consts_[id] = detail::impl_of(n->attrs.value)->data;
+    // Variable ops: their VariableState, which the native lowering passes to its helpers.
+    if (n && op_class(n->op) == OpClass::Stateful && n->attrs.variable) consts_[id] = n->attrs.variable.get();
+  }
+  for (int32_t slot : program_.param_slots) has_param_slots_ |= slot >= 0;
+  for (const ResultPlan& r : program_.results) needs_fixup_ |= !(r.kind == ResultKind::Computed && r.static_shape);
+  simple_ = !needs_fixup_ && !has_param_slots_ && program_.num_slots == 0 &&
+            program_.graph->params.size() <= kInline && program_.results.size() <= kInline;
+  num_results_ = program_.results.size();
+}
+
+template <class Input>
+void CompiledExecutable::run_simple(const Input& input, size_t nin, std::span<Tensor> outputs) const {
+  JitArg args[kInline];
+  void* out_data[kInline];
+  int64_t out_dims[kInline * kMaxRank];
+  const size_t nout = num_results_;
+  for (size_t p = 0; p < nin; ++p) {
+    const detail::TensorImpl* impl = input(p);
+    args[p] = {impl->data, impl->shape.data()};
+  }
+  for (size_t k = 0; k < nout; ++k) {
+    outputs[k] = allocate_result(program_, outputs, k);
+    out_data[k] = detail::impl_of(outputs[k])->data;
+  }
+  CallState st;
+  st.program = &program_;
+  st.outputs = outputs;
+  JitCallCtx ctx{out_data, out_dims, consts_.data(), &st};
+  if (call_entry(entry_, args, &ctx) != 0) [[unlikely]]
+    fail(st, outputs);
+  if (st.owns_buffers()) [[unlikely]]
+    st.release_owned();  // defensive: the code frees what it allocates
+}
+
+void CompiledExecutable::run(std::span<const Tensor> inputs, std::span<Tensor> outputs) const {
+  if (simple_) [[likely]]
+    run_simple([&](size_t p) { return detail::impl_of(inputs[p]); }, inputs.size(), outputs);
+  else
+    run_general(inputs, outputs);
+}
+
+void CompiledExecutable::run_tensor_args(std::span<const detail::ArgView> args, std::span<Tensor> outputs) const {
+  if (simple_) [[likely]]
+    run_simple([&](size_t p) { return detail::impl_of(args[p].tensor()); }, args.size(), outputs);
+  else
+    Executable::run_tensor_args(args, outputs);
+}
+
+std::string CompiledExecutable::plan_text() const { return plan_graph_text(program_); }
+std::string CompiledExecutable::plan_dot() const { return plan_graph_dot(program_); }
+
+// The common case, kept lean for the cached-call path: few inputs and results, no slots,
+// every result computed into a buffer allocated here (no heap but the outputs). `input(p)`:
+// input p's tensor.
+[[noreturn]] void CompiledExecutable::fail(CallState& st, std::span<Tensor> outputs) {
+  st.release_owned();
+  for (Tensor& t : outputs) t = Tensor();
+  if (st.error) std::rethrow_exception(st.error);
+  throw InternalError("jit: compiled code failed without an error");
+}
+
+void CompiledExecutable::run_general(std::span<const Tensor> inputs, std::span<Tensor> outputs) const {
+  const size_t nin = inputs.size(), nout = program_.results.size();
+  JitArg inline_args[kInline];
+  void* inline_out[kInline];
+  int64_t inline_dims[kInline * kMaxRank];
+  std::vector<JitArg> heap_args;
+  std::vector<void*> heap_out;
+  std::vector<int64_t> heap_dims;
+  JitArg* args = inline_args;
+  void** out_data = inline_out;
+  int64_t* out_dims = inline_dims;
+  if (nin > kInline) args = (heap_args.resize(nin), heap_args.data());
+  if (nout > kInline) {
+    out_data = (heap_out.resize(nout), heap_out.data());
+    out_dims = (heap_dims.resize(nout * kMaxRank), heap_dims.data());
+  }
+  for (size_t p = 0; p < nin; ++p) {
+    detail::TensorImpl* impl = detail::impl_of(inputs[p]);
+    args[p] = {impl->data, impl->shape.data()};
+  }
+  CallState st;
+  st.program = &program_;
+  st.outputs = outputs;
+  if (program_.num_slots) st.slots().resize(static_cast<size_t>(program_.num_slots));
+  if (has_param_slots_)
+    for (size_t p = 0; p < nin; ++p)
+      if (program_.param_slots[p] >= 0) st.slots()[static_cast<size_t>(program_.param_slots[p])] = inputs[p];
+  for (size_t k = 0; k < nout; ++k) {
+    const ResultPlan& r = program_.results[k];
+    out_data[k] = nullptr;
+    if (r.kind == ResultKind::Computed && r.static_shape) {
+      outputs[k] = allocate_result(program_, outputs, k);
+      out_data[k] = detail::impl_of(outputs[k])->data;
+    }
+  }
+  JitCallCtx ctx{out_data, out_dims, consts_.data(), &st};
+  if (call_entry(entry_, args, &ctx) != 0) fail(st, outputs);
+  if (st.owns_buffers()) [[unlikely]]
+    st.release_owned();  // defensive: the code frees what it allocates
+  if (!needs_fixup_) return;
+  for (size_t k = 0; k < nout; ++k) {
+    const ResultPlan& r = program_.results[k];
+    const int64_t* dims = out_dims + k * kMaxRank;
+    const int64_t rank = r.type.shape.rank();
+    switch (r.kind) {
+      case ResultKind::FromParam: outputs[k] = with_dims(inputs[static_cast<size_t>(r.index)], dims, rank); break;
+      case ResultKind::FromConst:
+        outputs[k] = with_dims(program_.nodes[static_cast<size_t>(r.index)].node->attrs.value, dims, rank);
+        break;
+      case ResultKind::FromSlot: outputs[k] = with_dims(st.slots()[static_cast<size_t>(r.index)], dims, rank); break;
+      case ResultKind::Computed:
+        if (!r.static_shape) outputs[k] = with_dims(outputs[k], dims, rank);
+        break;
+    }
+  }
+}
+
+}  // namespace ag::jit

@@ -1,0 +1,61 @@
+// A concrete function's machine code and the call protocol that runs it: arguments and
+// preallocated results in, the entry called, results fixed up (views, run-time shapes), errors
+// rethrown. Shared by the JIT (backend.cpp: code it compiled or loaded from the disk cache) and by
+// code compiled ahead of time and linked into the program (aot.cpp). No LLVM.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "abi.h"
+#include "ag/backend.h"
+#include "call_state.h"
+#include "jit_config.h"
+#include "plan.h"
+
+namespace ag::jit {
+
+class CompiledExecutable : public Executable {
+ public:
+  // Plans `graph` (the same plan the code was compiled from: plan_program is deterministic).
+  CompiledExecutable(std::shared_ptr<const Graph> graph, const JitConfig& config);
+
+  // The code: `entry`, kept alive by `code` (the JIT's CodeHandle; null for code linked into the
+  // program).
+  void set_code(std::shared_ptr<const void> code, EntryFn entry, bool from_disk) {
+    code_ = std::move(code);
+    entry_ = entry;
+    from_disk_ = from_disk;
+  }
+  const Program& program() const { return program_; }
+
+  void run(std::span<const Tensor> inputs, std::span<Tensor> outputs) const override;
+  // The cached call's path: the argument views give the inputs' data and dims directly.
+  void run_tensor_args(std::span<const detail::ArgView> args, std::span<Tensor> outputs) const override;
+  std::string plan_text() const override;
+  std::string plan_dot() const override;
+  bool loaded_from_disk() const override { return from_disk_; }
+
+ protected:
+  std::shared_ptr<const void> code_;  // shared by the executables rebound() makes
+  EntryFn entry_ = nullptr;
+  bool from_disk_ = false;
+
+ private:
+  static constexpr size_t kInline = 16;
+  template <class Input>
+  void run_simple(const Input& input, size_t nin, std::span<Tensor> outputs) const;
+  void run_general(std::span<const Tensor> inputs, std::span<Tensor> outputs) const;
+  [[noreturn]] static void fail(CallState& st, std::span<Tensor> outputs);
+
+  Program program_;
+  std::vector<const void*> consts_;
+  bool has_param_slots_ = false;  // TensorArray arguments go to slots
+  bool needs_fixup_ = false;      // some result is a view or has a shape known only at run time
+  bool simple_ = false;           // run_simple() applies
+  size_t num_results_ = 0;
+};
+
+}  // namespace ag::jit
