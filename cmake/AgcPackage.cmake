@@ -51,7 +51,7 @@ install(FILES ${PROJECT_BINARY_DIR}/install/agcConfig.cmake ${PROJECT_BINARY_DIR
 # agc.pc, for builds without CMake (installed only: its prefix is where the file is).
 if(AG_WITH_LLVM)
   set(AG_PC_ANCHORS "-Wl,--undefined=agc_jit_anchor -Wl,--undefined=agc_report_anchor")
-  set(AG_PC_LIBS "-lag_jit -lag_jit_core -lag_report -lag_runtime -lmvec -lm")
+  set(AG_PC_LIBS "-lag_jit -lag_jit_core -lag_report -lag_runtime")
   set(AG_PC_SYSTEM_LIBS "${AG_LLVM_SHARED_LIBRARY}")
 else()
   set(AG_PC_ANCHORS "-Wl,--undefined=agc_report_anchor")

@@ -12,7 +12,9 @@
 #     packages it never asked for (agc imports no LLVM CMake package), rewrites and runs compiled.
 #  5. (installed) A program built without CMake: c++ main.cpp $(pkg-config --cflags --libs agc)
 #     (package_pkgconfig/) runs its Function as machine code.
-#  6. (build-tree) ag_rewrite_sources' depfile: a rebuild with nothing changed does not re-run the
+#  6. A project that deploys (package_aot/): a model saved during its build, compiled by
+#     ag_add_aot_library, run by an application that loads no LLVM.
+#  7. (build-tree) ag_rewrite_sources' depfile: a rebuild with nothing changed does not re-run the
 #     rewrite, one after an included header changed does.
 #   cmake -DMODE=... -DAGC_BUILD_DIR=... -DWORK_DIR=... -DCXX=... -DDOC=... -P package_test.cmake
 cmake_policy(VERSION 3.25)
@@ -135,7 +137,21 @@ if(MODE STREQUAL "installed")
   endif()
 endif()
 
-# 6. The depfile.
+# 6. Ahead-of-time compilation.
+run_step(${CMAKE_COMMAND} -S ${CMAKE_CURRENT_LIST_DIR}/package_aot -B ${WORK_DIR}/aot -G Ninja
+         -DCMAKE_CXX_COMPILER=${CXX} ${find_args})
+run_step(${CMAKE_COMMAND} --build ${WORK_DIR}/aot)
+run_step(${CMAKE_COMMAND} -E env AG_CACHE_DIR=off ${WORK_DIR}/aot/app)
+message(STATUS "${step_output}")
+if(NOT step_output MATCHES "aot consumer: .*, level x86-64-v2, libLLVM loaded: no")
+  message(FATAL_ERROR "the AOT consumer printed:\n${step_output}")
+endif()
+run_step(ldd ${WORK_DIR}/aot/app)
+if(step_output MATCHES "libLLVM")
+  message(FATAL_ERROR "the AOT consumer links libLLVM:\n${step_output}")
+endif()
+
+# 7. The depfile.
 if(MODE STREQUAL "build-tree")
   function(rebuild out_var)
     execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK_DIR}/build RESULT_VARIABLE rc OUTPUT_VARIABLE out

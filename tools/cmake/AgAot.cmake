@@ -41,6 +41,8 @@ function(ag_add_aot_library name)
     VERBATIM)
   add_library(${name} STATIC "${out}/${name}.cpp" "${out}/${name}.h")
   target_include_directories(${name} PUBLIC "$<BUILD_INTERFACE:${out}>")
-  # The code's archive after the library whose entry table names its symbols, then the runtime.
-  target_link_libraries(${name} PUBLIC "${out}/lib${name}_code.a" ${core})
+  # The code's archive after the library whose entry table names its symbols, then the runtime,
+  # and what the code calls besides agc: libm, and glibc's vector math (the loop vectorizer's
+  # _ZGV* functions).
+  target_link_libraries(${name} PUBLIC "${out}/lib${name}_code.a" ${core} m mvec)
 endfunction()
