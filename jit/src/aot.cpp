@@ -50,7 +50,7 @@ saved_model::Module load(const EmbeddedModel& model) {
   auto factory = [compiled, library](const std::string& name,
                                      const std::shared_ptr<const Graph>& graph) -> std::unique_ptr<Executable> {
     auto it = compiled.find(name);
-    if (it == compiled.end()) return make_interpreter(graph);
+    if (it == compiled.end()) return make_interpreter(graph);  // ag-aot compiles every signature
     const CompiledSignature& s = *it->second;
     for (size_t i = 0; i < s.num_code; ++i)
       if (fits(s.code[i].cpu)) {

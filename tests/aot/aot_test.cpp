@@ -30,6 +30,17 @@ std::string expected_level() {
   return "x86-64-v2";
 }
 
+// Every log line of the process: the library logs which level each signature runs when it
+// loads, on the first call of any of its functions (AG_LOG=compile, set by the test).
+std::vector<std::string>& log_lines() {
+  static std::vector<std::string> lines;
+  return lines;
+}
+const bool log_captured = [] {
+  ag::set_log_sink([](std::string_view line) { log_lines().emplace_back(line); });
+  return true;
+}();
+
 const ag::saved_model::Module& interpreted() {
   static const ag::saved_model::Module m = ag::saved_model::load(AG_AOT_MODEL_DIR, {.jit_compile = false});
   return m;
@@ -54,14 +65,12 @@ TEST(AotLibrary, RunsWithoutLlvmInTheProcess) {
 }
 
 TEST(AotLibrary, RunsTheCodeOfTheWidestLevelThisCpuHas) {
-  std::vector<std::string> log;
-  ag::set_log_sink([&](std::string_view line) { log.emplace_back(line); });
   const Tensor probs = test_model::predict(ag::random_uniform({3, 4}, ag::float32, -1, 1, 5));
-  ag::set_log_sink(nullptr);
+  ASSERT_TRUE(log_captured);
   EXPECT_EQ(test_model::selected_cpu("predict"), expected_level());
   EXPECT_EQ(test_model::selected_cpu("no_such_signature"), "");
   bool ran = false;
-  for (const std::string& line : log)
+  for (const std::string& line : log_lines())
     ran |= line == "agc: aot: test_model: 'predict' runs the code compiled ahead of time for " + expected_level() + "\n";
   EXPECT_TRUE(ran) << "no log line says the compiled code runs (AG_LOG=compile)";
   expect_close(ag::reduce_sum(probs, 1), ag::ones({3}), "softmax rows sum to 1");

@@ -7,6 +7,7 @@
 #include <ag/saved_model.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -138,10 +139,19 @@ int main(int argc, char** argv) {
       }
       compiled.push_back(c);
       // The typed function: one ag::Tensor per input; one result as an ag::Tensor, else a vector.
+      // The parameters keep the traced function's names when its signature gives them all.
+      std::vector<std::string> names;
+      const std::regex named_param("(?:\\(|, )([A-Za-z_][A-Za-z0-9_]*): TensorSpec");
+      for (auto it = std::sregex_iterator(sig.text.begin(), sig.text.end(), named_param); it != std::sregex_iterator(); ++it)
+        names.push_back((*it)[1].str());
+      if (names.size() != sig.inputs.size()) names.clear();
+      for (size_t i = 0; i < names.size() && !names.empty(); ++i)
+        if (names[i] == sig.name || std::count(names.begin(), names.end(), names[i]) > 1) names.clear();
       std::string params, args, comment;
       for (size_t i = 0; i < sig.inputs.size(); ++i) {
-        params += fmt::format("{}const ag::Tensor& in{}", i ? ", " : "", i);
-        args += fmt::format("{}in{}", i ? ", " : "", i);
+        const std::string param = names.empty() ? fmt::format("in{}", i) : names[i];
+        params += fmt::format("{}const ag::Tensor& {}", i ? ", " : "", param);
+        args += fmt::format("{}{}", i ? ", " : "", param);
         comment += fmt::format("{}{}", i ? ", " : "", spec_text(sig.inputs[i]));
       }
       std::string results;

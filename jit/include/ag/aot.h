@@ -48,6 +48,7 @@ struct EmbeddedModel {
 // The embedded saved model, checked as saved_model::load checks a directory, with fresh Variables
 // holding the saved values. Each signature runs the code of the widest CPU level this CPU has; a
 // signature with none that fits runs on the graph interpreter (and says so once, in the log).
+// Every signature is made ready here (its graph planned), so a first call costs a later one's.
 saved_model::Module load(const EmbeddedModel& model);
 
 // The CPU level whose code `signature` runs in this process, or "" when none fits this CPU.

@@ -65,8 +65,6 @@ std::vector<Tensor> Module::call(const std::string& signature, const std::vector
                                    specs[i].str(), x.shape().str()));
   }
   std::call_once(e.once, [&] {
-    if (impl_->factory) e.executable = impl_->factory(signature, e.graph);
-    if (e.executable) return;
     CompilerBackend* backend = impl_->jit ? compiler_backend() : nullptr;
     e.executable = backend ? backend->compile(e.graph, CompileOptions{.name = signature, .dump_prefix = {}}) : make_interpreter(e.graph);
   });
@@ -161,6 +159,14 @@ Module detail::load_files(const std::map<std::string, std::string>& bytes, const
       throw ValueError(fmt::format("ag::saved_model::load: {}: signature '{}' is given twice", manifest_path.string(), s.name));
     impl->order.push_back(s.name);
   }
+  // Code that is already there (linked ahead of time) is made ready now: the graph planned
+  // while loading, not on the first request.
+  if (impl->factory)
+    for (auto& [name, e] : impl->entries) {
+      Module::Impl::Entry& entry = *e;
+      std::call_once(entry.once, [&] { entry.executable = impl->factory(name, entry.graph); });
+      if (!entry.executable) throw InternalError("ag::saved_model: no executable for '" + name + "'");
+    }
   return Module(impl);
 }
 

@@ -13,8 +13,9 @@
 
 namespace ag::saved_model::detail {
 
-// Makes the executable of a signature on its first call; null: the JIT when linked (and
-// options.jit_compile), else the interpreter, as load() does.
+// Makes the executable of every signature while loading (code linked ahead of time: the first
+// call then costs what a later one does). Null: each signature's first call makes it, on the JIT
+// when linked (and options.jit_compile), else on the interpreter, as load() does.
 using ExecutableFactory =
     std::function<std::unique_ptr<Executable>(const std::string& signature, const std::shared_ptr<const Graph>& graph)>;
 
