@@ -6,22 +6,13 @@
 
 #include <map>
 
-#include "ag/detail/kernel_set.h"
 #include "ag/detail/log.h"
 #include "ag/detail/saved_model_loading.h"
 #include "compiled_executable.h"
+#include "cpu_levels.h"
 
 namespace ag::aot {
 namespace {
-
-// Whether this CPU has every feature of `cpu`: the levels are those the eager kernels are
-// built for, whose feature sets the runtime checks (kernel_set.h). A level this build has no
-// kernels for counts as not fitting (ag-aot takes only x86-64-v2, -v3 and -v4).
-bool fits(const std::string& cpu) {
-  for (const ag::detail::KernelSet* set : ag::detail::built_kernel_sets())
-    if (cpu == set->isa) return ag::detail::missing_cpu_features(*set).empty();
-  return false;
-}
 
 class AotExecutable final : public jit::CompiledExecutable {
  public:
@@ -36,7 +27,7 @@ class AotExecutable final : public jit::CompiledExecutable {
 
 std::string selected_cpu(const CompiledSignature& signature) {
   for (size_t i = 0; i < signature.num_code; ++i)
-    if (fits(signature.code[i].cpu)) return signature.code[i].cpu;
+    if (jit::cpu_level_fits(signature.code[i].cpu)) return signature.code[i].cpu;
   return {};
 }
 
@@ -53,7 +44,7 @@ saved_model::Module load(const EmbeddedModel& model) {
     if (it == compiled.end()) return make_interpreter(graph);  // ag-aot compiles every signature
     const CompiledSignature& s = *it->second;
     for (size_t i = 0; i < s.num_code; ++i)
-      if (fits(s.code[i].cpu)) {
+      if (jit::cpu_level_fits(s.code[i].cpu)) {
         if (ag::detail::log_enabled(ag::detail::LogTopic::Compile))
           ag::detail::log_line(fmt::format("agc: aot: {}: '{}' runs the code compiled ahead of time for {}", library, name,
                                            s.code[i].cpu));

@@ -10,8 +10,11 @@
 #include "ag/backend.h"
 #include "ag/detail/fork_safety.h"
 #include "ag/detail/log.h"
+#include "ag/detail/object_code.h"
 #include "ag/detail/parallel.h"
+#include "aot_compile.h"
 #include "compiled_executable.h"
+#include "cpu_levels.h"
 #include "disk_cache.h"
 #include "engine.h"
 #include "graph_key.h"
@@ -149,6 +152,19 @@ class JitBackend final : public CompilerBackend {
                                                     engine_ms));
   }
 
+  // A saved model's machine code (ag/detail/object_code.h): linked, not compiled.
+  std::unique_ptr<Executable> load_saved(std::shared_ptr<const Graph> graph, std::string_view object, const std::string& name) {
+    const detail::ForkGatePass pass;
+    const auto t0 = std::chrono::steady_clock::now();
+    std::shared_ptr<Engine> engine = this->engine();
+    auto exe = std::make_unique<JitExecutable>(std::move(graph), engine, name, JitConfig::from_environment());
+    exe->set_handle(engine->load_object(object, name), /*from_disk=*/true);
+    if (detail::log_enabled(detail::LogTopic::Compile))
+      detail::log_line(fmt::format("agc: jit: {}: linked the saved model's code ({} bytes) in {:.2f} ms", name, object.size(),
+                                   std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()));
+    return exe;
+  }
+
   // At exit: compiled code still alive keeps the engine; otherwise it is torn down here.
   void release_engine() {
     std::lock_guard lock(mu_);
@@ -170,9 +186,29 @@ JitBackend& backend() {
   return *b;
 }
 
+// The machine code of saved models (SaveOptions::compiled_for): objects compiled as ag-aot
+// compiles them, with the JIT's entry symbol, so that load_object links them.
+std::string compile_saved(std::shared_ptr<const Graph> graph, const std::string& cpu, const std::string& name) {
+  const detail::ForkGatePass pass;
+  const JitConfig config = JitConfig::from_environment();
+  Program program = plan_program(std::move(graph));
+  program.config = config;
+  program.rolled_loops = config.rolled(program.loop_nests);
+  return compile_aot_object(program, name, cpu, kEntrySymbol);
+}
+bool can_run_saved(const std::string& cpu) { return cpu_level_fits(cpu); }
+std::unique_ptr<Executable> load_saved(std::shared_ptr<const Graph> graph, std::string_view object, const std::string& name) {
+  return backend().load_saved(std::move(graph), object, name);
+}
+constexpr detail::ObjectCodeHooks kObjectCode{&compile_saved, &can_run_saved, &load_saved};
+
 struct Registrar {
-  Registrar() { set_compiler_backend(&backend()); }
+  Registrar() {
+    set_compiler_backend(&backend());
+    detail::set_object_code_hooks(&kObjectCode);
+  }
   ~Registrar() {
+    detail::set_object_code_hooks(nullptr);
     set_compiler_backend(nullptr);
     backend().release_engine();
   }

@@ -1,6 +1,7 @@
 // Deploying, part 1 of 3: train a model with a staged train step, then save what serving needs
 // -- `predict` for any batch size, and the train step to keep training -- with the Variables'
-// trained values.   deploy_train <model dir>
+// trained values and the machine code of both for two CPU levels, which a loading program links
+// instead of compiling.   deploy_train <model dir> [--without-code]
 #include <ag/ag.h>
 #include <ag/saved_model.h>
 
@@ -9,10 +10,11 @@
 using ag::Tensor;
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    fmt::print(stderr, "usage: deploy_train <model dir>\n");
+  if (argc < 2) {
+    fmt::print(stderr, "usage: deploy_train <model dir> [--without-code]\n");
     return 2;
   }
+  const bool with_code = argc == 2;
   const auto [points, labels] = two_spirals(100);
   ag::Variable w1(ag::random_normal({2, 32}, ag::float32, 0, 1.0, 1), "w1"), b1(ag::zeros({32}), "b1");
   ag::Variable w2(ag::random_normal({32, 32}, ag::float32, 0, 0.3, 2), "w2"), b2(ag::zeros({32}), "b2");
@@ -37,11 +39,14 @@ int main(int argc, char** argv) {
   fmt::print("trained: loss {:.4f}, accuracy on the training points {:.3f}\n", loss, accuracy(predict(points), labels));
 
   // Unknown batch dims: the loaded signatures take any number of points.
-  ag::saved_model::save(argv[1], {
-      {"predict", predict.get_concrete_function(ag::TensorSpec({-1, 2}, ag::float32))},
-      {"train_step", train_step.get_concrete_function(ag::TensorSpec({-1, 2}, ag::float32), ag::TensorSpec({-1, 2}, ag::float32))},
-  });
-  fmt::print("saved predict and train_step to {}\n", argv[1]);
+  ag::saved_model::save(argv[1],
+                        {
+                            {"predict", predict.get_concrete_function(ag::TensorSpec({-1, 2}, ag::float32))},
+                            {"train_step", train_step.get_concrete_function(ag::TensorSpec({-1, 2}, ag::float32),
+                                                                            ag::TensorSpec({-1, 2}, ag::float32))},
+                        },
+                        {.compiled_for = with_code ? std::vector<std::string>{"x86-64-v3", "x86-64-v2"} : std::vector<std::string>{}});
+  fmt::print("saved predict and train_step to {}{}\n", argv[1], with_code ? ", with their code for x86-64-v3 and x86-64-v2" : "");
   return 0;
 }
 // OUT: trained: loss

@@ -100,4 +100,84 @@ TEST(JitSavedModel, ALoadedTrainingStepTrainsCompiled) {
   EXPECT_EQ(m.variables()[0].second.value().to_vector<double>(), w.value().to_vector<double>());
 }
 
+// SaveOptions::compiled_for: the directory holds machine code per CPU level, and a program that
+// loads it with the JIT links the widest level its CPU runs instead of compiling -- in this
+// process and in another one -- with the results and the training of a compiled signature.
+TEST(JitSavedModel, SavedCodeIsLinkedNotCompiled) {
+  const std::string dir = fresh_dir("objects");
+  ag::Variable w(sample(ag::float32, {4, 3}, 3, Values::Moderate), "w");
+  auto predict = ag::function([&](Tensor x) {
+    const Tensor logits = ag::matmul(x, w.value());
+    return ag::cond(ag::reduce_sum(logits) > 0.0f, [&] { return ag::tanh(logits); }, [&] { return logits * 0.5f; });
+  });
+  auto step = ag::function([&](Tensor x) {
+    ag::GradientTape tape;
+    const Tensor loss = ag::reduce_mean(ag::square(ag::matmul(x, w.value())));
+    w.assign_sub(tape.gradient(loss, w) * 0.1f);
+    return loss;
+  });
+  // A level that is not one: refused before anything is written.
+  EXPECT_THROW(ag::saved_model::save(dir, {{"predict", predict.get_concrete_function(TensorSpec({-1, 4}, ag::float32))}},
+                                     {.compiled_for = {"pentium4"}}),
+               ag::ValueError);
+  EXPECT_FALSE(fs::exists(dir));
+  ag::saved_model::save(dir,
+                        {{"predict", predict.get_concrete_function(TensorSpec({-1, 4}, ag::float32))},
+                         {"step", step.get_concrete_function(TensorSpec({-1, 4}, ag::float32))}},
+                        {.compiled_for = {"x86-64-v4", "x86-64-v3", "x86-64-v2"}});
+  for (const char* level : {"x86-64-v4", "x86-64-v3", "x86-64-v2"})
+    for (const char* name : {"predict", "step"})
+      EXPECT_TRUE(fs::exists(fs::path(dir) / "objects" / fmt::format("{}.{}.o", name, level))) << name << " " << level;
+
+  const Tensor x = ag::constant(std::vector<float>{0.5f, -1.0f, 0.25f, 2.0f, -0.5f, 1.5f, 1.0f, -2.0f}, {2, 4});
+  const std::vector<float> want = predict(x).to_vector<float>();
+  std::mutex mu;
+  std::string log;
+  ag::detail::set_log_topics(static_cast<unsigned>(ag::detail::LogTopic::Compile));
+  ag::set_log_sink([&](std::string_view line) {
+    const std::lock_guard lock(mu);
+    log += std::string(line) + "\n";
+  });
+  const ag::saved_model::Module m = ag::saved_model::load(dir);
+  const std::vector<float> here = m.call("predict", {x})[0].to_vector<float>();
+  std::vector<float> losses;
+  for (int i = 0; i < 3; ++i) {
+    const float original = step(x).item<float>();
+    const float loaded = m.call("step", {x})[0].item<float>();
+    EXPECT_NEAR(loaded, original, 1e-5f * (1 + std::abs(original))) << "step " << i;
+    losses.push_back(loaded);
+  }
+  ag::set_log_sink(nullptr);
+  ag::detail::set_log_topics(0);
+  EXPECT_NE(log.find("agc: jit: predict: linked the saved model's code"), std::string::npos) << log;
+  EXPECT_NE(log.find("agc: jit: step: linked the saved model's code"), std::string::npos) << log;
+  EXPECT_EQ(log.find("agc: jit: predict: engine"), std::string::npos) << "predict was compiled:\n" << log;
+  ASSERT_EQ(here.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(here[i], want[i], 1e-6f) << i;
+  EXPECT_LT(losses.back(), losses.front());
+  const std::vector<float> trained = m.variables()[0].second.value().to_vector<float>(), original = w.value().to_vector<float>();
+  for (size_t i = 0; i < trained.size(); ++i) EXPECT_NEAR(trained[i], original[i], 1e-5f) << i;
+
+  // Another process links it too, and the interpreter ignores it.
+  std::string args;
+  for (float v : std::vector<float>{0.5f, -1.0f, 0.25f, 2.0f}) args += fmt::format(" {}", v);
+  FILE* p = ::popen(fmt::format("AG_LOG=compile AG_CACHE_DIR=off '{}' '{}' predict{} 2>&1", AG_SAVED_MODEL_LOADER, dir, args).c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  const std::string out = agtest::read_all(p);
+  ::pclose(p);
+  EXPECT_NE(out.find("agc: jit: predict: linked the saved model's code"), std::string::npos) << out;
+  EXPECT_EQ(out.find("agc: jit: predict: engine"), std::string::npos) << out;
+  const Tensor first_row = ag::constant(std::vector<float>{0.5f, -1.0f, 0.25f, 2.0f}, {1, 4});
+  const std::vector<float> interpreted =
+      ag::saved_model::load(dir, {.jit_compile = false}).call("predict", {first_row})[0].to_vector<float>();
+  const size_t at = out.find("outputs:");
+  ASSERT_NE(at, std::string::npos) << out;
+  std::istringstream values(out.substr(at + 8));
+  for (size_t i = 0; i < interpreted.size(); ++i) {
+    float v = 0;
+    values >> v;
+    EXPECT_NEAR(v, interpreted[i], 1e-6f) << i << ": " << out;
+  }
+}
+
 }  // namespace

@@ -160,6 +160,18 @@ TEST(SavedModel, UserErrorsAreClear) {
   expect_error<ag::ValueError>([&] { m.call("predict", {}); }, {"'predict' takes 1 inputs, got 0"});
 }
 
+TEST(SavedModel, CompiledCodeNeedsTheJit) {
+  const std::string dir = fresh_dir("no_jit_objects");
+  Model model;
+  expect_error<ag::Error>(
+      [&] {
+        ag::saved_model::save(dir, {{"predict", model.predict.get_concrete_function(TensorSpec({-1, 2}, ag::float32))}},
+                              {.compiled_for = {"x86-64-v2"}});
+      },
+      {"compiled_for needs the JIT", "link agc::agc"});
+  EXPECT_FALSE(fs::exists(fs::path(dir) / "saved_model.txt"));
+}
+
 TEST(SavedModel, AnotherVersionOrADamagedFileIsRefused) {
   const std::string dir = fresh_dir("damaged");
   Model model;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "aot_compile.h"
+#include "cpu_levels.h"
 #include "jit_config.h"
 #include "plan.h"
 
@@ -111,7 +112,7 @@ int main(int argc, char** argv) {
   if (!is_identifier(name)) usage_error("--name " + name + ": the library's name is a C++ namespace: [A-Za-z_][A-Za-z0-9_]*");
   if (cpus.empty()) cpus = {"x86-64-v3", "x86-64-v2"};
   for (const std::string& c : cpus)
-    if (c != "x86-64-v2" && c != "x86-64-v3" && c != "x86-64-v4")
+    if (!ag::jit::is_cpu_level(c))
       usage_error("--cpu " + c + ": the levels are x86-64-v2, x86-64-v3 and x86-64-v4 (a program picks the widest its CPU has)");
 
   try {

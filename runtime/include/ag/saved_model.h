@@ -45,10 +45,19 @@ class SavedFunction {
   std::string signature_;
 };
 
+struct SaveOptions {
+  // Also write each signature's machine code for these CPU levels ("x86-64-v2", "x86-64-v3",
+  // "x86-64-v4", widest first): a program that loads the model with the JIT links the code of
+  // the widest level its CPU has instead of compiling (docs/saved_model.md, "Compiled code").
+  // Needs the JIT in the saving program (else an ag::Error).
+  std::vector<std::string> compiled_for;
+};
+
 // Writes the functions and the Variables they read to `dir` (created if missing; files of an
 // earlier save there are replaced). Names are [A-Za-z0-9_]+ and unique. Two different Variables
 // with the same name and type cannot be told apart in the files: a ValueError asks to rename one.
-void save(const std::string& dir, const std::vector<std::pair<std::string, SavedFunction>>& functions);
+void save(const std::string& dir, const std::vector<std::pair<std::string, SavedFunction>>& functions,
+          const SaveOptions& options = {});
 
 // A signature of a loaded Module: its inputs (the saved function's tensor parameters, in order)
 // and outputs.
@@ -60,7 +69,8 @@ struct Signature {
 };
 
 struct LoadOptions {
-  // Run on the JIT when it is linked in (else, or false: the graph interpreter).
+  // Run on the JIT when it is linked in (else, or false: the graph interpreter). With the JIT, a
+  // signature saved with compiled code this CPU can run links that code instead of compiling.
   bool jit_compile = true;
 };
 

@@ -7,6 +7,8 @@
 #include <mutex>
 
 #include "ag/backend.h"
+#include "ag/detail/log.h"
+#include "ag/detail/object_code.h"
 #include "ag/detail/saved_model_loading.h"
 #include "ag/detail/variable_state.h"
 #include "ag/graph/parser.h"
@@ -20,6 +22,7 @@ struct Module::Impl {
   struct Entry {
     Signature signature;
     std::shared_ptr<const Graph> graph;
+    std::string object, object_cpu;  // saved machine code this process can run (with the JIT), or empty
     mutable std::once_flag once;
     mutable std::unique_ptr<Executable> executable;
   };
@@ -66,6 +69,15 @@ std::vector<Tensor> Module::call(const std::string& signature, const std::vector
   }
   std::call_once(e.once, [&] {
     CompilerBackend* backend = impl_->jit ? compiler_backend() : nullptr;
+    if (backend && !e.object.empty()) {
+      try {
+        e.executable = ag::detail::object_code_hooks()->load(e.graph, e.object, signature);
+        return;
+      } catch (const InternalError& error) {
+        ag::detail::log_line(fmt::format("agc: warning: the saved code of '{}' for {} does not link ({}): compiling it instead",
+                                         signature, e.object_cpu, error.what()));
+      }
+    }
     e.executable = backend ? backend->compile(e.graph, CompileOptions{.name = signature, .dump_prefix = {}}) : make_interpreter(e.graph);
   });
   std::vector<Tensor> outputs(e.graph->results.size());
@@ -158,6 +170,19 @@ Module detail::load_files(const std::map<std::string, std::string>& bytes, const
     if (!impl->entries.emplace(s.name, std::move(e)).second)
       throw ValueError(fmt::format("ag::saved_model::load: {}: signature '{}' is given twice", manifest_path.string(), s.name));
     impl->order.push_back(s.name);
+  }
+  // Saved machine code: for each signature, the first level listed (widest first) this CPU runs.
+  const ag::detail::ObjectCodeHooks* code = options.jit_compile ? ag::detail::object_code_hooks() : nullptr;
+  for (const detail::Manifest::ObjectLine& o : m.objects) {
+    auto it = impl->entries.find(o.signature);
+    if (it == impl->entries.end())
+      throw ValueError(fmt::format("ag::saved_model::load: {}: an object line names no signature: '{}'", manifest_path.string(),
+                                   o.signature));
+    const std::string& bytes = file(o.path);
+    if (code && it->second->object.empty() && code->can_run(o.cpu)) {
+      it->second->object = bytes;
+      it->second->object_cpu = o.cpu;
+    }
   }
   // Code that is already there (linked ahead of time) is made ready now: the graph planned
   // while loading, not on the first request.

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "ag/detail/object_code.h"
 #include "ag/detail/variable_state.h"
 #include "ag/graph/printer.h"
 #include "ag/saved_model.h"
@@ -34,8 +35,16 @@ bool valid_name(const std::string& name) {
 
 }  // namespace
 
-void save(const std::string& dir, const std::vector<std::pair<std::string, SavedFunction>>& functions) {
+void save(const std::string& dir, const std::vector<std::pair<std::string, SavedFunction>>& functions,
+          const SaveOptions& options) {
   if (functions.empty()) fail("no functions to save");
+  // Compiled code needs the JIT; checked before any file is written.
+  const ag::detail::ObjectCodeHooks* code = ag::detail::object_code_hooks();
+  if (!options.compiled_for.empty() && !code)
+    throw Error("ag::saved_model::save: compiled_for needs the JIT, which this program does not link (link agc::agc)");
+  for (const std::string& cpu : options.compiled_for)
+    if (cpu != "x86-64-v2" && cpu != "x86-64-v3" && cpu != "x86-64-v4")
+      fail(fmt::format("compiled_for: '{}' is not a CPU level (x86-64-v2, x86-64-v3, x86-64-v4)", cpu));
   std::set<std::string> names;
   std::vector<std::shared_ptr<ag::detail::VariableState>> states;
   std::set<const ag::detail::VariableState*> seen;
@@ -76,6 +85,12 @@ void save(const std::string& dir, const std::vector<std::pair<std::string, Saved
     const std::string relative = fmt::format("{}/{}.graph", detail::kGraphsDir, name);
     write(relative, graph_to_text(*f.graph(), ConstantText::Full));
     m.signatures.push_back({name, relative, f.signature()});
+    for (const std::string& cpu : options.compiled_for) {
+      const std::string object = fmt::format("{}/{}.{}.o", detail::kObjectsDir, name, cpu);
+      if (m.objects.empty()) fs::create_directories(fs::path(dir) / detail::kObjectsDir);
+      write(object, code->compile(f.graph(), cpu, name));
+      m.objects.push_back({name, cpu, object});
+    }
   }
   // The manifest last: a save that fails before it leaves the old manifest, whose checksums
   // then refuse the new files (never a mix of two saves).

@@ -51,6 +51,7 @@ std::string manifest_text(const Manifest& m) {
   for (const Manifest::File& f : m.files) t += fmt::format("file {} {} {}\n", f.path, f.size, f.checksum);
   for (const Manifest::SignatureLine& s : m.signatures) t += fmt::format("signature {} {} {}\n", s.name, s.path, s.text);
   for (const Manifest::VariableLine& v : m.variables) t += fmt::format("variable {}\t{}\n", v.name, v.text);
+  for (const Manifest::ObjectLine& o : m.objects) t += fmt::format("object {} {} {}\n", o.signature, o.cpu, o.path);
   return t + fmt::format("end {}\n", checksum(t));
 }
 
@@ -116,6 +117,14 @@ Manifest parse_manifest(std::string_view text, const std::string& where) {
       const size_t tab = line.find('\t');
       if (tab == std::string_view::npos) fail(fmt::format("line {}: a variable line is 'variable <name>\\t<text>'", line_no));
       m.variables.push_back({std::string(line.substr(0, tab)), std::string(line.substr(tab + 1))});
+    } else if (kind == "object") {
+      Manifest::ObjectLine o;
+      o.signature = word(line);
+      o.cpu = word(line);
+      o.path = word(line);
+      if (o.signature.empty() || o.cpu.empty() || o.path.empty() || !line.empty())
+        fail(fmt::format("line {}: an object line is 'object <signature> <cpu level> <path>'", line_no));
+      m.objects.push_back(o);
     } else {
       fail(fmt::format("line {}: unknown line '{}'", line_no, kind));
     }

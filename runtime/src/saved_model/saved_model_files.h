@@ -13,6 +13,7 @@ namespace ag::saved_model::detail {
 inline constexpr const char* kManifest = "saved_model.txt";
 inline constexpr const char* kVariablesFile = "variables.graph";
 inline constexpr const char* kGraphsDir = "graphs";
+inline constexpr const char* kObjectsDir = "objects";
 inline constexpr const char* kMagic = "agc saved model ";
 
 // 64-bit FNV-1a, as 16 hex digits: catches a truncated, extended or altered file (not an
@@ -30,6 +31,7 @@ std::string read_all(const std::filesystem::path& path);
 //   file <relative path> <size> <checksum>            (one per graph file, and the variables)
 //   signature <name> <relative path> <signature text>
 //   variable <name>\t<the text graphs name it by>     (in the order of variables.graph's results)
+//   object <signature> <cpu level> <relative path>    (SaveOptions::compiled_for, widest first)
 //   end <checksum of every line above>
 struct Manifest {
   int version = 0;
@@ -45,9 +47,13 @@ struct Manifest {
   struct VariableLine {
     std::string name, text;
   };
+  struct ObjectLine {
+    std::string signature, cpu, path;
+  };
   std::vector<File> files;
   std::vector<SignatureLine> signatures;
   std::vector<VariableLine> variables;
+  std::vector<ObjectLine> objects;
 };
 
 std::string manifest_text(const Manifest& m);
