@@ -29,6 +29,21 @@ function(run_step)
   set(step_output "${out}${err}" PARENT_SCOPE)
 endfunction()
 
+# Configures and builds the consumer project `dir` (of this directory) into ${WORK_DIR}/<dir>,
+# runs its program `exe` and requires its output to match `expected`. configure_output: what
+# configuring printed.
+function(build_and_run_consumer dir exe expected)
+  run_step(${CMAKE_COMMAND} -S ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/${dir} -B ${WORK_DIR}/${dir} -G Ninja
+           -DCMAKE_CXX_COMPILER=${CXX} ${find_args})
+  set(configure_output "${step_output}" PARENT_SCOPE)
+  run_step(${CMAKE_COMMAND} --build ${WORK_DIR}/${dir})
+  run_step(${CMAKE_COMMAND} -E env AG_CACHE_DIR=off ${WORK_DIR}/${dir}/${exe})
+  message(STATUS "${step_output}")
+  if(NOT step_output MATCHES "${expected}")
+    message(FATAL_ERROR "the consumer ${dir} printed (expected /${expected}/):\n${step_output}")
+  endif()
+endfunction()
+
 # The consumer's files, as the page spells them out.
 run_step(awk -v dir=${WORK_DIR}/consumer -f ${CMAKE_CURRENT_LIST_DIR}/extract_doc_files.awk ${DOC})
 string(REPLACE "\n" ";" extracted "${step_output}")
@@ -83,43 +98,25 @@ if(MODE STREQUAL "installed")
   endif()
 endif()
 
-# 2. agc::runtime alone.
-run_step(${CMAKE_COMMAND} -S ${CMAKE_CURRENT_LIST_DIR}/package_runtime_only -B ${WORK_DIR}/runtime_only -G Ninja
-         -DCMAKE_CXX_COMPILER=${CXX} ${find_args})
-run_step(${CMAKE_COMMAND} --build ${WORK_DIR}/runtime_only)
-run_step(${CMAKE_COMMAND} -E env AG_CACHE_DIR=off ${WORK_DIR}/runtime_only/runtime_only)
-message(STATUS "${step_output}")
-file(READ ${WORK_DIR}/runtime_only/build.ninja ninja)
+# 2. agc::runtime alone (the program checks itself and exits 0 only when all held).
+build_and_run_consumer(package_runtime_only runtime_only "\nOK\n")
+file(READ ${WORK_DIR}/package_runtime_only/build.ninja ninja)
 string(FIND "${ninja}" "libLLVM" links_llvm)
 if(NOT links_llvm EQUAL -1)
   message(FATAL_ERROR "a program linking only agc::runtime links libLLVM")
 endif()
 
 # 3. The interop headers.
-run_step(${CMAKE_COMMAND} -S ${CMAKE_CURRENT_LIST_DIR}/package_interop -B ${WORK_DIR}/interop -G Ninja
-         -DCMAKE_CXX_COMPILER=${CXX} ${find_args})
-run_step(${CMAKE_COMMAND} --build ${WORK_DIR}/interop)
-run_step(${CMAKE_COMMAND} -E env AG_CACHE_DIR=off ${WORK_DIR}/interop/interop_consumer)
-message(STATUS "${step_output}")
-if(NOT step_output MATCHES "interop consumer: sum 20, zero-copy round trip: true")
-  message(FATAL_ERROR "the interop consumer printed:\n${step_output}")
-endif()
+build_and_run_consumer(package_interop interop_consumer "interop consumer: sum 20, zero-copy round trip: true")
 
 # 4. C++17, a target named `opt`, a quiet configure.
-run_step(${CMAKE_COMMAND} -S ${CMAKE_CURRENT_LIST_DIR}/package_cxx17 -B ${WORK_DIR}/cxx17 -G Ninja
-         -DCMAKE_CXX_COMPILER=${CXX} ${find_args})
+build_and_run_consumer(package_cxx17 opt "collatz\\(27\\) = 111 traced, 111 eagerly, compiled: yes")
 foreach(noise "Could NOT find" "CMake Warning" "LLVM")
-  string(FIND "${step_output}" "${noise}" found)
+  string(FIND "${configure_output}" "${noise}" found)
   if(NOT found EQUAL -1)
-    message(FATAL_ERROR "configuring a consumer printed '${noise}':\n${step_output}")
+    message(FATAL_ERROR "configuring a consumer printed '${noise}':\n${configure_output}")
   endif()
 endforeach()
-run_step(${CMAKE_COMMAND} --build ${WORK_DIR}/cxx17)
-run_step(${CMAKE_COMMAND} -E env AG_CACHE_DIR=off ${WORK_DIR}/cxx17/opt)
-message(STATUS "${step_output}")
-if(NOT step_output MATCHES "collatz\\(27\\) = 111 traced, 111 eagerly, compiled: yes")
-  message(FATAL_ERROR "the C++17 consumer printed:\n${step_output}")
-endif()
 
 # 5. pkg-config, no CMake.
 if(MODE STREQUAL "installed")
@@ -138,15 +135,8 @@ if(MODE STREQUAL "installed")
 endif()
 
 # 6. Ahead-of-time compilation.
-run_step(${CMAKE_COMMAND} -S ${CMAKE_CURRENT_LIST_DIR}/package_aot -B ${WORK_DIR}/aot -G Ninja
-         -DCMAKE_CXX_COMPILER=${CXX} ${find_args})
-run_step(${CMAKE_COMMAND} --build ${WORK_DIR}/aot)
-run_step(${CMAKE_COMMAND} -E env AG_CACHE_DIR=off ${WORK_DIR}/aot/app)
-message(STATUS "${step_output}")
-if(NOT step_output MATCHES "aot consumer: .*, level x86-64-v2, libLLVM loaded: no")
-  message(FATAL_ERROR "the AOT consumer printed:\n${step_output}")
-endif()
-run_step(ldd ${WORK_DIR}/aot/app)
+build_and_run_consumer(package_aot app "aot consumer: .*, level x86-64-v2, libLLVM loaded: no")
+run_step(ldd ${WORK_DIR}/package_aot/app)
 if(step_output MATCHES "libLLVM")
   message(FATAL_ERROR "the AOT consumer links libLLVM:\n${step_output}")
 endif()

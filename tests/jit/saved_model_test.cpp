@@ -5,9 +5,10 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <mutex>
+#include <memory>
 #include <sstream>
 
+#include "../common/log_capture.h"
 #include "helper_process.h"
 #include "jit_test_util.h"
 #include "test_data.h"
@@ -47,17 +48,14 @@ TEST(JitSavedModel, LoadedSignaturesCompileAndAgreeInAnotherProcess) {
   const Tensor x = ag::constant(input, {1, 16});
   const std::vector<float> want = predict(x).to_vector<float>();
   // In this process, compiled (the log shows the compile).
-  std::mutex mu;
   std::string log;
-  ag::detail::set_log_topics(static_cast<unsigned>(ag::detail::LogTopic::Compile));
-  ag::set_log_sink([&](std::string_view line) {
-    const std::lock_guard lock(mu);
-    log += std::string(line) + "\n";
-  });
-  const ag::saved_model::Module m = ag::saved_model::load(dir);
-  const std::vector<float> here = m.call("predict", {x})[0].to_vector<float>();
-  ag::set_log_sink(nullptr);
-  ag::detail::set_log_topics(0);
+  std::vector<float> here;
+  {
+    const agtest::LogCapture capture(ag::detail::LogTopic::Compile);
+    const ag::saved_model::Module m = ag::saved_model::load(dir);
+    here = m.call("predict", {x})[0].to_vector<float>();
+    log = capture.text();
+  }
   EXPECT_NE(log.find("agc: jit: predict"), std::string::npos) << log;
   ASSERT_EQ(here.size(), want.size());
   for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(here[i], want[i], 1e-6f) << i;
@@ -131,13 +129,7 @@ TEST(JitSavedModel, SavedCodeIsLinkedNotCompiled) {
 
   const Tensor x = ag::constant(std::vector<float>{0.5f, -1.0f, 0.25f, 2.0f, -0.5f, 1.5f, 1.0f, -2.0f}, {2, 4});
   const std::vector<float> want = predict(x).to_vector<float>();
-  std::mutex mu;
-  std::string log;
-  ag::detail::set_log_topics(static_cast<unsigned>(ag::detail::LogTopic::Compile));
-  ag::set_log_sink([&](std::string_view line) {
-    const std::lock_guard lock(mu);
-    log += std::string(line) + "\n";
-  });
+  auto capture = std::make_unique<agtest::LogCapture>(ag::detail::LogTopic::Compile);
   const ag::saved_model::Module m = ag::saved_model::load(dir);
   const std::vector<float> here = m.call("predict", {x})[0].to_vector<float>();
   std::vector<float> losses;
@@ -147,8 +139,8 @@ TEST(JitSavedModel, SavedCodeIsLinkedNotCompiled) {
     EXPECT_NEAR(loaded, original, 1e-5f * (1 + std::abs(original))) << "step " << i;
     losses.push_back(loaded);
   }
-  ag::set_log_sink(nullptr);
-  ag::detail::set_log_topics(0);
+  const std::string log = capture->text();
+  capture.reset();
   EXPECT_NE(log.find("agc: jit: predict: linked the saved model's code"), std::string::npos) << log;
   EXPECT_NE(log.find("agc: jit: step: linked the saved model's code"), std::string::npos) << log;
   EXPECT_EQ(log.find("agc: jit: predict: engine"), std::string::npos) << "predict was compiled:\n" << log;
