@@ -1,5 +1,5 @@
 # A small lit: runs the `// RUN:` lines of one test file with bash (pipefail), each of which must succeed.
-# Substitutions: %s (the test file), %t (a temporary path for it), %flags (compiler flags
+# Substitutions: %s (the test file), %S (its directory), %t (a temporary path for it), %flags (compiler flags
 # that find agc's headers), %cxx (clang++-19), %gxx (g++), and the tools ag-rewrite, ag-emit,
 # ag-opt, FileCheck and not.
 #   cmake -DTEST_FILE=... -DTEMP_DIR=... -DAG_REWRITE=... -DFILECHECK=... -DNOT=... \
@@ -9,12 +9,14 @@ if(NOT run_lines)
   message(FATAL_ERROR "${TEST_FILE} has no RUN lines")
 endif()
 get_filename_component(name "${TEST_FILE}" NAME_WE)
+get_filename_component(test_dir "${TEST_FILE}" DIRECTORY)
 file(MAKE_DIRECTORY "${TEMP_DIR}")
 foreach(line IN LISTS run_lines)
   string(REGEX REPLACE "^// RUN: " "" cmd "${line}")
   string(REPLACE "%flags" "${FLAGS}" cmd "${cmd}")
   string(REPLACE "%cxx" "${CXX}" cmd "${cmd}")
   string(REPLACE "%gxx" "${GXX}" cmd "${cmd}")
+  string(REPLACE "%S" "${test_dir}" cmd "${cmd}")
   string(REPLACE "%s" "${TEST_FILE}" cmd "${cmd}")
   string(REPLACE "%t" "${TEMP_DIR}/${name}.tmp" cmd "${cmd}")
   string(REGEX REPLACE "(^|[|;&] *|not +)ag-rewrite " "\\1${AG_REWRITE} " cmd "${cmd}")
