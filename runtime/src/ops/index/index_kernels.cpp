@@ -53,6 +53,18 @@ void argsort_kernel(const T* x, int32_t* out, const AxisSplit& a, bool descendin
   throw InvalidArgumentError(fmt::format("{}: index {} is out of range [0, {}){}", user_op_name(op), index, dim, at(loc)));
 }
 
+// f(ids) with the index tensor's elements as a typed pointer (int32 or int64: the type rules
+// refuse other index dtypes), so the loops read indices without a dtype switch per element (the
+// segment sums of issue 39's k-means spent most of their time in element_as_int).
+template <class F>
+void with_indices(const Tensor& idx, F&& f) {
+  switch (idx.dtype()) {
+    case DType::Int32: return f(static_cast<const int32_t*>(impl_of(idx)->data));
+    case DType::Int64: return f(static_cast<const int64_t*>(impl_of(idx)->data));
+    default: throw InternalError(fmt::format("index kernel: indices of dtype {}", dtype_name(idx.dtype())));
+  }
+}
+
 // TakeAlongAxis: out[o, k, i] = x[o, idx[o, k, i], i]. TakeAlongAxisGrad: out = zeros of x's
 // shape with dy[o, k, i] added at [o, idx[o, k, i], i].
 void take_along_axis(OpKind op, std::span<const Tensor> in, int64_t axis, void* out, SourceLoc loc) {
@@ -65,19 +77,21 @@ void take_along_axis(OpKind op, std::span<const Tensor> in, int64_t axis, void* 
     T* y = static_cast<T*>(out);
     const T* src = static_cast<const T*>(impl_of(grad ? in[2] : x)->data);
     if (grad) std::fill_n(y, x.num_elements(), T{});
-    for (int64_t o = 0; o < is.outer; ++o)
-      for (int64_t k = 0; k < is.n; ++k)
-        for (int64_t i = 0; i < is.inner; ++i) {
-          const int64_t at = (o * is.n + k) * is.inner + i;
-          const int64_t j = element_as_int(idx, at);
-          if (j < 0 || j >= xs.n) out_of_range(op, j, xs.n, loc);
-          const int64_t from = (o * xs.n + j) * xs.inner + i;
-          if (grad) {
-            if constexpr (!std::is_same_v<T, bool>) y[from] = static_cast<T>(y[from] + src[at]);
-          } else {
-            y[at] = src[from];
+    with_indices(idx, [&](const auto* ids) {
+      for (int64_t o = 0; o < is.outer; ++o)
+        for (int64_t k = 0; k < is.n; ++k)
+          for (int64_t i = 0; i < is.inner; ++i) {
+            const int64_t at = (o * is.n + k) * is.inner + i;
+            const int64_t j = static_cast<int64_t>(ids[at]);
+            if (j < 0 || j >= xs.n) out_of_range(op, j, xs.n, loc);
+            const int64_t from = (o * xs.n + j) * xs.inner + i;
+            if (grad) {
+              if constexpr (!std::is_same_v<T, bool>) y[from] = static_cast<T>(y[from] + src[at]);
+            } else {
+              y[at] = src[from];
+            }
           }
-        }
+    });
   });
 }
 
@@ -93,23 +107,30 @@ void scatter_rows(OpKind op, std::span<const Tensor> in, void* out, SourceLoc lo
     T* y = static_cast<T*>(out);
     const T* u = static_cast<const T*>(impl_of(upd)->data);
     std::memcpy(y, impl_of(base)->data, static_cast<size_t>(base.num_elements()) * sizeof(T));
-    for (int64_t j = 0; j < k; ++j) {
-      const int64_t r = element_as_int(idx, j);
-      if (segments && r < 0) continue;
-      if (r < 0 || r >= rows) out_of_range(op, r, rows, loc);
-      T* dst = y + r * row;
-      const T* src = u + j * row;
-      for (int64_t e = 0; e < row; ++e) {
-        if constexpr (std::is_same_v<T, bool>) {
-          dst[e] = op == OpKind::TensorScatterUpdate ? src[e] : (dst[e] || src[e]);
-        } else if (op == OpKind::TensorScatterUpdate) {
-          dst[e] = src[e];
-        } else if (op == OpKind::UnsortedSegmentMax) {
-          if (src[e] > dst[e] || (src[e] != src[e])) dst[e] = src[e];  // a NaN propagates
-        } else {
-          dst[e] = static_cast<T>(dst[e] + src[e]);
+    // One loop per op (the op is not tested per element), in index order as before.
+    auto rows_by = [&](auto combine) {
+      with_indices(idx, [&](const auto* ids) {
+        for (int64_t j = 0; j < k; ++j) {
+          const int64_t r = static_cast<int64_t>(ids[j]);
+          if (segments && r < 0) continue;
+          if (r < 0 || r >= rows) out_of_range(op, r, rows, loc);
+          T* dst = y + r * row;
+          const T* src = u + j * row;
+          for (int64_t e = 0; e < row; ++e) combine(dst[e], src[e]);
         }
-      }
+      });
+    };
+    if constexpr (std::is_same_v<T, bool>) {
+      if (op == OpKind::TensorScatterUpdate) rows_by([](T& d, T s) { d = s; });
+      else rows_by([](T& d, T s) { d = d || s; });
+    } else if (op == OpKind::TensorScatterUpdate) {
+      rows_by([](T& d, T s) { d = s; });
+    } else if (op == OpKind::UnsortedSegmentMax) {
+      rows_by([](T& d, T s) {
+        if (s > d || (s != s)) d = s;  // a NaN propagates
+      });
+    } else {
+      rows_by([](T& d, T s) { d = static_cast<T>(d + s); });
     }
   });
 }
