@@ -9,7 +9,8 @@
 // iteration, so it must not be able to raise (may_raise: an out-of-range gather, an integer
 // division, a dim known only at run time). The cond runs at least once, so everything invariant
 // in it may move. Views and fills are not worth moving on their own (they cost nothing where
-// they are, and fused they are free); they move when a hoisted node reads them.
+// they are, and fused they are free); they move when a hoisted node reads them, and a fill
+// moves when a node that reads whole buffers (an index op, a product) reads it.
 #include <algorithm>
 
 #include "ag/graph/passes.h"
@@ -20,6 +21,30 @@ namespace {
 
 // Views cost nothing where they are; sources (constants, fills) are free where fusion puts them.
 bool worth_hoisting(OpKind op) { return op_info(op).cost != OpCost::view && op_class(op) != OpClass::Source; }
+
+// Ops that read their inputs as whole buffers, never fused into their loops (a segment sum, a
+// convolution, a product): a fill they read is materialized where it is, on every iteration
+// (k-means' `unsorted_segment_sum(ones_like(ids), ids, k)` filled 100,000 ones per iteration).
+bool reads_whole_buffers(OpKind op) {
+  switch (op_class(op)) {
+    case OpClass::Index:
+    case OpClass::Window:
+    case OpClass::MatMul:
+    case OpClass::Scan:
+    case OpClass::List:
+      return true;
+    default: return false;
+  }
+}
+
+// Which nodes of `sub` a whole-buffer reader reads.
+std::vector<bool> read_as_buffers(const Graph& sub) {
+  std::vector<bool> read(sub.nodes.size(), false);
+  for (const Node& n : sub.nodes)
+    if (reads_whole_buffers(n.op))
+      for (ValueId v : n.inputs) read[v.node] = true;
+  return read;
+}
 
 // Which params of a While's sub-graphs hold the same value on every iteration: the inputs after
 // the loop vars, and loop vars that the body returns as they came in.
@@ -35,6 +60,7 @@ std::vector<bool> invariant_params(const Node& loop) {
 // hoisting, and the invariant nodes they read.
 std::vector<bool> nodes_to_hoist(const Graph& sub, const std::vector<bool>& invariant_param, bool runs_every_time) {
   std::vector<bool> invariant(sub.nodes.size(), false), hoist(sub.nodes.size(), false);
+  const std::vector<bool> buffer_read = read_as_buffers(sub);
   bool any = false;
   for (uint32_t id = 0; id < sub.nodes.size(); ++id) {
     const Node& n = sub.nodes[id];
@@ -46,7 +72,9 @@ std::vector<bool> nodes_to_hoist(const Graph& sub, const std::vector<bool>& inva
     bool reads_invariants = true;
     for (ValueId v : n.inputs) reads_invariants = reads_invariants && invariant[v.node];
     invariant[id] = reads_invariants;
-    hoist[id] = reads_invariants && worth_hoisting(n.op);
+    // A fill (not a constant: that is no work) that a whole-buffer reader reads is worth it too.
+    hoist[id] = reads_invariants &&
+                (worth_hoisting(n.op) || (op_class(n.op) == OpClass::Source && n.op != OpKind::Const && buffer_read[id]));
     any = any || hoist[id];
   }
   if (!any) return {};
@@ -90,10 +118,17 @@ Node hoist_from(Graph& outer, Node loop, size_t which) {
     for (uint32_t k = 0; k < n.outputs.size(); ++k) outside[id].push_back({first.node, k});
   }
 
-  // Hoisted values the rest of the sub-graph reads become inputs of the loop.
+  // Hoisted values the rest of the sub-graph reads become inputs of the loop; a constant is
+  // copied instead (it stays an immediate where the body reads it, as a loop counter's 1).
   std::vector<ValueId> crossing;
+  std::vector<bool> const_kept(sub.nodes.size(), false);
   auto note_use = [&](ValueId v) {
-    if (hoist[v.node] && std::find(crossing.begin(), crossing.end(), v) == crossing.end()) crossing.push_back(v);
+    if (!hoist[v.node]) return;
+    if (sub.nodes[v.node].op == OpKind::Const) {
+      const_kept[v.node] = true;
+    } else if (std::find(crossing.begin(), crossing.end(), v) == crossing.end()) {
+      crossing.push_back(v);
+    }
   };
   for (uint32_t id = 0; id < sub.nodes.size(); ++id)
     if (!hoist[id])
@@ -107,6 +142,10 @@ Node hoist_from(Graph& outer, Node loop, size_t which) {
 
   // The sub-graph without the hoisted nodes, reading the new params instead.
   Graph shrunk = detail::rebuild(appended_params(sub, added), [&](detail::GraphRebuilder& rb, uint32_t id) {
+    if (id < sub.nodes.size() && const_kept[id]) {
+      rb.emit(id, rb.remapped(id));
+      return;
+    }
     if (id < sub.nodes.size() && hoist[id]) {
       std::vector<ValueId> values;
       for (uint32_t k = 0; k < sub.nodes[id].outputs.size(); ++k) {
