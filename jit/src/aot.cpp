@@ -23,18 +23,25 @@ class AotExecutable final : public jit::CompiledExecutable {
   std::string_view backend_name() const override { return "aot"; }
 };
 
+// The code of the widest level this CPU runs, or null.
+const CompiledCode* code_for_this_cpu(const CompiledSignature& signature) {
+  for (size_t i = 0; i < signature.num_code; ++i)
+    if (jit::cpu_level_fits(signature.code[i].cpu)) return &signature.code[i];
+  return nullptr;
+}
+
 }  // namespace
 
 std::string selected_cpu(const CompiledSignature& signature) {
-  for (size_t i = 0; i < signature.num_code; ++i)
-    if (jit::cpu_level_fits(signature.code[i].cpu)) return signature.code[i].cpu;
-  return {};
+  const CompiledCode* code = code_for_this_cpu(signature);
+  return code ? code->cpu : std::string();
 }
 
 saved_model::Module load(const EmbeddedModel& model) {
-  std::map<std::string, std::string> files;
+  // Views of the embedded bytes: nothing is copied but what the graphs parse into.
+  std::map<std::string, std::string_view> files;
   for (size_t i = 0; i < model.num_files; ++i)
-    files[model.files[i].path] = std::string(reinterpret_cast<const char*>(model.files[i].bytes), model.files[i].size);
+    files[model.files[i].path] = std::string_view(reinterpret_cast<const char*>(model.files[i].bytes), model.files[i].size);
   std::map<std::string, const CompiledSignature*> compiled;
   for (size_t i = 0; i < model.num_signatures; ++i) compiled[model.signatures[i].name] = &model.signatures[i];
   const std::string library = model.name;
@@ -43,13 +50,11 @@ saved_model::Module load(const EmbeddedModel& model) {
     auto it = compiled.find(name);
     if (it == compiled.end()) return make_interpreter(graph);  // ag-aot compiles every signature
     const CompiledSignature& s = *it->second;
-    for (size_t i = 0; i < s.num_code; ++i)
-      if (jit::cpu_level_fits(s.code[i].cpu)) {
-        if (ag::detail::log_enabled(ag::detail::LogTopic::Compile))
-          ag::detail::log_line(fmt::format("agc: aot: {}: '{}' runs the code compiled ahead of time for {}", library, name,
-                                           s.code[i].cpu));
-        return std::make_unique<AotExecutable>(graph, s.code[i].entry);
-      }
+    if (const CompiledCode* code = code_for_this_cpu(s)) {
+      if (ag::detail::log_enabled(ag::detail::LogTopic::Compile))
+        ag::detail::log_line(fmt::format("agc: aot: {}: '{}' runs the code compiled ahead of time for {}", library, name, code->cpu));
+      return std::make_unique<AotExecutable>(graph, code->entry);
+    }
     std::string levels;
     for (size_t i = 0; i < s.num_code; ++i) levels += (levels.empty() ? "" : ", ") + std::string(s.code[i].cpu);
     ag::detail::log_line(fmt::format("agc: warning: {}: '{}' was compiled for {}, which this CPU cannot run: it runs on the "

@@ -5,12 +5,6 @@
 
 namespace ag::jit {
 
-bool is_cpu_level(std::string_view name) {
-  for (const char* level : kCpuLevels)
-    if (name == level) return true;
-  return false;
-}
-
 bool cpu_level_fits(std::string_view level) {
   for (const ag::detail::KernelSet* set : ag::detail::built_kernel_sets())
     if (level == set->isa) return ag::detail::missing_cpu_features(*set).empty();

@@ -86,6 +86,12 @@ TEST(AotLibrary, EqualsTheInterpreterOnEverySignature) {
     EXPECT_EQ(got.item<int>(), interpreted().call("collatz", {Tensor(n)})[0].item<int>()) << "collatz(" << n << ")";
   }
   EXPECT_EQ(test_model::collatz(Tensor(27)).item<int>(), 111);
+  // A Function nested in another, in a staged loop.
+  const Tensor x = ag::random_uniform({5, 4}, ag::float32, -1, 1, 21);
+  for (int steps : {0, 3}) {
+    expect_close(test_model::refine(x, Tensor(steps)), interpreted().call("refine", {x, Tensor(steps)})[0],
+                 "refine, " + std::to_string(steps) + " steps");
+  }
   const Tensor table = ag::constant(std::vector<double>{0.5, 1.5, 2.5, 3.5, 4.5});
   const Tensor idx = ag::constant(std::vector<int64_t>{4, 0, 2, 2});
   expect_close(test_model::lookup(table, idx), interpreted().call("lookup", {table, idx})[0], "lookup");

@@ -37,6 +37,15 @@ int main(int argc, char** argv) {
     sgd.apply_gradients({{g[0], &w1}, {g[1], &b1}, {g[2], &w2}, {g[3], &b2}});
     return loss;
   }, {.name = "train_step"});
+  // A Function calling another (predict) inside a staged loop: nested, and compiled as one.
+  auto refine = ag::function([&](Tensor x, Tensor steps) {
+    auto [i, p] = ag::while_loop([&](const Tensor& i, const Tensor&) { return i < steps; },
+                                 [&](const Tensor& i, const Tensor& p) {
+                                   return std::tuple{i + 1, predict(x + p(ag::all, ag::Slice{0, 1}))};
+                                 },
+                                 std::tuple{Tensor(0), predict(x)});
+    return p;
+  }, {.name = "refine"});
   auto lookup = ag::function([](Tensor table, Tensor indices) { return ag::gather(table, indices) * 2.0; }, {.name = "lookup"});
   auto moments = ag::function([](Tensor x) {
     return std::tuple<Tensor, Tensor>{ag::reduce_mean(x), ag::reduce_max(x)};
@@ -45,6 +54,7 @@ int main(int argc, char** argv) {
       {"predict", predict.get_concrete_function(ag::TensorSpec({-1, 4}, ag::float32))},
       {"train_step", train_step.get_concrete_function(ag::TensorSpec({-1, 4}, ag::float32), ag::TensorSpec({-1, 3}, ag::float32))},
       {"collatz", ag::function(collatz).get_concrete_function(ag::TensorSpec({}, ag::int32))},
+      {"refine", refine.get_concrete_function(ag::TensorSpec({-1, 4}, ag::float32), ag::TensorSpec({}, ag::int32))},
       {"lookup", lookup.get_concrete_function(ag::TensorSpec({5}, ag::float64), ag::TensorSpec({-1}, ag::int64))},
       {"moments", moments.get_concrete_function(ag::TensorSpec({-1}, ag::float64))},
   });

@@ -12,7 +12,7 @@
 #include <sstream>
 #include <string>
 
-#include "saved_model/saved_model_files.h"
+#include "ag/detail/saved_model_files.h"
 
 #include "../common/expect_error.h"
 
@@ -195,6 +195,13 @@ TEST(SavedModel, AnotherVersionOrADamagedFileIsRefused) {
   expect_error<ag::ValueError>([&] { ag::saved_model::load(dir); }, {"predict.graph is damaged or was altered"});
   write(graph, good_graph);
   EXPECT_NO_THROW(ag::saved_model::load(dir));
+  // A manifest (with its own checksum right) that names a file outside the model: refused
+  // before that file is read.
+  ag::saved_model::detail::Manifest m = ag::saved_model::detail::parse_manifest(good_manifest, "test");
+  m.files[0].path = "../outside.graph";
+  write(manifest, ag::saved_model::detail::manifest_text(m));
+  expect_error<ag::ValueError>([&] { ag::saved_model::load(dir); }, {"names a file outside the model: ../outside.graph"});
+  write(manifest, good_manifest);
 }
 
 // Every byte of every file flipped or cut, and the graphs mutated with their checksums made to

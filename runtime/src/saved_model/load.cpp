@@ -5,6 +5,7 @@
 
 #include <map>
 #include <mutex>
+#include <set>
 
 #include "ag/backend.h"
 #include "ag/detail/log.h"
@@ -13,7 +14,7 @@
 #include "ag/detail/variable_state.h"
 #include "ag/graph/parser.h"
 #include "ag/saved_model.h"
-#include "saved_model_files.h"
+#include "ag/detail/saved_model_files.h"
 
 namespace ag::saved_model {
 namespace fs = std::filesystem;
@@ -100,44 +101,40 @@ Module load(const std::string& dir, LoadOptions options) {
   const fs::path manifest_path = root / detail::kManifest;
   if (!fs::exists(manifest_path))
     throw ValueError(fmt::format("ag::saved_model::load: no saved model in {} ({} is missing)", dir, detail::kManifest));
-  std::map<std::string, std::string> files;
-  files[detail::kManifest] = detail::read_all(manifest_path);
-  const detail::Manifest m = detail::parse_manifest(files[detail::kManifest], manifest_path.string());
-  for (const detail::Manifest::File& f : m.files) {
-    if (f.path.find("..") != std::string::npos || f.path.starts_with('/'))
-      throw ValueError(fmt::format("ag::saved_model::load: {}: names a file outside the model: {}", manifest_path.string(), f.path));
-    files[f.path] = detail::read_all(root / f.path);
-  }
+  std::map<std::string, std::string> contents;
+  contents[detail::kManifest] = detail::read_all(manifest_path, "ag::saved_model::load");
+  // (parse_manifest refuses a path outside the model before it is read; load_files checks every
+  // file's size and checksum before anything parses it.)
+  for (const detail::Manifest::File& f : detail::parse_manifest(contents[detail::kManifest], manifest_path.string()).files)
+    contents[f.path] = detail::read_all(root / f.path, "ag::saved_model::load");
+  const std::map<std::string, std::string_view> files(contents.begin(), contents.end());
   return detail::load_files(files, dir, options);
 }
 
-Module detail::load_files(const std::map<std::string, std::string>& bytes, const std::string& where, LoadOptions options,
+Module detail::load_files(const std::map<std::string, std::string_view>& bytes, const std::string& where, LoadOptions options,
                           ExecutableFactory factory) {
   const fs::path root(where);
   const fs::path manifest_path = root / detail::kManifest;
-  auto read = [&](const std::string& path) -> const std::string& {
+  auto read = [&](const std::string& path) -> std::string_view {
     auto it = bytes.find(path);
     if (it == bytes.end()) throw ValueError(fmt::format("ag::saved_model::load: {} is missing", (root / path).string()));
     return it->second;
   };
   const detail::Manifest m = detail::parse_manifest(read(detail::kManifest), manifest_path.string());
-  // Every file, checked before anything reads it.
-  std::map<std::string, std::string> files;
+  // Every file, checked before anything reads it; only the files the manifest lists are read.
+  std::set<std::string> listed;
   for (const detail::Manifest::File& f : m.files) {
-    if (f.path.find("..") != std::string::npos || f.path.starts_with('/'))
-      throw ValueError(fmt::format("ag::saved_model::load: {}: names a file outside the model: {}", manifest_path.string(), f.path));
-    const fs::path p = root / f.path;
-    const std::string& content = read(f.path);
+    const std::string_view content = read(f.path);
     if (content.size() != f.size || detail::checksum(content) != f.checksum)
       throw ValueError(fmt::format("ag::saved_model::load: {} is damaged or was altered ({} bytes, checksum {}; the manifest "
-                                   "says {} bytes, {})", p.string(), content.size(), detail::checksum(content), f.size, f.checksum));
-    files[f.path] = content;
+                                   "says {} bytes, {})", (root / f.path).string(), content.size(), detail::checksum(content),
+                                   f.size, f.checksum));
+    listed.insert(f.path);
   }
-  auto file = [&](const std::string& path) -> const std::string& {
-    auto it = files.find(path);
-    if (it == files.end())
+  auto file = [&](const std::string& path) -> std::string_view {
+    if (!listed.contains(path))
       throw ValueError(fmt::format("ag::saved_model::load: {}: {} has no file line", manifest_path.string(), path));
-    return it->second;
+    return read(path);
   };
   auto impl = std::make_shared<Module::Impl>();
   impl->jit = options.jit_compile;
@@ -178,9 +175,9 @@ Module detail::load_files(const std::map<std::string, std::string>& bytes, const
     if (it == impl->entries.end())
       throw ValueError(fmt::format("ag::saved_model::load: {}: an object line names no signature: '{}'", manifest_path.string(),
                                    o.signature));
-    const std::string& bytes = file(o.path);
+    const std::string_view bytes = file(o.path);
     if (code && it->second->object.empty() && code->can_run(o.cpu)) {
-      it->second->object = bytes;
+      it->second->object = std::string(bytes);
       it->second->object_cpu = o.cpu;
     }
   }

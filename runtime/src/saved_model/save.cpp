@@ -9,7 +9,7 @@
 #include "ag/detail/variable_state.h"
 #include "ag/graph/printer.h"
 #include "ag/saved_model.h"
-#include "saved_model_files.h"
+#include "ag/detail/saved_model_files.h"
 
 namespace ag::saved_model {
 namespace fs = std::filesystem;
@@ -43,7 +43,7 @@ void save(const std::string& dir, const std::vector<std::pair<std::string, Saved
   if (!options.compiled_for.empty() && !code)
     throw Error("ag::saved_model::save: compiled_for needs the JIT, which this program does not link (link agc::agc)");
   for (const std::string& cpu : options.compiled_for)
-    if (cpu != "x86-64-v2" && cpu != "x86-64-v3" && cpu != "x86-64-v4")
+    if (!ag::detail::is_cpu_level(cpu))
       fail(fmt::format("compiled_for: '{}' is not a CPU level (x86-64-v2, x86-64-v3, x86-64-v4)", cpu));
   std::set<std::string> names;
   std::vector<std::shared_ptr<ag::detail::VariableState>> states;
@@ -77,7 +77,7 @@ void save(const std::string& dir, const std::vector<std::pair<std::string, Saved
   fs::create_directories(fs::path(dir) / detail::kGraphsDir, ec);
   if (ec) fail(fmt::format("cannot create {}: {}", dir, ec.message()));
   auto write = [&](const std::string& relative, const std::string& bytes) {
-    detail::write_whole(fs::path(dir) / relative, bytes);
+    detail::write_whole(fs::path(dir) / relative, bytes, "ag::saved_model::save");
     m.files.push_back({relative, bytes.size(), detail::checksum(bytes)});
   };
   write(detail::kVariablesFile, graph_to_text(values, ConstantText::Full));
@@ -94,7 +94,7 @@ void save(const std::string& dir, const std::vector<std::pair<std::string, Saved
   }
   // The manifest last: a save that fails before it leaves the old manifest, whose checksums
   // then refuse the new files (never a mix of two saves).
-  detail::write_whole(fs::path(dir) / detail::kManifest, detail::manifest_text(m));
+  detail::write_whole(fs::path(dir) / detail::kManifest, detail::manifest_text(m), "ag::saved_model::save");
 }
 
 }  // namespace ag::saved_model

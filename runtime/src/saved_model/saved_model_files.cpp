@@ -1,4 +1,4 @@
-#include "saved_model_files.h"
+#include "ag/detail/saved_model_files.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -21,7 +21,7 @@ std::string checksum(std::string_view bytes) {
   return fmt::format("{:016x}", h);
 }
 
-void write_whole(const fs::path& path, std::string_view bytes) {
+void write_whole(const fs::path& path, std::string_view bytes, std::string_view who) {
   const fs::path tmp = path.string() + fmt::format(".tmp{}", ::getpid());
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
@@ -30,17 +30,17 @@ void write_whole(const fs::path& path, std::string_view bytes) {
     if (!out) {
       std::error_code ignored;
       fs::remove(tmp, ignored);
-      throw ValueError(fmt::format("ag::saved_model::save: cannot write {}", path.string()));
+      throw ValueError(fmt::format("{}: cannot write {}", who, path.string()));
     }
   }
   std::error_code ec;
   fs::rename(tmp, path, ec);
-  if (ec) throw ValueError(fmt::format("ag::saved_model::save: cannot write {}: {}", path.string(), ec.message()));
+  if (ec) throw ValueError(fmt::format("{}: cannot write {}: {}", who, path.string(), ec.message()));
 }
 
-std::string read_all(const fs::path& path) {
+std::string read_all(const fs::path& path, std::string_view who) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw ValueError(fmt::format("ag::saved_model::load: cannot read {}", path.string()));
+  if (!in) throw ValueError(fmt::format("{}: cannot read {}", who, path.string()));
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
@@ -104,6 +104,8 @@ Manifest parse_manifest(std::string_view text, const std::string& where) {
       f.checksum = word(line);
       if (f.path.empty() || size.empty() || size.find_first_not_of("0123456789") != std::string::npos || f.checksum.empty())
         fail(fmt::format("line {}: a file line is 'file <path> <size> <checksum>'", line_no));
+      if (f.path.find("..") != std::string::npos || f.path.starts_with('/'))
+        fail(fmt::format("names a file outside the model: {}", f.path));
       f.size = std::stoull(size);
       m.files.push_back(f);
     } else if (kind == "signature") {

@@ -12,6 +12,15 @@
 
 namespace ag::detail {
 
+// The x86-64 levels code is compiled for ahead of time (SaveOptions::compiled_for, ag-aot), widest
+// first: x86-64-v4 (AVX-512), x86-64-v3 (AVX2, FMA), x86-64-v2 (SSE4.2).
+inline constexpr std::string_view kCpuLevels[] = {"x86-64-v4", "x86-64-v3", "x86-64-v2"};
+inline bool is_cpu_level(std::string_view name) {
+  for (std::string_view level : kCpuLevels)
+    if (name == level) return true;
+  return false;
+}
+
 struct ObjectCodeHooks {
   // A relocatable object of `graph` (optimized, verified) for the CPU level `cpu`, which the
   // load hook links. ag::Error for a level it does not know.

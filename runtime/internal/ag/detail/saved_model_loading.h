@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "ag/backend.h"
 #include "ag/saved_model.h"
@@ -22,7 +23,7 @@ using ExecutableFactory =
 // `files`: the manifest (under "saved_model.txt") and every file it lists, by relative path.
 // Checks all of them as load() does; `where` names the model in errors (a directory, or an
 // embedded model's name).
-Module load_files(const std::map<std::string, std::string>& files, const std::string& where, LoadOptions options,
+Module load_files(const std::map<std::string, std::string_view>& files, const std::string& where, LoadOptions options,
                   ExecutableFactory factory = nullptr);
 
 }  // namespace ag::saved_model::detail

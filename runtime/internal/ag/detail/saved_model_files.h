@@ -1,5 +1,5 @@
 // The files of a saved model (ag/saved_model.h): the manifest's lines, the checksum that guards
-// every file, and writing a file whole or not at all.
+// every file, and writing a file whole or not at all. Internal: save, load and ag-aot use it.
 #pragma once
 
 #include <cstdint>
@@ -21,10 +21,11 @@ inline constexpr const char* kMagic = "agc saved model ";
 std::string checksum(std::string_view bytes);
 
 // Writes `bytes` to a temporary file next to `path` and renames it over `path`: a reader never
-// sees half a file, and a failed save leaves the previous file. ValueError naming the path.
-void write_whole(const std::filesystem::path& path, std::string_view bytes);
-// The file's bytes; ValueError naming the path when it cannot be read.
-std::string read_all(const std::filesystem::path& path);
+// sees half a file, and a failed save leaves the previous file. ValueError naming `who` (the
+// caller, for the message: "ag::saved_model::save", "ag-aot") and the path.
+void write_whole(const std::filesystem::path& path, std::string_view bytes, std::string_view who);
+// The file's bytes; ValueError naming `who` and the path when it cannot be read.
+std::string read_all(const std::filesystem::path& path, std::string_view who);
 
 // The manifest:
 //   agc saved model <version>
@@ -57,7 +58,8 @@ struct Manifest {
 };
 
 std::string manifest_text(const Manifest& m);
-// Parses and checks the manifest's own checksum and version; ValueError naming `where`.
+// Parses and checks the manifest's own checksum and version; ValueError naming `where`. A file
+// line naming a path outside the model (`..`, absolute) is refused here, before anything reads it.
 Manifest parse_manifest(std::string_view text, const std::string& where);
 
 }  // namespace ag::saved_model::detail
