@@ -142,7 +142,7 @@ int main(int argc, char** argv) {
            "parses the embedded graphs and Variables"},
           {"AOT, of which load (module())", us(aot_load), us(jit_cached), fmt::format("{:.1f}x", aot_load / jit_cached), ""},
           {"AOT, first call after load", us(aot_after_load), us(jit_cached), fmt::format("{:.1f}x", aot_after_load / jit_cached),
-           "plans the graph"},
+           "loading planned it: cold caches, the heap's first pages"},
           {"JIT, load + first call, saved code linked", us(jit_linked), us(jit_cached),
            fmt::format("{:.0f}x", jit_linked / jit_cached), "SaveOptions::compiled_for"},
           {"JIT, load + first call, no disk cache", us(jit_cold), us(jit_cached), fmt::format("{:.0f}x", jit_cold / jit_cached),
