@@ -46,6 +46,7 @@ enum class FailKind : int32_t {
   RangeTooLarge,      // a: the number of elements of a range too large to allocate
   Squeeze,            // a: the size of a dim that squeeze was asked to remove
   EnsureShape,        // a: the size of dim b, which ensure_shape's shape gives another size
+  NonFinite,          // check_numerics: a: the flat element (-1: not known), b: detail::NonFiniteKind
 };
 
 }  // namespace ag::jit

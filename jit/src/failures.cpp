@@ -2,6 +2,7 @@
 // naming the op and its source line.
 #include <fmt/format.h>
 
+#include "ag/detail/check_numerics.h"
 #include "ag/detail/ops_internal.h"
 #include "call_state.h"
 
@@ -44,6 +45,8 @@ void throw_failure(const NodeInfo& info, FailKind kind, int64_t a, int64_t b) {
     case FailKind::EnsureShape:
       throw InvalidArgumentError(fmt::format("{}: dim {} of the tensor has size {}, expected shape {}{}", op, b, a,
                                              n.attrs.shape.str(), at));
+    case FailKind::NonFinite:
+      detail::throw_non_finite(n.attrs, n.outputs[0], a, static_cast<detail::NonFiniteKind>(b), n.loc);
     case FailKind::RuntimeType:
       throw InternalError(fmt::format("jit: {} returned a value of rank {} where rank {} was compiled{}", op, a, b, at));
   }

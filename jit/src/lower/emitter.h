@@ -106,6 +106,13 @@ class Emitter : public Codegen {
   std::vector<llvm::Value*> broadcast_lists(const std::vector<const std::vector<llvm::Value*>*>& inputs,
                                             const Shape& out, int32_t node_id);
   llvm::Value* scalar_op(const Node& n, int32_t node_id, DType in, const std::vector<llvm::Value*>& args);  // lower_scalar.cpp
+  // A CheckNumerics node on element `x` (flat element `index` of its value; null: not known):
+  // raises when x is NaN or Inf, else gives x (lower_scalar.cpp).
+  llvm::Value* check_element(int32_t node_id, llvm::Value* x, llvm::Value* index);
+  // The same on a block of lanes (lower_fused_vector.cpp): `first` is the flat element of lane 0,
+  // `step` 1 when the lanes are consecutive elements, 0 when they are one broadcast element;
+  // lanes off `mask` (the partial block) are not checked.
+  llvm::Value* check_vector(int32_t node_id, llvm::Value* x, llvm::Value* first, int64_t step, llvm::Value* mask);
   llvm::Value* math_call(OpKind op, DType d, llvm::Value* x);                      // lower_math.cpp
   llvm::Value* tanh_f32(llvm::Value* x);
   // A call of libm's `name` on x (and y: a binary function such as atan2).

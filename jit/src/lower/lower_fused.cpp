@@ -84,6 +84,8 @@ void Emitter::collect_leaves(Scope& s, ValueId v, std::vector<const LVal*>& out)
     const Node& n = s.graph().nodes[v.node];
     if (n.op == OpKind::FillLike) return;  // a constant: reads nothing
     for (ValueId in : n.inputs) collect_leaves(s, in, out);
+    // A fused check walks its value's own index too, which its error names.
+    if (n.op == OpKind::CheckNumerics && std::find(out.begin(), out.end(), &lv) == out.end()) out.push_back(&lv);
   } else if ((lv.kind == LVal::Kind::Buf || draw) && std::find(out.begin(), out.end(), &lv) == out.end()) {
     out.push_back(&lv);
   }
@@ -108,6 +110,10 @@ llvm::Value* Emitter::eval_element(Scope& s, ValueId v, const Walk& w, const std
       std::vector<llvm::Value*> args;
       if (n.op != OpKind::FillLike)
         for (ValueId in : n.inputs) args.push_back(eval_element(s, in, w, idx));
+      if (n.op == OpKind::CheckNumerics) {
+        const std::vector<llvm::Value*>* own = w.find(&lv);
+        return check_element(s.node_id(v.node), args[0], own ? linear_offset(*own, idx) : nullptr);
+      }
       const DType in = n.inputs.empty() ? lv.dtype : s.type(n.inputs.back()).dtype;
       return scalar_op(n, s.node_id(v.node), in, args);
     }
@@ -152,8 +158,10 @@ void Emitter::lower_elementwise(Scope& s, uint32_t i) {
     std::vector<llvm::Value*> args;
     if (n.op != OpKind::FillLike)
       for (ValueId v : n.inputs) args.push_back(eval_element(s, v, w, idx));
-    llvm::Value* value = scalar_op(n, s.node_id(i), in, args);
-    store(t.dtype, out.ptr, linear_offset(*w.find(&out), idx), value);
+    llvm::Value* offset = linear_offset(*w.find(&out), idx);
+    llvm::Value* value = n.op == OpKind::CheckNumerics ? check_element(s.node_id(i), args[0], offset)
+                                                       : scalar_op(n, s.node_id(i), in, args);
+    store(t.dtype, out.ptr, offset, value);
   });
   s.values[i] = {out};
 }

@@ -13,6 +13,7 @@
 // store first reads the line it writes (a third stream of DRAM traffic next to the read and the
 // write-back) and then evicts data still needed; W3's cheap chain on 16M floats spends its time
 // on exactly that traffic, and two threads share the one memory bus.
+#include "ag/detail/check_numerics.h"
 #include "emitter.h"
 
 #include <llvm/IR/IntrinsicsX86.h>
@@ -27,6 +28,7 @@ constexpr int64_t kInlineBlocks = 4;
 // Ops whose scalar_op form is the same IR on vectors (ops.def's Vector column): IRBuilder's
 // operations and intrinsics take vector operands, and constants come from the operands' types.
 bool vector_op(OpKind op, DType d) {
+  if (op == OpKind::CheckNumerics) return true;  // its own vector form (check_vector), not scalar_op's
   switch (op_info(op).vector) {
     case VectorForm::yes: return true;
     case VectorForm::f32: return d == DType::Float32;
@@ -92,6 +94,13 @@ llvm::Value* Emitter::eval_vector(Scope& s, ValueId v, const Walk& w, const std:
         return splat(constant(lv.dtype, n.attrs.scalar, static_cast<int64_t>(n.attrs.scalar)));
       std::vector<llvm::Value*> args;
       for (ValueId in : n.inputs) args.push_back(eval_vector(s, in, w, outer, base, lanes, mask, loaded));
+      if (n.op == OpKind::CheckNumerics) {  // a leaf of the walk too: its own element of lane 0
+        const std::vector<llvm::Value*>* own = w.find(&lv);
+        if (!own) throw InternalError("jit: a fused check missing from its vector loop's walk");
+        llvm::Value* row = linear_offset(std::vector<llvm::Value*>(own->begin(), own->end() - 1), outer);
+        const int64_t step = is_const(own->back(), 0) ? 0 : 1;
+        return check_vector(s.node_id(v.node), args[0], step ? b_.CreateAdd(row, base) : row, step, mask);
+      }
       const DType in = n.inputs.empty() ? lv.dtype : s.type(n.inputs.back()).dtype;
       return scalar_op(n, s.node_id(v.node), in, args);
     }
@@ -146,9 +155,10 @@ bool Emitter::lower_elementwise_vector(Scope& s, uint32_t i, const LVal& out, co
     std::vector<std::pair<const LVal*, llvm::Value*>> loaded;
     std::vector<llvm::Value*> args;
     for (ValueId v : n.inputs) args.push_back(eval_vector(s, v, w, outer, base, lanes, mask, loaded));
-    llvm::Value* value = scalar_op(n, s.node_id(i), in, args);
     const std::vector<llvm::Value*>& out_strides = *w.find(&out);
     llvm::Value* row = linear_offset(std::vector<llvm::Value*>(out_strides.begin(), out_strides.end() - 1), outer);
+    llvm::Value* value = n.op == OpKind::CheckNumerics ? check_vector(s.node_id(i), args[0], b_.CreateAdd(row, base), 1, mask)
+                                                       : scalar_op(n, s.node_id(i), in, args);
     llvm::Value* ptr = b_.CreateInBoundsGEP(mem_type(d), out.ptr, b_.CreateAdd(row, base));
     if (mask) b_.CreateMaskedStore(value, ptr, align, mask);
     else if (!stream) b_.CreateAlignedStore(value, ptr, align);
@@ -165,7 +175,9 @@ bool Emitter::lower_elementwise_vector(Scope& s, uint32_t i, const LVal& out, co
       idx1.push_back(b_.CreateAdd(base, k));
       std::vector<llvm::Value*> args;
       for (ValueId v : n.inputs) args.push_back(eval_element(s, v, w, idx1));
-      store(d, out.ptr, linear_offset(*w.find(&out), idx1), scalar_op(n, s.node_id(i), in, args));
+      llvm::Value* offset = linear_offset(*w.find(&out), idx1);
+      store(d, out.ptr, offset, n.op == OpKind::CheckNumerics ? check_element(s.node_id(i), args[0], offset)
+                                                              : scalar_op(n, s.node_id(i), in, args));
     });
   };
   std::vector<llvm::Value*> nest(w.dims.begin(), w.dims.end() - 1);
@@ -198,6 +210,26 @@ bool Emitter::lower_elementwise_vector(Scope& s, uint32_t i, const LVal& out, co
   emitting_vectors_ = was;
   streaming_stores_ = was_streaming;
   return true;
+}
+
+llvm::Value* Emitter::check_vector(int32_t id, llvm::Value* x, llvm::Value* first, int64_t step, llvm::Value* mask) {
+  auto* type = llvm::cast<llvm::FixedVectorType>(x->getType());
+  const unsigned lanes = type->getNumElements();
+  llvm::Value* bad = b_.CreateFCmpUNE(b_.CreateFSub(x, x), llvm::Constant::getNullValue(type));  // see check_element
+  if (mask) bad = b_.CreateAnd(bad, mask);
+  llvm::Value* any = b_.CreateOrReduce(bad);
+  // The first bad lane, its value and element: used only on the error path, where LLVM sinks them.
+  llvm::Value* bits = b_.CreateBitCast(bad, b_.getIntNTy(lanes));
+  llvm::Value* lane = b_.CreateZExt(b_.CreateIntrinsic(llvm::Intrinsic::cttz, {bits->getType()}, {bits, b_.getTrue()}),
+                                    b_.getInt64Ty());
+  llvm::Value* value = b_.CreateExtractElement(x, lane);
+  llvm::Value* zero = llvm::ConstantFP::get(value->getType(), 0.0);
+  llvm::Value* kind = b_.CreateSelect(
+      b_.CreateFCmpUNO(value, value), i64(static_cast<int64_t>(detail::NonFiniteKind::NaN)),
+      b_.CreateSelect(b_.CreateFCmpOGT(value, zero), i64(static_cast<int64_t>(detail::NonFiniteKind::PositiveInf)),
+                      i64(static_cast<int64_t>(detail::NonFiniteKind::NegativeInf))));
+  fail_if(any, id, FailKind::NonFinite, step ? b_.CreateAdd(first, lane) : first, kind);
+  return x;
 }
 
 }  // namespace ag::jit

@@ -1,6 +1,7 @@
 // One element of an elementwise op, with exactly the eager kernels' semantics: wrapping integer
 // arithmetic, C++ truncating / and % (x / -1 defined for INT_MIN), floor division, NaN-propagating
 // maximum/minimum, saturating float->int casts, half-to-even round, checked division and powers.
+#include "ag/detail/check_numerics.h"
 #include "emitter.h"
 #include "half_ir.h"
 
@@ -151,11 +152,24 @@ llvm::Value* Emitter::scalar_op(const Node& n, int32_t id, DType in, const std::
     case OpKind::LogicalOr: return b_.CreateOr(a[0], a[1]);
     case OpKind::LogicalXor: return b_.CreateXor(a[0], a[1]);
     case OpKind::Select: return b_.CreateSelect(a[0], a[1], a[2]);
+    case OpKind::CheckNumerics: return check_element(id, a[0], nullptr);
     case OpKind::Fill: return a[0];
     case OpKind::FillLike: return constant(out, n.attrs.scalar, static_cast<int64_t>(n.attrs.scalar));
     default: break;
   }
   throw InternalError("jit: scalar_op on " + std::string(op_name(n.op)));
+}
+
+llvm::Value* Emitter::check_element(int32_t id, llvm::Value* x, llvm::Value* index) {
+  llvm::Value* zero = llvm::ConstantFP::get(x->getType(), 0.0);
+  // x - x is 0 exactly when x is finite (NaN - NaN and inf - inf are NaN): one compare.
+  llvm::Value* bad = b_.CreateFCmpUNE(b_.CreateFSub(x, x), zero);
+  llvm::Value* kind = b_.CreateSelect(
+      b_.CreateFCmpUNO(x, x), i64(static_cast<int64_t>(detail::NonFiniteKind::NaN)),
+      b_.CreateSelect(b_.CreateFCmpOGT(x, zero), i64(static_cast<int64_t>(detail::NonFiniteKind::PositiveInf)),
+                      i64(static_cast<int64_t>(detail::NonFiniteKind::NegativeInf))));
+  fail_if(bad, id, FailKind::NonFinite, index ? index : i64(-1), kind);
+  return x;
 }
 
 }  // namespace ag::jit

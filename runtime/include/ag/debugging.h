@@ -21,4 +21,22 @@ void assert_equal(Operand x, Operand y, std::string message = {}, Loc loc = Loc:
 void assert_less(Operand x, Operand y, std::string message = {}, Loc loc = Loc::current());
 void assert_greater(Operand x, Operand y, std::string message = {}, Loc loc = Loc::current());
 
+namespace debugging {
+
+// tf.debugging.enable_check_numerics: from now on, the first op that produces a NaN or an Inf
+// in a float32 or float64 result raises InvalidArgumentError naming the op, the element, the
+// result's dtype and shape, and the op's line — eagerly, on the graph interpreter and in
+// compiled code (a Function compiles a second, checked version of its code: docs/debugging.md).
+// Process-wide, like TensorFlow's.
+void enable_check_numerics();
+void disable_check_numerics();
+bool check_numerics_enabled();
+
+// tf.debugging.check_numerics: `t`, after raising InvalidArgumentError ("check_numerics:
+// <message>: the tensor has NaN at element [1, 0] ...") when it holds a NaN or an Inf.
+// An op like any other: staged while tracing, fused into compiled loops; its gradient passes
+// through.
+Tensor check_numerics(const Tensor& t, std::string message = {}, Loc loc = Loc::current());
+
+}  // namespace debugging
 }  // namespace ag

@@ -11,6 +11,7 @@
 #include <chrono>
 
 #include "ag/detail/function_core.h"
+#include "ag/graph/passes.h"
 #include "ag/detail/log.h"
 #include "ag/detail/tensor_buffer.h"
 #include "ag/detail/variable_state.h"
@@ -119,6 +120,27 @@ const Executable& ConcreteCore::compile(bool background) {
   const ForkGatePass pass;  // fork() waits for a compile in progress (compile_mu_, LLVM's locks)
   std::lock_guard lock(compile_mu_);
   if (const Executable* e = exe_.load(std::memory_order_acquire)) return *e;
+  exe_owned_ = build_executable(graph_, background, dump_prefix_, "");
+  exe_.store(exe_owned_.get(), std::memory_order_release);
+  if (FunctionObserver* o = function_observer()) o->concrete_compiled(*this);
+  return *exe_owned_;
+}
+
+const Executable& ConcreteCore::checked_executable() {
+  if (const Executable* e = checked_exe_.load(std::memory_order_acquire)) [[likely]]
+    return *e;
+  const ForkGatePass pass;
+  std::lock_guard lock(compile_mu_);
+  if (const Executable* e = checked_exe_.load(std::memory_order_acquire)) return *e;
+  auto checked = std::make_shared<const Graph>(insert_numeric_checks(*graph_));
+  checked_owned_ = build_executable(std::move(checked), false, dump_prefix_.empty() ? "" : dump_prefix_ + ".checked",
+                                    " (numeric checks)");
+  checked_exe_.store(checked_owned_.get(), std::memory_order_release);
+  return *checked_owned_;
+}
+
+std::unique_ptr<Executable> ConcreteCore::build_executable(std::shared_ptr<const Graph> graph, bool background,
+                                                           const std::string& dump_prefix, const char* variant) {
   CompilerBackend* backend = jit_.value_or(true) ? compiler_backend() : nullptr;
   if (!backend && jit_ == true)
     throw Error(fmt::format("{}: jit_compile = true, but no JIT backend is linked into this program; link the CMake "
@@ -127,7 +149,7 @@ const Executable& ConcreteCore::compile(bool background) {
   // Compiled code is specialized to ranks: a graph with a value of unknown rank (an unknown-rank
   // TensorSpec, an if whose branches give different ranks) runs on the interpreter, which types
   // each op from its run-time inputs (docs/guide.md, "Unknown ranks").
-  if (const std::string v = backend ? first_unknown_rank_value(*graph_) : std::string(); !v.empty()) {
+  if (const std::string v = backend ? first_unknown_rank_value(*graph) : std::string(); !v.empty()) {
     if (jit_ == true)
       throw UnimplementedError(fmt::format("{}: jit_compile = true, but value {} has an unknown rank, and compiled "
                                            "code needs every rank; give it one with ag::ensure_shape",
@@ -137,24 +159,23 @@ const Executable& ConcreteCore::compile(bool background) {
     backend = nullptr;
   }
   const auto t0 = std::chrono::steady_clock::now();
+  std::unique_ptr<Executable> exe;
   if (backend) {
     CompileOptions opts;
     opts.name = name_;
-    opts.dump_prefix = dump_prefix_;
+    opts.dump_prefix = dump_prefix;
     opts.background = background;
-    exe_owned_ = backend->compile(graph_, opts);
-    (exe_owned_->loaded_from_disk() ? stats_->disk_hits : stats_->compiles).fetch_add(1);
+    exe = backend->compile(std::move(graph), opts);
+    (exe->loaded_from_disk() ? stats_->disk_hits : stats_->compiles).fetch_add(1);
   } else {
-    exe_owned_ = make_interpreter(graph_);
+    exe = make_interpreter(std::move(graph));
   }
   if (log_enabled(LogTopic::Compile)) {
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    log_line(fmt::format("agc: compile: {} with {}{}: {:.2f} ms", signature_str(), exe_owned_->backend_name(),
-                         exe_owned_->loaded_from_disk() ? " (disk cache hit)" : "", ms));
+    log_line(fmt::format("agc: compile: {}{} with {}{}: {:.2f} ms", signature_str(), variant, exe->backend_name(),
+                         exe->loaded_from_disk() ? " (disk cache hit)" : "", ms));
   }
-  exe_.store(exe_owned_.get(), std::memory_order_release);
-  if (FunctionObserver* o = function_observer()) o->concrete_compiled(*this);
-  return *exe_owned_;
+  return exe;
 }
 
 std::shared_ptr<const CodeTexts> ConcreteCore::code_texts(bool make) {
@@ -211,7 +232,9 @@ void ConcreteCore::run_any(std::span<const ArgView> args, std::span<Tensor> outp
     bound.run_any(args, outputs);
     return;
   }
-  const Executable& exe = executable();
+  // enable_check_numerics(): the code compiled with the checks, a second executable.
+  const bool checks = check_numerics_enabled();
+  const Executable& exe = checks ? checked_executable() : executable();
   if (tensor_args_only_ && !tapes_alive()) [[likely]] {
     exe.run_tensor_args(args, outputs);
     return;
@@ -224,7 +247,8 @@ void ConcreteCore::run_any(std::span<const ArgView> args, std::span<Tensor> outp
     // "Functions under a tape"): the call is one op whose gradient is a compiled backward
     // function; a graph with side effects, or one whose captured tensor the tape watches, runs
     // op by op instead, recorded op by op.
-    if (!one_op_under_tape_ || eager_tape_follows(captured_, false)) {
+    // With numeric checks on, op by op too: each op is checked as it runs.
+    if (checks || !one_op_under_tape_ || eager_tape_follows(captured_, false)) {
       replay_graph(*traced_, in, outputs);
       return;
     }

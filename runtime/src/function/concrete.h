@@ -8,6 +8,7 @@
 #include <string>
 
 #include "ag/backend.h"
+#include "ag/detail/check_numerics.h"
 #include "ag/detail/function_inspection.h"
 #include "ag/detail/tape.h"
 #include "signature.h"
@@ -68,7 +69,7 @@ class ConcreteCore final : public ConcreteView, public std::enable_shared_from_t
   // the executable; the rest is run_any's.
   void run(std::span<const ArgView> args, std::span<Tensor> outputs) {
     const Executable* e = exe_.load(std::memory_order_acquire);
-    if (e && tensor_args_only_ && !tapes_alive()) [[likely]] {
+    if (e && tensor_args_only_ && !tapes_alive() && !check_numerics_enabled()) [[likely]] {
       e->run_tensor_args(args, outputs);
       return;
     }
@@ -85,6 +86,11 @@ class ConcreteCore final : public ConcreteView, public std::enable_shared_from_t
 
  private:
   const Executable& compile(bool background = false);
+  // enable_check_numerics(): the graph with checks (insert_numeric_checks), compiled on first use.
+  const Executable& checked_executable();
+  // The compiled code of `graph` (or the interpreter), logged; `variant` tells the log which.
+  std::unique_ptr<Executable> build_executable(std::shared_ptr<const Graph> graph, bool background,
+                                               const std::string& dump_prefix, const char* variant);
   bool binds(std::span<const ArgView> args) const;  // args' Variables are this one's
   std::shared_ptr<ConcreteCore> make_bound(std::span<const ArgView> args);
   const Executable& interpreter_while_compiling();
@@ -100,6 +106,8 @@ class ConcreteCore final : public ConcreteView, public std::enable_shared_from_t
   std::mutex compile_mu_;
   std::unique_ptr<Executable> exe_owned_;
   std::atomic<const Executable*> exe_{nullptr};
+  std::unique_ptr<Executable> checked_owned_;  // checked_executable()
+  std::atomic<const Executable*> checked_exe_{nullptr};
   const bool tiered_;
   std::once_flag interpreter_once_;
   std::unique_ptr<Executable> interpreter_;  // tiered: runs calls until exe_ is set

@@ -323,10 +323,10 @@ class Parser {
         a.scalar = parse_double(text, c);
       } else if (key == "stddev" && n.op == OpKind::RandomNormal) {
         a.scalar2 = parse_double(text, c);
-      } else if (key == "message" && n.op == OpKind::Assert) {
+      } else if (key == "message" && (n.op == OpKind::Assert || n.op == OpKind::CheckNumerics)) {
         a.strings.resize(2);
         a.strings[0] = parse_quoted_text(text, c);
-      } else if (key == "what" && n.op == OpKind::Assert) {
+      } else if ((key == "what" && n.op == OpKind::Assert) || (key == "op" && n.op == OpKind::CheckNumerics)) {
         a.strings.resize(2);
         a.strings[1] = parse_quoted_text(text, c);
       } else if (key == "format" && n.op == OpKind::Print) {
@@ -352,6 +352,7 @@ class Parser {
     if (n.op == OpKind::Const) require(a.value.has_value(), "value");
     if (n.op == OpKind::Cast) require(seen.count("dtype"), "dtype");
     if (n.op == OpKind::Assert) require(seen.count("message"), "message");
+    if (n.op == OpKind::CheckNumerics) a.strings.resize(2);  // both optional
     if (n.op == OpKind::While) require(seen.count("loop_vars"), "loop_vars");
     if (n.op == OpKind::ArgSort) {
       require(seen.count("axis"), "axis");

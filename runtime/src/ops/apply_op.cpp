@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "../trace/frame.h"
+#include "ag/detail/check_numerics.h"
 #include "ag/detail/ops_internal.h"
 #include "ag/detail/tape.h"
 
@@ -49,9 +50,14 @@ Tensor run_op(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, Sou
     symbolic |= detail::impl_of(t)->kind == ImplKind::Symbolic;
   }
   if (symbolic) return trace_op(op, inputs, attrs, loc);
+  Tensor out;
   if (EagerOpHook hook = g_eager_op_hook.load(std::memory_order_relaxed)) [[unlikely]]
-    return hook(op, inputs, attrs, loc);
-  return eval_op(op, inputs, attrs, loc);
+    out = hook(op, inputs, attrs, loc);
+  else
+    out = eval_op(op, inputs, attrs, loc);
+  if (check_numerics_enabled()) [[unlikely]]
+    check_result_numerics(op, out, loc);
+  return out;
 }
 
 }  // namespace

@@ -9,10 +9,9 @@
 
 namespace ag {
 namespace detail {
-namespace {
 
 // The row-major multi-index of flat element `k` of `shape`: "[1, 0]".
-std::string index_str(const Shape& shape, int64_t k) {
+std::string element_index_str(const Shape& shape, int64_t k) {
   std::vector<int64_t> idx(static_cast<size_t>(shape.rank()));
   for (int64_t d = shape.rank(); d-- > 0;) {
     idx[static_cast<size_t>(d)] = shape[d] ? k % shape[d] : 0;
@@ -22,6 +21,8 @@ std::string index_str(const Shape& shape, int64_t k) {
   for (size_t d = 0; d < idx.size(); ++d) out += (d ? ", " : "") + std::to_string(idx[d]);
   return out + "]";
 }
+
+namespace {
 
 void record_or_check(std::vector<Tensor> inputs, std::string message, std::string what, SourceLoc loc) {
   const Tensor& cond = inputs[0];
@@ -76,7 +77,7 @@ void check_assertion(std::span<const Tensor> in, const Attrs& attrs, SourceLoc l
   if (cond.rank() == 0) msg += fmt::format(": {} is false", what);
   else
     msg += fmt::format(": {} is false at {} of {} elements, first at index {}", what, failed, n,
-                       index_str(cond.shape(), first));
+                       element_index_str(cond.shape(), first));
   const char* names[] = {"x", "y"};
   for (size_t k = 1; k < in.size() && k <= 2; ++k) msg += fmt::format("; {} = {}", names[k - 1], format_values(in[k]));
   throw InvalidArgumentError(msg + at(loc));

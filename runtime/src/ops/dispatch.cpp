@@ -44,6 +44,7 @@ Tensor dispatch_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs
     case OpClass::Layout: return layout_kernel(op, in, attrs, out, loc);
     case OpClass::List: return list_kernel(op, in, attrs, out, loc);
     case OpClass::Stateful: return stateful_kernel(op, in, attrs, out, loc);
+    case OpClass::Check: return check_numerics_kernel(in, attrs, loc);
     case OpClass::Control: throw InternalError("eval_op: If/While run in the interpreter");
     default: return elementwise_kernel(op, in, attrs, out, loc);
   }

@@ -31,6 +31,8 @@ void compute_index_op(OpKind op, std::span<const Tensor> in, const Attrs& attrs,
 Tensor runtime_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);
 Tensor layout_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);
 Tensor source_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);
+// CheckNumerics (check_numerics.cpp): its input, after raising on a NaN or Inf.
+Tensor check_numerics_kernel(std::span<const Tensor> in, const Attrs& attrs, SourceLoc loc);
 Tensor list_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);
 // Assert: throws InvalidArgumentError when an element of in[0] is false (in[1..]: data shown).
 void check_assertion(std::span<const Tensor> in, const Attrs& attrs, SourceLoc loc);

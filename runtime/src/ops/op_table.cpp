@@ -23,7 +23,8 @@ bool is_elementwise(OpKind op) {
     case OpClass::Binary:
     case OpClass::Compare:
     case OpClass::Logical:
-    case OpClass::Select: return true;
+    case OpClass::Select:
+    case OpClass::Check: return true;
     case OpClass::Source:
     case OpClass::Reduce:
     case OpClass::Scan:

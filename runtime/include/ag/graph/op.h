@@ -18,6 +18,7 @@ enum class OpClass : uint8_t {
   Logical,     // elementwise on bool, broadcasting
   Scan,        // a running sum or product along one axis (cumsum, cumprod)
   Select,      // where(cond, x, y)
+  Check,       // check_numerics: passes a float tensor through, raising on NaN or Inf (fused like an elementwise op)
   Reduce,      // reduce over axes
   ArgReduce,   // argmax / argmin over one axis
   MatMul,

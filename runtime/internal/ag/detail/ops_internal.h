@@ -77,6 +77,8 @@ void check_readable(const Tensor& t, OpKind op, SourceLoc loc);
 const char* user_op_name(OpKind op);
 // " (at file.cpp:12)" or "".
 std::string at(SourceLoc loc);
+// The row-major multi-index of flat element `k` of `shape`: "[1, 0]".
+std::string element_index_str(const Shape& shape, int64_t k);
 
 // Broadcast two static shapes (unknown dims allowed). `what` names the op for errors.
 Shape broadcast_shapes(const Shape& a, const Shape& b, OpKind op, SourceLoc loc);

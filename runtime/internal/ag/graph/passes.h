@@ -38,6 +38,11 @@ Graph infer_shapes(const Graph& g);
 // traced graph, which keeps them; nothing runs them).
 Graph strip_custom_gradients(const Graph& g);
 
+// enable_check_numerics(): follows every float result of an op that computes
+// (detail::checks_numerics_of) by a CheckNumerics node, which the op's readers read instead. What
+// a Function compiles (or interprets) while checks are on; ag-opt --pass=check-numerics.
+Graph insert_numeric_checks(const Graph& g);
+
 // custom gradients -> simplify -> fold -> CSE -> conditionals -> simplify -> prune -> loop
 // invariants -> CSE -> infer shapes, verifying in between.
 // With a non-empty dump_prefix, writes "<prefix>.<NN>-<pass>.graph.txt" after each pass.

@@ -1,0 +1,52 @@
+// The recording side of ag::profiler (ag/profiler.h): what agc's own code calls. Every entry
+// point first reads profiling(), one relaxed load, so a run without a profile pays nothing else.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <string>
+
+#include "ag/error.h"
+
+namespace ag::detail {
+
+inline constinit std::atomic<bool> g_profiling{false};
+inline bool profiling() { return g_profiling.load(std::memory_order_relaxed); }
+
+using ProfileClock = std::chrono::steady_clock;
+
+// A complete event ("ph":"X") of `category` (call, trace, compile, op, user) on this thread.
+// `loc`, when known, goes into the event's args as "file:line".
+void profile_event(const char* category, std::string name, ProfileClock::time_point begin, ProfileClock::time_point end,
+                   SourceLoc loc = {});
+
+// An event from construction to destruction; the name is built only when profiling.
+class ProfileScope {
+ public:
+  template <class MakeName>
+  ProfileScope(const char* category, MakeName&& make_name, SourceLoc loc = {}) {
+    if (!profiling()) [[likely]]
+      return;
+    category_ = category;
+    name_ = make_name();
+    loc_ = loc;
+    begin_ = ProfileClock::now();
+  }
+  ~ProfileScope() {
+    if (category_) profile_event(category_, std::move(name_), begin_, ProfileClock::now(), loc_);
+  }
+  ProfileScope(const ProfileScope&) = delete;
+  ProfileScope& operator=(const ProfileScope&) = delete;
+
+ private:
+  const char* category_ = nullptr;  // null: not recording
+  std::string name_;
+  SourceLoc loc_;
+  ProfileClock::time_point begin_;
+};
+
+// AG_PROFILE=<file>: starts a profile written at exit, once per process (called where Functions
+// are made).
+void profiler_env_start();
+
+}  // namespace ag::detail
