@@ -12,6 +12,7 @@
 #include "ag/detail/log.h"
 #include "ag/detail/object_code.h"
 #include "ag/detail/parallel.h"
+#include "ag/detail/profiler.h"
 #include "aot_compile.h"
 #include "compiled_executable.h"
 #include "cpu_levels.h"
@@ -67,6 +68,24 @@ class JitExecutable final : public CompiledExecutable {
 
 void write_file(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
+// The compile's stages in a profile (ag/profiler.h): the engine and the plan as measured; the
+// IR, optimization, codegen and link laid end to end from their durations (CompileTimes).
+void profile_stages(const std::string& name, detail::ProfileClock::time_point t0, detail::ProfileClock::time_point engine,
+                    detail::ProfileClock::time_point planned, const CompileTimes& times, bool from_disk) {
+  detail::profile_event("compile", "jit: engine", t0, engine);
+  detail::profile_event("compile", fmt::format("jit: plan {} + key + disk lookup", name), engine, planned);
+  if (from_disk) return;
+  detail::ProfileClock::time_point at = planned;
+  const std::pair<const char*, double> stages[] = {
+      {"jit: LLVM IR", times.lower_ms}, {"jit: optimize", times.optimize_ms}, {"jit: codegen", times.codegen_ms},
+      {"jit: link", times.link_ms}};
+  for (const auto& [stage, ms] : stages) {
+    const auto end = at + std::chrono::duration_cast<detail::ProfileClock::duration>(std::chrono::duration<double, std::milli>(ms));
+    detail::profile_event("compile", stage, at, end);
+    at = end;
+  }
+}
+
 class JitBackend final : public CompilerBackend {
  public:
   std::string_view name() const override { return "jit"; }
@@ -112,6 +131,7 @@ class JitBackend final : public CompilerBackend {
                       /*from_disk=*/false);
       if (disk) disk->store(key, object);
     }
+    if (detail::profiling()) profile_stages(options.name, t0, t_engine, t_planned, times, exe->loaded_from_disk());
     if (detail::log_enabled(detail::LogTopic::Compile)) {
       auto ms = [](Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
       const std::string kernels =

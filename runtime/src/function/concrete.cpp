@@ -13,6 +13,7 @@
 #include "ag/detail/function_core.h"
 #include "ag/graph/passes.h"
 #include "ag/detail/log.h"
+#include "ag/detail/profiler.h"
 #include "ag/detail/tensor_buffer.h"
 #include "ag/detail/variable_state.h"
 #include "ag/variable.h"
@@ -159,6 +160,7 @@ std::unique_ptr<Executable> ConcreteCore::build_executable(std::shared_ptr<const
     backend = nullptr;
   }
   const auto t0 = std::chrono::steady_clock::now();
+  const ProfileScope profile("compile", [&] { return fmt::format("compile {}{}", signature_str(), variant); });
   std::unique_ptr<Executable> exe;
   if (backend) {
     CompileOptions opts;
@@ -227,6 +229,7 @@ void ConcreteCore::compile_in_background() {
 }
 
 void ConcreteCore::run_any(std::span<const ArgView> args, std::span<Tensor> outputs) {
+  const ProfileScope profile("call", [&] { return signature_str(); });
   std::shared_ptr<ConcreteCore> hold;
   if (ConcreteCore& bound = bound_to(args, hold); &bound != this) {
     bound.run_any(args, outputs);

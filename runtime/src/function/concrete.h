@@ -10,6 +10,7 @@
 #include "ag/backend.h"
 #include "ag/detail/check_numerics.h"
 #include "ag/detail/function_inspection.h"
+#include "ag/detail/profiler.h"
 #include "ag/detail/tape.h"
 #include "signature.h"
 #include "striped_counter.h"
@@ -65,11 +66,11 @@ class ConcreteCore final : public ConcreteView, public std::enable_shared_from_t
   // concrete function stays on the interpreter.
   void compile_in_background();
   // Runs with the tensor arguments of `args` (in order) as inputs. Inline: a cached call's
-  // common case (compiled, every argument one Tensor, no tape on the thread) goes straight to
-  // the executable; the rest is run_any's.
+  // common case (compiled, every argument one Tensor, no tape on the thread, no numeric checks,
+  // no profile) goes straight to the executable; the rest is run_any's.
   void run(std::span<const ArgView> args, std::span<Tensor> outputs) {
     const Executable* e = exe_.load(std::memory_order_acquire);
-    if (e && tensor_args_only_ && !tapes_alive() && !check_numerics_enabled()) [[likely]] {
+    if (e && tensor_args_only_ && !tapes_alive() && !check_numerics_enabled() && !profiling()) [[likely]] {
       e->run_tensor_args(args, outputs);
       return;
     }

@@ -12,6 +12,7 @@
 #include "ag/backend.h"
 #include "ag/detail/log.h"
 #include "ag/detail/ops_internal.h"
+#include "ag/detail/profiler.h"
 #include "ag/graph/passes.h"
 #include "ag/graph/printer.h"
 #include "ag/graph/verifier.h"
@@ -88,7 +89,9 @@ FunctionTracer::FunctionTracer(const FunctionInfo& info, const FunctionOptions& 
       name_ptr_(std::make_shared<const std::string>(info.name)),
       num_outputs_(num_outputs),
       body_(std::move(body)),
-      stats_(std::move(stats)) {}
+      stats_(std::move(stats)) {
+  profiler_env_start();  // AG_PROFILE: a profile from the first Function on
+}
 
 bool FunctionTracer::tracing_on_this_thread(const std::vector<uint64_t>& sig_words) const {
   return std::any_of(t_active_traces.begin(), t_active_traces.end(),
@@ -150,6 +153,7 @@ std::shared_ptr<const Graph> FunctionTracer::trace_graph(const Signature& sig, s
 std::shared_ptr<ConcreteCore> FunctionTracer::trace(const Signature& sig, const KeyBuf& sig_key,
                                                     std::span<const ArgView> args, const std::string& reason) {
   const auto t0 = std::chrono::steady_clock::now();
+  const ProfileScope profile("trace", [&] { return fmt::format("trace {}({})", info_.name, sig.params_str()); });
   const ActiveTraceScope active(this, sig_key.to_vector());
   std::shared_ptr<TraceRoot> root = new_root(/*singleton_check=*/false);
   std::shared_ptr<const Graph> traced = trace_graph(sig, args, root);

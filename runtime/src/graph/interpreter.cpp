@@ -6,6 +6,7 @@
 
 #include "ag/backend.h"
 #include "ag/detail/ops_internal.h"
+#include "ag/detail/profiler.h"
 #include "ag/detail/tensor_buffer.h"
 
 namespace ag {
@@ -59,6 +60,7 @@ bool truth(const Tensor& t) { return *static_cast<const bool*>(detail::impl_of(t
 // Runs one op. Static types were checked while tracing, so a dtype or shape error now comes
 // from run-time data (a dynamic dim): it is an InvalidArgumentError, like every data error.
 Tensor run_op(const Node& n, std::span<const Tensor> in) {
+  const detail::ProfileScope profile("op", [&] { return std::string(detail::user_op_name(n.op)); }, n.loc);
   try {
     return detail::eval_op(n.op, in, n.attrs, n.loc);
   } catch (const InvalidArgumentError&) {

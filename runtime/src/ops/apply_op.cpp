@@ -5,6 +5,7 @@
 #include "../trace/frame.h"
 #include "ag/detail/check_numerics.h"
 #include "ag/detail/ops_internal.h"
+#include "ag/detail/profiler.h"
 #include "ag/detail/tape.h"
 
 namespace ag::detail {
@@ -50,6 +51,7 @@ Tensor run_op(OpKind op, std::span<const Tensor> inputs, const Attrs& attrs, Sou
     symbolic |= detail::impl_of(t)->kind == ImplKind::Symbolic;
   }
   if (symbolic) return trace_op(op, inputs, attrs, loc);
+  const ProfileScope profile("op", [&] { return std::string(user_op_name(op)); }, loc);
   Tensor out;
   if (EagerOpHook hook = g_eager_op_hook.load(std::memory_order_relaxed)) [[unlikely]]
     out = hook(op, inputs, attrs, loc);
