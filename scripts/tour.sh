@@ -13,7 +13,7 @@ if [ -t 1 ] && [ "${CI:-}" != true ]; then bold=$'\033[1m' plain=$'\033[0m'; els
 tour=(simple_computation basics tracing_rules polymorphism container_args struct_params input_signature
       concrete_functions state get_mse power conditional loops fizzbuzz collatz dynamic_rnn
       side_effects objects random_numbers gradients custom_gradients train_mlp cnn_inference heat_stencil interop
-      deploy limitations)
+      deploy debugging limitations)
 declare -A about=(
   [simple_computation]="a function traced into a graph: matmul + add + relu"
   [basics]="Functions are like ops: they nest, and plain C++ helpers are traced into them"
@@ -41,6 +41,7 @@ declare -A about=(
   [heat_stencil]="a heat equation with x.at(...).set in a staged loop, updated in place, against a plain C++ loop"
   [interop]="zero-copy interop: an Eigen matrix through a compiled Function and back, a DLPack round trip"
   [deploy]="a trained model saved, loaded by another program on the JIT, and compiled ahead of time into a program without LLVM"
+  [debugging]="a NaN found with its op and line, compiled code compared with eager, costs, a profile"
   [limitations]="leaked tensors, recursion, creating Variables"
 )
 # Samples whose rewritten source the tour shows (what AutoGraph's to_code shows).

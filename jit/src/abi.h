@@ -112,6 +112,10 @@ int32_t agc_rt_print(ag::jit::JitCallCtx* ctx, int32_t node, const ag::jit::JitA
 // counter atomically, then fills `out` (the node's static shape) with the process's per-ISA
 // stream kernel, the eager one. Returns 0, or 1 with the error recorded.
 int32_t agc_rt_random(ag::jit::JitCallCtx* ctx, int32_t node, void* generator_state, void* out);
+// PureCallback / IoCallback: runs the node's C++ callback on copies of `ins` and copies its
+// result (checked against the spec) to `out`, a buffer of the result's static size. 0, or 1
+// with the error recorded.
+int32_t agc_rt_callback(ag::jit::JitCallCtx* ctx, int32_t node, const ag::jit::JitArg* ins, void* out);
 // The same draw inlined into the loop that consumes it: takes its words as agc_rt_random does and
 // stores the seed and the counter of its first word in words[0], words[1]; the code computes the
 // elements (lower/lower_random.cpp). Returns 0, or 1 with the error recorded.

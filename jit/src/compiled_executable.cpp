@@ -105,6 +105,20 @@ void CompiledExecutable::run_tensor_args(std::span<const detail::ArgView> args, 
 }
 
 std::string CompiledExecutable::plan_text() const { return plan_graph_text(program_); }
+
+// The root scope's arena holds its sub-graphs' arenas (at scratch offsets); values sized at run
+// time are Owned, allocated apart: counted, in every scope.
+std::pair<int64_t, int64_t> CompiledExecutable::temporaries() const {
+  int64_t owned = 0;
+  auto count = [&](auto& self, const ScopePlan& s) -> void {
+    for (const auto& outputs : s.values)
+      for (const ValuePlan& v : outputs) owned += v.storage == ValueStorage::Owned;
+    for (const auto& subs : s.children)
+      for (const auto& child : subs) self(self, *child);
+  };
+  count(count, *program_.root);
+  return {program_.root->arena_bytes, owned};
+}
 std::string CompiledExecutable::plan_dot() const { return plan_graph_dot(program_); }
 
 // The common case, kept lean for the cached-call path: few inputs and results, no slots,

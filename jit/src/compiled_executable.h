@@ -37,6 +37,7 @@ class CompiledExecutable : public Executable {
   std::string plan_text() const override;
   std::string plan_dot() const override;
   bool loaded_from_disk() const override { return from_disk_; }
+  std::pair<int64_t, int64_t> temporaries() const override;
 
  protected:
   std::shared_ptr<const void> code_;  // shared by the executables rebound() makes

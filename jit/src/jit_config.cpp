@@ -34,6 +34,7 @@ JitConfig JitConfig::from_environment() {
   c.nontemporal = detail::nontemporal_setting();
   if (c.nontemporal < 0) c.last_level_cache_bytes = detail::last_level_cache_bytes();
   c.kernel_isa = std::string(ag::kernel_isa());
+  c.test_miscompile = std::string(env("AG_JIT_TEST_MISCOMPILE"));
   return c;
 }
 
@@ -45,8 +46,9 @@ bool JitConfig::rolled(int64_t loop_nests) const {
 bool JitConfig::streams(int64_t bytes) const { return detail::past_nontemporal_threshold(bytes, nontemporal); }
 
 std::string JitConfig::key() const {
-  return fmt::format("O{}|roll={}|vector_loops={}|split={}|nontemporal={}|llc={}|kernels={}", opt_level, roll,
-                     vector_loops, split_kernels, nontemporal, last_level_cache_bytes, kernel_isa);
+  return fmt::format("O{}|roll={}|vector_loops={}|split={}|nontemporal={}|llc={}|kernels={}{}", opt_level, roll,
+                     vector_loops, split_kernels, nontemporal, last_level_cache_bytes, kernel_isa,
+                     test_miscompile.empty() ? "" : "|miscompile=" + test_miscompile);
 }
 
 }  // namespace ag::jit

@@ -26,6 +26,9 @@ struct JitConfig {
   int64_t last_level_cache_bytes = 0;
   // The eager kernels' instruction-set level: compiled code calls its GEMM.
   std::string kernel_isa;
+  // AG_JIT_TEST_MISCOMPILE=<op> (graph text's name, "Tanh"): the tests' deliberate bug, which
+  // adds 1 to every float value of that op in compiled code, for compare_with_eager to find.
+  std::string test_miscompile;
 
   // The settings now; ValueError naming a variable with a bad value.
   static JitConfig from_environment();

@@ -230,6 +230,20 @@ int32_t agc_rt_random_words(JitCallCtx* ctx, int32_t node, void* generator_state
   });
 }
 
+int32_t agc_rt_callback(JitCallCtx* ctx, int32_t node, const JitArg* ins, void* out) {
+  return ag::jit::guarded(ctx, [&](CallState& st) {
+    const ag::jit::NodeInfo& info = st.program->nodes[static_cast<size_t>(node)];
+    // Copies, not views of the code's buffers: the callback may keep what it is given.
+    std::vector<ag::Tensor> in;
+    for (size_t k = 0; k < info.input_types.size(); ++k) {
+      const ag::Tensor view = ag::jit::view_of(ins[k], info.input_types[k]);
+      in.push_back(ag::detail::eval_op(ag::OpKind::Identity, std::span<const ag::Tensor>(&view, 1), ag::Attrs::none(), {}));
+    }
+    const ag::Tensor r = ag::detail::run_callback(info.node->op, in, info.node->attrs, info.node->loc);
+    std::memcpy(out, ag::detail::impl_of(r)->data, static_cast<size_t>(r.num_elements()) * ag::dtype_size(r.dtype()));
+  });
+}
+
 void agc_rt_assert_failed(JitCallCtx* ctx, int32_t node, const JitArg* ins) {
   CallState& st = *ctx->state;
   try {

@@ -106,6 +106,7 @@ class Emitter : public Codegen {
   std::vector<llvm::Value*> broadcast_lists(const std::vector<const std::vector<llvm::Value*>*>& inputs,
                                             const Shape& out, int32_t node_id);
   llvm::Value* scalar_op(const Node& n, int32_t node_id, DType in, const std::vector<llvm::Value*>& args);  // lower_scalar.cpp
+  llvm::Value* scalar_value(const Node& n, int32_t node_id, DType in, const std::vector<llvm::Value*>& args);  // without the test hook
   // A CheckNumerics node on element `x` (flat element `index` of its value; null: not known):
   // raises when x is NaN or Inf, else gives x (lower_scalar.cpp).
   llvm::Value* check_element(int32_t node_id, llvm::Value* x, llvm::Value* index);

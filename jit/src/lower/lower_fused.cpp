@@ -158,10 +158,10 @@ void Emitter::lower_elementwise(Scope& s, uint32_t i) {
     std::vector<llvm::Value*> args;
     if (n.op != OpKind::FillLike)
       for (ValueId v : n.inputs) args.push_back(eval_element(s, v, w, idx));
+    const bool check = n.op == OpKind::CheckNumerics;
+    llvm::Value* value = check ? nullptr : scalar_op(n, s.node_id(i), in, args);
     llvm::Value* offset = linear_offset(*w.find(&out), idx);
-    llvm::Value* value = n.op == OpKind::CheckNumerics ? check_element(s.node_id(i), args[0], offset)
-                                                       : scalar_op(n, s.node_id(i), in, args);
-    store(t.dtype, out.ptr, offset, value);
+    store(t.dtype, out.ptr, offset, check ? check_element(s.node_id(i), args[0], offset) : value);
   });
   s.values[i] = {out};
 }

@@ -113,6 +113,14 @@ void StateLowering::stateful() {
       e_.return_if(b_.CreateICmpNE(b_.CreateCall(e_.runtime("agc_rt_random"), {e_.ctx(), e_.i32(id), state(), ptr}), e_.i32(0)));
       return e_.finish_result(s_, i_, out, ptr);
     }
+    case OpKind::PureCallback:
+    case OpKind::IoCallback: {
+      LVal out = static_result();
+      llvm::Value* ptr = e_.result_buffer(s_, i_, out.dims);
+      llvm::Value* rc = b_.CreateCall(e_.runtime("agc_rt_callback"), {e_.ctx(), e_.i32(id), input_args(), ptr});
+      e_.return_if(b_.CreateICmpNE(rc, e_.i32(0)));
+      return e_.finish_result(s_, i_, out, ptr);
+    }
     case OpKind::Print: {
       llvm::Value* rc = b_.CreateCall(e_.runtime("agc_rt_print"), {e_.ctx(), e_.i32(id), input_args()});
       e_.return_if(b_.CreateICmpNE(rc, e_.i32(0)));

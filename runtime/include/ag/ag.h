@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ag/backend.h"
+#include "ag/callback.h"
 #include "ag/construct.h"
 #include "ag/custom_gradient.h"
 #include "ag/debugging.h"

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <span>
 #include <string>
 #include <string_view>
@@ -46,6 +47,9 @@ class Executable {
   };
   virtual MappedText llvm_ir_mapped(bool optimized) const { return {llvm_ir(optimized), {}, {}}; }
   virtual MappedText assembly_mapped() const { return {assembly(), {}, {}}; }
+  // The temporaries the code allocates per call (MemoryAnalysis::temp_bytes and
+  // runtime_sized_temporaries); {-1, 0} for backends that do not plan them.
+  virtual std::pair<int64_t, int64_t> temporaries() const { return {-1, 0}; }
   // True when the code was loaded from the on-disk cache without code generation.
   virtual bool loaded_from_disk() const { return false; }
   virtual std::string_view backend_name() const = 0;

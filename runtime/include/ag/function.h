@@ -329,6 +329,10 @@ class ConcreteFunction<R(Args...)> {
   // first use. Throws ag::ValueError when the function runs on the interpreter.
   std::string llvm_ir(bool optimized = true) const { return detail::concrete_llvm_ir(*core_, optimized); }
   std::string assembly() const { return detail::concrete_assembly(*core_); }
+  // Flops and bytes per node and in total, from the optimized graph (JAX's cost_analysis).
+  CostAnalysis cost_analysis() const { return detail::concrete_cost_analysis(*core_); }
+  // Argument, output, constant and temporary bytes of the compiled code (compiles on first use).
+  MemoryAnalysis memory_analysis() const { return detail::concrete_memory_analysis(*core_); }
   // Writes the one-page HTML report of this concrete function (docs/inspection.md).
   void report_html(const std::string& path) const { detail::write_concrete_report(*core_, path); }
 

@@ -237,6 +237,13 @@ void ConcreteCore::run_any(std::span<const ArgView> args, std::span<Tensor> outp
   }
   // enable_check_numerics(): the code compiled with the checks, a second executable.
   const bool checks = check_numerics_enabled();
+  // AG_CHECK=eager: every call compared with the eager kernels (compare_with_eager.cpp).
+  if (call_hook_on(CallHook::CheckEager) && !tapes_alive() && jit_ != false && compiler_backend()) [[unlikely]] {
+    const debugging::EagerComparison r = compare_with_eager(args, {}, outputs);
+    if (!r.equal())
+      throw InternalError(r.str() + " (AG_CHECK=eager: compiled code must agree with the eager kernels; please report it)");
+    return;
+  }
   const Executable& exe = checks ? checked_executable() : executable();
   if (tensor_args_only_ && !tapes_alive()) [[likely]] {
     exe.run_tensor_args(args, outputs);

@@ -8,6 +8,8 @@
 #include <string>
 
 #include "ag/backend.h"
+#include "ag/debugging.h"
+#include "ag/detail/call_hooks.h"
 #include "ag/detail/check_numerics.h"
 #include "ag/detail/function_inspection.h"
 #include "ag/detail/profiler.h"
@@ -66,11 +68,11 @@ class ConcreteCore final : public ConcreteView, public std::enable_shared_from_t
   // concrete function stays on the interpreter.
   void compile_in_background();
   // Runs with the tensor arguments of `args` (in order) as inputs. Inline: a cached call's
-  // common case (compiled, every argument one Tensor, no tape on the thread, no numeric checks,
-  // no profile) goes straight to the executable; the rest is run_any's.
+  // common case (compiled, every argument one Tensor, no tape on the thread, no call hook:
+  // call_hooks.h) goes straight to the executable; the rest is run_any's.
   void run(std::span<const ArgView> args, std::span<Tensor> outputs) {
     const Executable* e = exe_.load(std::memory_order_acquire);
-    if (e && tensor_args_only_ && !tapes_alive() && !check_numerics_enabled() && !profiling()) [[likely]] {
+    if (e && tensor_args_only_ && !tapes_alive() && !call_hooks_on()) [[likely]] {
       e->run_tensor_args(args, outputs);
       return;
     }
@@ -82,6 +84,11 @@ class ConcreteCore final : public ConcreteView, public std::enable_shared_from_t
   // made once per set of Variables, sharing the compiled code, the most recent kMaxBound kept).
   // `hold` keeps a bound one alive for the call (another thread may drop it from the list).
   ConcreteCore& bound_to(std::span<const ArgView> args, std::shared_ptr<ConcreteCore>& hold);
+  // ag::debugging::compare_with_eager (compare_with_eager.cpp): runs `args` compiled and with the
+  // eager kernels node by node and compares every value; `outputs` (if not empty) get the
+  // compiled results.
+  debugging::EagerComparison compare_with_eager(std::span<const ArgView> args, const debugging::Tolerance& tol,
+                                                std::span<Tensor> outputs);
   // Checks a call against this signature (ConcreteFunction::operator()).
   void check_call(std::span<const ArgView> args) const;
 
@@ -107,6 +114,9 @@ class ConcreteCore final : public ConcreteView, public std::enable_shared_from_t
   std::mutex compile_mu_;
   std::unique_ptr<Executable> exe_owned_;
   std::atomic<const Executable*> exe_{nullptr};
+  struct Probe;  // compare_with_eager's graph (every value a result) and its code
+  const Probe& probe();
+  std::shared_ptr<const Probe> probe_;
   std::unique_ptr<Executable> checked_owned_;  // checked_executable()
   std::atomic<const Executable*> checked_exe_{nullptr};
   const bool tiered_;

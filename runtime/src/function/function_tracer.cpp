@@ -12,6 +12,7 @@
 #include "ag/backend.h"
 #include "ag/detail/log.h"
 #include "ag/detail/ops_internal.h"
+#include "ag/detail/call_hooks.h"
 #include "ag/detail/profiler.h"
 #include "ag/graph/passes.h"
 #include "ag/graph/printer.h"
@@ -90,7 +91,8 @@ FunctionTracer::FunctionTracer(const FunctionInfo& info, const FunctionOptions& 
       num_outputs_(num_outputs),
       body_(std::move(body)),
       stats_(std::move(stats)) {
-  profiler_env_start();  // AG_PROFILE: a profile from the first Function on
+  profiler_env_start();    // AG_PROFILE: a profile from the first Function on
+  check_eager_env_start();  // AG_CHECK=eager
 }
 
 bool FunctionTracer::tracing_on_this_thread(const std::vector<uint64_t>& sig_words) const {

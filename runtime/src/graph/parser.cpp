@@ -353,6 +353,8 @@ class Parser {
     if (n.op == OpKind::Cast) require(seen.count("dtype"), "dtype");
     if (n.op == OpKind::Assert) require(seen.count("message"), "message");
     if (n.op == OpKind::CheckNumerics) a.strings.resize(2);  // both optional
+    if (n.op == OpKind::PureCallback || n.op == OpKind::IoCallback)
+      c.fail(fmt::format("{} holds a C++ function, which graph text cannot carry", op_name(n.op)));
     if (n.op == OpKind::While) require(seen.count("loop_vars"), "loop_vars");
     if (n.op == OpKind::ArgSort) {
       require(seen.count("axis"), "axis");

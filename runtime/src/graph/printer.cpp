@@ -211,6 +211,8 @@ std::string attrs_to_text(const Node& n, ConstantText constants) {
       parts.push_back("message=" + quoted(a.strings.at(0)));
       if (a.strings.size() > 1 && !a.strings[1].empty()) parts.push_back("what=" + quoted(a.strings[1]));
       break;
+    case OpKind::PureCallback:
+    case OpKind::IoCallback: parts.push_back("callback"); break;
     case OpKind::CheckNumerics:
       if (!a.strings.empty() && !a.strings[0].empty()) parts.push_back("message=" + quoted(a.strings[0]));
       if (a.strings.size() > 1 && !a.strings[1].empty()) parts.push_back("op=" + quoted(a.strings[1]));

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "ag/debugging.h"
+#include "ag/detail/call_hooks.h"
 #include "kernels.h"
 
 namespace ag::detail {
@@ -93,8 +94,14 @@ Tensor check_numerics_kernel(std::span<const Tensor> in, const Attrs& attrs, Sou
 
 namespace ag::debugging {
 
-void enable_check_numerics() { detail::g_check_numerics.store(true); }
-void disable_check_numerics() { detail::g_check_numerics.store(false); }
+void enable_check_numerics() {
+  detail::g_check_numerics.store(true);
+  detail::set_call_hook(detail::CallHook::CheckNumerics, true);
+}
+void disable_check_numerics() {
+  detail::g_check_numerics.store(false);
+  detail::set_call_hook(detail::CallHook::CheckNumerics, false);
+}
 bool check_numerics_enabled() { return detail::check_numerics_enabled(); }
 
 Tensor check_numerics(const Tensor& t, std::string message, Loc loc) {

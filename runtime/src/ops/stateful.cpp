@@ -73,6 +73,8 @@ Tensor stateful_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs
     }
     case OpKind::RandomUniform:
     case OpKind::RandomNormal: return random_kernel(op, attrs);
+    case OpKind::PureCallback:
+    case OpKind::IoCallback: return run_callback(op, in, attrs, loc);
     default: throw InternalError("stateful_kernel: " + std::string(op_name(op)));
   }
 }

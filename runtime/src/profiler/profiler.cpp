@@ -9,6 +9,7 @@
 #include <mutex>
 #include <vector>
 
+#include "ag/detail/call_hooks.h"
 #include "ag/detail/log.h"
 #include "ag/detail/profiler.h"
 
@@ -117,6 +118,7 @@ void start(std::string path) {
   p.events.clear();
   p.origin = detail::ProfileClock::now();
   detail::g_profiling.store(true);
+  detail::set_call_hook(detail::CallHook::Profiling, true);
 }
 
 std::string stop() {
@@ -127,6 +129,7 @@ std::string stop() {
     std::lock_guard lock(p.mu);
     if (!detail::profiling()) return {};
     detail::g_profiling.store(false);
+    detail::set_call_hook(detail::CallHook::Profiling, false);
     events.swap(p.events);
     path.swap(p.path);
   }

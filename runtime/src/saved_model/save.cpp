@@ -6,6 +6,7 @@
 #include <set>
 
 #include "ag/detail/object_code.h"
+#include "ag/detail/ops_internal.h"
 #include "ag/detail/variable_state.h"
 #include "ag/graph/printer.h"
 #include "ag/saved_model.h"
@@ -24,6 +25,16 @@ void collect_states(const Graph& g, std::vector<std::shared_ptr<ag::detail::Vari
     if (n.attrs.variable && seen.insert(n.attrs.variable.get()).second) out.push_back(n.attrs.variable);
     for (const auto& sub : n.subgraphs) collect_states(*sub, out, seen);
   }
+}
+
+// The first callback node of `g` (a C++ function a saved model cannot carry), or null.
+const Node* first_callback(const Graph& g) {
+  for (const Node& n : g.nodes) {
+    if (n.attrs.callback) return &n;
+    for (const auto& sub : n.subgraphs)
+      if (const Node* c = first_callback(*sub)) return c;
+  }
+  return nullptr;
 }
 
 bool valid_name(const std::string& name) {
@@ -52,6 +63,9 @@ void save(const std::string& dir, const std::vector<std::pair<std::string, Saved
     if (!valid_name(name)) fail(fmt::format("'{}' is not a signature name ([A-Za-z0-9_]+)", name));
     if (!names.insert(name).second) fail(fmt::format("the name '{}' is given twice", name));
     collect_states(*f.graph(), states, seen);
+    if (const Node* c = first_callback(*f.graph()))
+      fail(fmt::format("'{}' calls {}{}: a C++ callback cannot be saved (its function is not in the graph)", name,
+                       ag::detail::user_op_name(c->op), ag::detail::at(c->loc)));
   }
   // Graph text names a state by its description: two states described alike would load as one.
   std::map<std::string, const ag::detail::VariableState*> by_text;

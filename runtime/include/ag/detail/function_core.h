@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "ag/analysis.h"
 #include "ag/detail/arg_view.h"
 #include "ag/function_options.h"
 #include "ag/graph/graph.h"
@@ -65,6 +66,8 @@ void call_concrete(ConcreteCore& c, std::span<const ArgView> args, std::span<Ten
 std::string concrete_signature(const ConcreteCore& c);
 const Graph& concrete_graph(const ConcreteCore& c);
 std::string concrete_llvm_ir(ConcreteCore& c, bool optimized);
+CostAnalysis concrete_cost_analysis(const ConcreteCore& c);
+MemoryAnalysis concrete_memory_analysis(ConcreteCore& c);
 std::string concrete_assembly(ConcreteCore& c);
 
 // The one-page HTML inspection report (docs/inspection.md, "The HTML report"): of a Function,

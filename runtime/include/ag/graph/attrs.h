@@ -13,6 +13,7 @@
 
 namespace ag::detail {
 struct VariableState;
+struct Callback;
 }
 
 namespace ag {
@@ -40,6 +41,8 @@ struct Attrs {
   // ReadVariable / Assign*Variable: the variable, captured by reference. RandomUniform /
   // RandomNormal: the generator's state, int64[2] = {seed, counter}.
   std::shared_ptr<detail::VariableState> variable;
+  // PureCallback / IoCallback: the C++ function (ag/callback.h); dtype and shape: the result spec.
+  std::shared_ptr<const detail::Callback> callback;
   // Print: the text pieces; tensor_mask() marks which argument positions are tensors (1) or text (0).
   // Assert: {message, what was asserted ("ag::assert_equal(x, y)")}.
   std::vector<std::string> strings;

@@ -80,6 +80,11 @@ std::string at(SourceLoc loc);
 // The row-major multi-index of flat element `k` of `shape`: "[1, 0]".
 std::string element_index_str(const Shape& shape, int64_t k);
 
+// PureCallback / IoCallback (callback.cpp): the user's function on `in`, its result checked
+// against the spec; an exception it throws becomes an InvalidArgumentError with the line. The
+// eager kernel, which the interpreter and compiled code (agc_rt_callback) run too.
+Tensor run_callback(OpKind op, std::span<const Tensor> in, const Attrs& attrs, SourceLoc loc);
+
 // Broadcast two static shapes (unknown dims allowed). `what` names the op for errors.
 Shape broadcast_shapes(const Shape& a, const Shape& b, OpKind op, SourceLoc loc);
 // `x` with `update` written over the box of update's shape at `begin` (the SliceUpdate op:

@@ -20,6 +20,8 @@ std::string node_key(const Node& n) {
   const Attrs& a = n.attrs;
   key += fmt::format("|{}|{}|{}|{}|{}|{}|{}", static_cast<int>(a.dtype), a.shape.str(), a.ints.str(), a.axis,
                      a.keepdims, a.scalar, a.scalar2);
+  for (const std::string& s : a.strings) key += "|" + std::to_string(s.size()) + ":" + s;  // messages differ
+  if (a.callback) key += fmt::format("|callback {}", static_cast<const void*>(a.callback.get()));
   if (n.op == OpKind::Const) {
     const Tensor& t = a.value;
     if (t.dtype() == DType::List || t.num_elements() > 1024) return {};

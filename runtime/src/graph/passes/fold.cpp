@@ -11,6 +11,7 @@ constexpr int64_t kFoldLimit = 1 << 16;  // larger results stay ops: constants b
 
 bool foldable(const Graph& g, const Node& n) {
   if (n.op == OpKind::Const || n.op == OpKind::Placeholder || op_info(n.op).stateful) return false;
+  if (n.attrs.callback) return false;  // a pure callback still runs on every call, not once while compiling
   switch (op_class(n.op)) {
     case OpClass::Control:
     case OpClass::List: return false;  // lists are mutable handles

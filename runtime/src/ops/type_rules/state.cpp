@@ -15,6 +15,13 @@ TensorType type_rule_assert(OpKind op, std::span<const TensorType> in, const Att
   return {DType::Bool, Shape{}};  // no outputs
 }
 
+// PureCallback / IoCallback: the result spec the user gave (ag/callback.h).
+TensorType type_rule_callback(OpKind op, std::span<const TensorType> in, const Attrs& attrs, SourceLoc loc) {
+  for (const TensorType& t : in)
+    if (t.dtype == DType::List) type_error(op, loc, "a callback takes tensors, got a TensorArray");
+  return {attrs.dtype, attrs.shape};
+}
+
 TensorType type_rule_read_variable(OpKind, std::span<const TensorType>, const Attrs& attrs, SourceLoc) {
   return {attrs.variable->dtype, attrs.variable->shape};
 }
