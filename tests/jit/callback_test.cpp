@@ -6,6 +6,7 @@
 #include <atomic>
 #include <stdexcept>
 
+#include "../common/error_message.h"
 #include "jit_test_util.h"
 
 namespace {
@@ -87,20 +88,14 @@ TEST(Callback, BadResultsAndExceptionsNameTheLine) {
   auto interp = ag::function(wrong, {.jit_compile = false});
   auto jit = ag::function(wrong);
   auto jit_throws = ag::function(throws);
-  auto message = [](auto&& f) {
-    try {
-      f();
-    } catch (const ag::InvalidArgumentError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
-  const std::string eager = message([&] { wrong(x); });
+  EXPECT_THROW(wrong(x), ag::InvalidArgumentError);
+  EXPECT_THROW(jit_throws(x), ag::InvalidArgumentError);
+  const std::string eager = agtest::error_message([&] { wrong(x); });
   EXPECT_EQ(eager, "ag::pure_callback: the callback returned float32[3], but its result spec is float32[2] (at callback_test.cpp:" +
                        std::to_string(g_line) + ")");
-  EXPECT_EQ(message([&] { interp(x); }), eager);
-  EXPECT_EQ(message([&] { jit(x); }), eager);
-  EXPECT_NE(message([&] { jit_throws(x); }).find("ag::pure_callback: the callback threw std::runtime_error: boom (at"),
+  EXPECT_EQ(agtest::error_message([&] { interp(x); }), eager);
+  EXPECT_EQ(agtest::error_message([&] { jit(x); }), eager);
+  EXPECT_NE(agtest::error_message([&] { jit_throws(x); }).find("ag::pure_callback: the callback threw std::runtime_error: boom (at"),
             std::string::npos);
   EXPECT_THROW(ag::pure_callback(median, ag::TensorSpec({-1}, ag::float32), x), ag::ValueError);
 }

@@ -5,21 +5,19 @@
 // the first without compiling.
 #include <string>
 
+#include "../common/error_message.h"
 #include "../common/log_capture.h"
+#include "../common/nan_in_a_loop.h"
 #include "jit_test_util.h"
 
 namespace {
 
 using ag::Tensor;
 
+// The message of the error f(args...) throws, or "no error".
 template <class F, class... Args>
 std::string failure(F&& f, const Args&... args) {
-  try {
-    f(args...);
-  } catch (const ag::InvalidArgumentError& e) {
-    return e.what();
-  }
-  return "";
+  return agtest::error_message([&] { f(args...); });
 }
 
 struct ChecksOn {
@@ -32,6 +30,7 @@ template <class F, class... Args>
 void expect_same_failure(F f, const std::string& expected, const Args&... args) {
   auto interp = ag::function(f, {.jit_compile = false});
   auto jit = ag::function(f);
+  EXPECT_THROW(f(args...), ag::InvalidArgumentError);
   const std::string eager = failure(f, args...);
   EXPECT_NE(eager.find(expected), std::string::npos) << eager;
   EXPECT_EQ(failure(interp, args...), eager);
@@ -98,30 +97,16 @@ TEST(JitCheckNumerics, VectorLoopsNameTheLane) {
   EXPECT_TRUE(agtest::same_tensor(f(halves), jit(halves)));
 }
 
-// The loop of the interpreter test (tests/runtime/check_numerics_test.cpp), compiled.
-Tensor roots(Tensor x, Tensor n) {
-  Tensor i = Tensor(0);
-  Tensor acc = x;
-  ag::while_stmt([&] { return i < n; },
-                 [&] {
-                   g_line = __LINE__ + 1;
-                   acc = ag::sqrt(acc - 1.f);
-                   i += 1;
-                 },
-                 ag::state(i, acc), {"i", "acc"}, AG_SOURCE_LOC("check_numerics_test.cpp", 1));
-  return acc * 2.f;
-}
-
 TEST(JitCheckNumerics, NaNPlantedInAStagedLoop) {
   const ChecksOn on;
   const Tensor x = ag::constant({10.f, 5.f, 2.f});
-  expect_same_failure(roots, "check_numerics: ag::sqrt produced NaN at element [2] of its float32[3] result", x,
+  expect_same_failure(agtest::roots, "check_numerics: ag::sqrt produced NaN at element [2] of its float32[3] result", x,
                       Tensor(3));
-  EXPECT_NE(failure(roots, x, Tensor(3)).find("check_numerics_test.cpp:" + std::to_string(g_line)), std::string::npos);
+  EXPECT_NE(failure(agtest::roots, x, Tensor(3)).find("nan_in_a_loop.h:" + std::to_string(agtest::nan_in_a_loop_line())), std::string::npos);
 }
 
 TEST(JitCheckNumerics, CheckedCodeIsASecondEntryOfTheSameTrace) {
-  auto f = ag::function(roots);
+  auto f = ag::function(agtest::roots);
   const Tensor x = ag::constant({10.f, 5.f, 2.f});
   const Tensor plain = f(x, Tensor(2));
   EXPECT_TRUE(std::isnan(f(x, Tensor(3)).to_vector<float>()[2]));  // unchecked: NaN comes back
@@ -131,7 +116,7 @@ TEST(JitCheckNumerics, CheckedCodeIsASecondEntryOfTheSameTrace) {
     agtest::LogCapture log(ag::detail::LogTopic::Compile);
     agtest::expect_same(plain, f(x, Tensor(2)), {}, "checked, finite");
     EXPECT_NE(log.text().find("(numeric checks) with jit"), std::string::npos) << log.text();
-    EXPECT_NE(failure(f, x, Tensor(3)), "");
+    EXPECT_NE(failure(f, x, Tensor(3)), "no error");
     EXPECT_EQ(f.stats().compiles + f.stats().disk_hits, 2);
   }
   agtest::expect_same(plain, f(x, Tensor(2)), {}, "unchecked again");

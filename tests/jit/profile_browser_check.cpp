@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "../common/find_on_path.h"
 #include "ag/ag.h"
 #include "ag/profiler.h"
 
@@ -19,20 +20,13 @@ using ag::Tensor;
 
 namespace {
 
-std::string find_on_path(const char* name) {
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path ? path : "");
-  for (std::string dir; std::getline(dirs, dir, ':');)
-    if (!dir.empty() && access((dir + "/" + name).c_str(), X_OK) == 0) return dir + "/" + name;
-  return {};
-}
 
 Tensor step(Tensor w, Tensor x) { return ag::tanh(ag::matmul(x, w)) * 0.5f + ag::reduce_mean(w); }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string chromium = find_on_path("chromium");
+  const std::string chromium = agtest::find_on_path("chromium");
   if (chromium.empty()) {
     std::printf("SKIPPED: chromium is not installed (./test.sh installs the Debian package chromium)\n");
     return 77;

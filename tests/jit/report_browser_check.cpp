@@ -13,6 +13,7 @@
 #include <regex>
 #include <sstream>
 
+#include "../common/find_on_path.h"
 #include "ag/ag.h"
 #include "graph_svg.h"
 #include "report_html.h"
@@ -37,13 +38,6 @@ void check(bool ok, const std::string& what) {
   failures += !ok;
 }
 
-std::string find_on_path(const char* name) {
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path ? path : "");
-  for (std::string dir; std::getline(dirs, dir, ':');)
-    if (!dir.empty() && access((dir + "/" + name).c_str(), X_OK) == 0) return dir + "/" + name;
-  return {};
-}
 
 size_t count(const std::string& s, const std::string& what) {
   size_t n = 0;
@@ -63,7 +57,7 @@ int main(int argc, char** argv) {
   // Built through ccache with a base_dir, __FILE__ is relative to the build directory: the
   // report finds this file through its registration (AG_THIS_SOURCE: tests/jit/CMakeLists.txt).
   ag::detail::register_source_file(AG_THIS_SOURCE, "");
-  const std::string chromium = find_on_path("chromium");
+  const std::string chromium = agtest::find_on_path("chromium");
   if (chromium.empty()) {
     std::printf("SKIPPED: chromium is not installed (./test.sh installs the Debian package chromium)\n");
     return 77;
