@@ -114,6 +114,16 @@ class Emitter : public Codegen {
   // `step` 1 when the lanes are consecutive elements, 0 when they are one broadcast element;
   // lanes off `mask` (the partial block) are not checked.
   llvm::Value* check_vector(int32_t node_id, llvm::Value* x, llvm::Value* first, int64_t step, llvm::Value* mask);
+  // A check_vector whose branch waits for the end of its vector block: every check of a block
+  // shares one or-reduction and one branch (flush_checks), and the error path finds which.
+  struct PendingCheck {
+    int32_t node_id;
+    llvm::Value* bad;    // <lanes x i1>: the lanes that are not finite
+    llvm::Value* x;      // the checked lanes
+    llvm::Value* first;  // check_vector's first and step
+    int64_t step;
+  };
+  void flush_checks(const std::vector<PendingCheck>& checks);
   llvm::Value* math_call(OpKind op, DType d, llvm::Value* x);                      // lower_math.cpp
   llvm::Value* tanh_f32(llvm::Value* x);
   // A call of libm's `name` on x (and y: a binary function such as atan2).
@@ -179,6 +189,7 @@ class Emitter : public Codegen {
   void emit_results(Scope& root);
 
   std::unordered_set<const llvm::Value*> aligned_results_;  // the entry's static results: 64-byte-aligned buffers
+  std::vector<PendingCheck>* pending_checks_ = nullptr;     // the vector block being emitted collects its checks
 };
 
 // The base of an object that lowers one node in steps, one method each (WhileLowering,

@@ -154,11 +154,15 @@ bool Emitter::lower_elementwise_vector(Scope& s, uint32_t i, const LVal& out, co
   auto vector_block = [&](llvm::Value* base, llvm::Value* mask) {
     std::vector<std::pair<const LVal*, llvm::Value*>> loaded;
     std::vector<llvm::Value*> args;
+    std::vector<PendingCheck> checks;  // the block's numeric checks: one branch for all of them
+    pending_checks_ = &checks;
     for (ValueId v : n.inputs) args.push_back(eval_vector(s, v, w, outer, base, lanes, mask, loaded));
     const std::vector<llvm::Value*>& out_strides = *w.find(&out);
     llvm::Value* row = linear_offset(std::vector<llvm::Value*>(out_strides.begin(), out_strides.end() - 1), outer);
     llvm::Value* value = n.op == OpKind::CheckNumerics ? check_vector(s.node_id(i), args[0], b_.CreateAdd(row, base), 1, mask)
                                                        : scalar_op(n, s.node_id(i), in, args);
+    pending_checks_ = nullptr;
+    flush_checks(checks);
     llvm::Value* ptr = b_.CreateInBoundsGEP(mem_type(d), out.ptr, b_.CreateAdd(row, base));
     if (mask) b_.CreateMaskedStore(value, ptr, align, mask);
     else if (!stream) b_.CreateAlignedStore(value, ptr, align);
@@ -213,23 +217,43 @@ bool Emitter::lower_elementwise_vector(Scope& s, uint32_t i, const LVal& out, co
 }
 
 llvm::Value* Emitter::check_vector(int32_t id, llvm::Value* x, llvm::Value* first, int64_t step, llvm::Value* mask) {
-  auto* type = llvm::cast<llvm::FixedVectorType>(x->getType());
-  const unsigned lanes = type->getNumElements();
-  llvm::Value* bad = b_.CreateFCmpUNE(b_.CreateFSub(x, x), llvm::Constant::getNullValue(type));  // see check_element
+  llvm::Value* bad = b_.CreateFCmpUNE(b_.CreateFSub(x, x), llvm::Constant::getNullValue(x->getType()));  // see check_element
   if (mask) bad = b_.CreateAnd(bad, mask);
-  llvm::Value* any = b_.CreateOrReduce(bad);
-  // The first bad lane, its value and element: used only on the error path, where LLVM sinks them.
-  llvm::Value* bits = b_.CreateBitCast(bad, b_.getIntNTy(lanes));
-  llvm::Value* lane = b_.CreateZExt(b_.CreateIntrinsic(llvm::Intrinsic::cttz, {bits->getType()}, {bits, b_.getTrue()}),
-                                    b_.getInt64Ty());
-  llvm::Value* value = b_.CreateExtractElement(x, lane);
-  llvm::Value* zero = llvm::ConstantFP::get(value->getType(), 0.0);
-  llvm::Value* kind = b_.CreateSelect(
-      b_.CreateFCmpUNO(value, value), i64(static_cast<int64_t>(detail::NonFiniteKind::NaN)),
-      b_.CreateSelect(b_.CreateFCmpOGT(value, zero), i64(static_cast<int64_t>(detail::NonFiniteKind::PositiveInf)),
-                      i64(static_cast<int64_t>(detail::NonFiniteKind::NegativeInf))));
-  fail_if(any, id, FailKind::NonFinite, step ? b_.CreateAdd(first, lane) : first, kind);
+  const PendingCheck check{id, bad, x, first, step};
+  if (pending_checks_) pending_checks_->push_back(check);
+  else flush_checks({check});
   return x;
+}
+
+void Emitter::flush_checks(const std::vector<PendingCheck>& checks) {
+  if (checks.empty()) return;
+  llvm::Value* any_bad = checks[0].bad;
+  for (size_t k = 1; k < checks.size(); ++k) any_bad = b_.CreateOr(any_bad, checks[k].bad);
+  exit_if(b_.CreateOrReduce(any_bad), "check", [&] {
+    // The error path: the first check in evaluation order with a bad lane, its first bad lane's
+    // element and what the value is (selects from the last check to the first).
+    llvm::Value* node = i32(checks.back().node_id);
+    llvm::Value* element = i64(0);
+    llvm::Value* kind = i64(0);
+    for (size_t k = checks.size(); k-- > 0;) {
+      const PendingCheck& c = checks[k];
+      const unsigned lanes = llvm::cast<llvm::FixedVectorType>(c.bad->getType())->getNumElements();
+      llvm::Value* bits = b_.CreateBitCast(c.bad, b_.getIntNTy(lanes));
+      llvm::Value* lane = b_.CreateZExt(b_.CreateIntrinsic(llvm::Intrinsic::cttz, {bits->getType()}, {bits, b_.getTrue()}),
+                                        b_.getInt64Ty());
+      llvm::Value* value = b_.CreateExtractElement(c.x, lane);
+      llvm::Value* zero = llvm::ConstantFP::get(value->getType(), 0.0);
+      llvm::Value* what = b_.CreateSelect(
+          b_.CreateFCmpUNO(value, value), i64(static_cast<int64_t>(detail::NonFiniteKind::NaN)),
+          b_.CreateSelect(b_.CreateFCmpOGT(value, zero), i64(static_cast<int64_t>(detail::NonFiniteKind::PositiveInf)),
+                          i64(static_cast<int64_t>(detail::NonFiniteKind::NegativeInf))));
+      llvm::Value* hit = b_.CreateICmpNE(bits, llvm::ConstantInt::get(bits->getType(), 0));
+      node = b_.CreateSelect(hit, i32(c.node_id), node);
+      element = b_.CreateSelect(hit, c.step ? b_.CreateAdd(c.first, lane) : c.first, element);
+      kind = b_.CreateSelect(hit, what, kind);
+    }
+    b_.CreateCall(runtime("agc_rt_fail"), {ctx_, node, i32(static_cast<int32_t>(FailKind::NonFinite)), element, kind});
+  });
 }
 
 }  // namespace ag::jit
