@@ -112,6 +112,11 @@ int32_t agc_rt_print(ag::jit::JitCallCtx* ctx, int32_t node, const ag::jit::JitA
 // counter atomically, then fills `out` (the node's static shape) with the process's per-ISA
 // stream kernel, the eager one. Returns 0, or 1 with the error recorded.
 int32_t agc_rt_random(ag::jit::JitCallCtx* ctx, int32_t node, void* generator_state, void* out);
+// Code compiled while a profile runs (JitConfig::profile): the steady clock in nanoseconds, and
+// the event of top-level node `node`'s lowering that began at `begin_ns` (nothing when no profile
+// runs now).
+int64_t agc_rt_clock(ag::jit::JitCallCtx* ctx);
+void agc_rt_profile_node(ag::jit::JitCallCtx* ctx, int32_t node, int64_t begin_ns);
 // PureCallback / IoCallback: runs the node's C++ callback on copies of `ins` and copies its
 // result (checked against the spec) to `out`, a buffer of the result's static size. 0, or 1
 // with the error recorded.

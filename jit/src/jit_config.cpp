@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "ag/detail/profiler.h"
 #include "ag/detail/streaming_stores.h"
 #include "ag/error.h"
 #include "ag/platform.h"
@@ -35,6 +36,7 @@ JitConfig JitConfig::from_environment() {
   if (c.nontemporal < 0) c.last_level_cache_bytes = detail::last_level_cache_bytes();
   c.kernel_isa = std::string(ag::kernel_isa());
   c.test_miscompile = std::string(env("AG_JIT_TEST_MISCOMPILE"));
+  c.profile = detail::profiling();
   return c;
 }
 
@@ -46,9 +48,9 @@ bool JitConfig::rolled(int64_t loop_nests) const {
 bool JitConfig::streams(int64_t bytes) const { return detail::past_nontemporal_threshold(bytes, nontemporal); }
 
 std::string JitConfig::key() const {
-  return fmt::format("O{}|roll={}|vector_loops={}|split={}|nontemporal={}|llc={}|kernels={}{}", opt_level, roll,
+  return fmt::format("O{}|roll={}|vector_loops={}|split={}|nontemporal={}|llc={}|kernels={}{}{}", opt_level, roll,
                      vector_loops, split_kernels, nontemporal, last_level_cache_bytes, kernel_isa,
-                     test_miscompile.empty() ? "" : "|miscompile=" + test_miscompile);
+                     test_miscompile.empty() ? "" : "|miscompile=" + test_miscompile, profile ? "|profile" : "");
 }
 
 }  // namespace ag::jit

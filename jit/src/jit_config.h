@@ -29,6 +29,10 @@ struct JitConfig {
   // AG_JIT_TEST_MISCOMPILE=<op> (graph text's name, "Tanh"): the tests' deliberate bug, which
   // adds 1 to every float value of that op in compiled code, for compare_with_eager to find.
   std::string test_miscompile;
+  // Compiled while an ag::profiler profile runs: each loop nest, product and runtime call of the
+  // function's body reports its time to the profile (agc_rt_profile_node), as an event named by
+  // its node and line. Recorded only while a profile runs.
+  bool profile = false;
 
   // The settings now; ValueError naming a variable with a bad value.
   static JitConfig from_environment();

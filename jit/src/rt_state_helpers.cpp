@@ -12,6 +12,7 @@
 #include "ag/detail/log.h"
 #include "ag/detail/ops_internal.h"
 #include "ag/detail/out_of_memory.h"
+#include "ag/detail/profiler.h"
 #include "ag/detail/variable_state.h"
 #include "call_state.h"
 
@@ -228,6 +229,17 @@ int32_t agc_rt_random_words(JitCallCtx* ctx, int32_t node, void* generator_state
     words[0] = seed;
     words[1] = counter;
   });
+}
+
+int64_t agc_rt_clock(JitCallCtx*) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(ag::detail::ProfileClock::now().time_since_epoch()).count();
+}
+
+void agc_rt_profile_node(JitCallCtx* ctx, int32_t node, int64_t begin_ns) {
+  if (!ag::detail::profiling()) return;
+  const ag::Node& n = *ctx->state->program->nodes[static_cast<size_t>(node)].node;
+  const ag::detail::ProfileClock::time_point begin{std::chrono::nanoseconds(begin_ns)};
+  ag::detail::profile_event("compiled", ag::detail::user_op_name(n.op), begin, ag::detail::ProfileClock::now(), n.loc);
 }
 
 int32_t agc_rt_callback(JitCallCtx* ctx, int32_t node, const JitArg* ins, void* out) {

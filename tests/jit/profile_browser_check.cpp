@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
   const std::string result = at == std::string::npos ? "(not parsed)" : dom.substr(at, dom.find('<', at) - at);
   std::printf("chromium: %s\n", result.c_str());
   const bool ok = rc == 0 && result.find("wellformed=true") != std::string::npos &&
-                  result.find("categories=call,compile,op,trace") != std::string::npos &&
+                  result.find("categories=call,compile,compiled,op,trace") != std::string::npos &&
                   result.find("named=true") != std::string::npos && result.find("events=0 ") == std::string::npos;
   std::printf("%s\n", ok ? "ok: the profile is a Chrome trace" : "FAILED");
   return ok ? 0 : 1;

@@ -48,6 +48,8 @@ TEST(Profiler, RecordsTracesCompilesCallsAndOps) {
   EXPECT_TRUE(ag::profiler::is_active());
   EXPECT_THROW(ag::profiler::start(path), ag::ValueError);
   for (int i = 0; i < 3; ++i) jit(x);
+  auto dense = ag::function([](Tensor a, Tensor w) { return ag::tanh(ag::matmul(a, w)) + 1.f; }, {.name = "dense"});
+  dense(ag::ones({4, 8}), ag::ones({8, 8}));
   interp(x);
   int line = 0;
   {
@@ -72,6 +74,8 @@ TEST(Profiler, RecordsTracesCompilesCallsAndOps) {
   EXPECT_NE(json.find(R"("name": "ag::reduce_sum", "cat": "op")"), std::string::npos) << json;
   EXPECT_NE(json.find("\"name\": \"ag::exp\", \"cat\": \"op\""), std::string::npos);
   EXPECT_NE(json.find("\"line\": \"profiler_test.cpp:" + std::to_string(line) + "\""), std::string::npos) << json;
+  // Code compiled while the profile ran reports its loop nests and products, with their lines.
+  EXPECT_NE(json.find(R"("name": "ag::matmul", "cat": "compiled")"), std::string::npos) << json;
   // Stopped: nothing more is recorded.
   jit(x);
   EXPECT_EQ(read(path), json);

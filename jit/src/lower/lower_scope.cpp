@@ -4,8 +4,24 @@
 
 namespace ag::jit {
 
+namespace {
+
+// Whether node i's lowering is work of its own, worth an event in a profile (JitConfig::profile):
+// a loop nest, a product, a runtime call, a whole If or While; not a value computed inside
+// another node's loop, a register, a view or a constant.
+bool profiled_node(const Scope& s, uint32_t i) {
+  const Node& n = s.graph().nodes[i];
+  if (n.op == OpKind::Placeholder || n.op == OpKind::Const) return false;
+  if (n.outputs.empty()) return true;
+  const ValueStorage st = s.plan->values[i][0].storage;
+  return st != ValueStorage::Fused && st != ValueStorage::Reg && st != ValueStorage::View;
+}
+
+}  // namespace
+
 void Emitter::lower_nodes(Scope& s, const std::vector<LVal>& params) {
   const Graph& g = s.graph();
+  const bool profiled = program().config.profile && s.plan->kind == ScopeKind::Function;
   s.values.assign(g.nodes.size(), {});
   for (size_t p = 0; p < g.params.size(); ++p) s.values[g.params[p]] = {params.at(p)};
   // node_lines: each node's instructions carry its global id; the If/While node that lowers
@@ -14,15 +30,23 @@ void Emitter::lower_nodes(Scope& s, const std::vector<LVal>& params) {
   for (uint32_t i = 0; i < g.nodes.size(); ++i) {
     if (g.nodes[i].op == OpKind::Placeholder) continue;
     at_node(s.node_id(i));
+    // Compiled while a profile ran: the node's time goes to the profile (agc_rt_profile_node).
+    llvm::Value* began = profiled && profiled_node(s, i) ? b_.CreateCall(runtime("agc_rt_clock"), {ctx()}) : nullptr;
+    const int32_t event_node = s.node_id(i);
+    auto report = [&] {
+      if (began) b_.CreateCall(runtime("agc_rt_profile_node"), {ctx(), i32(event_node), began});
+    };
     if (const int64_t chain = matmul_chain_length(s, i)) {
       lower_matmul_chain(s, i, chain);
       // Values that die inside the chain are freed after it (x and the products are not owned).
       for (uint32_t c = i; c < i + chain; ++c)
         for (ValueId v : s.plan->free_after[c]) owned_free(s.at(v).ptr);
       i += static_cast<uint32_t>(chain) - 1;
+      report();
       continue;
     }
     lower_node(s, i);
+    report();
     for (ValueId v : s.plan->free_after[i]) owned_free(s.at(v).ptr);
   }
   b_.SetCurrentDebugLocation(outer);
