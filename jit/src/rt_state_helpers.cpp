@@ -237,9 +237,13 @@ int64_t agc_rt_clock(JitCallCtx*) {
 
 void agc_rt_profile_node(JitCallCtx* ctx, int32_t node, int64_t begin_ns) {
   if (!ag::detail::profiling()) return;
-  const ag::Node& n = *ctx->state->program->nodes[static_cast<size_t>(node)].node;
+  const ag::jit::Program& program = *ctx->state->program;
+  const ag::Node& n = *program.nodes[static_cast<size_t>(node)].node;
   const ag::detail::ProfileClock::time_point begin{std::chrono::nanoseconds(begin_ns)};
-  ag::detail::profile_event("compiled", ag::detail::user_op_name(n.op), begin, ag::detail::ProfileClock::now(), n.loc);
+  const auto now = ag::detail::ProfileClock::now();
+  ag::detail::profile_event("compiled", ag::detail::user_op_name(n.op), begin, now, n.loc);
+  // A node of the function's body: its global id is its index in the graph (ScopePlan).
+  ag::detail::profile_node_time(program.graph.get(), static_cast<uint32_t>(node), now - begin);
 }
 
 int32_t agc_rt_callback(JitCallCtx* ctx, int32_t node, const JitArg* ins, void* out) {

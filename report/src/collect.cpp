@@ -30,6 +30,7 @@ ConcreteReport collect_concrete(ConcreteView& c, bool compile) {
   ConcreteReport r;
   r.signature = c.signature_str();
   r.graph = c.graph_ptr();
+  r.node_times = profiled_node_times(r.graph.get());
   // The passes are pure functions of the traced graph: running them again shows each stage
   // without keeping every intermediate graph of every trace alive.
   optimize(c.traced_graph(), [&](const char* pass, const Graph& g) { r.stages.push_back({pass, graph_to_text(g)}); });

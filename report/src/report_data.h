@@ -9,6 +9,7 @@
 
 #include "ag/backend.h"
 #include "ag/detail/function_inspection.h"
+#include "ag/detail/profiler.h"
 
 namespace ag::detail::report {
 
@@ -28,6 +29,9 @@ struct ConcreteReport {
   std::string not_compiled;   // why there is no code: a compile error, or "not compiled yet"
   std::string plan_text;      // the backend's plan (the JIT's fused groups)
   Executable::MappedText ir, ir_opt, assembly;
+  // The time of each node of `graph` in the latest ag::profiler profile (compiled loop nests,
+  // interpreted ops), costliest first; empty when no profile timed this concrete function.
+  std::vector<NodeTime> node_times;
 };
 
 struct FunctionReport {

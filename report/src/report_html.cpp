@@ -7,6 +7,7 @@
 
 #include <map>
 
+#include "ag/detail/ops_internal.h"
 #include "ag/graph/printer.h"
 #include "graph_svg.h"
 #include "html_text.h"
@@ -122,6 +123,21 @@ std::string graph_section(const ConcreteReport& c, const std::string& sig, const
   out += "<table class=\"nodes\"><tr><th>node</th><th>op</th><th>type</th><th>source</th><th>IR lines</th>"
          "<th>optimized IR lines</th><th>assembly lines</th></tr>\n";
   node_rows(*c.graph, "", 0, sig, sources, c.backend.empty() ? nullptr : &mapped, out);
+  return out + "</table>\n";
+}
+
+// The nodes' times in the latest profile (ag::profiler), costliest first, with their lines.
+std::string times_section(const ConcreteReport& c, const std::string& sig) {
+  if (c.node_times.empty()) return {};
+  std::string out = "<h3>Time per node (the latest profile)</h3>\n<table class=\"times\"><tr><th>node</th><th>op</th>"
+                    "<th>source</th><th>runs</th><th>total ms</th><th>ms per run</th></tr>\n";
+  for (const NodeTime& t : c.node_times) {
+    if (t.node >= c.graph->nodes.size()) continue;
+    const Node& n = c.graph->nodes[t.node];
+    out += fmt::format("<tr><td><a href=\"#{}-row-n{}\">%{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{:.3f}</td><td>{:.4f}</td></tr>\n", sig,
+                       t.node, t.node, escape(user_op_name(n.op)), escape(n.loc.str()), t.runs, t.total_ms,
+                       t.total_ms / static_cast<double>(std::max<int64_t>(t.runs, 1)));
+  }
   return out + "</table>\n";
 }
 
@@ -256,6 +272,7 @@ std::string render_html(const FunctionReport& r, const RenderOptions& options) {
     out += fmt::format("<section class=\"concrete\" id=\"{}\" data-nodes=\"{}\">\n<h2>Signature {}: <span class=\"sig\">{}</span></h2>\n",
                        sig, count_graph_nodes(*c.graph), k, escape(c.signature));
     out += graph_section(c, sig, sources, options);
+    out += times_section(c, sig);
     out += passes_section(c, sig);
     out += code_section(c, sig);
     out += "</section>\n";

@@ -76,6 +76,15 @@ TEST(Profiler, RecordsTracesCompilesCallsAndOps) {
   EXPECT_NE(json.find("\"line\": \"profiler_test.cpp:" + std::to_string(line) + "\""), std::string::npos) << json;
   // Code compiled while the profile ran reports its loop nests and products, with their lines.
   EXPECT_NE(json.find(R"("name": "ag::matmul", "cat": "compiled")"), std::string::npos) << json;
+  // The HTML report shows each node's time in the profile, for compiled code and the interpreter.
+  const std::string page = testing::TempDir() + "/agc_profile_dense.html";
+  dense.report_html(page);
+  const std::string html = read(page);
+  ASSERT_NE(html.find("Time per node (the latest profile)"), std::string::npos);
+  const size_t times = html.find("Time per node");
+  EXPECT_NE(html.find("ag::matmul", times), std::string::npos);
+  interp.report_html(page);
+  EXPECT_NE(read(page).find("Time per node (the latest profile)"), std::string::npos);
   // Stopped: nothing more is recorded.
   jit(x);
   EXPECT_EQ(read(path), json);

@@ -60,7 +60,6 @@ bool truth(const Tensor& t) { return *static_cast<const bool*>(detail::impl_of(t
 // Runs one op. Static types were checked while tracing, so a dtype or shape error now comes
 // from run-time data (a dynamic dim): it is an InvalidArgumentError, like every data error.
 Tensor run_op(const Node& n, std::span<const Tensor> in) {
-  const detail::ProfileScope profile("op", [&] { return std::string(detail::user_op_name(n.op)); }, n.loc);
   try {
     return detail::eval_op(n.op, in, n.attrs, n.loc);
   } catch (const InvalidArgumentError&) {
@@ -94,6 +93,20 @@ void run_graph(const Graph& g, const Plans& plans, std::span<const Tensor> input
     for (uint32_t s : plan.release_after[id]) slots[s] = Tensor();
     const std::span<const Tensor> args(in, n.inputs.size());
     Tensor* out = slots + plan.slot_base[id];
+    // Profiling: an event per node, and its time for the report (whole loops and branches too).
+    const detail::ProfileClock::time_point began = detail::profiling() ? detail::ProfileClock::now() : detail::ProfileClock::time_point{};
+    struct Report {
+      const Graph& g;
+      uint32_t id;
+      detail::ProfileClock::time_point began;
+      ~Report() {
+        if (began == detail::ProfileClock::time_point{}) return;
+        const auto now = detail::ProfileClock::now();
+        const Node& n = g.nodes[id];
+        detail::profile_event("op", detail::user_op_name(n.op), began, now, n.loc);
+        detail::profile_node_time(&g, id, now - began);
+      }
+    } report{g, id, began};
     switch (n.op) {
       case OpKind::If: {
         const Graph& branch = *n.subgraphs[truth(args[0]) ? 0 : 1];

@@ -4,7 +4,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <fstream>
 #include <mutex>
 #include <vector>
@@ -29,6 +31,8 @@ struct Profile {
   std::string path;
   ProfileClock::time_point origin;
   std::vector<Event> events;
+  // Per (graph, node): runs and total time, for the HTML report (kept after stop()).
+  std::map<std::pair<const void*, uint32_t>, std::pair<int64_t, ProfileClock::duration>> node_times;
 };
 Profile& profile() {
   static auto* p = new Profile;  // never destroyed: the exit handler may run after static destructors
@@ -92,6 +96,26 @@ void profile_event(const char* category, std::string name, ProfileClock::time_po
                       std::chrono::duration_cast<std::chrono::nanoseconds>(end - p.origin).count(), thread, loc});
 }
 
+void profile_node_time(const void* graph, uint32_t node, ProfileClock::duration took) {
+  Profile& p = profile();
+  std::lock_guard lock(p.mu);
+  if (!profiling()) return;
+  auto& [runs, total] = p.node_times[{graph, node}];
+  ++runs;
+  total += took;
+}
+
+std::vector<NodeTime> profiled_node_times(const void* graph) {
+  Profile& p = profile();
+  std::lock_guard lock(p.mu);
+  std::vector<NodeTime> out;
+  for (auto it = p.node_times.lower_bound({graph, 0}); it != p.node_times.end() && it->first.first == graph; ++it)
+    out.push_back({it->first.second, it->second.first,
+                   std::chrono::duration<double, std::milli>(it->second.second).count()});
+  std::sort(out.begin(), out.end(), [](const NodeTime& a, const NodeTime& b) { return a.total_ms > b.total_ms; });
+  return out;
+}
+
 void profiler_env_start() {
   static const bool started = [] {
     const char* path = std::getenv("AG_PROFILE");
@@ -116,6 +140,7 @@ void start(std::string path) {
   if (path.empty()) throw ValueError("ag::profiler::start: the path is empty");
   p.path = std::move(path);
   p.events.clear();
+  p.node_times.clear();
   p.origin = detail::ProfileClock::now();
   detail::g_profiling.store(true);
   detail::set_call_hook(detail::CallHook::Profiling, true);

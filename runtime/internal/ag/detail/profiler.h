@@ -4,7 +4,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "ag/error.h"
 
@@ -19,6 +21,17 @@ using ProfileClock = std::chrono::steady_clock;
 // `loc`, when known, goes into the event's args as "file:line".
 void profile_event(const char* category, std::string name, ProfileClock::time_point begin, ProfileClock::time_point end,
                    SourceLoc loc = {});
+
+// The time node `node` of graph `graph` took (a compiled loop nest, an interpreted op), summed
+// per node for the HTML report. Only while profiling; cleared by profiler::start().
+void profile_node_time(const void* graph, uint32_t node, ProfileClock::duration took);
+struct NodeTime {
+  uint32_t node = 0;
+  int64_t runs = 0;
+  double total_ms = 0;
+};
+// The nodes of `graph` with times in the latest profile, costliest first.
+std::vector<NodeTime> profiled_node_times(const void* graph);
 
 // An event from construction to destruction; the name is built only when profiling.
 class ProfileScope {
