@@ -111,6 +111,17 @@ TEST(Callback, NoGradientAndNotSaved) {
   EXPECT_THROW(ag::saved_model::save(testing::TempDir() + "/agc_callback_model", {{"centered", cf}}), ag::ValueError);
 }
 
+TEST(Callback, InsideANestedFunction) {
+  auto inner = ag::function(centered);
+  auto outer = ag::function([&](Tensor x) { return inner(x) * 2.f; });
+  const Tensor x = ag::constant({5.f, 1.f, 9.f});
+  g_calls = 0;
+  const Tensor eager = centered(x) * 2.f;
+  agtest::expect_same(eager, outer(x), {}, "nested, first call");
+  agtest::expect_same(eager, outer(x), {}, "nested, cached call");
+  EXPECT_EQ(g_calls.load(), 3);
+}
+
 // A callback given a gradient by ag::custom_gradient: x^3 computed in C++, d/dx = 3x^2, eagerly
 // and in a compiled Function under a tape.
 TEST(Callback, CustomGradientGivesItOne) {

@@ -114,6 +114,21 @@ TEST(JitCheckNumerics, NaNPlantedInAStagedLoop) {
   EXPECT_NE(failure(agtest::roots, x, Tensor(3)).find("nan_in_a_loop.h:" + std::to_string(agtest::nan_in_a_loop_line())), std::string::npos);
 }
 
+TEST(JitCheckNumerics, InsideANestedFunctionAndComparedWithEager) {
+  auto inner = ag::function([](Tensor x) { return ag::log(x); });
+  auto outer = ag::function([&](Tensor x) { return inner(x) + 1.f; });
+  const Tensor bad = ag::constant({1.f, -1.f});
+  {
+    const ChecksOn on;
+    EXPECT_NE(failure(outer, bad).find("check_numerics: ag::log produced NaN at element [1] of its float32[2] result"),
+              std::string::npos)
+        << failure(outer, bad);
+  }
+  // Unchecked, the NaN comes back, and compiled and eager agree on every value (NaN matches NaN).
+  EXPECT_TRUE(std::isnan(outer(bad).to_vector<float>()[1]));
+  EXPECT_TRUE(ag::debugging::compare_with_eager(outer, bad).equal());
+}
+
 TEST(JitCheckNumerics, CheckedCodeIsASecondEntryOfTheSameTrace) {
   auto f = ag::function(agtest::roots);
   const Tensor x = ag::constant({10.f, 5.f, 2.f});

@@ -27,6 +27,18 @@ std::string fresh_dir(const std::string& name) {
   return p.string();
 }
 
+// The values saved_model_loader printed after "outputs:" are `want` (float32, within 1e-6).
+void expect_printed_outputs(const std::string& out, const std::vector<float>& want) {
+  const size_t at = out.find("outputs:");
+  ASSERT_NE(at, std::string::npos) << out;
+  std::istringstream values(out.substr(at + 8));
+  for (size_t i = 0; i < want.size(); ++i) {
+    float v = 0;
+    values >> v;
+    EXPECT_NEAR(v, want[i], 1e-6f) << i << ": " << out;
+  }
+}
+
 TEST(JitSavedModel, LoadedSignaturesCompileAndAgreeInAnotherProcess) {
   const std::string dir = fresh_dir("cnn");
   ag::Variable k(sample(ag::float32, {3, 3, 1, 2}, 1, Values::Moderate), "kernel");
@@ -65,14 +77,7 @@ TEST(JitSavedModel, LoadedSignaturesCompileAndAgreeInAnotherProcess) {
   const std::string out = agtest::read_all(p);
   ::pclose(p);
   EXPECT_NE(out.find("agc: jit: predict"), std::string::npos) << out;
-  const size_t at = out.find("outputs:");
-  ASSERT_NE(at, std::string::npos) << out;
-  std::istringstream values(out.substr(at + 8));
-  for (size_t i = 0; i < want.size(); ++i) {
-    float v = 0;
-    values >> v;
-    EXPECT_NEAR(v, want[i], 1e-6f) << i << ": " << out;
-  }
+  expect_printed_outputs(out, want);
 }
 
 TEST(JitSavedModel, ALoadedTrainingStepTrainsCompiled) {
@@ -162,14 +167,7 @@ TEST(JitSavedModel, SavedCodeIsLinkedNotCompiled) {
   const Tensor first_row = ag::constant(std::vector<float>{0.5f, -1.0f, 0.25f, 2.0f}, {1, 4});
   const std::vector<float> interpreted =
       ag::saved_model::load(dir, {.jit_compile = false}).call("predict", {first_row})[0].to_vector<float>();
-  const size_t at = out.find("outputs:");
-  ASSERT_NE(at, std::string::npos) << out;
-  std::istringstream values(out.substr(at + 8));
-  for (size_t i = 0; i < interpreted.size(); ++i) {
-    float v = 0;
-    values >> v;
-    EXPECT_NEAR(v, interpreted[i], 1e-6f) << i << ": " << out;
-  }
+  expect_printed_outputs(out, interpreted);
 }
 
 }  // namespace

@@ -110,6 +110,8 @@ class Emitter : public Codegen {
   // A CheckNumerics node on element `x` (flat element `index` of its value; null: not known):
   // raises when x is NaN or Inf, else gives x (lower_scalar.cpp).
   llvm::Value* check_element(int32_t node_id, llvm::Value* x, llvm::Value* index);
+  llvm::Value* not_finite(llvm::Value* x);       // i1 (or a vector of them): x is NaN or Inf
+  llvm::Value* non_finite_kind(llvm::Value* x);  // i64 detail::NonFiniteKind of a non-finite scalar
   // The same on a block of lanes (lower_fused_vector.cpp): `first` is the flat element of lane 0,
   // `step` 1 when the lanes are consecutive elements, 0 when they are one broadcast element;
   // lanes off `mask` (the partial block) are not checked.

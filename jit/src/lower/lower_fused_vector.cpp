@@ -13,7 +13,6 @@
 // store first reads the line it writes (a third stream of DRAM traffic next to the read and the
 // write-back) and then evicts data still needed; W3's cheap chain on 16M floats spends its time
 // on exactly that traffic, and two threads share the one memory bus.
-#include "ag/detail/check_numerics.h"
 #include "emitter.h"
 
 #include <llvm/IR/IntrinsicsX86.h>
@@ -217,7 +216,7 @@ bool Emitter::lower_elementwise_vector(Scope& s, uint32_t i, const LVal& out, co
 }
 
 llvm::Value* Emitter::check_vector(int32_t id, llvm::Value* x, llvm::Value* first, int64_t step, llvm::Value* mask) {
-  llvm::Value* bad = b_.CreateFCmpUNE(b_.CreateFSub(x, x), llvm::Constant::getNullValue(x->getType()));  // see check_element
+  llvm::Value* bad = not_finite(x);
   if (mask) bad = b_.CreateAnd(bad, mask);
   const PendingCheck check{id, bad, x, first, step};
   if (pending_checks_) pending_checks_->push_back(check);
@@ -241,12 +240,7 @@ void Emitter::flush_checks(const std::vector<PendingCheck>& checks) {
       llvm::Value* bits = b_.CreateBitCast(c.bad, b_.getIntNTy(lanes));
       llvm::Value* lane = b_.CreateZExt(b_.CreateIntrinsic(llvm::Intrinsic::cttz, {bits->getType()}, {bits, b_.getTrue()}),
                                         b_.getInt64Ty());
-      llvm::Value* value = b_.CreateExtractElement(c.x, lane);
-      llvm::Value* zero = llvm::ConstantFP::get(value->getType(), 0.0);
-      llvm::Value* what = b_.CreateSelect(
-          b_.CreateFCmpUNO(value, value), i64(static_cast<int64_t>(detail::NonFiniteKind::NaN)),
-          b_.CreateSelect(b_.CreateFCmpOGT(value, zero), i64(static_cast<int64_t>(detail::NonFiniteKind::PositiveInf)),
-                          i64(static_cast<int64_t>(detail::NonFiniteKind::NegativeInf))));
+      llvm::Value* what = non_finite_kind(b_.CreateExtractElement(c.x, lane));
       llvm::Value* hit = b_.CreateICmpNE(bits, llvm::ConstantInt::get(bits->getType(), 0));
       node = b_.CreateSelect(hit, i32(c.node_id), node);
       element = b_.CreateSelect(hit, c.step ? b_.CreateAdd(c.first, lane) : c.first, element);

@@ -169,15 +169,25 @@ llvm::Value* Emitter::scalar_value(const Node& n, int32_t id, DType in, const st
   throw InternalError("jit: scalar_op on " + std::string(op_name(n.op)));
 }
 
-llvm::Value* Emitter::check_element(int32_t id, llvm::Value* x, llvm::Value* index) {
+llvm::Value* Emitter::not_finite(llvm::Value* x) {
+  // x - x is 0 exactly when x is finite (NaN - NaN and inf - inf are NaN): one compare, on
+  // scalars and vectors alike.
+  return b_.CreateFCmpUNE(b_.CreateFSub(x, x), llvm::Constant::getNullValue(x->getType()));
+}
+
+llvm::Value* Emitter::non_finite_kind(llvm::Value* x) {
   llvm::Value* zero = llvm::ConstantFP::get(x->getType(), 0.0);
-  // x - x is 0 exactly when x is finite (NaN - NaN and inf - inf are NaN): one compare.
-  llvm::Value* bad = b_.CreateFCmpUNE(b_.CreateFSub(x, x), zero);
-  llvm::Value* kind = b_.CreateSelect(
+  return b_.CreateSelect(
       b_.CreateFCmpUNO(x, x), i64(static_cast<int64_t>(detail::NonFiniteKind::NaN)),
       b_.CreateSelect(b_.CreateFCmpOGT(x, zero), i64(static_cast<int64_t>(detail::NonFiniteKind::PositiveInf)),
                       i64(static_cast<int64_t>(detail::NonFiniteKind::NegativeInf))));
-  fail_if(bad, id, FailKind::NonFinite, index ? index : i64(-1), kind);
+}
+
+llvm::Value* Emitter::check_element(int32_t id, llvm::Value* x, llvm::Value* index) {
+  exit_if(not_finite(x), "check", [&] {  // what the value is: worked out on the error path only
+    b_.CreateCall(runtime("agc_rt_fail"), {ctx_, i32(id), i32(static_cast<int32_t>(FailKind::NonFinite)),
+                                           index ? index : i64(-1), non_finite_kind(x)});
+  });
   return x;
 }
 

@@ -94,14 +94,8 @@ Tensor check_numerics_kernel(std::span<const Tensor> in, const Attrs& attrs, Sou
 
 namespace ag::debugging {
 
-void enable_check_numerics() {
-  detail::g_check_numerics.store(true);
-  detail::set_call_hook(detail::CallHook::CheckNumerics, true);
-}
-void disable_check_numerics() {
-  detail::g_check_numerics.store(false);
-  detail::set_call_hook(detail::CallHook::CheckNumerics, false);
-}
+void enable_check_numerics() { detail::set_call_hook(detail::CallHook::CheckNumerics, true); }
+void disable_check_numerics() { detail::set_call_hook(detail::CallHook::CheckNumerics, false); }
 bool check_numerics_enabled() { return detail::check_numerics_enabled(); }
 
 Tensor check_numerics(const Tensor& t, std::string message, Loc loc) {

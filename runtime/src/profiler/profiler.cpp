@@ -142,7 +142,6 @@ void start(std::string path) {
   p.events.clear();
   p.node_times.clear();
   p.origin = detail::ProfileClock::now();
-  detail::g_profiling.store(true);
   detail::set_call_hook(detail::CallHook::Profiling, true);
 }
 
@@ -153,7 +152,6 @@ std::string stop() {
   {
     std::lock_guard lock(p.mu);
     if (!detail::profiling()) return {};
-    detail::g_profiling.store(false);
     detail::set_call_hook(detail::CallHook::Profiling, false);
     events.swap(p.events);
     path.swap(p.path);

@@ -2,18 +2,17 @@
 // message every mode raises (eager kernels, the interpreter, compiled code).
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <string>
 
+#include "ag/detail/call_hooks.h"
 #include "ag/graph/graph.h"
 
 namespace ag::detail {
 
-// ag::debugging::enable_check_numerics(): read on every op and every Function call (a relaxed
-// load; the cached call's fast path reads it beside tapes_alive()).
-inline constinit std::atomic<bool> g_check_numerics{false};
-inline bool check_numerics_enabled() { return g_check_numerics.load(std::memory_order_relaxed); }
+// ag::debugging::enable_check_numerics(): a bit of the call-hook word (call_hooks.h), read on
+// every eager op and every Function call.
+inline bool check_numerics_enabled() { return call_hook_on(CallHook::CheckNumerics); }
 
 // Whether a result of `op` with dtype `dtype` is checked: float32 and float64 results of the ops
 // that compute (not data movement, selects, state or control flow, whose values some other op

@@ -2,18 +2,19 @@
 // point first reads profiling(), one relaxed load, so a run without a profile pays nothing else.
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "ag/detail/call_hooks.h"
 #include "ag/error.h"
 
 namespace ag::detail {
 
-inline constinit std::atomic<bool> g_profiling{false};
-inline bool profiling() { return g_profiling.load(std::memory_order_relaxed); }
+// A profile runs: a bit of the call-hook word (call_hooks.h), which also sends Function calls
+// off the cached fast path so they are recorded.
+inline bool profiling() { return call_hook_on(CallHook::Profiling); }
 
 using ProfileClock = std::chrono::steady_clock;
 
