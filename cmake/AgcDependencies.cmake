@@ -9,6 +9,26 @@ find_package(dlpack REQUIRED CONFIG)
 # OpenCL; the header and the shared library are all agc needs.
 find_path(AG_DNNL_INCLUDE_DIR oneapi/dnnl/dnnl.hpp REQUIRED)
 find_library(AG_DNNL_LIBRARY dnnl REQUIRED)
+# MPI (Open MPI: libopenmpi-dev, openmpi-bin) for the optional agc::distribute target
+# (docs/distributed.md). AUTO builds it when MPI is found; ON requires it (./test.sh).
+set(AG_WITH_MPI AUTO CACHE STRING "Build agc::distribute on MPI: AUTO, ON or OFF")
+set_property(CACHE AG_WITH_MPI PROPERTY STRINGS AUTO ON OFF)
+set(AG_HAVE_MPI OFF)
+if(NOT AG_WITH_MPI STREQUAL "OFF")
+  # MPI's C API from C++ (the project enables no C compiler), without the removed C++ bindings.
+  set(MPI_CXX_SKIP_MPICXX ON)
+  if(AG_WITH_MPI STREQUAL "ON")
+    find_package(MPI REQUIRED COMPONENTS CXX)
+  else()
+    find_package(MPI QUIET COMPONENTS CXX)
+  endif()
+  if(MPI_CXX_FOUND)
+    set(AG_HAVE_MPI ON)
+    message(STATUS "agc: MPI ${MPI_CXX_VERSION} (${MPIEXEC_EXECUTABLE}): building agc::distribute")
+  else()
+    message(STATUS "agc: no MPI (libopenmpi-dev): not building agc::distribute")
+  endif()
+endif()
 
 if(AG_WITH_LLVM)
   # LLVM's version file rejects a bare "19": it wants major.minor.

@@ -1,5 +1,5 @@
-# The agc CMake package: install rules, the exported targets agc::runtime, agc::report, agc::jit, agc::agc
-# and agc::ag-rewrite, and agcConfig.cmake (with ag_rewrite_sources), usable from this build
+# The agc CMake package: install rules, the exported targets agc::runtime, agc::report, agc::jit, agc::agc,
+# agc::ag-rewrite and (with MPI) agc::distribute, and agcConfig.cmake (with ag_rewrite_sources), usable from this build
 # tree (agc_DIR=<build>) and after `cmake --install` (CMAKE_PREFIX_PATH=<prefix>).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
@@ -18,6 +18,9 @@ endif()
 # Only these are exported; build settings (warnings, LLVM headers, internal headers) are
 # applied to them as properties, so the package names no helper target.
 set(AG_EXPORTED_TARGETS ag_runtime ag_report agc)
+if(AG_HAVE_MPI)
+  list(APPEND AG_EXPORTED_TARGETS ag_distribute)
+endif()
 if(AG_WITH_LLVM)
   list(APPEND AG_EXPORTED_TARGETS ag_jit ag_jit_core ag-rewrite ag-aot)
 endif()

@@ -9,7 +9,7 @@ export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$AG_ROOT}
 # The packages agc builds with (Debian 12). TOOLCHAIN.md in the design notes explains each.
 AG_PACKAGES=(cmake ninja-build ccache g++ clang-19 llvm-19-dev libclang-19-dev llvm-19-tools libclang-rt-19-dev
              libeigen3-dev libdlpack-dev libdnnl-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev python3-numpy
-             pkgconf)
+             pkgconf libopenmpi-dev openmpi-bin)
 
 # The compiler (CXX, default clang++-19) and the build directory it builds into: build/ for the
 # default compiler, build-<compiler>/ for another one (CXX=g++ -> build-g++/), so switching

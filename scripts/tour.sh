@@ -14,6 +14,12 @@ tour=(simple_computation basics tracing_rules polymorphism container_args struct
       concrete_functions state get_mse power conditional loops fizzbuzz collatz dynamic_rnn
       side_effects objects random_numbers gradients custom_gradients train_mlp cnn_inference heat_stencil interop
       deploy debugging limitations)
+# Data-parallel training runs under mpirun: in the tour when Open MPI is installed (./run.sh
+# installs it) and the sample was built with agc::distribute.
+if command -v mpirun >/dev/null && [ -x "$build/samples/train_data_parallel" ]; then
+  tour=("${tour[@]/train_mlp/train_mlp train_data_parallel}")
+  read -r -a tour <<<"${tour[*]}"
+fi
 declare -A about=(
   [simple_computation]="a function traced into a graph: matmul + add + relu"
   [basics]="Functions are like ops: they nest, and plain C++ helpers are traced into them"
@@ -37,6 +43,7 @@ declare -A about=(
   [gradients]="GradientTape around a Function, a gradient through a while loop, ag::grad"
   [custom_gradients]="custom_gradient, recompute_grad, a Hessian by jacobian, batch_jacobian, compiled"
   [train_mlp]="train_step: forward, backward and optimizer in one compiled Function; an MLP on two spirals"
+  [train_data_parallel]="the same MLP on 2 processes under mpirun: gradients averaged by all_reduce inside the compiled step"
   [cnn_inference]="a LeNet-style CNN on uint8 images: conv, pool, dense, softmax from ag::nn, trained, then compiled"
   [heat_stencil]="a heat equation with x.at(...).set in a staged loop, updated in place, against a plain C++ loop"
   [interop]="zero-copy interop: an Eigen matrix through a compiled Function and back, a DLPack round trip"
@@ -62,8 +69,18 @@ run_deploy() {
   echo "ldd deploy_serve_aot | grep -c libLLVM: $(ldd "$dir/deploy_serve_aot" | grep -c libLLVM || true)"
 }
 
+# samples/train_data_parallel: two processes started by mpirun (--allow-run-as-root: CI is root).
+run_data_parallel() {
+  printf '\n%s=== train_data_parallel — %s ===%s\n' "$bold" "${about[train_data_parallel]}" "$plain"
+  echo "\$ mpirun -np 2 build/samples/train_data_parallel"
+  rm -rf "${dump:?}/train_data_parallel"
+  (cd "$dump" && AG_DUMP="$dump/train_data_parallel" mpirun --allow-run-as-root --oversubscribe -np 2 \
+    "$build/samples/train_data_parallel")
+}
+
 run_one() {
   [ "$1" = deploy ] && { run_deploy; return; }
+  [ "$1" = train_data_parallel ] && { run_data_parallel; return; }
   local name=$1 exe="$build/samples/$1"
   [ -x "$exe" ] || { echo "agc: sample '$name' is not built in $build" >&2; return 1; }
   printf '\n%s=== %s — %s ===%s\n' "$bold" "$name" "${about[$name]}" "$plain"

@@ -121,6 +121,10 @@ void agc_rt_profile_node(ag::jit::JitCallCtx* ctx, int32_t node, int64_t begin_n
 // result (checked against the spec) to `out`, a buffer of the result's static size. 0, or 1
 // with the error recorded.
 int32_t agc_rt_callback(ag::jit::JitCallCtx* ctx, int32_t node, const ag::jit::JitArg* ins, void* out);
+// AllReduce / CollectiveBroadcast / AllGather (ag::distribute): the engine's collective from
+// ins[0]'s buffer into `out` (the result's size). 0, or 1 with the error recorded (a mismatch
+// between processes, a timeout).
+int32_t agc_rt_collective(ag::jit::JitCallCtx* ctx, int32_t node, const ag::jit::JitArg* ins, void* out);
 // The same draw inlined into the loop that consumes it: takes its words as agc_rt_random does and
 // stores the seed and the counter of its first word in words[0], words[1]; the code computes the
 // elements (lower/lower_random.cpp). Returns 0, or 1 with the error recorded.

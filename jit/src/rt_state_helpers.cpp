@@ -8,6 +8,7 @@
 #include <mutex>
 #include <type_traits>
 
+#include "ag/detail/communicator.h"
 #include "ag/detail/kernel_set.h"
 #include "ag/detail/log.h"
 #include "ag/detail/ops_internal.h"
@@ -257,6 +258,15 @@ int32_t agc_rt_callback(JitCallCtx* ctx, int32_t node, const JitArg* ins, void* 
     }
     const ag::Tensor r = ag::detail::run_callback(info.node->op, in, info.node->attrs, info.node->loc);
     std::memcpy(out, ag::detail::impl_of(r)->data, static_cast<size_t>(r.num_elements()) * ag::dtype_size(r.dtype()));
+  });
+}
+
+int32_t agc_rt_collective(JitCallCtx* ctx, int32_t node, const JitArg* ins, void* out) {
+  return ag::jit::guarded(ctx, [&](CallState& st) {
+    const ag::jit::NodeInfo& info = st.program->nodes[static_cast<size_t>(node)];
+    const ag::TensorType& t = info.input_types[0];
+    const ag::Shape shape(std::span<const int64_t>(ins[0].dims, static_cast<size_t>(t.shape.rank())));
+    ag::detail::run_collective(info.node->op, info.node->attrs, info.node->loc, t.dtype, shape, ins[0].data, out);
   });
 }
 

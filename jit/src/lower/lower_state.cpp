@@ -1,4 +1,4 @@
-// Side effects and TensorArrays in compiled code.
+// Side effects, collectives and TensorArrays in compiled code.
 //
 // Variable reads and assignments call typed helpers with the node's VariableState (from
 // ctx->consts) that lock the variable and copy straight between its value and the JIT buffers; print passes the buffers it already has; assert checks its condition
@@ -119,6 +119,20 @@ void StateLowering::stateful() {
       llvm::Value* ptr = e_.result_buffer(s_, i_, out.dims);
       llvm::Value* rc = b_.CreateCall(e_.runtime("agc_rt_callback"), {e_.ctx(), e_.i32(id), input_args(), ptr});
       e_.return_if(b_.CreateICmpNE(rc, e_.i32(0)));
+      return e_.finish_result(s_, i_, out, ptr);
+    }
+    case OpKind::AllReduce:
+    case OpKind::CollectiveBroadcast:
+    case OpKind::AllGather: {
+      // The engine reads the operand's buffer and writes the node's (MPI_Allreduce from one
+      // into the other: no copy on the way); dims are the operand's, times the processes for
+      // an all_gather's first.
+      LVal out;
+      out.dtype = n_.outputs[0].dtype;
+      out.dims = s_.at(n_.inputs[0]).dims;
+      if (n_.op == OpKind::AllGather) out.dims[0] = b_.CreateMul(out.dims[0], e_.i64(n_.attrs.axis));
+      llvm::Value* ptr = e_.result_buffer(s_, i_, out.dims);
+      e_.return_if(b_.CreateICmpNE(b_.CreateCall(e_.runtime("agc_rt_collective"), {e_.ctx(), e_.i32(id), input_args(), ptr}), e_.i32(0)));
       return e_.finish_result(s_, i_, out, ptr);
     }
     case OpKind::Print: {

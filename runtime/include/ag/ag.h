@@ -6,6 +6,7 @@
 #include "ag/construct.h"
 #include "ag/custom_gradient.h"
 #include "ag/debugging.h"
+#include "ag/distribute.h"
 #include "ag/dtype.h"
 #include "ag/error.h"
 #include "ag/function.h"

@@ -53,6 +53,12 @@ class ResourceExhaustedError : public Error {
  public:
   using Error::Error;
 };
+// A wait ran out (TensorFlow's DeadlineExceededError): another process did not join a collective
+// within the timeout (docs/distributed.md, "Failures") -- it died, hangs, or runs other code.
+class DeadlineExceededError : public Error {
+ public:
+  using Error::Error;
+};
 // A staging rule is broken (docs/guide.md, "The staging rules"), or control flow on a symbolic tensor was not
 // converted by ag-rewrite.
 class ConversionError : public Error {

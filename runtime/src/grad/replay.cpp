@@ -6,6 +6,7 @@
 #include "ag/detail/tape.h"
 #include "ag/detail/variable_state.h"
 #include "ag/error.h"
+#include "rules.h"
 
 namespace ag::detail {
 namespace {
@@ -59,7 +60,13 @@ std::vector<Tensor> replay_node(const Node& n, std::span<const Tensor> in) {
     default:
       // While tracing, a source or stateful op is traced even from concrete inputs (apply_op
       // would run it now, at trace time).
-      if (is_tracing() && (n.inputs.empty() || op_info(n.op).stateful)) return {trace_op(n.op, in, n.attrs, n.loc)};
+      if (is_tracing() && (n.inputs.empty() || op_info(n.op).stateful)) {
+        Tensor out = trace_op(n.op, in, n.attrs, n.loc);
+        // One with a gradient rule (a collective; a callback's, which raises) is on the tapes as
+        // apply_op would record it: skipping it would drop the gradient without a word.
+        if (!n.inputs.empty() && tapes_alive() && grad_rule(n.op)) tape_record(n.op, in, n.attrs, n.loc, {&out, 1});
+        return {out};
+      }
       return {apply_op(n.op, in, n.attrs, n.loc)};
   }
 }

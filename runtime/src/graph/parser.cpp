@@ -9,6 +9,7 @@
 #include <set>
 
 #include "ag/construct.h"
+#include "ag/distribute.h"
 #include "ag/detail/variable_state.h"
 #include "ag/graph/verifier.h"
 #include "text_reader.h"
@@ -257,6 +258,12 @@ class Parser {
     n.attrs.window()[slot + 1] = pair[1];
   }
 
+  static int64_t parse_reduce_op(const std::string& text, Cursor& c) {
+    for (auto op : {distribute::ReduceOp::sum, distribute::ReduceOp::mean, distribute::ReduceOp::max, distribute::ReduceOp::min})
+      if (text == distribute::reduce_op_name(op)) return static_cast<int64_t>(op);
+    c.fail(fmt::format("'{}' is not a reduction (sum, mean, max, min)", text));
+  }
+
   void set_attrs(Node& n, const std::vector<std::pair<std::string, std::string>>& items, Cursor& c) {
     Attrs& a = n.attrs;
     std::set<std::string> seen;
@@ -329,6 +336,10 @@ class Parser {
       } else if ((key == "what" && n.op == OpKind::Assert) || (key == "op" && n.op == OpKind::CheckNumerics)) {
         a.strings.resize(2);
         a.strings[1] = parse_quoted_text(text, c);
+      } else if (key == "reduce" && n.op == OpKind::AllReduce) {
+        a.axis = parse_reduce_op(text, c);
+      } else if ((key == "root" && n.op == OpKind::CollectiveBroadcast) || (key == "processes" && n.op == OpKind::AllGather)) {
+        a.axis = parse_int(text, c);
       } else if (key == "format" && n.op == OpKind::Print) {
         parse_print_format(text, a, c);
       } else {

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "ag/detail/tensor_list.h"
+#include "ag/distribute.h"
 #include "ag/detail/variable_state.h"
 #include "ag/print.h"
 
@@ -213,6 +214,11 @@ std::string attrs_to_text(const Node& n, ConstantText constants) {
       break;
     case OpKind::PureCallback:
     case OpKind::IoCallback: parts.push_back("callback"); break;
+    case OpKind::AllReduce:
+      parts.push_back(fmt::format("reduce={}", distribute::reduce_op_name(static_cast<distribute::ReduceOp>(a.axis))));
+      break;
+    case OpKind::CollectiveBroadcast: parts.push_back(fmt::format("root={}", a.axis)); break;
+    case OpKind::AllGather: parts.push_back(fmt::format("processes={}", a.axis)); break;
     case OpKind::CheckNumerics:
       if (!a.strings.empty() && !a.strings[0].empty()) parts.push_back("message=" + quoted(a.strings[0]));
       if (a.strings.size() > 1 && !a.strings[1].empty()) parts.push_back("op=" + quoted(a.strings[1]));

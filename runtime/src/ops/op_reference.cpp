@@ -30,7 +30,8 @@ std::string dtypes_of(std::string_view rule) {
       {"shape_of", "any to int32"}, {"ensure_shape", "any"}, {"print", "any"}, {"assert", "bool condition"},
       {"read_variable", "the Variable's"}, {"assign_variable", "the Variable's (add, sub: compute dtypes)"},
       {"random", "float32, float64"}, {"list_write", "the TensorArray's"}, {"list_read", "the TensorArray's"},
-      {"list_stack", "the TensorArray's"}, {"list_size", "to int32"}};
+      {"list_stack", "the TensorArray's"}, {"list_size", "to int32"}, {"callback", "the result spec's"},
+      {"collective", "all_reduce: float32, float64, int32, int64; broadcast, all_gather: any"}};
   const auto it = words.find(rule);
   return it == words.end() ? "" : std::string(it->second);
 }

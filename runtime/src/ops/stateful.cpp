@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "../trace/frame.h"
+#include "ag/detail/communicator.h"
 #include "ag/detail/log.h"
 #include "ag/detail/variable_state.h"
 #include "ag/print.h"
@@ -58,7 +59,6 @@ Tensor assigned_value(OpKind op, const VariableState& v, const Tensor& current, 
 }
 
 Tensor stateful_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& type, SourceLoc loc) {
-  (void)type;
   switch (op) {
     case OpKind::Print: print_line(format_print(attrs, in)); return {};
     case OpKind::Assert: check_assertion(in, attrs, loc); return {};
@@ -75,6 +75,9 @@ Tensor stateful_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs
     case OpKind::RandomNormal: return random_kernel(op, attrs);
     case OpKind::PureCallback:
     case OpKind::IoCallback: return run_callback(op, in, attrs, loc);
+    case OpKind::AllReduce:
+    case OpKind::CollectiveBroadcast:
+    case OpKind::AllGather: return collective_kernel(op, in, attrs, type, loc);
     default: throw InternalError("stateful_kernel: " + std::string(op_name(op)));
   }
 }

@@ -43,6 +43,11 @@ Graph strip_custom_gradients(const Graph& g);
 // a Function compiles (or interprets) while checks are on; ag-opt --pass=check-numerics.
 Graph insert_numeric_checks(const Graph& g);
 
+// Tensor fusion (Horovod's): small all-reduces of one reduction and dtype that nothing reads in
+// between become one all-reduce of a buffer they are packed into, each result sliced out of it.
+// The last pass of optimize(); ag-opt --pass=fuse-all-reduces.
+Graph fuse_all_reduces(const Graph& g);
+
 // custom gradients -> simplify -> fold -> CSE -> conditionals -> simplify -> prune -> loop
 // invariants -> CSE -> infer shapes, verifying in between.
 // With a non-empty dump_prefix, writes "<prefix>.<NN>-<pass>.graph.txt" after each pass.

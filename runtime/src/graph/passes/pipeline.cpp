@@ -48,6 +48,12 @@ Graph optimize(const Graph& input, const std::function<void(const char* pass, co
   after("cse", g);
   g = infer_shapes(g);
   after("infer-shapes", g);
+  // Needs the static shapes infer_shapes found. A stage only where it fused something, so the
+  // dumps and reports of graphs without collectives keep their stages.
+  if (Graph fused = fuse_all_reduces(g); count_nodes(fused) != count_nodes(g)) {
+    g = std::move(fused);
+    after("fuse-all-reduces", g);
+  }
   return g;
 }
 
