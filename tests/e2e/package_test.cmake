@@ -14,7 +14,9 @@
 #     (package_pkgconfig/) runs its Function as machine code.
 #  6. A project that deploys (package_aot/): a model saved during its build, compiled by
 #     ag_add_aot_library, run by an application that loads no LLVM.
-#  7. (build-tree) ag_rewrite_sources' depfile: a rebuild with nothing changed does not re-run the
+#  7. (agc built with MPI) A project linking agc::distribute (package_distribute/): one process
+#     alone, two under mpirun.
+#  8. (build-tree) ag_rewrite_sources' depfile: a rebuild with nothing changed does not re-run the
 #     rewrite, one after an included header changed does.
 #   cmake -DMODE=... -DAGC_BUILD_DIR=... -DWORK_DIR=... -DCXX=... -DDOC=... -P package_test.cmake
 cmake_policy(VERSION 3.25)
@@ -141,7 +143,17 @@ if(step_output MATCHES "libLLVM")
   message(FATAL_ERROR "the AOT consumer links libLLVM:\n${step_output}")
 endif()
 
-# 7. The depfile.
+# 7. agc::distribute (when agc was built with MPI): one process alone, two under mpirun.
+if(MPIEXEC)
+  build_and_run_consumer(package_distribute distribute_consumer "distribute consumer: 1 process\\(es\\), sum 1, compiles: 1")
+  run_step(${CMAKE_COMMAND} -E env AG_CACHE_DIR=off ${MPIEXEC} --allow-run-as-root --oversubscribe -np 2
+           ${WORK_DIR}/package_distribute/distribute_consumer)
+  if(NOT step_output MATCHES "distribute consumer: 2 process\\(es\\), sum 3, compiles: 1")
+    message(FATAL_ERROR "the distribute consumer under mpirun printed:\n${step_output}")
+  endif()
+endif()
+
+# 8. The depfile.
 if(MODE STREQUAL "build-tree")
   function(rebuild out_var)
     execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK_DIR}/build RESULT_VARIABLE rc OUTPUT_VARIABLE out
