@@ -46,7 +46,7 @@ class Finalized final : public ag::detail::Communicator {
 
  private:
   [[noreturn]] static void fail(const ag::detail::CollectiveCall& c) {
-    throw ValueError(fmt::format("ag::distribute: {} after ag::distribute::finalize()", c.describe()));
+    throw InvalidArgumentError(fmt::format("ag::distribute: {} after ag::distribute::finalize()", c.describe()));
   }
   int rank_, size_;
 };

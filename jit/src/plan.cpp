@@ -116,8 +116,19 @@ class Planner {
         read[c.inputs[k].node] = true;
         if (!consumes_elementwise(c, k)) elementwise_reads[c.inputs[k].node] = false;
       }
+    // A squeeze read only by loops passes its reads through (its view keeps the slice's strides:
+    // an unrolled reduction reads each operand as squeeze(slice(x))).
+    std::vector<bool> loop_reads_through(g.nodes.size(), true);
+    for (const Node& c : g.nodes)
+      for (uint32_t k = 0; k < c.inputs.size(); ++k) {
+        const uint32_t p = c.inputs[k].node;
+        const uint32_t self = static_cast<uint32_t>(&c - g.nodes.data());
+        const bool through_squeeze = c.op == OpKind::Squeeze && read[self] && elementwise_reads[self];
+        if (!consumes_elementwise(c, k) && !through_squeeze) loop_reads_through[p] = false;
+      }
+    for (ValueId r : g.results) loop_reads_through[r.node] = false;
     for (uint32_t i = 0; i < g.nodes.size(); ++i) {
-      if (g.nodes[i].op != OpKind::Slice || !read[i] || !elementwise_reads[i]) continue;
+      if (g.nodes[i].op != OpKind::Slice || !read[i] || !loop_reads_through[i]) continue;
       ValuePlan& vp = s.values[i][0];
       if (vp.storage != ValueStorage::Arena && vp.storage != ValueStorage::Owned) continue;
       const ValueId in = g.nodes[i].inputs[0];
@@ -129,6 +140,11 @@ class Planner {
       vp.storage = ValueStorage::View;
       vp.root = st == ValueStorage::View ? src.root : in;
     }
+    // A view planned before its input became a view (a squeeze of such a slice) names the
+    // buffer's owner as its root, so that liveness keeps that buffer alive while it is read.
+    for (uint32_t i = 0; i < g.nodes.size(); ++i)
+      for (ValuePlan& vp : s.values[i])
+        if (vp.storage == ValueStorage::View && s.at(vp.root).storage == ValueStorage::View) vp.root = s.at(vp.root).root;
   }
 
   // Results of functions and If branches are written straight into their sinks when the value

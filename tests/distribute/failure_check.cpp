@@ -4,7 +4,7 @@
 //              AG_DISTRIBUTE_TIMEOUT, the next one at once, and at exit the job is aborted
 //              instead of hanging in MPI_Finalize.
 //   dead       process 1 dies (_exit) while process 0 waits in a collective.
-//   finalized  a collective after ag::distribute::finalize() is a ValueError.
+//   finalized  a collective after ag::distribute::finalize() is an InvalidArgumentError.
 #include <ag/ag.h>
 #include <unistd.h>
 
@@ -50,8 +50,8 @@ int main(int argc, char** argv) {
     try {
       compiled(x);
       std::printf("process %d: no error\n", r);
-    } catch (const ag::ValueError& e) {
-      std::printf("process %d caught ValueError: %s\n", r, e.what());
+    } catch (const ag::InvalidArgumentError& e) {
+      std::printf("process %d caught InvalidArgumentError: %s\n", r, e.what());
     }
     return 0;
   }

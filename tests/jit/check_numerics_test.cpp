@@ -73,6 +73,11 @@ TEST(JitCheckNumerics, ResultOfAProductAndAReduction) {
   auto g = [](Tensor x) { return ag::reduce_sum(x * x, {1}); };
   expect_same_failure(g, "ag::reduce_sum produced inf at element [0] of its float32[2] result",
                       ag::constant({{1.5e19f, 1.5e19f}, {1.f, 2.f}}));
+  // A short row's sum runs unrolled into adds (unroll_short_reductions), but the checked code
+  // keeps the reduction, so the square that overflows is named with its own element.
+  auto h = [](Tensor x) { return ag::reduce_sum(ag::square(x), {1}); };
+  expect_same_failure(h, "ag::square produced inf at element [1, 0] of its float32[2,2] result",
+                      ag::constant({{1.f, 2.f}, {3e20f, 1.f}}));
 }
 
 TEST(JitCheckNumerics, VectorLoopsNameTheLane) {

@@ -57,13 +57,14 @@ TEST(JitFusion, SameSizeChainsFuseTranscendentalsToo) {
 }
 
 TEST(JitFusion, ReductionOfABroadcastTranscendental) {
-  auto fn = [](Tensor x, Tensor b) { return ag::reduce_sum(x * ag::sigmoid(b), {1}); };
+  // Over the 1000 rows: a reduction (over the 4 columns it would be unrolled into adds).
+  auto fn = [](Tensor x, Tensor b) { return ag::reduce_sum(x * ag::sigmoid(b), {0}); };
   const std::string plan = fused_plan(fn, {}, kX, kB);
   EXPECT_FALSE(is_fused(plan_line(plan, "Sigmoid"))) << plan;
   const std::string mul = plan_line(plan, "Mul");
   EXPECT_TRUE(is_fused(mul)) << plan;  // the product is computed in the reduction's loop
   EXPECT_EQ(group_of(mul), group_of(plan_line(plan, "ReduceSum"))) << plan;
-  agtest::expect_three_way("reduce_sum(x * sigmoid(b), 1)", fn, {}, kX, kB);
+  agtest::expect_three_way("reduce_sum(x * sigmoid(b), 0)", fn, {}, kX, kB);
 }
 
 TEST(JitFusion, AGroupRecomputesAtMostFourBroadcastOps) {

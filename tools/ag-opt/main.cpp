@@ -27,7 +27,8 @@ Reads every graph in the file (graph_to_text's form; `//` lines are comments), r
 in order, verifying after each, and prints the result.
 
   --pass     simplify, fold, cse, conditionals, prune, infer-shapes, strip-custom-gradients,
-             licm, check-numerics, fuse-all-reduces; or optimize (the whole pipeline, as a Function runs it)
+             licm, check-numerics, unroll-short-reductions, fuse-all-reduces; or optimize (the whole
+             pipeline, as a Function runs it)
   --emit     graph (default): the graph after the passes
              passes: the graph after each pass, under "// ---- <pass>" lines
              plan, ir, ir-opt, asm: compiled by the JIT (its fused plan; LLVM IR as lowered
@@ -53,6 +54,7 @@ constexpr NamedPass kPasses[] = {
     {"strip-custom-gradients", ag::strip_custom_gradients},
     {"licm", ag::hoist_loop_invariants},
     {"check-numerics", ag::insert_numeric_checks},
+    {"unroll-short-reductions", ag::unroll_short_reductions},
     {"fuse-all-reduces", ag::fuse_all_reduces},
     {"optimize", whole_pipeline},
 };

@@ -48,6 +48,14 @@ void LayoutLowering::finish_view(const LVal& in, std::vector<llvm::Value*> dims)
   } else if (st == ValueStorage::View) {
     out.kind = LVal::Kind::Buf;
     out.ptr = in.ptr;
+    // A squeeze of a slice read in place keeps the slice's strides without the squeezed dims
+    // (plan.cpp, view_slices: no other view of a strided box is planned).
+    if (!in.strides.empty()) {
+      if (n_.op != OpKind::Squeeze) throw InternalError("jit: a view of a strided slice other than a squeeze");
+      for (size_t k = 0; k < in.strides.size(); ++k)
+        if (std::find(n_.attrs.axes().begin(), n_.attrs.axes().end(), static_cast<int64_t>(k)) == n_.attrs.axes().end())
+          out.strides.push_back(in.strides[k]);
+    }
   } else {
     out.kind = LVal::Kind::Buf;
     out.ptr = e_.allocate_value(s_, {i_, 0}, out.dims);

@@ -133,7 +133,10 @@ const Executable& ConcreteCore::checked_executable() {
   const ForkGatePass pass;
   std::lock_guard lock(compile_mu_);
   if (const Executable* e = checked_exe_.load(std::memory_order_acquire)) return *e;
-  auto checked = std::make_shared<const Graph>(insert_numeric_checks(*graph_));
+  // From the traced graph, reductions kept whole: each check names the op and element eager
+  // execution would (docs/debugging.md).
+  auto checked = std::make_shared<const Graph>(
+      insert_numeric_checks(optimize(*traced_, OptimizeOptions{.unroll_short_reductions = false})));
   checked_owned_ = build_executable(std::move(checked), false, dump_prefix_.empty() ? "" : dump_prefix_ + ".checked",
                                     " (numeric checks)");
   checked_exe_.store(checked_owned_.get(), std::memory_order_release);

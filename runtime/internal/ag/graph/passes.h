@@ -43,18 +43,32 @@ Graph strip_custom_gradients(const Graph& g);
 // a Function compiles (or interprets) while checks are on; ag-opt --pass=check-numerics.
 Graph insert_numeric_checks(const Graph& g);
 
+// A sum or mean over one short static axis (2 to 4) of an elementwise expression becomes the sum
+// of the expression on each slice: an elementwise value, which its consumer's loop computes in
+// registers (k-means' distances fused into their argmin). ag-opt --pass=unroll-short-reductions.
+Graph unroll_short_reductions(const Graph& g);
+
 // Tensor fusion (Horovod's): small all-reduces of one reduction and dtype that nothing reads in
 // between become one all-reduce of a buffer they are packed into, each result sliced out of it.
 // The last pass of optimize(); ag-opt --pass=fuse-all-reduces.
 Graph fuse_all_reduces(const Graph& g);
 
 // custom gradients -> simplify -> fold -> CSE -> conditionals -> simplify -> prune -> loop
-// invariants -> CSE -> infer shapes, verifying in between.
+// invariants -> CSE -> infer shapes -> unroll short reductions -> fuse all-reduces, verifying in
+// between.
 // With a non-empty dump_prefix, writes "<prefix>.<NN>-<pass>.graph.txt" after each pass.
 Graph optimize(const Graph& g, const std::string& dump_prefix = {});
 // The same pipeline, calling `after` with each pass's name ("traced" first, for the input) and
 // the graph it produced (the HTML report re-runs it to show every stage).
 Graph optimize(const Graph& g, const std::function<void(const char* pass, const Graph& after)>& after);
+
+struct OptimizeOptions {
+  // Off for the graph enable_check_numerics() runs: its checks name each op and element as eager
+  // execution does, so reductions stay as the user wrote them.
+  bool unroll_short_reductions = true;
+};
+Graph optimize(const Graph& g, const OptimizeOptions& options,
+               const std::function<void(const char* pass, const Graph& after)>& after = {});
 
 // True when running the graph has side effects (a stateful node, here or in a sub-graph).
 bool has_side_effects(const Graph& g);

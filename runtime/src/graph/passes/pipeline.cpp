@@ -21,6 +21,11 @@ size_t count_nodes(const Graph& g) {
 }  // namespace
 
 Graph optimize(const Graph& input, const std::function<void(const char* pass, const Graph& after)>& observe) {
+  return optimize(input, OptimizeOptions{}, observe);
+}
+
+Graph optimize(const Graph& input, const OptimizeOptions& options,
+               const std::function<void(const char* pass, const Graph& after)>& observe) {
   auto after = [&](const char* pass, const Graph& g) {
     verify_graph(g);
     if (observe) observe(pass, g);
@@ -48,8 +53,14 @@ Graph optimize(const Graph& input, const std::function<void(const char* pass, co
   after("cse", g);
   g = infer_shapes(g);
   after("infer-shapes", g);
-  // Needs the static shapes infer_shapes found. A stage only where it fused something, so the
-  // dumps and reports of graphs without collectives keep their stages.
+  // These two need the static shapes infer_shapes found. Each is a stage only where it changed
+  // something, so the dumps and reports of other graphs keep their stages. The expressions a
+  // reduction was unrolled from are left unread: prune drops them.
+  if (Graph unrolled = options.unroll_short_reductions ? unroll_short_reductions(g) : g;
+      count_nodes(unrolled) != count_nodes(g)) {
+    g = prune(unrolled);
+    after("unroll-short-reductions", g);
+  }
   if (Graph fused = fuse_all_reduces(g); count_nodes(fused) != count_nodes(g)) {
     g = std::move(fused);
     after("fuse-all-reduces", g);
