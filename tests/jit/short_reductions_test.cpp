@@ -33,7 +33,7 @@ TEST(JitShortReductions, NearestCentroidComputesDistancesInsideTheArgmin) {
 TEST(JitShortReductions, MeanKeepdimsAndALeadingAxis) {
   // A mean over axis 0 (3 rows) with keepdims, of an expression with a broadcast operand.
   auto fn = [](Tensor x, Tensor y) { return ag::reduce_mean(ag::exp(x) * y, {0}, true) + 1.f; };
-  const Tensor x = ag::random_uniform({3, 7}, ag::float32, -1, 1, 23), y = ag::random_uniform({7}, ag::float32, 0, 2, 24);
+  const Tensor x = ag::random_uniform({3, 1}, ag::float32, -1, 1, 23), y = ag::random_uniform({7}, ag::float32, 0, 2, 24);
   agtest::expect_three_way("mean keepdims", fn, {}, x, y);
   EXPECT_EQ(fused_plan(fn, {}, x, y).find("ReduceMean"), std::string::npos);
 }
@@ -41,18 +41,22 @@ TEST(JitShortReductions, MeanKeepdimsAndALeadingAxis) {
 TEST(JitShortReductions, NanAndInfinitiesAsAReductionGivesThem) {
   const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
   const Tensor x = ag::constant({{1.f, inf}, {-inf, inf}, {nan, 2.f}, {3.f, 4.f}});
-  auto fn = [](Tensor t) { return ag::reduce_sum(t * 2.f, 1); };
+  // [1,4,2] * [3,1,1]: every row of x times 1, 2 and 3, summed over the last axis.
+  auto fn = [](Tensor t) { return ag::reduce_sum(ag::expand_dims(t, 0) * ag::reshape(ag::constant({1.f, 2.f, 3.f}), {3, 1, 1}), 2); };
   agtest::expect_three_way("special values", fn, {}, x);
+  EXPECT_EQ(fused_plan(fn, {}, x).find("ReduceSum"), std::string::npos);
   const std::vector<float> got = ag::function(fn)(x).to_vector<float>();
   EXPECT_EQ(got[0], inf);
   EXPECT_TRUE(std::isnan(got[1]));
   EXPECT_TRUE(std::isnan(got[2]));
-  EXPECT_EQ(got[3], 14.f);
+  EXPECT_EQ(got[3], 7.f);
+  EXPECT_EQ(got[11], 21.f);
 }
 
 TEST(JitShortReductions, LongAxesIntegersAndPlainOperandsStayReductions) {
   auto fn = [](Tensor a, Tensor b, Tensor i) {
-    return std::make_tuple(ag::reduce_sum(ag::exp(a), 1), ag::reduce_sum(b, 1), ag::reduce_sum(i * 2, 1));
+    // (b * b: an operand as large as the expression, read anyway: slicing it would make the reads strided.)
+    return std::make_tuple(ag::reduce_sum(ag::exp(a), 1), ag::reduce_sum(b * b, 1), ag::reduce_sum(i * 2, 1));
   };
   const Tensor a = ag::random_uniform({4, 16}, ag::float32, -1, 1, 25), b = ag::random_uniform({4, 2}, ag::float32, -1, 1, 26);
   const Tensor i = ag::constant({{1, 2}, {3, 4}});
@@ -102,7 +106,7 @@ TEST(JitShortReductions, TwoResultsOfOneLoopAreTwoOperands) {
                      i += 1;
                    },
                    ag::state(i, a, b), {"i", "a", "b"}, AG_SOURCE_LOC("short_reductions_test.cpp", 2));
-    return ag::reduce_sum(a * 3.f - b, 1);
+    return ag::reduce_sum(ag::expand_dims(a, 1) * 3.f - ag::expand_dims(b, 0), 2);  // [5,5] from [5,1,3] and [1,5,3]
   };
   const Tensor a = ag::random_uniform({5, 3}, ag::float32, -1, 1, 27), b = ag::random_uniform({5, 3}, ag::float32, -1, 1, 28);
   agtest::expect_three_way("two loop results", fn, {}, a, b, Tensor(2));

@@ -34,6 +34,36 @@ int64_t unrollable_axis(const Graph& g, const Node& n) {
   return k >= 2 && k <= kMaxUnrolled ? axis : -1;
 }
 
+// Whether `v` is a node of the expression under the reduction: an elementwise node no one else
+// reads (the reduction's operand itself always is).
+bool in_tree(const Graph& g, const std::vector<int>& uses, const Node& reduce, ValueId v) {
+  const Node& n = g.nodes[v.node];
+  return v == reduce.inputs[0] || (in_expression(n.op) && uses[v.node] == 1 && n.outputs.size() == 1);
+}
+
+// Worth it when the expression makes its elements from smaller operands (broadcasting: k-means'
+// [N,1,2] - [1,K,2]): then unrolling saves storing and reading a whole intermediate. An operand
+// as large as the expression is read anyway, and reading it by slices would only make the reads
+// strided (n-body's [N,N,3] differences, read twice).
+bool worth_unrolling(const Graph& g, const std::vector<int>& uses, const Node& reduce, int64_t axis) {
+  const Shape& full = g.type(reduce.inputs[0]).shape;
+  const int64_t rank = full.rank(), size = full.num_elements();
+  std::function<bool(ValueId)> ok = [&](ValueId v) {
+    if (in_tree(g, uses, reduce, v)) {
+      for (ValueId in : g.nodes[v.node].inputs)
+        if (!ok(in)) return false;
+      return true;
+    }
+    if (g.type(v).has_unknown_rank()) return false;
+    const Shape& s = g.type(v).shape;
+    const int64_t a = axis - (rank - s.rank());
+    if (a < 0 || s[static_cast<size_t>(a)] == 1) return true;  // broadcast along the axis
+    const int64_t n = s.num_elements();
+    return n >= 0 && size >= 0 && n < size;
+  };
+  return size >= 0 && ok(reduce.inputs[0]);
+}
+
 Node make_node(OpKind op, std::vector<ValueId> inputs, TensorType type, Attrs attrs, SourceLoc loc) {
   Node n;
   n.op = op;
@@ -57,7 +87,7 @@ class Unroller {
     const Node& n = src_.nodes[v.node];
     ValueId out;
     // Inside the expression: an elementwise node no one else reads. Anything else is an operand.
-    if (v == reduce_.inputs[0] || (in_expression(n.op) && uses_[v.node] == 1 && n.outputs.size() == 1)) {
+    if (in_tree(src_, uses_, reduce_, v)) {
       std::vector<ValueId> inputs;
       std::vector<TensorType> types;
       for (ValueId in : n.inputs) {
@@ -120,7 +150,7 @@ Graph unroll_short_reductions(const Graph& g) {
   return detail::rebuild(g, [&](detail::GraphRebuilder& rb, uint32_t id) {
     const Node& src = g.nodes[id];
     const int64_t axis = unrollable_axis(g, src);
-    if (axis < 0) {
+    if (axis < 0 || !worth_unrolling(g, uses, src, axis)) {
       Node n = rb.remapped(id);
       if (!n.subgraphs.empty()) n = detail::with_transformed_subgraphs(std::move(n), &unroll_short_reductions);
       rb.emit(id, std::move(n));
