@@ -12,6 +12,18 @@
 #include <cstring>
 #include <string>
 
+// Runs `call` and prints what it raised (an error of type E), or that it raised nothing.
+template <class E, class F>
+void report(int rank, const char* name, F call) {
+  try {
+    call();
+    std::printf("process %d: no error\n", rank);
+  } catch (const E& e) {
+    std::printf("process %d caught %s: %s\n", rank, name, e.what());
+  }
+  std::fflush(stdout);
+}
+
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   ag::distribute::init();
@@ -23,36 +35,17 @@ int main(int argc, char** argv) {
       sleep(8);  // then leaves without a collective
       return 0;
     }
-    for (int i = 0; i < 2; ++i) {
-      try {
-        compiled(x);
-        std::printf("process %d: no error\n", r);
-      } catch (const ag::DeadlineExceededError& e) {
-        std::printf("process %d caught DeadlineExceededError: %s\n", r, e.what());
-      }
-    }
-    std::fflush(stdout);
+    for (int i = 0; i < 2; ++i) report<ag::DeadlineExceededError>(r, "DeadlineExceededError", [&] { compiled(x); });
     return 0;
   }
   if (mode == "dead") {
     if (r == 1) _exit(3);
-    try {
-      ag::distribute::all_reduce(x);
-      std::printf("process %d: no error\n", r);
-    } catch (const ag::DeadlineExceededError& e) {
-      std::printf("process %d caught DeadlineExceededError: %s\n", r, e.what());
-    }
-    std::fflush(stdout);
+    report<ag::DeadlineExceededError>(r, "DeadlineExceededError", [&] { ag::distribute::all_reduce(x); });
     return 0;
   }
   if (mode == "finalized") {
     ag::distribute::finalize();
-    try {
-      compiled(x);
-      std::printf("process %d: no error\n", r);
-    } catch (const ag::InvalidArgumentError& e) {
-      std::printf("process %d caught InvalidArgumentError: %s\n", r, e.what());
-    }
+    report<ag::InvalidArgumentError>(r, "InvalidArgumentError", [&] { compiled(x); });
     return 0;
   }
   std::fprintf(stderr, "usage: failure_check stall|dead|finalized\n");

@@ -68,16 +68,6 @@ std::vector<std::vector<uint32_t>> fusion_groups(const Graph& g) {
   return done;
 }
 
-Node make_node(OpKind op, std::vector<ValueId> inputs, TensorType type, Attrs attrs, SourceLoc loc) {
-  Node n;
-  n.op = op;
-  n.inputs = std::move(inputs);
-  n.outputs = {std::move(type)};
-  n.attrs = std::move(attrs);
-  n.loc = loc;
-  return n;
-}
-
 // Emits the fused form of `members` (their operands are all in the new graph by now) and maps
 // each member to its slice of the fused result.
 void emit_fused(detail::GraphRebuilder& rb, const std::vector<uint32_t>& members) {
@@ -91,15 +81,15 @@ void emit_fused(detail::GraphRebuilder& rb, const std::vector<uint32_t>& members
     const int64_t numel = src.type(n.inputs[0]).shape.num_elements();
     Attrs a;
     a.shape = Shape{numel};
-    flat.push_back(rb.out().add(make_node(OpKind::Reshape, {rb.map(n.inputs[0])}, {dtype, Shape{numel}}, a, n.loc)));
+    flat.push_back(rb.out().add(detail::make_node(OpKind::Reshape, {rb.map(n.inputs[0])}, {dtype, Shape{numel}}, a, n.loc)));
     total += numel;
   }
   Attrs concat;
   concat.axis = 0;
-  const ValueId buffer = rb.out().add(make_node(OpKind::Concat, flat, {dtype, Shape{total}}, concat, first.loc));
+  const ValueId buffer = rb.out().add(detail::make_node(OpKind::Concat, flat, {dtype, Shape{total}}, concat, first.loc));
   Attrs reduce;
   reduce.axis = first.attrs.axis;
-  const ValueId reduced = rb.out().add(make_node(OpKind::AllReduce, {buffer}, {dtype, Shape{total}}, reduce, first.loc));
+  const ValueId reduced = rb.out().add(detail::make_node(OpKind::AllReduce, {buffer}, {dtype, Shape{total}}, reduce, first.loc));
   int64_t offset = 0;
   for (uint32_t m : members) {
     const Node& n = src.nodes[m];
@@ -108,10 +98,10 @@ void emit_fused(detail::GraphRebuilder& rb, const std::vector<uint32_t>& members
     Attrs slice;
     slice.slice_begin() = Shape{offset};
     slice.slice_size() = Shape{numel};
-    const ValueId part = rb.out().add(make_node(OpKind::Slice, {reduced}, {dtype, Shape{numel}}, slice, n.loc));
+    const ValueId part = rb.out().add(detail::make_node(OpKind::Slice, {reduced}, {dtype, Shape{numel}}, slice, n.loc));
     Attrs back;
     back.shape = t.shape;
-    rb.alias(m, {rb.out().add(make_node(OpKind::Reshape, {part}, t, back, n.loc))});
+    rb.alias(m, {rb.out().add(detail::make_node(OpKind::Reshape, {part}, t, back, n.loc))});
     offset += numel;
   }
 }

@@ -83,4 +83,14 @@ bool const_all_equal(const Graph& g, ValueId v, double x) {
   return n > 0;
 }
 
+Node make_node(OpKind op, std::vector<ValueId> inputs, TensorType type, Attrs attrs, SourceLoc loc) {
+  Node n;
+  n.op = op;
+  n.inputs = std::move(inputs);
+  n.outputs = {std::move(type)};
+  n.attrs = std::move(attrs);
+  n.loc = loc;
+  return n;
+}
+
 }  // namespace ag::detail

@@ -39,6 +39,9 @@ class GraphRebuilder {
 // does nothing special calls rb.emit(id, rb.remapped(id)).
 Graph rebuild(const Graph& g, const std::function<void(GraphRebuilder&, uint32_t)>& visit);
 
+// A node of one output, for a pass that adds nodes of its own.
+Node make_node(OpKind op, std::vector<ValueId> inputs, TensorType type, Attrs attrs, SourceLoc loc);
+
 // Applies `pass` to the sub-graphs of node n (returns a copy of n with new sub-graphs).
 Node with_transformed_subgraphs(Node n, Graph (*pass)(const Graph&));
 

@@ -64,16 +64,6 @@ bool worth_unrolling(const Graph& g, const std::vector<int>& uses, const Node& r
   return size >= 0 && ok(reduce.inputs[0]);
 }
 
-Node make_node(OpKind op, std::vector<ValueId> inputs, TensorType type, Attrs attrs, SourceLoc loc) {
-  Node n;
-  n.op = op;
-  n.inputs = std::move(inputs);
-  n.outputs = {std::move(type)};
-  n.attrs = std::move(attrs);
-  n.loc = loc;
-  return n;
-}
-
 // Emits, for each position j of the reduced axis, the expression with every operand sliced there.
 class Unroller {
  public:
@@ -95,7 +85,7 @@ class Unroller {
         types.push_back(rb_.out().type(inputs.back()));
       }
       const TensorType type = detail::infer_type(n.op, types, n.attrs, n.loc);
-      out = rb_.out().add(make_node(n.op, inputs, type, n.attrs, n.loc));
+      out = rb_.out().add(detail::make_node(n.op, inputs, type, n.attrs, n.loc));
     } else {
       out = operand_slice(v, j);
     }
@@ -125,11 +115,11 @@ class Unroller {
       s.slice_size() = Shape(size);
       Shape one = t.shape;
       one[static_cast<size_t>(a)] = 1;
-      picked = rb_.out().add(make_node(OpKind::Slice, {mapped}, {t.dtype, one}, s, reduce_.loc));
+      picked = rb_.out().add(detail::make_node(OpKind::Slice, {mapped}, {t.dtype, one}, s, reduce_.loc));
     }
     Attrs squeeze;
     squeeze.axes() = Shape{a};
-    return rb_.out().add(make_node(OpKind::Squeeze, {picked}, {t.dtype, kept}, squeeze, reduce_.loc));
+    return rb_.out().add(detail::make_node(OpKind::Squeeze, {picked}, {t.dtype, kept}, squeeze, reduce_.loc));
   }
 
   detail::GraphRebuilder& rb_;
@@ -161,19 +151,19 @@ Graph unroll_short_reductions(const Graph& g) {
     ValueId sum = unroll.slice_at(src.inputs[0], 0);
     for (int64_t j = 1; j < k; ++j) {
       const ValueId next = unroll.slice_at(src.inputs[0], j);
-      sum = rb.out().add(make_node(OpKind::Add, {sum, next}, rb.out().type(sum), Attrs{}, src.loc));
+      sum = rb.out().add(detail::make_node(OpKind::Add, {sum, next}, rb.out().type(sum), Attrs{}, src.loc));
     }
     const TensorType type = rb.out().type(sum);
     if (src.op == OpKind::ReduceMean) {
       Attrs c;
       c.value = ag::cast(Tensor(static_cast<double>(k)), type.dtype);
-      const ValueId count = rb.out().add(make_node(OpKind::Const, {}, {type.dtype, Shape{}}, c, src.loc));
-      sum = rb.out().add(make_node(OpKind::Div, {sum, count}, type, Attrs{}, src.loc));
+      const ValueId count = rb.out().add(detail::make_node(OpKind::Const, {}, {type.dtype, Shape{}}, c, src.loc));
+      sum = rb.out().add(detail::make_node(OpKind::Div, {sum, count}, type, Attrs{}, src.loc));
     }
     if (src.attrs.keepdims) {
       Attrs e;
       e.axis = axis;
-      sum = rb.out().add(make_node(OpKind::ExpandDims, {sum}, src.outputs[0], e, src.loc));
+      sum = rb.out().add(detail::make_node(OpKind::ExpandDims, {sum}, src.outputs[0], e, src.loc));
     }
     rb.alias(id, {sum});
   });
