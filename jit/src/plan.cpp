@@ -22,6 +22,10 @@ bool is_elementwise_expr(OpKind op) {
          op == OpKind::FillLike;
 }
 
+bool writes_in_place(OpKind op) {
+  return op == OpKind::SliceUpdate || op == OpKind::AllReduce || op == OpKind::CollectiveBroadcast;
+}
+
 bool is_inlined_draw(const Node& n) {
   return n.op == OpKind::RandomUniform && is_floating(n.attrs.dtype);
 }
@@ -52,7 +56,7 @@ class Planner {
     // In-place updates first (each turns an update into a view of its input's buffer, so
     // liveness is computed again), then destinations: a result that is an in-place update makes
     // its input's buffer the result's. A scope without updates computes liveness once.
-    const bool updates = std::any_of(g.nodes.begin(), g.nodes.end(), [](const Node& n) { return n.op == OpKind::SliceUpdate; });
+    const bool updates = std::any_of(g.nodes.begin(), g.nodes.end(), [](const Node& n) { return writes_in_place(n.op); });
     if (updates) {
       compute_liveness(g, *s);
       while (update_in_place(g, *s)) {
@@ -207,8 +211,10 @@ class Planner {
     for (uint32_t i = 0; i < g.nodes.size(); ++i) {
       const Node& node = g.nodes[i];
       const ValueStorage planned = s.values[i][0].storage;
-      if (node.op != OpKind::SliceUpdate || (planned != ValueStorage::Arena && planned != ValueStorage::Owned)) continue;
+      if (!writes_in_place(node.op) || (planned != ValueStorage::Arena && planned != ValueStorage::Owned)) continue;
       const ValuePlan& x = s.at(node.inputs[0]);
+      // A collective hands the engine one contiguous buffer: its operand's own, not a view.
+      if (node.op != OpKind::SliceUpdate && x.storage == ValueStorage::View) continue;
       const ValueId root = x.storage == ValueStorage::View ? x.root : node.inputs[0];
       const ValuePlan& owner = s.at(root);
       bool writable = owner.storage == ValueStorage::Arena || owner.storage == ValueStorage::Owned;
@@ -216,9 +222,11 @@ class Planner {
         const auto p = std::find(g.params.begin(), g.params.end(), root.node) - g.params.begin();
         writable = p < loop_vars_;
       }
-      const ValuePlan& v = s.at(node.inputs[1]);
-      const ValueId v_root = v.storage == ValueStorage::View ? v.root : node.inputs[1];
-      if (!writable || owner.last_use != static_cast<int32_t>(i) || v_root == root) continue;
+      if (!writable || owner.last_use != static_cast<int32_t>(i)) continue;
+      if (node.op == OpKind::SliceUpdate) {  // the update may not read the buffer it overwrites
+        const ValuePlan& v = s.at(node.inputs[1]);
+        if ((v.storage == ValueStorage::View ? v.root : node.inputs[1]) == root) continue;
+      }
       ValuePlan& out = s.values[i][0];
       out.storage = ValueStorage::View;
       out.root = root;

@@ -104,6 +104,10 @@ bool is_elementwise_expr(OpKind op);
 // A draw computed inside the loop of the value that consumes it (the counter-based stream
 // inlined): RandomUniform of a float dtype. Its words are still taken at its own position.
 bool is_inlined_draw(const Node& n);
+// Ops that may write their result over their first operand's buffer when nothing reads it
+// afterwards (update_in_place): a slice update (only its box is written), an all-reduce or a
+// broadcast (the engine's MPI_IN_PLACE).
+bool writes_in_place(OpKind op);
 // Ops whose output aliases their input's buffer.
 bool is_view_op(OpKind op);
 

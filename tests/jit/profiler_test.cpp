@@ -40,7 +40,8 @@ Tensor halve_until_small(Tensor x) {
 }
 
 TEST(Profiler, RecordsTracesCompilesCallsAndOps) {
-  const std::string path = testing::TempDir() + "/agc_profile.json";
+  // Per process: ctest runs this binary at two CPU levels at once (jit.cpu_*).
+  const std::string path = testing::TempDir() + "/agc_profile." + std::to_string(::getpid()) + ".json";
   auto jit = ag::function(halve_until_small, {.name = "halve"});
   auto interp = ag::function(halve_until_small, {.jit_compile = false, .name = "halve"});
   const Tensor x = ag::constant({8.f, 8.f});
@@ -77,7 +78,7 @@ TEST(Profiler, RecordsTracesCompilesCallsAndOps) {
   // Code compiled while the profile ran reports its loop nests and products, with their lines.
   EXPECT_NE(json.find(R"("name": "ag::matmul", "cat": "compiled")"), std::string::npos) << json;
   // The HTML report shows each node's time in the profile, for compiled code and the interpreter.
-  const std::string page = testing::TempDir() + "/agc_profile_dense.html";
+  const std::string page = testing::TempDir() + "/agc_profile_dense." + std::to_string(::getpid()) + ".html";
   dense.report_html(page);
   const std::string html = read(page);
   ASSERT_NE(html.find("Time per node (the latest profile)"), std::string::npos);

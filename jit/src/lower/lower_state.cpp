@@ -125,13 +125,15 @@ void StateLowering::stateful() {
     case OpKind::CollectiveBroadcast:
     case OpKind::AllGather: {
       // The engine reads the operand's buffer and writes the node's (MPI_Allreduce from one
-      // into the other: no copy on the way); dims are the operand's, times the processes for
-      // an all_gather's first.
+      // into the other, or MPI_IN_PLACE in the operand's: no copy on the way); dims are the
+      // operand's, times the processes for an all_gather's first.
       LVal out;
       out.dtype = n_.outputs[0].dtype;
       out.dims = s_.at(n_.inputs[0]).dims;
       if (n_.op == OpKind::AllGather) out.dims[0] = b_.CreateMul(out.dims[0], e_.i64(n_.attrs.axis));
-      llvm::Value* ptr = e_.result_buffer(s_, i_, out.dims);
+      // In place when the operand is read by nothing after (plan.cpp, update_in_place).
+      llvm::Value* ptr = s_.plan->values[i_][0].storage == ValueStorage::View ? s_.at(n_.inputs[0]).ptr
+                                                                             : e_.result_buffer(s_, i_, out.dims);
       e_.return_if(b_.CreateICmpNE(b_.CreateCall(e_.runtime("agc_rt_collective"), {e_.ctx(), e_.i32(id), input_args(), ptr}), e_.i32(0)));
       return e_.finish_result(s_, i_, out, ptr);
     }
