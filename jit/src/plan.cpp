@@ -123,13 +123,12 @@ class Planner {
     // A squeeze read only by loops passes its reads through (its view keeps the slice's strides:
     // an unrolled reduction reads each operand as squeeze(slice(x))).
     std::vector<bool> loop_reads_through(g.nodes.size(), true);
-    for (const Node& c : g.nodes)
-      for (uint32_t k = 0; k < c.inputs.size(); ++k) {
-        const uint32_t p = c.inputs[k].node;
-        const uint32_t self = static_cast<uint32_t>(&c - g.nodes.data());
-        const bool through_squeeze = c.op == OpKind::Squeeze && read[self] && elementwise_reads[self];
-        if (!consumes_elementwise(c, k) && !through_squeeze) loop_reads_through[p] = false;
-      }
+    for (uint32_t i = 0; i < g.nodes.size(); ++i) {
+      const Node& c = g.nodes[i];
+      const bool through_squeeze = c.op == OpKind::Squeeze && read[i] && elementwise_reads[i];
+      for (uint32_t k = 0; k < c.inputs.size(); ++k)
+        if (!consumes_elementwise(c, k) && !through_squeeze) loop_reads_through[c.inputs[k].node] = false;
+    }
     for (ValueId r : g.results) loop_reads_through[r.node] = false;
     for (uint32_t i = 0; i < g.nodes.size(); ++i) {
       if (g.nodes[i].op != OpKind::Slice || !read[i] || !loop_reads_through[i]) continue;

@@ -5,14 +5,12 @@
 
 #include <atomic>
 #include <cstring>
-#include <mutex>
 
 #include "../ops/kernels.h"
 #include "../trace/frame.h"
 #include "ag/detail/communicator.h"
 #include "ag/detail/ops_internal.h"
 #include "ag/detail/tape.h"
-#include "ag/operators/staging.h"
 #include "ag/variable.h"
 
 namespace ag::distribute {
@@ -80,8 +78,6 @@ void divide(void* data, int64_t count, int n) {
   T* p = static_cast<T*>(data);
   for (int64_t i = 0; i < count; ++i) p[i] /= static_cast<T>(n);
 }
-
-SourceLoc loc_of(const std::source_location& l) { return {l.file_name(), static_cast<uint32_t>(l.line())}; }
 
 }  // namespace
 
@@ -185,23 +181,23 @@ int world_size() { return communicator().size(); }
 void barrier(std::source_location loc) {
   detail::CollectiveCall call;
   call.kind = detail::CollectiveKind::Barrier;
-  call.loc = detail::loc_of(loc);
+  call.loc = loc;
   communicator().barrier(call);
 }
 
 Tensor all_reduce(const Tensor& t, ReduceOp op, std::source_location loc) {
-  return detail::stage_collective(OpKind::AllReduce, t, static_cast<int64_t>(op), detail::loc_of(loc));
+  return detail::stage_collective(OpKind::AllReduce, t, static_cast<int64_t>(op), loc);
 }
 
 Tensor broadcast(const Tensor& t, int root, std::source_location loc) {
   if (root < 0 || root >= world_size())
     throw ValueError(fmt::format("ag::distribute::broadcast: root {} is not a rank of {} processes{}", root,
-                                 world_size(), detail::at(detail::loc_of(loc))));
-  return detail::stage_collective(OpKind::CollectiveBroadcast, t, root, detail::loc_of(loc));
+                                 world_size(), detail::at(loc)));
+  return detail::stage_collective(OpKind::CollectiveBroadcast, t, root, loc);
 }
 
 Tensor all_gather(const Tensor& t, std::source_location loc) {
-  return detail::stage_collective(OpKind::AllGather, t, world_size(), detail::loc_of(loc));
+  return detail::stage_collective(OpKind::AllGather, t, world_size(), loc);
 }
 
 std::vector<Tensor> all_reduce_gradients(std::span<const Tensor> grads, ReduceOp op, std::source_location loc) {

@@ -10,8 +10,8 @@
 namespace ag::detail {
 namespace {
 
-Tensor summed(const GradContext& c) {
-  return stage_collective(OpKind::AllReduce, c.dys[0], static_cast<int64_t>(distribute::ReduceOp::sum), c.loc);
+Tensor all_reduced(const GradContext& c, distribute::ReduceOp op) {
+  return stage_collective(OpKind::AllReduce, c.dys[0], static_cast<int64_t>(op), c.loc);
 }
 
 }  // namespace
@@ -20,16 +20,14 @@ Tensor summed(const GradContext& c) {
 // process's value is the extremum (every process holding it, on a tie, as reduce_max's rule).
 std::vector<Tensor> grad_all_reduce(const GradContext& c) {
   const auto op = static_cast<distribute::ReduceOp>(c.attrs.axis);
-  if (op == distribute::ReduceOp::mean)
-    return {stage_collective(OpKind::AllReduce, c.dys[0], static_cast<int64_t>(op), c.loc)};
-  if (op == distribute::ReduceOp::sum) return {summed(c)};
-  return {where(equal(c.inputs[0], c.outputs[0]), summed(c), zeros_like(c.dys[0]))};
+  if (op == distribute::ReduceOp::sum || op == distribute::ReduceOp::mean) return {all_reduced(c, op)};
+  return {where(equal(c.inputs[0], c.outputs[0]), all_reduced(c, distribute::ReduceOp::sum), zeros_like(c.dys[0]))};
 }
 
 // Only the root's value went anywhere: it gets the sum of every process's gradient.
 std::vector<Tensor> grad_collective_broadcast(const GradContext& c) {
-  Tensor s = summed(c);
-  return {communicator().rank() == c.attrs.axis ? s : zeros_like(s)};
+  Tensor s = all_reduced(c, distribute::ReduceOp::sum);
+  return {distribute::rank() == c.attrs.axis ? s : zeros_like(s)};
 }
 
 // This process's rows of the summed gradient of the gathered value.
@@ -39,9 +37,9 @@ std::vector<Tensor> grad_all_gather(const GradContext& c) {
     throw UnimplementedError("the gradient of ag::distribute::all_gather needs the first dim known while tracing" +
                              at(c.loc));
   std::vector<int64_t> begin(static_cast<size_t>(x.rank()), 0), size(static_cast<size_t>(x.rank()), -1);
-  begin[0] = communicator().rank() * x[0];
+  begin[0] = distribute::rank() * x[0];
   size[0] = x[0];
-  return {slice(summed(c), begin, size)};
+  return {slice(all_reduced(c, distribute::ReduceOp::sum), begin, size)};
 }
 
 }  // namespace ag::detail

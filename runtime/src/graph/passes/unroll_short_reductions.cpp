@@ -1,5 +1,5 @@
-// unroll_short_reductions: a sum over one short static axis (2 to 4 elements) of an elementwise
-// expression becomes the sum of that expression's slices: `reduce_sum(square(a[:,None,:] -
+// unroll_short_reductions: a sum (or mean) over one short static axis (2 to 4 elements) of an
+// elementwise expression made from smaller operands becomes the sum of that expression's slices: `reduce_sum(square(a[:,None,:] -
 // b[None,:,:]), 2)` over a last axis of 2 is `square(a0 - b0) + square(a1 - b1)` on [N, K].
 // The result is then elementwise itself, so its consumer's loop computes it in registers (an
 // argmin finds the nearest centroid without the [N, K] distances ever stored: k-means), where a
@@ -76,8 +76,7 @@ class Unroller {
     if (!fresh) return it->second;
     const Node& n = src_.nodes[v.node];
     ValueId out;
-    // Inside the expression: an elementwise node no one else reads. Anything else is an operand.
-    if (in_tree(src_, uses_, reduce_, v)) {
+    if (in_tree(src_, uses_, reduce_, v)) {  // a node of the expression: the same op on slices
       std::vector<ValueId> inputs;
       std::vector<TensorType> types;
       for (ValueId in : n.inputs) {
