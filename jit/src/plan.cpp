@@ -6,6 +6,7 @@
 
 #include "arena.h"
 #include "fusion.h"
+#include "plan_updates.h"
 
 namespace ag::jit {
 
@@ -66,9 +67,11 @@ class Planner {
       reset_liveness(*s);
     }
     choose_destinations(g, *s);
+    box_updates(g, *s);
     compute_liveness(g, *s);
     fill_node_infos(g, *s);
     plan_children(g, *s);
+    mark_twins(g, *s);
     layout_arena(g, *s);
     return s;
   }
@@ -151,10 +154,14 @@ class Planner {
   }
 
   // Results of functions and If branches are written straight into their sinks when the value
-  // owning their buffer is computed here (each buffer serves one result; the others copy).
+  // owning their buffer is computed here (each buffer serves one result; the others copy). A
+  // While body's result computed in a buffer of its own goes into the loop's second buffer,
+  // which then becomes the loop variable's (plan_updates.h, twin_result).
   void choose_destinations(const Graph& g, ScopePlan& s) {
-    if (s.kind != ScopeKind::Function && s.kind != ScopeKind::IfBranch) return;
+    const bool body = s.kind == ScopeKind::WhileBody;
+    if (s.kind != ScopeKind::Function && s.kind != ScopeKind::IfBranch && !body) return;
     for (size_t k = 0; k < g.results.size(); ++k) {
+      if (body && !twin_result(g, s, k, loop_vars_)) continue;
       const ValuePlan& r = s.at(g.results[k]);
       ValuePlan& root = r.storage == ValueStorage::View ? s.values[r.root.node][r.root.index] : s.values[g.results[k].node][g.results[k].index];
       if (root.storage != ValueStorage::Arena && root.storage != ValueStorage::Owned) continue;
@@ -222,6 +229,7 @@ class Planner {
         writable = p < loop_vars_;
       }
       if (!writable || owner.last_use != static_cast<int32_t>(i)) continue;
+      if (prefer_twin_to_in_place(g, s, i, loop_vars_)) continue;
       if (node.op == OpKind::SliceUpdate) {  // the update may not read the buffer it overwrites
         const ValuePlan& v = s.at(node.inputs[1]);
         if ((v.storage == ValueStorage::View ? v.root : node.inputs[1]) == root) continue;
@@ -292,13 +300,17 @@ class Planner {
   void layout_arena(const Graph& g, ScopePlan& s) {
     ArenaLayout arena;
     for (uint32_t i = 0; i < g.nodes.size(); ++i) {
-      for (ValuePlan& vp : s.values[i])
+      for (ValuePlan& vp : s.values[i]) {
+        if (vp.storage != ValueStorage::Arena && vp.twin_offset < 0) continue;
+        const auto output = static_cast<uint32_t>(&vp - s.values[i].data());
+        const int64_t bytes = static_bytes(g.nodes[i].outputs[output]);
         if (vp.storage == ValueStorage::Arena) {
-          const auto output = static_cast<uint32_t>(&vp - s.values[i].data());
-          const int64_t bytes = static_bytes(g.nodes[i].outputs[output]);
           arena.add(bytes, static_cast<int32_t>(i), std::max(vp.last_use, static_cast<int32_t>(i)), &vp.offset);
           if (bytes > s.largest_bytes) s.largest_node = s.node_id(i), s.largest_output = output, s.largest_bytes = bytes;
         }
+        // The loop's second state buffer, alive while the loop runs.
+        if (vp.twin_offset >= 0) arena.add(bytes, static_cast<int32_t>(i), static_cast<int32_t>(i), &vp.twin_offset);
+      }
       int64_t scratch = 0;
       for (const auto& child : s.children[i]) {
         scratch = std::max(scratch, child->arena_bytes);
@@ -351,7 +363,8 @@ int64_t count_loop_nests(const ScopePlan& s) {
     const Node& node = s.graph->nodes[i];
     for (size_t k = 0; k < s.values[i].size(); ++k) {
       const ValueStorage st = s.values[i][k].storage;
-      const bool buffer = st == ValueStorage::Arena || st == ValueStorage::Owned || st == ValueStorage::Dest;
+      const bool buffer = st == ValueStorage::Arena || st == ValueStorage::Owned || st == ValueStorage::Dest ||
+                          st == ValueStorage::Box;
       if (buffer && node.op != OpKind::MatMul && !is_register_type(node.outputs[k])) ++n;
     }
     for (const auto& child : s.children[i]) n += count_loop_nests(*child);

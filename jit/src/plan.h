@@ -21,6 +21,7 @@ enum class ValueStorage : uint8_t {
   Const,  // a constant's buffer (borrowed from the graph)
   Slot,   // a tensor held by the runtime (TensorArray handle, variable value, list element)
   View,   // the buffer of `root` with other dims (reshape, expand_dims, squeeze, identity)
+  Box,    // an update written straight into the box of SliceUpdate `root`'s result (no copy)
   None,   // no value (Print)
 };
 
@@ -29,7 +30,10 @@ struct ValuePlan {
   int64_t offset = 0;     // Arena: byte offset in the scope's arena
   int32_t dest = -1;      // Dest: the result index whose sink this value is written to
   int32_t slot = -1;      // Slot: the runtime slot
-  ValueId root{};         // View: the value owning the buffer (never itself a View)
+  ValueId root{};         // View: the value owning the buffer (never itself a View); Box: the SliceUpdate
+  // While outputs: arena offset of the loop state's second buffer, or -1. The body writes each
+  // iteration's state into the buffer the last one did not use (plan.cpp, choose_destinations).
+  int64_t twin_offset = -1;
   int32_t last_use = -1;  // index of the last node in this scope using it; num_nodes = a result
 };
 

@@ -21,6 +21,7 @@ const char* storage_name(ValueStorage s) {
     case ValueStorage::Const: return "const";
     case ValueStorage::Slot: return "slot";
     case ValueStorage::View: return "view";
+    case ValueStorage::Box: return "box";
     case ValueStorage::None: return "none";
   }
   return "?";
@@ -49,7 +50,8 @@ struct PlanNotes {
       note += note.empty() ? "" : ", ";
       note += storage_name(vp.storage);
       if (vp.storage == ValueStorage::Dest) note += fmt::format(" {}", vp.dest);
-      if (vp.storage == ValueStorage::View) note += fmt::format(" of %{}", vp.root.node);
+      if (vp.storage == ValueStorage::View || vp.storage == ValueStorage::Box) note += fmt::format(" of %{}", vp.root.node);
+      if (vp.twin_offset >= 0) note += " twin";
     }
     if (!s->groups[node].empty()) {
       note += ", group=";

@@ -44,13 +44,20 @@ std::pair<int, int> count_views(const std::string& plan, const std::string& op) 
 TEST(JitInPlaceUpdate, AStencilsLoopVariableIsUpdatedWithoutACopy) {
   const Tensor u = sample(ag::float32, {12, 10}, 1, Values::Moderate);
   const Tensor steps = ag::constant(7);
-  agtest::expect_three_way("heat", heat, {.rtol = 1e-5, .atol = 1e-5}, u, steps);
+  // An odd and an even number of steps (the state ends in either of the loop's buffers), none.
+  for (int n : {7, 8, 0, 1})
+    agtest::expect_three_way("heat, " + std::to_string(n) + " steps", heat, {.rtol = 1e-5, .atol = 1e-5}, u, ag::constant(n));
   const std::string plan = agtest::fused_plan(heat, {}, u, steps);
   ASSERT_FALSE(plan.empty());
-  EXPECT_NE(update_line(plan).find("view of %"), std::string::npos) << plan;
+  // Static dims: the stencil reads one of the loop's two buffers and writes its new interior
+  // straight into the other (the update's value a box of the update), which the loop then
+  // takes as its state (plan_updates.h).
+  EXPECT_NE(update_line(plan).find("[dest 1]"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("[box of %"), std::string::npos) << plan;
+  EXPECT_NE(agtest::plan_line(plan, "While").find("twin"), std::string::npos) << plan;
   // The five shifted reads are read in place by the update value's loop: no slice is copied.
   EXPECT_EQ(count_views(plan, "Slice"), std::make_pair(5, 5)) << plan;
-  // The same with the grid's dims known only at run time (the loop's owned state buffer).
+  // With the grid's dims known only at run time (the loop's owned state buffer): in place.
   const ag::FunctionOptions dynamic{.input_signature = {TensorSpec({-1, -1}, ag::float32), TensorSpec({}, ag::int32)}};
   agtest::expect_three_way_with("heat, dynamic dims", heat, dynamic, {.rtol = 1e-5, .atol = 1e-5}, u, steps);
   EXPECT_NE(update_line(agtest::fused_plan(heat, dynamic, u, steps)).find("view of %"), std::string::npos);

@@ -89,6 +89,23 @@ void Emitter::finish_result(Scope& s, uint32_t i, LVal out, llvm::Value* ptr) {
   s.values[i] = {std::move(out)};
 }
 
+llvm::Value* Emitter::update_buffer(Scope& s, uint32_t i) {
+  for (const auto& [node, ptr] : s.update_buffers)
+    if (node == i) return ptr;
+  llvm::Value* ptr = result_buffer(s, i, static_dims(s.graph().nodes[i].outputs[0].shape));
+  s.update_buffers.emplace_back(i, ptr);
+  return ptr;
+}
+
+void Emitter::box_destination(Scope& s, uint32_t i, LVal& out) {
+  const uint32_t update = s.plan->values[i][0].root.node;
+  const Node& u = s.graph().nodes[update];
+  out.strides = contiguous_strides(static_dims(u.outputs[0].shape));
+  std::vector<llvm::Value*> begin;
+  for (int64_t b : u.attrs.slice_begin()) begin.push_back(i64(b));
+  out.ptr = b_.CreateInBoundsGEP(mem_type(out.dtype), update_buffer(s, update), linear_offset(out.strides, begin));
+}
+
 void Emitter::copy_value(const LVal& v, llvm::Value* dst) {
   if (v.kind == LVal::Kind::Reg) store(v.dtype, dst, i64(0), v.reg);
   else if (v.kind == LVal::Kind::Buf) copy_bytes(dst, v.ptr, byte_size(v.dtype, v.dims));

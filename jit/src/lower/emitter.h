@@ -40,6 +40,8 @@ struct Scope {
   std::vector<std::vector<LVal>> values;  // [node][output]
   llvm::Value* arena = nullptr;           // base of this scope's static arena
   std::vector<Sink> sinks;                // per result
+  // Result buffers of slice updates whose box was computed before them (node, buffer).
+  std::vector<std::pair<uint32_t, llvm::Value*>> update_buffers;
 
   const Graph& graph() const { return *plan->graph; }
   const LVal& at(ValueId v) const { return values[v.node][v.index]; }
@@ -91,6 +93,11 @@ class Emitter : public Codegen {
   llvm::Value* output_buffer(int32_t index, const std::vector<llvm::Value*>& dims, const AllocSite& site);
   // Writes `v` into a buffer `dst` of the same number of elements.
   void copy_value(const LVal& v, llvm::Value* dst);
+  // The result buffer of slice update `i` (allocated at the first request: its box may be
+  // computed before it, plan_updates.h).
+  llvm::Value* update_buffer(Scope& s, uint32_t i);
+  // Points `out` (a Box value) at the box of its update's result buffer, with that buffer's strides.
+  void box_destination(Scope& s, uint32_t i, LVal& out);
 
   // ---- scopes (lower_scope.cpp) ----
   // Binds params, lowers every node; results are then read with scope.at(results[k]).

@@ -1,7 +1,8 @@
 // If and While become real branches and loops. Loop state lives in registers (one-element
 // values), in buffers of the parent's arena (static sizes: the body's results are copied in at the
-// end of each iteration), in owned buffers (sizes known at run time) or in runtime slots
-// (TensorArrays, moved rather than copied so writes stay in place).
+// end of each iteration), in two such buffers used in turn (the body computes the next state into
+// the one the current state is not in: plan_updates.h, twin), in owned buffers (sizes known at
+// run time) or in runtime slots (TensorArrays, moved rather than copied so writes stay in place).
 #include "emitter.h"
 
 namespace ag::jit {
@@ -121,7 +122,7 @@ class WhileLowering : NodeLowering {
  public:
   WhileLowering(Emitter& e, Scope& s, uint32_t i)
       : NodeLowering(e, s, i), nvars_(static_cast<size_t>(n_.attrs.loop_vars())), kind_(nvars_), state_(nvars_),
-        static_ptr_(nvars_, nullptr), phis_(nvars_) {}
+        static_ptr_(nvars_, nullptr), twin_ptr_(nvars_, nullptr), phis_(nvars_) {}
 
   void lower() {
     initial_state();
@@ -147,7 +148,8 @@ class WhileLowering : NodeLowering {
 
  private:
   // Where a loop variable lives between iterations.
-  enum class Kind { Reg, Slot, Static, Dynamic };
+  // Twin: a static state in one of two buffers (static_ptr_, twin_ptr_), the current one a phi.
+  enum class Kind { Reg, Slot, Static, Twin, Dynamic };
 
   // Entry: the initial values become the state.
   void initial_state() {
@@ -170,10 +172,11 @@ class WhileLowering : NodeLowering {
         st.reg = e_.as_register(init);
         st.dims = e_.static_dims(t.shape);
       } else if (static_bytes(t) >= 0) {
-        kind_[k] = Kind::Static;
+        kind_[k] = vp.twin_offset >= 0 ? Kind::Twin : Kind::Static;
         st.kind = LVal::Kind::Buf;
         st.dims = e_.static_dims(t.shape);
         static_ptr_[k] = st.ptr = e_.allocate_value(s_, {i_, static_cast<uint32_t>(k)}, st.dims);
+        if (vp.twin_offset >= 0) twin_ptr_[k] = b_.CreateInBoundsGEP(b_.getInt8Ty(), s_.arena, e_.i64(vp.twin_offset));
         e_.copy_value(init, st.ptr);
       } else {
         kind_[k] = Kind::Dynamic;
@@ -195,6 +198,7 @@ class WhileLowering : NodeLowering {
     };
     for (size_t k = 0; k < nvars_; ++k) {
       if (kind_[k] == Kind::Reg) make_phi(k, state_[k].reg);
+      if (kind_[k] == Kind::Twin) make_phi(k, state_[k].ptr);
       if (kind_[k] != Kind::Dynamic) continue;
       make_phi(k, state_[k].ptr);
       for (size_t d = 0; d < state_[k].dims.size(); ++d)
@@ -217,6 +221,12 @@ class WhileLowering : NodeLowering {
     Scope body;
     body.plan = s_.plan->children[i_][1].get();
     body.arena = arena;
+    // A twin state's next value goes into the buffer the current one is not in.
+    body.sinks.resize(nvars_);
+    for (size_t k = 0; k < nvars_; ++k)
+      if (kind_[k] == Kind::Twin)
+        body.sinks[k] = {Sink::Kind::Static,
+                         b_.CreateSelect(b_.CreateICmpEQ(state_[k].ptr, static_ptr_[k]), twin_ptr_[k], static_ptr_[k]), 0};
     e_.lower_nodes(body, params);
     std::vector<llvm::Value*> temps;
     std::vector<LVal> next = results_set_aside(body, temps);
@@ -235,7 +245,7 @@ class WhileLowering : NodeLowering {
     for (size_t k = 0; k < nvars_; ++k) {
       const ValueId r = bg.results[k];
       next[k] = body.at(r);
-      if (kind_[k] != Kind::Static || param_index(bg, r) == static_cast<int64_t>(k)) continue;
+      if ((kind_[k] != Kind::Static && kind_[k] != Kind::Twin) || param_index(bg, r) == static_cast<int64_t>(k)) continue;
       const ValuePlan& vp = body.plan->at(r);
       const ValueId root = vp.storage == ValueStorage::View ? vp.root : r;
       const int64_t p = is_param(bg, root) ? param_index(bg, root) : -1;
@@ -264,7 +274,7 @@ class WhileLowering : NodeLowering {
       const bool same_buffer = next[k].kind == LVal::Kind::Buf && next[k].ptr == state_[k].ptr;
       const Node& producer = bg.nodes[r.node];
       const bool unchanged =
-          param_index(bg, r) == static_cast<int64_t>(k) || (kind_[k] == Kind::Static && same_buffer) ||
+          param_index(bg, r) == static_cast<int64_t>(k) || ((kind_[k] == Kind::Static || kind_[k] == Kind::Twin) && same_buffer) ||
           (kind_[k] == Kind::Dynamic && same_buffer && producer.op == OpKind::SliceUpdate &&
            param_index(bg, producer.inputs[0]) == static_cast<int64_t>(k));
       switch (kind_[k]) {
@@ -276,6 +286,16 @@ class WhileLowering : NodeLowering {
           break;
         case Kind::Static:
           if (!unchanged) e_.copy_value(next[k], static_ptr_[k]);
+          break;
+        case Kind::Twin:
+          if (unchanged) {
+            next[k].ptr = state_[k].ptr;
+            break;
+          }
+          // Computed into the sink as planned; a result that is not (a view) is copied there.
+          if (next[k].kind != LVal::Kind::Buf || next[k].ptr != body.sinks[k].ptr) e_.copy_value(next[k], body.sinks[k].ptr);
+          next[k].kind = LVal::Kind::Buf;
+          next[k].ptr = body.sinks[k].ptr;
           break;
         case Kind::Dynamic:
           if (unchanged) {
@@ -301,6 +321,7 @@ class WhileLowering : NodeLowering {
       size_t at = 0;
       auto incoming = [&](llvm::Value* v) { phis_[k][at++]->addIncoming(v, latch); };
       if (kind_[k] == Kind::Reg) incoming(next[k].reg);
+      if (kind_[k] == Kind::Twin) incoming(next[k].ptr);
       if (kind_[k] != Kind::Dynamic) continue;
       incoming(next[k].ptr);
       for (size_t d = 0; d < state_[k].dims.size(); ++d)
@@ -312,6 +333,12 @@ class WhileLowering : NodeLowering {
   // destination takes the state's own buffer).
   void deliver_final_state() {
     for (size_t k = 0; k < nvars_; ++k) {
+      if (kind_[k] == Kind::Twin) {  // the state ends in its planned buffer
+        LVal last = state_[k];
+        e_.if_else(b_.CreateICmpNE(last.ptr, static_ptr_[k]), [&] { e_.copy_value(last, static_ptr_[k]); }, [] {});
+        state_[k].ptr = static_ptr_[k];
+        continue;
+      }
       const ValuePlan& vp = s_.plan->values[i_][k];
       if (kind_[k] != Kind::Dynamic || vp.storage != ValueStorage::Dest) continue;
       const Sink& sink = s_.sinks.at(static_cast<size_t>(vp.dest));
@@ -327,6 +354,7 @@ class WhileLowering : NodeLowering {
   std::vector<Kind> kind_;
   std::vector<LVal> state_;
   std::vector<llvm::Value*> static_ptr_;
+  std::vector<llvm::Value*> twin_ptr_;
   std::vector<std::vector<llvm::PHINode*>> phis_;
   llvm::BasicBlock* head_ = nullptr;
   llvm::BasicBlock* body_bb_ = nullptr;

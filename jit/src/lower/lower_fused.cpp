@@ -144,7 +144,8 @@ void Emitter::lower_elementwise(Scope& s, uint32_t i) {
     return;
   }
   out.kind = LVal::Kind::Buf;
-  out.ptr = allocate_value(s, {i, 0}, out.dims);
+  if (storage == ValueStorage::Box) box_destination(s, i, out);  // written into its update's box
+  else out.ptr = allocate_value(s, {i, 0}, out.dims);
   std::vector<const LVal*> leaves;
   if (n.op != OpKind::FillLike)
     for (ValueId v : n.inputs) collect_leaves(s, v, leaves);

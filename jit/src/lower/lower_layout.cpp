@@ -30,6 +30,7 @@ class LayoutLowering : NodeLowering {
   void slice_update();
   void copy_box(DType d, const std::vector<llvm::Value*>& dims, const LVal& from, const std::vector<llvm::Value*>& from_begin,
                 const LVal& to, const std::vector<llvm::Value*>& to_begin);
+  void copy_outside_box(DType d, const LVal& from, const LVal& to, const Shape& dims, const Shape& begin, const Shape& size);
   void gather();
 };
 
@@ -336,12 +337,45 @@ void LayoutLowering::copy_box(DType d, const std::vector<llvm::Value*>& dims, co
   });
 }
 
-// x copied into the result, then the update's box written over it.
+// Every element of `from` outside the box [begin, begin + size) copied into `to` (both row-major
+// in the static `dims`): along each dim the whole slabs before and after the box, then the same
+// inside each of the box's rows. A grid's border: two rows and two elements per row.
+void LayoutLowering::copy_outside_box(DType d, const LVal& from, const LVal& to, const Shape& dims, const Shape& begin,
+                                      const Shape& size) {
+  const int64_t rank = dims.rank();
+  auto inside_from = [&](int64_t k) {  // the box spans dims k.. whole
+    for (int64_t j = k; j < rank; ++j)
+      if (begin[j] != 0 || size[j] != dims[j]) return false;
+    return true;
+  };
+  const int64_t element = static_cast<int64_t>(dtype_size(d));
+  std::function<void(int64_t, llvm::Value*)> slabs = [&](int64_t k, llvm::Value* base) {
+    int64_t inner = 1;
+    for (int64_t j = k + 1; j < rank; ++j) inner *= dims[j];
+    auto copy = [&](int64_t first, int64_t count) {
+      if (count <= 0) return;
+      llvm::Value* at = b_.CreateMul(b_.CreateAdd(base, e_.i64(first * inner)), e_.i64(element));
+      e_.copy_bytes(b_.CreateInBoundsGEP(b_.getInt8Ty(), to.ptr, at), b_.CreateInBoundsGEP(b_.getInt8Ty(), from.ptr, at),
+                    e_.i64(count * inner * element));
+    };
+    copy(0, begin[k]);
+    copy(begin[k] + size[k], dims[k] - begin[k] - size[k]);
+    if (k + 1 < rank && size[k] > 0 && !inside_from(k + 1))
+      e_.loop(e_.i64(size[k]), [&](llvm::Value* r) {
+        slabs(k + 1, b_.CreateAdd(base, b_.CreateMul(b_.CreateAdd(r, e_.i64(begin[k])), e_.i64(inner))));
+      });
+  };
+  if (!inside_from(0)) slabs(0, e_.i64(0));
+}
+
+// x copied into the result, then the update's box written over it; or, when the box was computed
+// straight into the result (plan_updates.h, Box), only x's elements outside the box.
 void LayoutLowering::slice_update() {
   const TensorType& t = n_.outputs[0];
   const int32_t id = s_.node_id(i_);
   const LVal x = e_.as_buffer(s_.at(n_.inputs[0]));
-  const LVal u = e_.as_buffer(s_.at(n_.inputs[1]));
+  const bool boxed = s_.plan->at(n_.inputs[1]).storage == ValueStorage::Box;
+  const LVal u = boxed ? s_.at(n_.inputs[1]) : e_.as_buffer(s_.at(n_.inputs[1]));
   LVal out;
   out.dtype = t.dtype;
   std::vector<llvm::Value*> begin;
@@ -351,6 +385,12 @@ void LayoutLowering::slice_update() {
     e_.fail_if(b_.CreateICmpSGT(end, x.dims[k]), id, FailKind::SliceRange, end, x.dims[k]);
     begin.push_back(e_.i64(b0));
     out.dims.push_back(t.shape[static_cast<int64_t>(k)] >= 0 ? e_.i64(t.shape[static_cast<int64_t>(k)]) : x.dims[k]);
+  }
+  if (boxed) {
+    out.ptr = e_.update_buffer(s_, i_);
+    copy_outside_box(t.dtype, x, out, t.shape, n_.attrs.slice_begin(), s_.type(n_.inputs[1]).shape);
+    e_.finish_result(s_, i_, out, out.ptr);
+    return;
   }
   if (s_.plan->values[i_][0].storage == ValueStorage::View) {
     out.ptr = x.ptr;  // in place (plan.cpp, update_in_place): only the box is written

@@ -1,0 +1,97 @@
+// Planning rules that spare a copy of a whole buffer: a slice update's new box computed straight
+// into the update's result (Box), and a While body's state written into the loop's second buffer
+// (twin) instead of being copied back into the first one every iteration.
+//
+// A Jacobi step `u = u.at[1:-1, 1:-1].set(stencil(u))` in a staged loop was three passes over the
+// grid (the stencil into a temporary, the temporary into u's box) where a hand-written solver
+// makes one: read one buffer, write the other, swap (bench/apps/heat_stencil.cpp).
+#include "plan_updates.h"
+
+#include <algorithm>
+
+namespace ag::jit {
+namespace {
+
+// The buffer a value's elements live in: a view's owner, or the value itself.
+ValueId buffer_of(const ScopePlan& s, ValueId v) {
+  const ValuePlan& vp = s.at(v);
+  return vp.storage == ValueStorage::View ? vp.root : v;
+}
+
+}  // namespace
+
+namespace {
+
+// Whether operand `v` of a loop is `buffer` or a view of it, or is fused and reads one.
+bool operand_reads(const Graph& g, const ScopePlan& s, ValueId v, ValueId buffer) {
+  if (buffer_of(s, v) == buffer) return true;
+  return s.at(v).storage == ValueStorage::Fused && reads_buffer(g, s, v, buffer);
+}
+
+}  // namespace
+
+bool reads_buffer(const Graph& g, const ScopePlan& s, ValueId v, ValueId buffer) {
+  const Node& n = g.nodes[v.node];
+  return std::any_of(n.inputs.begin(), n.inputs.end(), [&](ValueId in) { return operand_reads(g, s, in, buffer); });
+}
+
+bool boxable_update(const Graph& g, const ScopePlan& s, uint32_t update) {
+  const Node& u = g.nodes[update];
+  if (u.op != OpKind::SliceUpdate || static_bytes(u.outputs[0]) < 0) return false;
+  const ValueId v = u.inputs[1];
+  const Node& producer = g.nodes[v.node];
+  // An elementwise loop of its own whose walk can take the box's strides (a check's walk names
+  // its value's own elements; its error would name the box's).
+  if (s.at(v).storage != ValueStorage::Arena || !is_elementwise_expr(producer.op) || producer.op == OpKind::CheckNumerics ||
+      producer.outputs.size() != 1 || static_bytes(producer.outputs[0]) < 0 ||
+      producer.outputs[0].shape.rank() != u.outputs[0].shape.rank())
+    return false;
+  // Read by the update alone, once.
+  int64_t reads = 0;
+  for (const Node& c : g.nodes)
+    for (ValueId in : c.inputs) reads += in == v;
+  return reads == 1 && std::find(g.results.begin(), g.results.end(), v) == g.results.end();
+}
+
+bool prefer_twin_to_in_place(const Graph& g, const ScopePlan& s, uint32_t update, int64_t loop_vars) {
+  if (s.kind != ScopeKind::WhileBody || !boxable_update(g, s, update)) return false;
+  const Node& u = g.nodes[update];
+  const ValueId x = buffer_of(s, u.inputs[0]);
+  const auto p = std::find(g.params.begin(), g.params.end(), x.node) - g.params.begin();
+  if (p >= loop_vars || g.results.at(static_cast<size_t>(p)) != ValueId{update, 0}) return false;
+  return reads_buffer(g, s, u.inputs[1], x);
+}
+
+bool twin_result(const Graph& g, const ScopePlan& s, size_t k, int64_t loop_vars) {
+  if (s.kind != ScopeKind::WhileBody || static_cast<int64_t>(k) >= loop_vars) return false;
+  const ValueId r = g.results[k];
+  const TensorType& t = g.type(r);
+  return t.dtype != DType::List && !is_register_type(t) && static_bytes(t) >= 0 && s.at(r).storage == ValueStorage::Arena;
+}
+
+void box_updates(const Graph& g, ScopePlan& s) {
+  for (uint32_t i = 0; i < g.nodes.size(); ++i) {
+    // Only into a buffer nothing else reads before the update: a destination (the result's
+    // sink, or a loop's second buffer). An update in place would be written over a buffer
+    // its own loop may still read.
+    if (g.nodes[i].op != OpKind::SliceUpdate || s.values[i][0].storage != ValueStorage::Dest || !boxable_update(g, s, i))
+      continue;
+    ValuePlan& v = s.values[g.nodes[i].inputs[1].node][g.nodes[i].inputs[1].index];
+    v.storage = ValueStorage::Box;
+    v.root = {i, 0};
+  }
+}
+
+void mark_twins(const Graph& g, ScopePlan& s) {
+  for (uint32_t i = 0; i < g.nodes.size(); ++i) {
+    if (g.nodes[i].op != OpKind::While) continue;
+    const ScopePlan& body = *s.children[i].at(1);
+    const int64_t nvars = g.nodes[i].attrs.loop_vars();
+    for (int64_t k = 0; k < nvars; ++k) {
+      const ValuePlan& r = body.at(body.graph->results[static_cast<size_t>(k)]);
+      if (r.storage == ValueStorage::Dest && r.dest == k) s.values[i][static_cast<size_t>(k)].twin_offset = 0;
+    }
+  }
+}
+
+}  // namespace ag::jit
