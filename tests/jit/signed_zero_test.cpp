@@ -4,6 +4,7 @@
 // Found by the program fuzzer: minimum(+0, -0) was +0 eagerly and -0 compiled.
 #include <bit>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "jit_test_util.h"
@@ -69,6 +70,23 @@ TEST(JitSignedZeros, ReductionsOrderZerosOnEveryBackend) {
     EXPECT_EQ(bits(f(m)), got) << (jit ? "compiled" : "interpreter");
     if (jit) EXPECT_EQ(f.stats().compiles + f.stats().disk_hits, 1);
   }
+}
+
+TEST(JitSignedZeros, FloatRowExtremesRunOnOrderedKeysInEveryProgram) {
+  // A small program (outer loops unrolled) still reduces a float row max/min in a register on
+  // ordered integer keys: IEEE's maximum in memory was a serial chain of five instructions per
+  // element (a softmax's row max 14x slower). Values as eager's, NaN and signed zeros included.
+  auto softmax_rows = [](ag::Tensor x) { return ag::stack({ag::reduce_max(x, {1}), ag::reduce_min(x, {1})}); };
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> v(4 * 37, 1.5f);
+  v[3] = nan, v[40] = kNeg, v[41] = kPos, v[80] = -7.0f, v[120] = 9.0f, v[147] = nan;
+  const ag::Tensor x = ag::constant(v, ag::Shape{4, 37});
+  agtest::expect_three_way("row extremes", softmax_rows, {}, x);
+  auto f = ag::function(softmax_rows);
+  const std::string ir = f.get_concrete_function(x).llvm_ir(false);
+  EXPECT_FALSE(agtest::ir_calls(ir, "llvm.maximum")) << ir;
+  EXPECT_FALSE(agtest::ir_calls(ir, "llvm.minimum")) << ir;
+  EXPECT_NE(ir.find("@llvm.smax"), std::string::npos) << ir;
 }
 
 TEST(JitSignedZeros, AnExtremeOfOneSignedZeroKeepsItsSign) {
