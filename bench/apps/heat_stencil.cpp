@@ -1,7 +1,7 @@
 // A 2-D heat equation by explicit Jacobi steps, 500 steps in one AG_FUNCTION: each step replaces
 // the interior of the grid with x.at(...).set (the boundary stays fixed), as a NumPy or JAX user
 // writes it. Against the same stencil as a plain C++ loop over two buffers, in the same run, one
-// thread; and the first call (trace + compile).
+// thread (agc on 1 and 2); and the first call (trace + compile).
 //   build/bench/apps/bench_heat_stencil [steps] [n]
 #include <ag/ag.h>
 
@@ -64,10 +64,13 @@ int main(int argc, char** argv) {
 
   const double agc = agbench::time_per_call([&] { agbench::keep(f(tu, ts)); });
   const double plain = agbench::time_per_call([&] { agbench::keep(heat_by_hand(u0, n, steps)); });
-  agbench::print_table(fmt::format("Heat stencil: {}x{} grid, {} Jacobi steps, one thread", n, n, steps),
-                       {{"solve (one call)", agbench::ms(agc), agbench::ms(plain) + " plain loop",
+  const double agc2 = agbench::time_with_threads(ag::set_num_threads, 2, [&] { agbench::keep(f(tu, ts)); });
+  agbench::print_table(fmt::format("Heat stencil: {}x{} grid, {} Jacobi steps", n, n, steps),
+                       {{"solve (one call), 1 thread", agbench::ms(agc), agbench::ms(plain) + " plain loop",
                          fmt::format("{:.2f}x", agc / plain),
                          fmt::format("{:.1f} us per step; grid within {:.1e} of the loop's", agc / steps * 1e6, max_diff)},
+                        {"solve (one call), 2 threads", agbench::ms(agc2), agbench::ms(plain) + " plain loop",
+                         fmt::format("{:.2f}x", agc2 / plain), "the loop on 1 thread"},
                         {"first call (trace + compile)", agbench::ms(first), "", "", ""}});
   return 0;
 }

@@ -86,10 +86,13 @@ int main(int argc, char** argv) {
 
   const double agc = agbench::time_per_call([&] { agbench::keep(f(tx, tc, n)); });
   const double plain = agbench::time_per_call([&] { agbench::keep(kmeans_by_hand(x, c0, iterations)); });
+  const double agc2 = agbench::time_with_threads(ag::set_num_threads, 2, [&] { agbench::keep(f(tx, tc, n)); });
   const double eager = agbench::time_per_call([&] { agbench::keep(kmeans(tx, tc, n)); }, 0.05, 2);
-  agbench::print_table(fmt::format("k-means: {} points, {} centroids, {} iterations, one thread", kPoints, kClusters, iterations),
-                       {{"solve (one call)", agbench::ms(agc), agbench::ms(plain) + " plain loop", fmt::format("{:.2f}x", agc / plain),
+  agbench::print_table(fmt::format("k-means: {} points, {} centroids, {} iterations", kPoints, kClusters, iterations),
+                       {{"solve, 1 thread", agbench::ms(agc), agbench::ms(plain) + " plain loop", fmt::format("{:.2f}x", agc / plain),
                          fmt::format("centroids within {:.1e} of the loop's", max_diff)},
+                        {"solve, 2 threads", agbench::ms(agc2), agbench::ms(plain) + " plain loop", fmt::format("{:.2f}x", agc2 / plain),
+                         "the loop on 1 thread"},
                         {"the same eagerly", agbench::ms(eager), agbench::ms(agc) + " compiled", fmt::format("{:.2f}x", eager / agc), ""},
                         {"first call (trace + compile)", agbench::ms(first), "", "", ""}});
   return 0;

@@ -68,9 +68,12 @@ int main() {
   for (size_t k = 0; k < got.size(); ++k) differ += got[k] != theirs[k];
   const double agc = agbench::time_per_call([&] { agbench::keep(f(tr, ti)); });
   const double plain = agbench::time_per_call([&] { agbench::keep(escape_counts_by_hand(cr, ci)); });
-  agbench::print_table(fmt::format("Mandelbrot: {}x{} grid, at most {} iterations, one thread", kSize, kSize, kMaxIterations),
-                       {{"escape counts (one call)", agbench::ms(agc), agbench::ms(plain) + " per-point loop",
+  const double agc2 = agbench::time_with_threads(ag::set_num_threads, 2, [&] { agbench::keep(f(tr, ti)); });
+  agbench::print_table(fmt::format("Mandelbrot: {}x{} grid, at most {} iterations", kSize, kSize, kMaxIterations),
+                       {{"escape counts, 1 thread", agbench::ms(agc), agbench::ms(plain) + " per-point loop",
                          fmt::format("{:.2f}x", agc / plain), fmt::format("{} of {} counts differ", differ, got.size())},
+                        {"escape counts, 2 threads", agbench::ms(agc2), agbench::ms(plain) + " per-point loop",
+                         fmt::format("{:.2f}x", agc2 / plain), "the loop on 1 thread"},
                         {"first call (trace + compile)", agbench::ms(first), "", "", ""}});
   return 0;
 }

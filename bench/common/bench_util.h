@@ -39,6 +39,16 @@ double time_per_call(F&& f, double min_seconds = 0.1, int rounds = 5) {
   return best;
 }
 
+// Seconds per call of f with agc's pool at `threads` threads (`set_threads`: ag::set_num_threads),
+// restored to one thread after.
+template <class SetThreads, class F>
+double time_with_threads(SetThreads&& set_threads, int threads, F&& f) {
+  set_threads(threads);
+  const double t = time_per_call(f);
+  set_threads(1);
+  return t;
+}
+
 struct Row {
   std::string name, value, baseline, ratio, note;
 };
