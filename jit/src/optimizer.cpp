@@ -132,7 +132,11 @@ bool optimize_module(llvm::Module& m, llvm::TargetMachine& tm, int level) {
   llvm::PipelineTuningOptions options;
   options.LoopVectorization = true;
   options.SLPVectorization = true;
-  options.LoopUnrolling = true;
+  // agc decides which loops unroll: its short innermost counted loops carry llvm.loop.unroll.full
+  // (Codegen::loop_latch) and LLVM's unrollers touch nothing else. Their own choices (partial
+  // unrolling of long loops, full unrolling of short outer ones) were half of a transformer
+  // block's compile time and made none of bench/apps faster (docs/jit.md, "Compile times").
+  options.LoopUnrolling = false;
   // Functions marked emitted-optimized skip every optional pass, as optnone functions do (but
   // their code generation is not O0's).
   llvm::PassInstrumentationCallbacks instrumentation;

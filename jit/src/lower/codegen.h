@@ -61,7 +61,8 @@ class Codegen {
   // does not runtime-unroll it (nor the scalar remainder the vectorizer leaves behind).
   // rolled: LLVM may not unroll the loop (an outer loop of a program with rolled loops, whose
   // body emitted a latch after `latches_before`; a matmul chain).
-  void loop_latch(llvm::Value* continue_loop, llvm::BasicBlock* head, llvm::BasicBlock* exit, bool rolled);
+  // `rolled`: never unrolled; `full`: fully unrolled (a short innermost loop of constant count).
+  void loop_latch(llvm::Value* continue_loop, llvm::BasicBlock* head, llvm::BasicBlock* exit, bool rolled, bool full = false);
   // The number of loops emitted so far, and whether an outer loop around those emitted since
   // `latches_before` stays rolled.
   uint64_t latches() const { return latches_; }
