@@ -267,9 +267,13 @@ void set_llvm_option(const char* name, const char* value) {
 // - The list scheduler after register allocation, which LLVM runs for Zen CPUs: a sizable share
 //   of code generation, for the same code size and no measurable change in W1-W8's run times on
 //   an out-of-order core (docs/performance.md, "Measured decisions": post-RA scheduler).
+// - Loop strength reduction, the code generator's rewrite of loop addresses: a sixth of its time
+//   (the transformer block's 17 -> 12 ms, n-body's 27 -> 22), and no run time of bench/apps or
+//   W1-W8 moved; agc's loops already address by one index (docs/jit.md, "Compile times").
 void set_llvm_options() {
   set_llvm_option("enable-epilogue-vectorization", "false");
   set_llvm_option("post-RA-scheduler", "false");
+  set_llvm_option("disable-lsr", "true");
 }
 
 }  // namespace
