@@ -121,6 +121,36 @@ TEST(Scatter, UnsortedSegmentSumAndMax) {
                                {"segment_ids' shape [2] must be a prefix of data's [3,4]"});
 }
 
+// Rows of 1 to 4 elements take a kernel of their own width (index_kernels.cpp, with_row_width);
+// 5 the general one. Each against sums and maxima by definition, negative ids dropped, in index
+// order (float sums of exact integers: any order would do, the kernel's is the ids').
+TEST(Scatter, SegmentOpsOfEveryNarrowRowWidthMatchTheDefinition) {
+  std::mt19937 gen(7);
+  for (int64_t width = 1; width <= 5; ++width) {
+    const int64_t rows = 300, segments = 6;
+    std::vector<float> data(static_cast<size_t>(rows * width));
+    std::vector<int32_t> ids(static_cast<size_t>(rows));
+    for (float& v : data) v = static_cast<float>(std::uniform_int_distribution<int>(-50, 50)(gen));
+    for (int32_t& id : ids) id = std::uniform_int_distribution<int32_t>(-1, static_cast<int32_t>(segments) - 1)(gen);
+    std::vector<float> sums(static_cast<size_t>(segments * width), 0.0f), maxima(sums.size(), -INFINITY);
+    for (int64_t r = 0; r < rows; ++r) {
+      if (ids[static_cast<size_t>(r)] < 0) continue;
+      for (int64_t e = 0; e < width; ++e) {
+        const size_t to = static_cast<size_t>(ids[static_cast<size_t>(r)] * width + e);
+        sums[to] += data[static_cast<size_t>(r * width + e)];
+        maxima[to] = std::max(maxima[to], data[static_cast<size_t>(r * width + e)]);
+      }
+    }
+    const Tensor x = ag::constant(data, {rows, width});
+    const Tensor i = ag::constant(ids);
+    EXPECT_EQ(ag::unsorted_segment_sum(x, i, segments).to_vector<float>(), sums) << "width " << width;
+    EXPECT_EQ(ag::unsorted_segment_max(x, i, segments).to_vector<float>(), maxima) << "width " << width;
+    EXPECT_EQ(ag::unsorted_segment_sum(ag::cast(x, ag::int64), ag::cast(i, ag::int64), segments).to_vector<int64_t>(),
+              ag::cast(ag::constant(sums, {segments, width}), ag::int64).to_vector<int64_t>())
+        << "width " << width;
+  }
+}
+
 // A brute-force einsum: every assignment of the labels, the product of the operands' elements.
 std::vector<double> einsum_by_definition(const std::string& eq, const std::vector<Tensor>& xs, ag::Shape& out_shape) {
   const size_t arrow = eq.find("->");
