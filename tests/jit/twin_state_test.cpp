@@ -3,6 +3,7 @@
 // not in, a stencil's new interior goes into that buffer's box and only the border is copied.
 // Each case three-way (eager == interpreter == JIT) with odd, even and zero trip counts (the state
 // ends in either buffer, or never leaves the first), and its plan checked: the fast path ran.
+#include "ag/detail/parallel.h"
 #include "jit_test_util.h"
 #include "test_data.h"
 
@@ -147,6 +148,31 @@ TEST(JitTwinState, StencilUpdatesOfTwoGridsUnderATapeAndWithOneTensorTwice) {
     return std::make_tuple(loss, tape.gradient(loss, a));
   };
   for (int k : {0, 3}) agtest::expect_three_way("tape inside, " + std::to_string(k), inside, {.rtol = 1e-4, .atol = 1e-5}, u, v, ag::constant(k));
+}
+
+TEST(JitTwinState, AStencilLargeEnoughToSplitOverThePoolWritesTheOtherBuffer) {
+  // 600 x 600: the interior's loop is split over two threads (the pool's grain is 2^17), each
+  // chunk writing its rows of the free buffer's box while reading the current one.
+  const ag::detail::ScopedNumThreads two(2);
+  auto heat = [](Tensor u, Tensor n) {
+    auto [i, grid] = ag::while_loop(
+        [&](const Tensor& i, const Tensor&) { return i < n; },
+        [](const Tensor& i, const Tensor& g) {
+          const Tensor center = g(Slice{1, -1}, Slice{1, -1});
+          const Tensor lap = g(Slice{ag::none, -2}, Slice{1, -1}) + g(Slice{2}, Slice{1, -1}) + g(Slice{1, -1}, Slice{ag::none, -2}) +
+                             g(Slice{1, -1}, Slice{2}) - center * 4.0f;
+          return std::make_tuple(i + 1, g.at(Slice{1, -1}, Slice{1, -1}).set(center + lap * 0.2f));
+        },
+        std::make_tuple(ag::constant(0), u));
+    return grid;
+  };
+  const Tensor u = sample(ag::float32, {600, 600}, 11, Values::Moderate);
+  for (int n : {2, 3}) agtest::expect_three_way("600 x 600, " + std::to_string(n) + " steps", heat, kTol, u, ag::constant(n));
+  const std::string plan = agtest::fused_plan(heat, {}, u, ag::constant(2));
+  EXPECT_EQ(count(plan, "[box of %"), 1u) << plan;
+  EXPECT_EQ(twins(plan), 1u) << plan;
+  auto f = ag::function(heat);
+  EXPECT_TRUE(agtest::ir_calls(f.get_concrete_function(u, ag::constant(2)).llvm_ir(true), "agc_rt_parallel_for"));
 }
 
 TEST(JitTwinState, AnUpdateReturnedOrBranchedIsComputedIntoItsBox) {
