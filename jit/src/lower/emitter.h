@@ -157,6 +157,15 @@ class Emitter : public Codegen {
   // Non-temporal stores (lower_fused_vector.cpp): whether a vector loop writes `out` around the
   // cache (a result far larger than the last-level cache, in aligned whole blocks).
   bool streaming_output(const LVal& out, const Walk& w, DType d, unsigned lanes) const;
+  // Column reductions in vector registers (lower_fused_vector.cpp): whether x's walk [R, C] into
+  // `acc_view` (rows reduced, columns kept and contiguous) fits: C a static multiple of the vector
+  // width, a few vectors wide, x's expression vectorizable.
+  bool column_vectors_fit(Scope& s, ValueId x, const Walk& w, const LVal& acc_view, DType d);
+  // out[j] = init combined with x[r, j] for r in [first, first + count), in r's order, the
+  // columns in vector registers; stored into out[0, C).
+  void column_reduction_vector(Scope& s, ValueId x, const Walk& w, DType d, llvm::Value* init,
+                               const std::function<llvm::Value*(llvm::Value*, llvm::Value*)>& combine, llvm::Value* first,
+                               llvm::Value* count, llvm::Value* out);
   void lower_reduce(Scope& s, uint32_t i);                                         // lower_reduce.cpp
   void lower_arg_reduce(Scope& s, uint32_t i);
   // A small product with its rows' column segments packed into whole vectors

@@ -154,6 +154,11 @@ class ReductionLowering : NodeLowering {
         reduce_rows(w, acc_strides, kept, rows_independent);
         return;
       }
+      if (e_.column_vectors_fit(s_, x_, w, acc_view_, d_)) {
+        e_.column_reduction_vector(s_, x_, w, d_, init_, [&](llvm::Value* a, llvm::Value* v) { return combine(a, v); }, e_.i64(0),
+                                   w.dims[0], acc_);
+        return;
+      }
       const auto accumulate_element = [&](const std::vector<llvm::Value*>& idx) {
         llvm::Value* v = e_.eval_element(s_, x_, w, idx);
         llvm::Value* off = e_.linear_offset(acc_strides, idx);

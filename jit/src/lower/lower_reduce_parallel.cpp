@@ -79,6 +79,7 @@ class ParallelReduction {
     llvm::Value* blocks = smin(b_, smin(b_, i64(kMaxRowBlocks), r), b_.CreateSDiv(b_.CreateMul(r, c), i64(kReduceChunk)));
     auto* static_blocks = llvm::dyn_cast<llvm::ConstantInt>(blocks);
     if (static_blocks && static_blocks->getSExtValue() < 2) return false;
+    const bool vectors = e_.column_vectors_fit(r_.s, r_.x, w, acc_view, d);
     auto blocked = [&] {
       llvm::Value* rows_per_block = b_.CreateSDiv(b_.CreateAdd(r, b_.CreateSub(blocks, i64(1))), blocks);
       const std::vector<llvm::Value*> partial_dims{blocks, c};
@@ -89,6 +90,11 @@ class ParallelReduction {
           [&](const std::vector<llvm::Value*>& idx) {
             const Piece rows_of_block = piece(b_, idx[0], rows_per_block, r);
             llvm::Value* part = b_.CreateMul(idx[0], c);
+            if (vectors) {  // the block's columns in vector registers (Emitter::column_reduction_vector)
+              e_.column_reduction_vector(r_.s, r_.x, w, d, r_.init, r_.combine, rows_of_block.begin, rows_of_block.length,
+                                         b_.CreateInBoundsGEP(e_.mem_type(d), partial_rows, part));
+              return;
+            }
             e_.loop(c, [&](llvm::Value* j) { e_.store(d, partial_rows, b_.CreateAdd(part, j), r_.init); });
             e_.loop(rows_of_block.length, [&](llvm::Value* k) {
               llvm::Value* row = b_.CreateAdd(rows_of_block.begin, k);
