@@ -36,9 +36,11 @@ void reduction_rows(int reps, const ag::Tensor& x, std::vector<float>& y, int it
     row(w, "Eigen (X * X + 1).sum() (vectorized)", t_eigen);
     row(w, "plain loop, summed in order", t_plain);
   }
-  if (n >= (1 << 24)) {
-    // A column reduction: fixed blocks of rows into partial rows over the pool (lower_reduce.cpp).
-    const int64_t rows = 4096, cols = n / rows;
+  if (n < (1 << 24)) return;
+  // Column reductions: fixed blocks of rows into partial rows over the pool (lower_reduce.cpp);
+  // long rows, and rows of 16 (a batch norm's statistics: the columns in vector registers).
+  for (const int64_t cols : {n / 4096, int64_t{16}}) {
+    const int64_t rows = n / cols;
     const ag::Tensor m = ag::reshape(x, {rows, cols});
     auto jit = ag::function(bench::column_sums);
     ag::set_num_threads(1);
