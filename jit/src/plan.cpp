@@ -101,9 +101,8 @@ class Planner {
         } else if (node.op == OpKind::Const) {
           vp.storage = ValueStorage::Const;
         } else if (is_view_op(node.op) && s.at(node.inputs[0]).storage != ValueStorage::Reg) {
-          const ValuePlan& in = s.at(node.inputs[0]);
           vp.storage = ValueStorage::View;
-          vp.root = in.storage == ValueStorage::View ? in.root : node.inputs[0];
+          vp.root = s.buffer_of(node.inputs[0]);
         } else {
           vp.storage = static_bytes(t) >= 0 ? ValueStorage::Arena : ValueStorage::Owned;
         }
@@ -144,7 +143,7 @@ class Planner {
           st != ValueStorage::View)
         continue;
       vp.storage = ValueStorage::View;
-      vp.root = st == ValueStorage::View ? src.root : in;
+      vp.root = s.buffer_of(in);
     }
     // A view planned before its input became a view (a squeeze of such a slice) names the
     // buffer's owner as its root, so that liveness keeps that buffer alive while it is read.
@@ -162,8 +161,8 @@ class Planner {
     if (s.kind != ScopeKind::Function && s.kind != ScopeKind::IfBranch && !body) return;
     for (size_t k = 0; k < g.results.size(); ++k) {
       if (body && !twin_result(g, s, k, loop_vars_)) continue;
-      const ValuePlan& r = s.at(g.results[k]);
-      ValuePlan& root = r.storage == ValueStorage::View ? s.values[r.root.node][r.root.index] : s.values[g.results[k].node][g.results[k].index];
+      const ValueId owner = s.buffer_of(g.results[k]);
+      ValuePlan& root = s.values[owner.node][owner.index];
       if (root.storage != ValueStorage::Arena && root.storage != ValueStorage::Owned) continue;
       root.storage = ValueStorage::Dest;
       root.dest = static_cast<int32_t>(k);
@@ -221,7 +220,7 @@ class Planner {
       const ValuePlan& x = s.at(node.inputs[0]);
       // A collective hands the engine one contiguous buffer: its operand's own, not a view.
       if (node.op != OpKind::SliceUpdate && x.storage == ValueStorage::View) continue;
-      const ValueId root = x.storage == ValueStorage::View ? x.root : node.inputs[0];
+      const ValueId root = s.buffer_of(node.inputs[0]);
       const ValuePlan& owner = s.at(root);
       bool writable = owner.storage == ValueStorage::Arena || owner.storage == ValueStorage::Owned;
       if (owner.storage == ValueStorage::Param && s.kind == ScopeKind::WhileBody) {
@@ -230,10 +229,8 @@ class Planner {
       }
       if (!writable || owner.last_use != static_cast<int32_t>(i)) continue;
       if (prefer_twin_to_in_place(g, s, i, loop_vars_)) continue;
-      if (node.op == OpKind::SliceUpdate) {  // the update may not read the buffer it overwrites
-        const ValuePlan& v = s.at(node.inputs[1]);
-        if ((v.storage == ValueStorage::View ? v.root : node.inputs[1]) == root) continue;
-      }
+      // A slice update may not read the buffer it overwrites.
+      if (node.op == OpKind::SliceUpdate && s.buffer_of(node.inputs[1]) == root) continue;
       ValuePlan& out = s.values[i][0];
       out.storage = ValueStorage::View;
       out.root = root;
@@ -335,7 +332,7 @@ void plan_results(Program& prog) {
     rp.type = g.type(r);
     rp.static_shape = rp.type.shape.is_fully_defined();
     const ValuePlan& vp = s.at(r);
-    const ValueId root = vp.storage == ValueStorage::View ? vp.root : r;
+    const ValueId root = s.buffer_of(r);
     const ValuePlan& rootp = s.at(root);
     if (vp.storage != ValueStorage::Reg) {
       if (rootp.storage == ValueStorage::Param) {

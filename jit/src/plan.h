@@ -32,7 +32,7 @@ struct ValuePlan {
   int32_t slot = -1;      // Slot: the runtime slot
   ValueId root{};         // View: the value owning the buffer (never itself a View); Box: the SliceUpdate
   // While outputs: arena offset of the loop state's second buffer, or -1. The body writes each
-  // iteration's state into the buffer the last one did not use (plan.cpp, choose_destinations).
+  // iteration's state into the buffer the last one did not use (plan_updates.h, mark_twins).
   int64_t twin_offset = -1;
   int32_t last_use = -1;  // index of the last node in this scope using it; num_nodes = a result
 };
@@ -57,6 +57,8 @@ struct ScopePlan {
   int64_t largest_bytes = 0;
 
   const ValuePlan& at(ValueId v) const { return values[v.node][v.index]; }
+  // The value owning v's buffer: a view's root, or v itself.
+  ValueId buffer_of(ValueId v) const { return at(v).storage == ValueStorage::View ? at(v).root : v; }
   int32_t node_id(uint32_t node) const { return first_node_id + static_cast<int32_t>(node); }
 };
 

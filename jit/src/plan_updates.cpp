@@ -12,19 +12,9 @@
 namespace ag::jit {
 namespace {
 
-// The buffer a value's elements live in: a view's owner, or the value itself.
-ValueId buffer_of(const ScopePlan& s, ValueId v) {
-  const ValuePlan& vp = s.at(v);
-  return vp.storage == ValueStorage::View ? vp.root : v;
-}
-
-}  // namespace
-
-namespace {
-
 // Whether operand `v` of a loop is `buffer` or a view of it, or is fused and reads one.
 bool operand_reads(const Graph& g, const ScopePlan& s, ValueId v, ValueId buffer) {
-  if (buffer_of(s, v) == buffer) return true;
+  if (s.buffer_of(v) == buffer) return true;
   return s.at(v).storage == ValueStorage::Fused && reads_buffer(g, s, v, buffer);
 }
 
@@ -56,7 +46,7 @@ bool boxable_update(const Graph& g, const ScopePlan& s, uint32_t update) {
 bool prefer_twin_to_in_place(const Graph& g, const ScopePlan& s, uint32_t update, int64_t loop_vars) {
   if (s.kind != ScopeKind::WhileBody || !boxable_update(g, s, update)) return false;
   const Node& u = g.nodes[update];
-  const ValueId x = buffer_of(s, u.inputs[0]);
+  const ValueId x = s.buffer_of(u.inputs[0]);
   const auto p = std::find(g.params.begin(), g.params.end(), x.node) - g.params.begin();
   if (p >= loop_vars || g.results.at(static_cast<size_t>(p)) != ValueId{update, 0}) return false;
   return reads_buffer(g, s, u.inputs[1], x);

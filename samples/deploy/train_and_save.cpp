@@ -16,23 +16,15 @@ int main(int argc, char** argv) {
   }
   const bool with_code = argc == 2;
   const auto [points, labels] = two_spirals(100);
-  ag::Variable w1(ag::random_normal({2, 32}, ag::float32, 0, 1.0, 1), "w1"), b1(ag::zeros({32}), "b1");
-  ag::Variable w2(ag::random_normal({32, 32}, ag::float32, 0, 0.3, 2), "w2"), b2(ag::zeros({32}), "b2");
-  ag::Variable w3(ag::random_normal({32, 2}, ag::float32, 0, 0.3, 3), "w3"), b3(ag::zeros({2}), "b3");
-  auto logits_of = [&](const Tensor& p) {
-    const Tensor h1 = ag::tanh(ag::matmul(p, w1) + b1);
-    const Tensor h2 = ag::tanh(ag::matmul(h1, w2) + b2);
-    return ag::matmul(h2, w3) + b3;
-  };
+  SpiralMlp mlp;
   ag::optimizers::Adam adam(0.02);
   auto train_step = ag::function([&](Tensor p, Tensor l) {
     ag::GradientTape tape;
-    const Tensor loss = ag::reduce_mean(ag::nn::softmax_cross_entropy_with_logits(l, logits_of(p)));
-    const std::vector<Tensor> g = tape.gradient(loss, {w1, b1, w2, b2, w3, b3});
-    adam.apply_gradients({{g[0], &w1}, {g[1], &b1}, {g[2], &w2}, {g[3], &b2}, {g[4], &w3}, {g[5], &b3}});
+    const Tensor loss = ag::reduce_mean(ag::nn::softmax_cross_entropy_with_logits(l, mlp.logits(p)));
+    adam.apply_gradients(mlp.with_gradients(tape.gradient(loss, mlp.sources())));
     return loss;
   }, {.name = "train_step"});
-  auto predict = ag::function([&](Tensor p) { return ag::nn::softmax(logits_of(p)); }, {.name = "predict"});
+  auto predict = ag::function([&](Tensor p) { return ag::nn::softmax(mlp.logits(p)); }, {.name = "predict"});
 
   float loss = 0;
   for (int step = 0; step <= 600; ++step) loss = train_step(points, labels).item<float>();

@@ -64,6 +64,30 @@ TEST(JitColumnReductions, LargeOperandsSplitIntoBlocksOfRowsOnTwoThreads) {
   EXPECT_TRUE(agtest::ir_calls(jit.get_concrete_function(x).llvm_ir(true), "agc_rt_parallel_for"));
 }
 
+TEST(JitColumnReductions, ABiasGradientUnderATapeInsideTheTraceAndOutside) {
+  // A dense layer's bias gradient is the column sum of the output gradient over the batch. (A sum
+  // of 256 terms from tanh, whose compiled and eager forms differ by a few ulps: 1e-4.)
+  const agtest::Tol tol{.rtol = 1e-4, .atol = 1e-4};
+  const Tensor x = sample(ag::float32, {256, 8}, 5, Values::Moderate), w = sample(ag::float32, {8, 16}, 6, Values::Moderate);
+  const Tensor b = sample(ag::float32, {16}, 7, Values::Moderate);
+  auto layer = [](Tensor xs, Tensor ws, Tensor bs) { return ag::reduce_sum(ag::square(ag::tanh(ag::matmul(xs, ws) + bs))); };
+  auto inside = [&](Tensor xs, Tensor ws, Tensor bs) {
+    ag::GradientTape tape;
+    tape.watch(bs);
+    return tape.gradient(layer(xs, ws, bs), bs);
+  };
+  agtest::expect_three_way("bias gradient, tape inside", inside, tol, x, w, b);
+  auto jit = ag::function(inside);
+  EXPECT_TRUE(has_column_vectors(jit, x, w, b));
+  auto outside = [&](auto&& f) {
+    ag::GradientTape tape;
+    tape.watch(b);
+    return tape.gradient(f(x, w, b), b);
+  };
+  auto staged = ag::function(layer);
+  agtest::expect_same(outside(layer), outside(staged), tol, "bias gradient, tape outside");
+}
+
 TEST(JitColumnReductions, WidthsThatAreNotWholeVectorsKeepTheScalarWalk) {
   const Tensor x = sample(ag::float32, {100, 13}, 4, Values::Moderate);
   auto f = [](Tensor t) { return ag::reduce_sum(t, {0}); };

@@ -60,8 +60,8 @@ class Codegen {
   // The back edge of an emitted counted loop: `continue_loop ? head : exit`, marked so that LLVM
   // does not runtime-unroll it (nor the scalar remainder the vectorizer leaves behind).
   // rolled: LLVM may not unroll the loop (an outer loop of a program with rolled loops, whose
-  // body emitted a latch after `latches_before`; a matmul chain).
-  // `rolled`: never unrolled; `full`: fully unrolled (a short innermost loop of constant count).
+  // body emitted a latch after `latches_before`; a matmul chain). full: unrolled whole (a short
+  // innermost loop of constant count; the only unrolling LLVM does: optimizer.cpp).
   void loop_latch(llvm::Value* continue_loop, llvm::BasicBlock* head, llvm::BasicBlock* exit, bool rolled, bool full = false);
   // The number of loops emitted so far, and whether an outer loop around those emitted since
   // `latches_before` stays rolled.

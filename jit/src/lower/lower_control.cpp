@@ -246,8 +246,7 @@ class WhileLowering : NodeLowering {
       const ValueId r = bg.results[k];
       next[k] = body.at(r);
       if ((kind_[k] != Kind::Static && kind_[k] != Kind::Twin) || param_index(bg, r) == static_cast<int64_t>(k)) continue;
-      const ValuePlan& vp = body.plan->at(r);
-      const ValueId root = vp.storage == ValueStorage::View ? vp.root : r;
+      const ValueId root = body.plan->buffer_of(r);
       const int64_t p = is_param(bg, root) ? param_index(bg, root) : -1;
       // (p == k: the result is the state buffer itself, updated in place or seen another way.)
       if (p < 0 || p == static_cast<int64_t>(k) || p >= static_cast<int64_t>(nvars_) || next[k].kind != LVal::Kind::Buf)
