@@ -36,6 +36,7 @@ class Codegen {
   llvm::LLVMContext& context() { return ctx_ref_; }
   const Program& program() const { return prog_; }
   llvm::Value* ctx() const { return ctx_; }
+  int vector_width() const { return vector_bytes_; }  // bytes of the target's widest vector register
   // node_lines: the instructions emitted from now on come from top-level node `node` (-1: none).
   void at_node(int64_t node);
 

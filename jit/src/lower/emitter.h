@@ -157,15 +157,37 @@ class Emitter : public Codegen {
   // Non-temporal stores (lower_fused_vector.cpp): whether a vector loop writes `out` around the
   // cache (a result far larger than the last-level cache, in aligned whole blocks).
   bool streaming_output(const LVal& out, const Walk& w, DType d, unsigned lanes) const;
-  // Column reductions in vector registers (lower_fused_vector.cpp): whether x's walk [R, C] into
-  // `acc_view` (rows reduced, columns kept and contiguous) fits: C a static multiple of the vector
-  // width, a few vectors wide, x's expression vectorizable.
+  // ---- reductions in vector registers (lower_reduce_vector.cpp) ----
+  using Combine = std::function<llvm::Value*(llvm::Value*, llvm::Value*)>;
+  // The vector of elements [block * lanes, (block + 1) * lanes) of row `row` of a reduction's
+  // operand (lanes: the target's register of its dtype).
+  using RowBlock = std::function<llvm::Value*(llvm::Value* row, int64_t block)>;
+  // x's RowBlock in its walk [R, C] (the walk's inner dim read contiguously or broadcast).
+  RowBlock walk_blocks(Scope& s, ValueId x, const Walk& w, DType d);
+  // Column reductions: whether x's walk [R, C] into `acc_view` (rows reduced, columns kept and
+  // contiguous) fits: C a static multiple of the vector width, a few vectors wide, x's
+  // expression vectorizable.
   bool column_vectors_fit(Scope& s, ValueId x, const Walk& w, const LVal& acc_view, DType d);
   // out[j] = init combined with x[r, j] for r in [first, first + count), in r's order, the
   // columns in vector registers; stored into out[0, C).
-  void column_reduction_vector(Scope& s, ValueId x, const Walk& w, DType d, llvm::Value* init,
-                               const std::function<llvm::Value*(llvm::Value*, llvm::Value*)>& combine, llvm::Value* first,
-                               llvm::Value* count, llvm::Value* out);
+  void column_reduction_vector(Scope& s, ValueId x, const Walk& w, DType d, llvm::Value* init, const Combine& combine,
+                               llvm::Value* first, llvm::Value* count, llvm::Value* out);
+  // The same for `blocks` vectors of columns of any operand: with chains > 1, row r goes to
+  // accumulator set r % chains (independent chains of adds), the sets combined at the end.
+  void column_vectors(DType d, int64_t blocks, llvm::Value* init, const Combine& combine, const RowBlock& element,
+                      llvm::Value* first, llvm::Value* count, llvm::Value* out, int64_t chains);
+  // Row reductions: whether x's walk [R, C] into `acc_view` (columns reduced, rows kept and
+  // contiguous) fits: C a static multiple of the vector width, a few vectors long.
+  bool row_vectors_fit(Scope& s, ValueId x, const Walk& w, const LVal& acc_view, DType d);
+  // out[r] = init combined with row r's elements, for r in [0, rows) (rows of `blocks` vectors):
+  // each group of `lanes` rows folded into one vector and stored whole; the order of a row's
+  // terms is a tree's (for float sums and products, which may be reassociated, and for
+  // operations whose order does not matter).
+  void row_vectors(DType d, int64_t blocks, llvm::Value* rows, llvm::Value* init, const Combine& combine,
+                   const RowBlock& element, llvm::Value* out);
+  // A matrix-vector product (2-D, one side of size 1) whose other short side is static, as one
+  // of the two forms above (lower_matvec.cpp); false when it does not apply.
+  bool lower_matvec(Scope& s, uint32_t i, const LVal& a, const LVal& bm, llvm::Value* c);
   void lower_reduce(Scope& s, uint32_t i);                                         // lower_reduce.cpp
   void lower_arg_reduce(Scope& s, uint32_t i);
   // A small product with its rows' column segments packed into whole vectors

@@ -215,45 +215,6 @@ bool Emitter::lower_elementwise_vector(Scope& s, uint32_t i, const LVal& out, co
   return true;
 }
 
-// A column reduction with short rows (a batch norm's statistics over [N, 16], a bias gradient)
-// accumulated in memory is a load, an add and a store per element, each waiting for the last
-// (412 µs for 6.4 MB of [N, 16] floats, 15 GB/s); in registers, one vector add per row and block.
-bool Emitter::column_vectors_fit(Scope& s, ValueId x, const Walk& w, const LVal& acc_view, DType d) {
-  constexpr int64_t kMaxBlocks = 8;  // vector accumulators per row
-  if (!program().config.vector_loops || (d != DType::Float32 && d != DType::Float64) || w.dims.size() != 2) return false;
-  const std::vector<llvm::Value*>* acc_strides = w.find(&acc_view);
-  if (!acc_strides || !is_const((*acc_strides)[0], 0) || !is_const((*acc_strides)[1], 1)) return false;
-  for (const auto& [leaf, strides] : w.strides)  // the columns read contiguously or broadcast
-    if (!is_const(strides.back(), 0) && !is_const(strides.back(), 1)) return false;
-  const auto* columns = llvm::dyn_cast<llvm::ConstantInt>(w.dims[1]);
-  const int64_t lanes = vector_bytes_ / static_cast<int64_t>(dtype_size(d));
-  return columns && lanes >= 2 && columns->getSExtValue() % lanes == 0 && columns->getSExtValue() / lanes <= kMaxBlocks &&
-         vectorizable(s, x, d);
-}
-
-void Emitter::column_reduction_vector(Scope& s, ValueId x, const Walk& w, DType d, llvm::Value* init,
-                                      const std::function<llvm::Value*(llvm::Value*, llvm::Value*)>& combine, llvm::Value* first,
-                                      llvm::Value* count, llvm::Value* out) {
-  const unsigned lanes = static_cast<unsigned>(vector_bytes_ / static_cast<int64_t>(dtype_size(d)));
-  const int64_t blocks = llvm::cast<llvm::ConstantInt>(w.dims[1])->getSExtValue() / lanes;
-  const bool was = emitting_vectors_;
-  emitting_vectors_ = true;
-  const std::vector<llvm::Value*> start(static_cast<size_t>(blocks), b_.CreateVectorSplat(lanes, init));
-  const std::vector<llvm::Value*> sums = loop_carry(count, start, [&](const std::vector<llvm::Value*>& partial, llvm::Value* k) {
-    const std::vector<llvm::Value*> row{b_.CreateAdd(first, k)};
-    std::vector<llvm::Value*> next;
-    for (int64_t blk = 0; blk < blocks; ++blk) {
-      std::vector<std::pair<const LVal*, llvm::Value*>> loaded;  // per block: its own columns
-      next.push_back(combine(partial[static_cast<size_t>(blk)], eval_vector(s, x, w, row, i64(blk * lanes), lanes, nullptr, loaded)));
-    }
-    return next;
-  }, "columns");
-  emitting_vectors_ = was;
-  for (int64_t blk = 0; blk < blocks; ++blk)
-    b_.CreateAlignedStore(sums[static_cast<size_t>(blk)], b_.CreateInBoundsGEP(mem_type(d), out, i64(blk * lanes)),
-                          llvm::Align(dtype_size(d)));
-}
-
 llvm::Value* Emitter::check_vector(int32_t id, llvm::Value* x, llvm::Value* first, int64_t step, llvm::Value* mask) {
   llvm::Value* bad = not_finite(x);
   if (mask) bad = b_.CreateAnd(bad, mask);

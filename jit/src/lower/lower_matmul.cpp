@@ -391,6 +391,10 @@ void Emitter::lower_matmul(Scope& s, uint32_t i) {
 
   const int64_t cm = const_value(m), ck = const_value(k), cn = const_value(nn);
   const bool inline_loops = cm >= 0 && ck >= 0 && cn >= 0 && cm * ck * cn <= kInlineMatMulWork && (cn > kVectorRowMax || ck <= kUnrolledKMax);
+  if (!inline_loops && ra == 2 && rb == 2 && lower_matvec(s, i, a, bm, c)) {
+    finish_result(s, i, out, c);
+    return;
+  }
   llvm::Value* mk = b_.CreateMul(m, k);
   llvm::Value* kn = b_.CreateMul(k, nn);
   llvm::Value* mn = b_.CreateMul(m, nn);

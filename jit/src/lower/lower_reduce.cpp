@@ -62,12 +62,19 @@ class ReductionLowering : NodeLowering {
   void lower() {
     output_views();
     init_ = initial_value();
-    e_.loop(out_n_, [&](llvm::Value* k) { e_.store(d_, acc_, k, init_); });
     std::vector<const LVal*> leaves;
     e_.collect_leaves(s_, x_, leaves);
     leaves.push_back(&acc_view_);
     const Walk w = e_.make_walk(s_.at(x_).dims, leaves, /*collapse=*/true);
-    accumulate(w);
+    if (reassociable() && e_.row_vectors_fit(s_, x_, w, acc_view_, d_)) {
+      // Short rows: each group of rows folded in vector registers, every output stored once.
+      const int64_t lanes = e_.vector_width() / static_cast<int64_t>(dtype_size(d_));
+      e_.row_vectors(d_, llvm::cast<llvm::ConstantInt>(w.dims[1])->getSExtValue() / lanes, w.dims[0], init_,
+                     [&](llvm::Value* a, llvm::Value* v) { return combine(a, v); }, e_.walk_blocks(s_, x_, w, d_), acc_);
+    } else {
+      e_.loop(out_n_, [&](llvm::Value* k) { e_.store(d_, acc_, k, init_); });
+      accumulate(w);
+    }
     if (n_.op == OpKind::ReduceMean) divide_for_mean();
     e_.finish_result(s_, i_, out_, acc_);
   }
@@ -110,6 +117,12 @@ class ReductionLowering : NodeLowering {
                            d_ == DType::Int32 ? std::numeric_limits<int32_t>::max() : std::numeric_limits<int64_t>::max());
       default: return e_.constant(d_, 0, 0);  // sum, mean
     }
+  }
+
+  // A float sum, mean or product: its terms may be reassociated (combine), so a row may be
+  // reduced as a tree.
+  bool reassociable() const {
+    return fp_ && (n_.op == OpKind::ReduceSum || n_.op == OpKind::ReduceMean || n_.op == OpKind::ReduceProd);
   }
 
   // acc op v, with float sums and products reassociable (like Eigen's vectorized sums: the loop

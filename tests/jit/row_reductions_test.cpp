@@ -1,0 +1,135 @@
+// Row reductions over short rows (a row a few vectors long, its outputs contiguous: a softmax's
+// denominators over 16 classes, a logistic regression's logits written as reduce_sum(x * w, 1))
+// fold each group of rows in vector registers into one vector of results (Emitter::row_vectors).
+// Three-way for sums, means and products of both float dtypes, every row count around a group's
+// (the rows after the last whole group are reduced one by one), unknown row counts, special
+// values, the pool's split, under a tape; the vector form checked in the IR.
+#include "ag/detail/parallel.h"
+#include "jit_test_util.h"
+#include "test_data.h"
+
+namespace {
+
+using ag::Tensor;
+using agtest::sample;
+using agtest::Values;
+
+const agtest::Tol kTol{.rtol = 1e-5, .atol = 1e-5};
+
+// The IR has the vector form: the tree's shuffles (rows.kept, rows.moved) or, for the rows after
+// the last whole group, the halving of one row's vector (rows.low, rows.high).
+bool has_row_vectors(auto& f, const auto&... args) {
+  const std::string ir = f.get_concrete_function(args...).llvm_ir(false);
+  return ir.find("%rows.kept") != std::string::npos || ir.find("%rows.low") != std::string::npos;
+}
+
+TEST(JitRowReductions, SumsMeansAndProductsOfEveryRowCount) {
+  for (ag::DType d : {ag::float32, ag::float64})
+    for (int64_t width : {16, 32, 64})
+      for (int64_t rows : {1, 7, 16, 17, 40, 301}) {
+        const Tensor x = ag::cast(sample(ag::float32, {rows, width}, 1, Values::Moderate), d);
+        const Tensor p = ag::cast(sample(ag::float32, {1, width}, 2, Values::Moderate), d);
+        const std::string tag = std::string(ag::dtype_name(d)) + " " + std::to_string(rows) + " x " + std::to_string(width);
+        auto reductions = [](Tensor v, Tensor q) {
+          return std::make_tuple(ag::reduce_sum(v * q, {1}), ag::reduce_mean(v, {1}, true), ag::reduce_prod(v * 0.01 + 1.0, {1}));
+        };
+        // A row's terms summed in a tree's order here, in another eagerly: up to 64 products of
+        // magnitude up to 100 may cancel to a small sum that differs by a few ulps of the terms.
+        agtest::expect_three_way("row reductions, " + tag, reductions, {.rtol = 1e-5, .atol = 1e-4}, x, p);
+        auto sum_only = [](Tensor v, Tensor q) { return ag::reduce_sum(v * q, {1}); };
+        auto f = ag::function(sum_only);
+        // Sixteen elements are at most 8 vectors on every x86-64 level (2 doubles on SSE); one
+        // row is a 1-D walk, a full reduction.
+        if (width == 16 && rows > 1) EXPECT_TRUE(has_row_vectors(f, x, p)) << tag;
+      }
+}
+
+TEST(JitRowReductions, TrailingDimsCollapseIntoOneRow) {
+  // [B, T, 4, 4] reduced over its last two dims: rows of 16 elements, B * T of them.
+  const Tensor x = sample(ag::float32, {3, 21, 4, 4}, 3, Values::Moderate);
+  auto f = [](Tensor t) { return ag::reduce_sum(ag::square(t) * 0.5f + t, {2, 3}); };
+  agtest::expect_three_way("[3,21,4,4] over {2,3}", f, kTol, x);
+  auto jit = ag::function(f);
+  EXPECT_TRUE(has_row_vectors(jit, x));
+}
+
+TEST(JitRowReductions, UnknownRowCounts) {
+  auto f = [](Tensor t) { return ag::reduce_sum(t * t, {1}); };
+  const ag::FunctionOptions options{.input_signature = {ag::TensorSpec({-1, 16}, ag::float32, "t")}};
+  auto jit = ag::function(f, options);
+  for (int64_t rows : {0, 5, 32, 33, 1000}) {
+    const Tensor x = sample(ag::float32, {rows, 16}, 4, Values::Moderate);
+    agtest::expect_three_way_with("unknown rows, " + std::to_string(rows), f, options, kTol, x);
+    agtest::expect_same(f(x), jit(x), kTol, "one trace, " + std::to_string(rows) + " rows");
+  }
+  EXPECT_EQ(jit.stats().traces, 1);
+  EXPECT_TRUE(has_row_vectors(jit, sample(ag::float32, {9, 16}, 4, Values::Moderate)));
+}
+
+TEST(JitRowReductions, NanInfAndSignedZerosStayInTheirRows) {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  std::vector<float> v(40 * 16, 1.0f);
+  v[5 * 16 + 3] = nan;  // row 5: NaN
+  v[7 * 16 + 4] = inf;  // row 7: Inf
+  v[8 * 16 + 0] = inf;  // row 8: Inf - Inf = NaN
+  v[8 * 16 + 9] = -inf;
+  for (int j = 0; j < 16; ++j) v[static_cast<size_t>(20 * 16 + j)] = -0.0f;  // row 20: a sum of -0s
+  for (int j = 0; j < 16; ++j) v[static_cast<size_t>(39 * 16 + j)] = -0.0f;  // row 39: in the rows after the groups
+  const Tensor x = ag::constant(v, {40, 16});
+  auto f = [](Tensor t) { return std::make_tuple(ag::reduce_sum(t, {1}), ag::reduce_prod(t, {1})); };
+  agtest::expect_three_way("special values", f, {}, x);
+  auto jit = ag::function(f);
+  const std::vector<float> sums = std::get<0>(jit(x)).to_vector<float>();
+  EXPECT_TRUE(std::isnan(sums[5]) && std::isinf(sums[7]) && std::isnan(sums[8]));
+  EXPECT_EQ(sums[4], 16.0f);
+  EXPECT_EQ(sums[6], 16.0f);
+  // A sum starts from +0, as the scalar walk's does: -0 + -0 ... + 0 is +0.
+  EXPECT_FALSE(std::signbit(sums[20]));
+  EXPECT_FALSE(std::signbit(sums[39]));
+}
+
+TEST(JitRowReductions, LargeOperandsSplitByGroupsOfRowsOnTwoThreads) {
+  const Tensor x = sample(ag::float32, {20000, 32}, 5, Values::Moderate);
+  auto f = [](Tensor t) { return ag::reduce_mean(ag::square(t), {1}); };
+  for (int threads : {1, 2}) {
+    const ag::detail::ScopedNumThreads scoped(threads);
+    agtest::expect_three_way("large, " + std::to_string(threads) + " threads", f, kTol, x);
+  }
+  auto jit = ag::function(f);
+  EXPECT_TRUE(has_row_vectors(jit, x));
+  EXPECT_TRUE(agtest::ir_calls(jit.get_concrete_function(x).llvm_ir(true), "agc_rt_parallel_for"));
+}
+
+TEST(JitRowReductions, ASoftmaxAndItsGradientUnderATapeInsideTheTraceAndOutside) {
+  const Tensor logits = sample(ag::float32, {50, 16}, 6, Values::Moderate);
+  const Tensor target = sample(ag::float32, {50, 16}, 7, Values::Moderate);
+  auto loss = [](Tensor z, Tensor y) {
+    Tensor e = ag::exp(z - ag::reduce_max(z, {1}, true));
+    return ag::reduce_sum(ag::square(e / ag::reduce_sum(e, {1}, true) - y));
+  };
+  auto inside = [&](Tensor z, Tensor y) {
+    ag::GradientTape tape;
+    tape.watch(z);
+    return tape.gradient(loss(z, y), z);
+  };
+  agtest::expect_three_way("softmax gradient, tape inside", inside, kTol, logits, target);
+  auto jit = ag::function(inside);
+  EXPECT_TRUE(has_row_vectors(jit, logits, target));
+  auto staged = ag::function(loss);
+  ag::GradientTape eager_tape, staged_tape;
+  eager_tape.watch(logits);
+  staged_tape.watch(logits);
+  const Tensor eager = eager_tape.gradient(loss(logits, target), logits);
+  const Tensor compiled = staged_tape.gradient(staged(logits, target), logits);
+  agtest::expect_same(eager, compiled, kTol, "softmax gradient, tape outside");
+}
+
+TEST(JitRowReductions, RowsThatAreNotWholeVectorsKeepTheScalarWalk) {
+  const Tensor x = sample(ag::float32, {100, 13}, 8, Values::Moderate);
+  auto f = [](Tensor t) { return ag::reduce_sum(t, {1}); };
+  agtest::expect_three_way("13 columns", f, kTol, x);
+  auto jit = ag::function(f);
+  EXPECT_FALSE(has_row_vectors(jit, x));
+}
+
+}  // namespace
