@@ -20,6 +20,16 @@
 
 namespace agtest {
 
+// The bytes of a vector register of the code the JIT makes here: the level ctest sets in
+// AG_JIT_CPU (x86-64-v2: SSE, x86-64-v3: AVX2), else the host's.
+inline int64_t jit_vector_bytes() {
+  const char* cpu = std::getenv("AG_JIT_CPU");
+  const std::string level = cpu ? cpu : "";
+  if (level == "x86-64-v2") return 16;
+  if (level == "x86-64-v3") return 32;
+  return __builtin_cpu_supports("avx512f") ? 64 : __builtin_cpu_supports("avx2") ? 32 : 16;
+}
+
 // Whether LLVM IR calls a function whose name starts with `prefix` (declarations, and the
 // llvm.compiler.used list LLVM's vector-library mapping adds for every variant, do not count).
 inline bool ir_calls(const std::string& ir, const std::string& prefix) {

@@ -14,7 +14,6 @@ namespace {
 
 // Independent multiply-add chains enough to cover a float FMA's latency (4 cycles, 2 a cycle).
 constexpr int64_t kChains = 8;
-constexpr int64_t kMaxBlocks = 8;  // vectors of the matrix's short side
 
 llvm::Value* contracted(llvm::Value* v) {
   if (auto* inst = llvm::dyn_cast<llvm::Instruction>(v)) {
@@ -46,7 +45,8 @@ bool Emitter::lower_matvec(Scope& s, uint32_t i, const LVal& a, const LVal& bm, 
   }
   const auto* short_side = llvm::dyn_cast<llvm::ConstantInt>(matrix->dims[1]);
   const int64_t lanes = vector_bytes_ / static_cast<int64_t>(dtype_size(d));
-  if (!short_side || lanes < 2 || short_side->getSExtValue() % lanes != 0 || short_side->getSExtValue() / lanes > kMaxBlocks)
+  if (!short_side || lanes < 2 || short_side->getSExtValue() % lanes != 0 ||
+      short_side->getSExtValue() / lanes > (rows ? kMaxRowVectors : kMaxColumnVectors))
     return false;
   const int64_t width = short_side->getSExtValue(), blocks = width / lanes;
 
@@ -66,9 +66,10 @@ bool Emitter::lower_matvec(Scope& s, uint32_t i, const LVal& a, const LVal& bm, 
   };
   // The matrix's row `row`, block `blk`, times the vector's matching elements: its block (rows)
   // or its element `row` (columns).
-  const RowBlock element = [&](llvm::Value* row, int64_t blk) {
-    llvm::Value* at = b_.CreateAdd(b_.CreateMul(row, i64(width)), i64(blk * lanes));
-    llvm::Value* factor = rows ? load_vector(vector->ptr, i64(blk * lanes))
+  const RowBlock element = [&](llvm::Value* row, llvm::Value* blk) {
+    llvm::Value* first = b_.CreateMul(blk, i64(lanes));
+    llvm::Value* at = b_.CreateAdd(b_.CreateMul(row, i64(width)), first);
+    llvm::Value* factor = rows ? load_vector(vector->ptr, first)
                                : b_.CreateVectorSplat(static_cast<unsigned>(lanes), load(d, vector->ptr, row));
     return contracted(b_.CreateFMul(load_vector(matrix->ptr, at), factor));
   };

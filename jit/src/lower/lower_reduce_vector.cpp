@@ -13,8 +13,6 @@
 namespace ag::jit {
 namespace {
 
-constexpr int64_t kMaxBlocks = 8;  // vector registers per row (rows) or per row of kept columns (columns)
-
 // Whether every buffer of the walk reads its inner dim contiguously or broadcasts it.
 template <class IsConst>
 bool inner_dims_contiguous(const Walk& w, IsConst is_const) {
@@ -45,9 +43,9 @@ std::vector<size_t> tree_leaf_of_lane(unsigned lanes) {
 
 Emitter::RowBlock Emitter::walk_blocks(Scope& s, ValueId x, const Walk& w, DType d) {
   const unsigned lanes = static_cast<unsigned>(vector_bytes_ / static_cast<int64_t>(dtype_size(d)));
-  return [this, &s, x, &w, lanes](llvm::Value* row, int64_t block) {
+  return [this, &s, x, &w, lanes](llvm::Value* row, llvm::Value* block) {
     std::vector<std::pair<const LVal*, llvm::Value*>> loaded;  // per block: its own elements
-    return eval_vector(s, x, w, {row}, i64(block * static_cast<int64_t>(lanes)), lanes, nullptr, loaded);
+    return eval_vector(s, x, w, {row}, b_.CreateMul(block, i64(lanes)), lanes, nullptr, loaded);
   };
 }
 
@@ -61,7 +59,7 @@ bool Emitter::column_vectors_fit(Scope& s, ValueId x, const Walk& w, const LVal&
   if (!inner_dims_contiguous(w, [&](llvm::Value* v, int64_t c) { return is_const(v, c); })) return false;
   const auto* columns = llvm::dyn_cast<llvm::ConstantInt>(w.dims[1]);
   const int64_t lanes = vector_bytes_ / static_cast<int64_t>(dtype_size(d));
-  return columns && lanes >= 2 && columns->getSExtValue() % lanes == 0 && columns->getSExtValue() / lanes <= kMaxBlocks &&
+  return columns && lanes >= 2 && columns->getSExtValue() % lanes == 0 && columns->getSExtValue() / lanes <= kMaxColumnVectors &&
          vectorizable(s, x, d);
 }
 
@@ -83,7 +81,7 @@ void Emitter::column_vectors(DType d, int64_t blocks, llvm::Value* init, const C
     for (int64_t c = 0; c < sets; ++c)
       for (size_t blk = 0; blk < nb; ++blk) {
         llvm::Value*& sum = sums[static_cast<size_t>(c) * nb + blk];
-        sum = combine(sum, element(b_.CreateAdd(row0, i64(c)), static_cast<int64_t>(blk)));
+        sum = combine(sum, element(b_.CreateAdd(row0, i64(c)), i64(static_cast<int64_t>(blk))));
       }
     return sums;
   };
@@ -120,7 +118,7 @@ bool Emitter::row_vectors_fit(Scope& s, ValueId x, const Walk& w, const LVal& ac
   if (!inner_dims_contiguous(w, [&](llvm::Value* v, int64_t c) { return is_const(v, c); })) return false;
   const auto* row = llvm::dyn_cast<llvm::ConstantInt>(w.dims[1]);
   const int64_t lanes = vector_bytes_ / static_cast<int64_t>(dtype_size(d));
-  return row && lanes >= 2 && row->getSExtValue() % lanes == 0 && row->getSExtValue() / lanes <= kMaxBlocks &&
+  return row && lanes >= 2 && row->getSExtValue() % lanes == 0 && row->getSExtValue() / lanes <= kMaxRowVectors &&
          vectorizable(s, x, d);
 }
 
@@ -129,10 +127,12 @@ void Emitter::row_vectors(DType d, int64_t blocks, llvm::Value* rows, llvm::Valu
   const unsigned lanes = static_cast<unsigned>(vector_bytes_ / static_cast<int64_t>(dtype_size(d)));
   const bool was = emitting_vectors_;
   emitting_vectors_ = true;
-  // A row's blocks combined into one vector (lane j: the row's elements j, j + lanes, ...).
-  auto row_vector = [&](llvm::Value* r) {
-    llvm::Value* v = element(r, 0);
-    for (int64_t blk = 1; blk < blocks; ++blk) v = combine(v, element(r, blk));
+  // Rows' blocks combined into one vector each (lane j: the row's elements j, j + lanes, ...).
+  auto row_vectors_of = [&](const std::vector<llvm::Value*>& row) {
+    std::vector<llvm::Value*> v;
+    for (llvm::Value* r : row) v.push_back(element(r, i64(0)));
+    for (int64_t blk = 1; blk < blocks; ++blk)
+      for (size_t k = 0; k < row.size(); ++k) v[k] = combine(v[k], element(row[k], i64(blk)));
     return v;
   };
   // Folds a and b over groups of g lanes: lanes i % g < g/2 get a's elements i and i + g/2
@@ -151,8 +151,10 @@ void Emitter::row_vectors(DType d, int64_t blocks, llvm::Value* rows, llvm::Valu
   llvm::Value* splat_init = b_.CreateVectorSplat(lanes, init);
   parallel_loop_nest({groups}, out, [&](const std::vector<llvm::Value*>& idx) {
     llvm::Value* row0 = b_.CreateMul(idx[0], i64(lanes));
-    std::vector<llvm::Value*> level(lanes);
-    for (unsigned r = 0; r < lanes; ++r) level[leaf_of_lane[r]] = row_vector(b_.CreateAdd(row0, i64(r)));
+    std::vector<llvm::Value*> row(lanes), level(lanes);
+    for (unsigned r = 0; r < lanes; ++r) row[r] = b_.CreateAdd(row0, i64(r));
+    const std::vector<llvm::Value*> sums = row_vectors_of(row);
+    for (unsigned r = 0; r < lanes; ++r) level[leaf_of_lane[r]] = sums[r];
     for (unsigned g = lanes; g > 1; g /= 2) {
       std::vector<llvm::Value*> next;
       for (size_t p = 0; p + 1 < level.size(); p += 2) next.push_back(fold(level[p], level[p + 1], g));
@@ -166,7 +168,7 @@ void Emitter::row_vectors(DType d, int64_t blocks, llvm::Value* rows, llvm::Valu
     llvm::Value* done = b_.CreateMul(groups, i64(lanes));
     loop(b_.CreateSub(rows, done), [&](llvm::Value* k) {
       llvm::Value* r = b_.CreateAdd(done, k);
-      llvm::Value* v = row_vector(r);
+      llvm::Value* v = row_vectors_of({r})[0];
       for (unsigned n = lanes; n > 1; n /= 2) {
         std::vector<int> low(n / 2), high(n / 2);
         for (unsigned i = 0; i < n / 2; ++i) low[i] = static_cast<int>(i), high[i] = static_cast<int>(i + n / 2);
