@@ -12,6 +12,7 @@
 #include <llvm/IR/Module.h>
 #include <llvm/IR/PassInstrumentation.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Transforms/IPO/MergeFunctions.h>
 #include <llvm/Transforms/IPO/AlwaysInliner.h>
 #include <llvm/Transforms/InstCombine/InstCombine.h>
 #include <llvm/Transforms/Scalar/EarlyCSE.h>
@@ -173,9 +174,13 @@ bool optimize_module(llvm::Module& m, llvm::TargetMachine& tm, int level) {
     fpm.addPass(llvm::SimplifyCFGPass());
     mpm.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(fpm)));
   } else {
-    mpm = pb.buildPerModuleDefaultPipeline(level <= 1   ? llvm::OptimizationLevel::O1
-                                           : level == 2 ? llvm::OptimizationLevel::O2
-                                                        : llvm::OptimizationLevel::O3);
+    // Identical loop nests (n-body's forces before its loop and in it) are outlined into
+    // identical functions (unnamed_addr: parallel_loops.cpp): merged before anything optimizes
+    // them, they are optimized and compiled once.
+    mpm.addPass(llvm::MergeFunctionsPass());
+    mpm.addPass(pb.buildPerModuleDefaultPipeline(level <= 1   ? llvm::OptimizationLevel::O1
+                                                 : level == 2 ? llvm::OptimizationLevel::O2
+                                                              : llvm::OptimizationLevel::O3));
   }
   mpm.run(m, mam);
   return short_pipeline;

@@ -285,3 +285,36 @@ TEST(JitParallelLoops, SmallLoopsStayInline) {
 }
 
 }  // namespace
+
+namespace {
+
+// Pairwise squared distances of N points by broadcasting, as an n-body program computes them
+// before its loop and in it.
+Tensor pairwise(Tensor p) {
+  Tensor d = ag::expand_dims(p, 0) - ag::expand_dims(p, 1);
+  return ag::reduce_sum(d * d, {2});
+}
+
+int count_of(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// Identical loop nests are outlined into identical functions, which the optimizer merges
+// (MergeFunctions: they are unnamed_addr) so each is optimized and compiled once.
+TEST(JitParallelLoops, IdenticalLoopNestsAreMergedAndCompiledOnce) {
+  const Tensor p = ag::random_uniform({512, 3}, ag::float32, -1, 1, 21), q = ag::random_uniform({512, 3}, ag::float32, -1, 1, 22);
+  auto twice = [](Tensor a, Tensor b) { return std::make_tuple(pairwise(a), pairwise(b)); };
+  agtest::expect_three_way("twice", twice, {}, p, q);
+  auto f = ag::function(twice);
+  const std::string before = f.get_concrete_function(p, q).llvm_ir(false), after = f.get_concrete_function(p, q).llvm_ir(true);
+  EXPECT_EQ(count_of(before, "define internal void @agc_parallel_loop."), 2);
+  EXPECT_EQ(count_of(after, "define internal void @agc_parallel_loop."), 1);
+  for (int threads : {1, 2}) {
+    Threads t(threads);
+    agtest::expect_same(twice(p, q), f(p, q), {}, std::to_string(threads) + " threads");
+  }
+}
+
+}  // namespace

@@ -162,6 +162,8 @@ bool Codegen::outline_parallel_loop(const ParallelLoop& loop, int index) {
   body->setLinkage(llvm::GlobalValue::InternalLinkage);
   body->addFnAttr(llvm::Attribute::AlwaysInline);
   body->addFnAttr(llvm::Attribute::NoUnwind);
+  // Their addresses mean nothing: the optimizer may merge identical loops (optimizer.cpp).
+  body->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
   if (loop.emitted_vectors) mark_emitted_optimized(*body);
   llvm::CallInst* call = nullptr;
   for (llvm::User* u : body->users())
@@ -185,6 +187,7 @@ bool Codegen::outline_parallel_loop(const ParallelLoop& loop, int index) {
   llvm::Function* worker = llvm::Function::Create(worker_type, llvm::GlobalValue::InternalLinkage,
                                                   "agc_parallel_loop." + std::to_string(index), module_);
   worker->addFnAttr(llvm::Attribute::NoUnwind);
+  worker->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
   // The worker of agc's own vector loop (lower_fused_vector.cpp) is compiled as emitted: the
   // optimizer's function passes had nothing to vectorize in it and took most of the tanh chain's
   // optimization (docs/performance.md, "Measured decisions": vector loop worker).
