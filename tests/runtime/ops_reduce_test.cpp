@@ -292,6 +292,23 @@ TEST(ArgReduce, TiesGiveTheFirstIndex) {
   EXPECT_EQ(ag::argmax(ag::constant({{1, 1}, {1, 1}}), 1).to_vector<int64_t>(), (std::vector<int64_t>{0, 0}));
 }
 
+TEST(ArgReduce, ANanFirstStaysAndALaterOneNeverWins) {
+  // Only a strictly better element replaces the best: every comparison with NaN is false.
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const ag::Tensor x = agtest::make<float>({nan, 5.f, -1.f, 2.f, 3.f, nan, -4.f, 9.f, 1.f, 0.f, nan, 0.f}, {3, 4});
+  EXPECT_EQ(ag::argmax(x, 1).to_vector<int64_t>(), (std::vector<int64_t>{0, 3, 0}));
+  EXPECT_EQ(ag::argmin(x, 1).to_vector<int64_t>(), (std::vector<int64_t>{0, 2, 1}));
+  // Rows of 8 over many outputs (the k-means argmin), against the reference loop's answer.
+  std::vector<float> v(8 * 1000);
+  for (size_t k = 0; k < v.size(); ++k) v[k] = static_cast<float>((k * 2654435761u) % 1000) - 500.0f;
+  const ag::Tensor rows = agtest::make<float>(v, {1000, 8});
+  const std::vector<int64_t> got = ag::argmin(rows, 1).to_vector<int64_t>();
+  for (size_t r = 0; r < 1000; ++r)
+    EXPECT_EQ(got[r], std::min_element(v.begin() + static_cast<long>(8 * r), v.begin() + static_cast<long>(8 * r + 8)) -
+                          (v.begin() + static_cast<long>(8 * r)))
+        << r;
+}
+
 TEST(ArgReduce, Errors) {
   AG_EXPECT_ERROR(ag::ValueError, ag::argmax(ag::Tensor(1.f)), "ag::argmax", "scalar");
   AG_EXPECT_ERROR(ag::ValueError, ag::argmin(ag::zeros({2, 3}), 2), "ag::argmin", "axis 2");

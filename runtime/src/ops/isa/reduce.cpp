@@ -212,20 +212,32 @@ void reduce3(OpKind op, const T* x, T* y, const Layout3& l) {
 }
 
 // Outputs [k0, k1) of an arg-reduction (output k = o * inner + i), each found by one scan of its
-// slice, the first occurrence winning.
-template <class T>
-void arg_reduce_range(OpKind op, const T* x, int64_t* y, const Layout3& l, int64_t k0, int64_t k1) {
+// slice, the first occurrence winning: only a strictly better element replaces the best (a NaN
+// first stays; a later one never wins). The best value is kept in a register and replaced by
+// selects: a branch on random data mispredicted, and reloading the best element each step
+// made the scan of [100000, 8] floats 1.95 ms.
+template <bool kMax, class T>
+void arg_reduce_range(const T* x, int64_t* y, const Layout3& l, int64_t k0, int64_t k1) {
   int64_t o = k0 / l.inner, i = k0 % l.inner;
   for (int64_t k = k0; k < k1; ++k) {
     const T* p = x + o * l.reduced * l.inner + i;
     int64_t best = 0;
+    T best_value = p[0];
     for (int64_t r = 1; r < l.reduced; ++r) {
-      const T v = p[r * l.inner], b = p[best * l.inner];
-      if (op == OpKind::ArgMax ? v > b : v < b) best = r;
+      const T v = p[r * l.inner];
+      const bool better = kMax ? v > best_value : v < best_value;
+      best = better ? r : best;
+      best_value = better ? v : best_value;
     }
     y[k] = best;
     if (++i == l.inner) i = 0, ++o;
   }
+}
+
+template <class T>
+void arg_reduce_range(OpKind op, const T* x, int64_t* y, const Layout3& l, int64_t k0, int64_t k1) {
+  if (op == OpKind::ArgMax) arg_reduce_range<true>(x, y, l, k0, k1);
+  else arg_reduce_range<false>(x, y, l, k0, k1);
 }
 
 // Many outputs run on the pool, each computed as on one thread: the same indices for every
