@@ -92,6 +92,37 @@ TEST(ParallelKernels, LargeMatmulsSplitIntoRowBlocksTheSameForEveryThreadCount) 
   }
 }
 
+// Matrix-vector products split from 2^17 elements of the matrix (a GEMV streams it once): blocks
+// of rows of at least 2^16 elements, the same for every thread count; both float dtypes, the
+// matrix transposed or not, rows not a multiple of the block; integers against a plain loop.
+TEST(ParallelKernels, LargeMatrixVectorProductsSplitTheSameForEveryThreadCount) {
+  const int64_t m = 1003, k = 300;
+  const Tensor ai = ag::cast(ag::random_uniform({m, k}, ag::float32, -9, 9, 6), ag::int32),
+               vi = ag::cast(ag::random_uniform({k, 1}, ag::float32, -9, 9, 7), ag::int32);
+  const std::vector<int32_t> va = ai.to_vector<int32_t>(), vv = vi.to_vector<int32_t>();
+  std::vector<int32_t> want(static_cast<size_t>(m), 0);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t p = 0; p < k; ++p) want[static_cast<size_t>(i)] += va[static_cast<size_t>(i * k + p)] * vv[static_cast<size_t>(p)];
+  for (ag::DType d : {ag::float32, ag::float64}) {
+    const Tensor a = ag::cast(ag::random_uniform({m, k}, ag::float32, -1, 1, 8), d),
+                 at = ag::cast(ag::random_uniform({k, m}, ag::float32, -1, 1, 9), d),
+                 v = ag::cast(ag::random_uniform({k, 1}, ag::float32, -1, 1, 10), d);
+    Tensor one, one_t;
+    {
+      Threads t(1);
+      one = ag::matmul(a, v);
+      one_t = ag::matmul(at, v, /*transpose_a=*/true);
+      EXPECT_EQ(ag::matmul(ai, vi).to_vector<int32_t>(), want);
+    }
+    Threads t(2);
+    const int64_t before = ag::detail::parallel_loops_split();
+    EXPECT_TRUE(agtest::same_bits(ag::matmul(a, v), one)) << ag::dtype_name(d);
+    EXPECT_TRUE(agtest::same_bits(ag::matmul(at, v, true), one_t)) << ag::dtype_name(d);
+    EXPECT_EQ(ag::matmul(ai, vi).to_vector<int32_t>(), want);
+    EXPECT_GE(ag::detail::parallel_loops_split(), before + 3) << ag::dtype_name(d);
+  }
+}
+
 // Reductions: many slices split by slice (each as on one thread: the serial result exactly); one
 // huge row in fixed chunks whose partials combine in order (the same for every thread count).
 TEST(ParallelKernels, ReductionsGiveTheSameResultForEveryThreadCount) {

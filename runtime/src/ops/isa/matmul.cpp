@@ -18,6 +18,10 @@ using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 // (12.8M) ran slower split on 2 threads than whole on 1, so they stay whole; from 256^3 up, 2
 // threads took less time (docs/performance.md, "Measured decisions": parallel GEMM).
 constexpr int64_t kParallelGemmWork = int64_t{1} << 24;
+// A matrix-vector product (one column of C) streams its matrix once, a multiply-add per element
+// loaded: from 2^17 elements (1 MB of doubles) up, 2 threads halve it (conjugate gradients'
+// [512, 512] float64 product, 26 µs an iteration, docs/performance.md).
+constexpr int64_t kParallelGemvWork = int64_t{1} << 17;
 
 // The block size along a dim of C: about an eighth of it, a multiple of 16, at least 64 (smaller
 // products lose more to Eigen's packing than threads win back). A function of the shape alone,
@@ -41,8 +45,11 @@ void gemm_blocks(const A& a, const B& b, T* c, int64_t m, int64_t k, int64_t n) 
   }
   // Column blocks of a row-major C are not contiguous panels: Eigen evaluated them through a
   // temporary (slower on 2 threads than one product on 1, measured on W8), so only rows split.
-  const int64_t size = gemm_block(m);
-  if (m * k * n < kParallelGemmWork || m < 2 * size) {
+  // A matrix-vector product's blocks hold at least half of kParallelGemvWork elements: each is
+  // an Eigen GEMV call of its own, and 64-row blocks of CG's product cost 4% on one thread.
+  const int64_t size = n == 1 ? std::max(gemm_block(m), (kParallelGemvWork / 2 / std::max<int64_t>(k, 1) + 15) / 16 * 16)
+                              : gemm_block(m);
+  if (m * k * n < (n == 1 ? kParallelGemvWork : kParallelGemmWork) || m < 2 * size) {
     C.noalias() = a * b;
     return;
   }
