@@ -162,7 +162,7 @@ bool optimize_module(llvm::Module& m, llvm::TargetMachine& tm, int level) {
   llvm::ModulePassManager mpm;
   const bool short_pipeline = short_pipeline_suffices(m);
   if (short_pipeline) {
-    // The inliner for the outlined loop bodies (always-inline), then the function passes that
+    // The always-inliner (for callers that ask for it), then the function passes that
     // clean up what the emitter writes (allocas, repeated loads, constant expressions,
     // branches). The O2 pipeline only cost time on the tanh chain's module and W1's, with
     // nothing to do (docs/performance.md, "Measured decisions": short pipeline).

@@ -160,7 +160,9 @@ bool Codegen::outline_parallel_loop(const ParallelLoop& loop, int index) {
   llvm::Function* body = extractor.extractCodeRegion(cache);
   if (!body) return false;
   body->setLinkage(llvm::GlobalValue::InternalLinkage);
-  body->addFnAttr(llvm::Attribute::AlwaysInline);
+  // Called once per chunk by the worker, and a kernel the module split may send to the second
+  // thread (module_split.cpp): n-body's nests then compile beside its entry.
+  body->addFnAttr(llvm::Attribute::NoInline);
   body->addFnAttr(llvm::Attribute::NoUnwind);
   // Their addresses mean nothing: the optimizer may merge identical loops (optimizer.cpp).
   body->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
