@@ -34,9 +34,11 @@ const Case kCases[] = {
     {{0}, {}},
     {{2, 0}, {2, 1}},
     {{0, 1}, {1, 4}},
-    // Short rows walked a plane at a time (binary_rows' small-row path): k-means' distances, a
-    // plane of rows broadcast along the plane, and both operands broadcasting inside it.
+    // Short rows walked a plane at a time (binary_rows' small-row path, through a table of
+    // offsets up to 256 elements a plane): k-means' distances, a plane of rows broadcast along
+    // the plane, both operands broadcasting inside it, and a plane of 300 (without the table).
     {{5, 1, 2}, {1, 7, 2}},
+    {{2, 1, 3}, {1, 100, 3}},
     {{4, 3, 1}, {4, 1, 3}},
     {{2, 1, 6, 3}, {1, 4, 1, 3}},
     {{3, 5, 1}, {3, 5, 2}},

@@ -182,6 +182,8 @@ void unary_numeric(OpKind op, const T* x, T* y, int64_t n) {
 // Below this many elements per row, Eigen's alignment prologue and packet loop cost more than
 // the row itself: small rows (the eager dispatch case) take a scalar loop.
 constexpr int64_t kSmallRow = 16;
+// Planes of short rows up to this many elements go through a table of offsets (binary_rows).
+constexpr int64_t kPlaneTable = 256;
 
 // Row loop with Eigen expressions: f(x, y) gets Eigen arrays (maps, or constants for broadcast
 // operands) and returns an expression assigned to the output row. f must also accept two
@@ -193,6 +195,21 @@ void binary_rows(const BroadcastLoop& L, const T* a, const T* b, R* out, F&& f) 
   if (n < kSmallRow) {  // a plane of short rows per step of the walk ([N,1,2] - [1,8,2])
     const int ra = L.rank >= 2 ? L.rank - 2 : 0;
     const int64_t pa = L.rank >= 2 ? L.strides[0][ra] : 0, pb = L.rank >= 2 ? L.strides[1][ra] : 0;
+    const int64_t plane = (L.rank >= 2 ? L.dims[ra] : 1) * n;
+    if (plane <= kPlaneTable) {
+      // Every plane reads its operands at the same offsets from its own: a table of them, made
+      // once, and one loop over the plane's elements. The two nested loops of runtime trip
+      // counts (8 rows of 2) cost 1.5 ns an element, k-means' distances 2.5 ms a step.
+      int64_t ta[kPlaneTable], tb[kPlaneTable];
+      for (int64_t k = 0; k < plane; ++k) ta[k] = k / n * pa + k % n * sa, tb[k] = k / n * pb + k % n * sb;
+      for_each_plane(L, [&](int64_t o, const int64_t* off, int64_t) {
+        const T* xa = a + off[0];
+        const T* xb = b + off[1];
+        R* y = out + o;
+        for (int64_t k = 0; k < plane; ++k) y[k] = static_cast<R>(f(xa[ta[k]], xb[tb[k]]));
+      });
+      return;
+    }
     for_each_plane(L, [&](int64_t o, const int64_t* off, int64_t rows) {
       for (int64_t j = 0; j < rows; ++j)
         for (int64_t i = 0; i < n; ++i)
