@@ -1,7 +1,8 @@
 // Row reductions over short rows (a row a few vectors long, its outputs contiguous: a softmax's
-// denominators over 16 classes, a logistic regression's logits written as reduce_sum(x * w, 1))
-// fold each group of rows in vector registers into one vector of results (Emitter::row_vectors).
-// Three-way for sums, means and products of both float dtypes, every row count around a group's
+// max and denominators over 16 classes, a logistic regression's logits written as
+// reduce_sum(x * w, 1)) fold each group of rows in vector registers into one vector of results
+// (Emitter::row_vectors; a max or min on ordered integer keys). Three-way for sums, means,
+// products, maxima and minima of both float dtypes, every row count around a group's
 // (the rows after the last whole group are reduced one by one), unknown row counts, special
 // values, the pool's split, under a tape; the vector form checked in the IR.
 #include "ag/detail/parallel.h"
@@ -30,7 +31,7 @@ bool row_form_fits(int64_t bytes) {
   return bytes % vector == 0 && bytes <= 2 * vector;
 }
 
-TEST(JitRowReductions, SumsMeansAndProductsOfEveryRowCount) {
+TEST(JitRowReductions, SumsMeansProductsAndExtremesOfEveryRowCount) {
   for (ag::DType d : {ag::float32, ag::float64})
     for (int64_t width : {16, 32, 64})
       for (int64_t rows : {1, 7, 16, 17, 40, 301}) {
@@ -38,7 +39,8 @@ TEST(JitRowReductions, SumsMeansAndProductsOfEveryRowCount) {
         const Tensor p = ag::cast(sample(ag::float32, {1, width}, 2, Values::Moderate), d);
         const std::string tag = std::string(ag::dtype_name(d)) + " " + std::to_string(rows) + " x " + std::to_string(width);
         auto reductions = [](Tensor v, Tensor q) {
-          return std::make_tuple(ag::reduce_sum(v * q, {1}), ag::reduce_mean(v, {1}, true), ag::reduce_prod(v * 0.01 + 1.0, {1}));
+          return std::make_tuple(ag::reduce_sum(v * q, {1}), ag::reduce_mean(v, {1}, true), ag::reduce_prod(v * 0.01 + 1.0, {1}),
+                                 ag::reduce_max(v - q, {1}), ag::reduce_min(v, {1}, true));
         };
         // A row's terms summed in a tree's order here, in another eagerly: up to 64 products of
         // magnitude up to 100 may cancel to a small sum that differs by a few ulps of the terms.
@@ -82,10 +84,20 @@ TEST(JitRowReductions, NanInfAndSignedZerosStayInTheirRows) {
   for (int j = 0; j < 16; ++j) v[static_cast<size_t>(20 * 16 + j)] = -0.0f;  // row 20: a sum of -0s
   for (int j = 0; j < 16; ++j) v[static_cast<size_t>(39 * 16 + j)] = -0.0f;  // row 39: in the rows after the groups
   const Tensor x = ag::constant(v, {40, 16});
-  auto f = [](Tensor t) { return std::make_tuple(ag::reduce_sum(t, {1}), ag::reduce_prod(t, {1})); };
+  auto f = [](Tensor t) {
+    return std::make_tuple(ag::reduce_sum(t, {1}), ag::reduce_prod(t, {1}), ag::reduce_max(t, {1}), ag::reduce_min(t, {1}));
+  };
   agtest::expect_three_way("special values", f, {}, x);
   auto jit = ag::function(f);
-  const std::vector<float> sums = std::get<0>(jit(x)).to_vector<float>();
+  const auto [sum_t, prod_t, max_t, min_t] = jit(x);
+  const std::vector<float> sums = sum_t.to_vector<float>(), maxima = max_t.to_vector<float>(), minima = min_t.to_vector<float>();
+  // NaN wins a max and a min; -0 is below +0; a row of only -0 keeps its sign.
+  EXPECT_TRUE(std::isnan(maxima[5]) && std::isnan(minima[5]));
+  EXPECT_EQ(maxima[7], inf);
+  EXPECT_EQ(minima[8], -inf);
+  EXPECT_TRUE(maxima[20] == 0.0f && std::signbit(maxima[20]));
+  EXPECT_TRUE(minima[39] == 0.0f && std::signbit(minima[39]));
+  EXPECT_EQ(has_row_vectors(jit, x), row_form_fits(16 * 4));
   EXPECT_TRUE(std::isnan(sums[5]) && std::isinf(sums[7]) && std::isnan(sums[8]));
   EXPECT_EQ(sums[4], 16.0f);
   EXPECT_EQ(sums[6], 16.0f);

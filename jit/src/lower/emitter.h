@@ -189,8 +189,11 @@ class Emitter : public Codegen {
   // each group of `lanes` rows folded into one vector and stored whole; the order of a row's
   // terms is a tree's (for float sums and products, which may be reassociated, and for
   // operations whose order does not matter).
+  // `finish` (if given) turns each result (a vector of a group's, a row's scalar) into what is
+  // stored: a keyed max's float.
   void row_vectors(DType d, int64_t blocks, llvm::Value* rows, llvm::Value* init, const Combine& combine,
-                   const RowBlock& element, llvm::Value* out);
+                   const RowBlock& element, llvm::Value* out,
+                   const std::function<llvm::Value*(llvm::Value*)>& finish = nullptr);
   // A matrix-vector product (2-D, one side of size 1) whose other short side is static, as one
   // of the two forms above (lower_matvec.cpp); false when it does not apply.
   bool lower_matvec(Scope& s, uint32_t i, const LVal& a, const LVal& bm, llvm::Value* c);

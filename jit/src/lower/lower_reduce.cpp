@@ -18,9 +18,16 @@ bool has_axis(const Shape& axes, int64_t d) { return std::find(axes.begin(), axe
 // A float's ordered key: a signed integer of its width that orders as IEEE 754's maximum and
 // minimum do (-0 below +0), every NaN mapped to the key that wins (the largest for a max, the
 // smallest for a min), so an integer max or min of keys is the float one.
+// Scalars or vectors of them.
+llvm::Type* int_like(llvm::IRBuilder<>& b, llvm::Type* float_type) {
+  llvm::Type* scalar = b.getIntNTy(float_type->getScalarSizeInBits());
+  if (auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(float_type)) return llvm::FixedVectorType::get(scalar, vt->getNumElements());
+  return scalar;
+}
+
 llvm::Value* ordered_key(llvm::IRBuilder<>& b, llvm::Value* v, bool for_max) {
-  auto* int_type = b.getIntNTy(v->getType()->getPrimitiveSizeInBits());
-  const unsigned bits = int_type->getBitWidth();
+  llvm::Type* int_type = int_like(b, v->getType());
+  const unsigned bits = int_type->getScalarSizeInBits();
   llvm::Value* raw = b.CreateBitCast(v, int_type);
   // Negative floats (sign bit set) order backwards as integers: flip their other bits.
   llvm::Value* sign = b.CreateAShr(raw, bits - 1);
@@ -31,8 +38,8 @@ llvm::Value* ordered_key(llvm::IRBuilder<>& b, llvm::Value* v, bool for_max) {
 
 // The float of an ordered key (the same flip undoes it; the NaN key gives a quiet NaN).
 llvm::Value* from_ordered_key(llvm::IRBuilder<>& b, llvm::Value* key, llvm::Type* float_type, bool for_max) {
-  auto* int_type = llvm::cast<llvm::IntegerType>(key->getType());
-  const unsigned bits = int_type->getBitWidth();
+  llvm::Type* int_type = key->getType();
+  const unsigned bits = int_type->getScalarSizeInBits();
   llvm::Value* sign = b.CreateAShr(key, bits - 1);
   llvm::Value* raw = b.CreateXor(key, b.CreateAnd(sign, llvm::ConstantInt::get(int_type, llvm::APInt::getSignedMaxValue(bits))));
   llvm::Value* nan_key = llvm::ConstantInt::get(int_type, for_max ? llvm::APInt::getSignedMaxValue(bits) : llvm::APInt::getSignedMinValue(bits));
@@ -66,11 +73,29 @@ class ReductionLowering : NodeLowering {
     e_.collect_leaves(s_, x_, leaves);
     leaves.push_back(&acc_view_);
     const Walk w = e_.make_walk(s_.at(x_).dims, leaves, /*collapse=*/true);
-    if (reassociable() && e_.row_vectors_fit(s_, x_, w, acc_view_, d_)) {
-      // Short rows: each group of rows folded in vector registers, every output stored once.
+    if ((reassociable() || keyed()) && e_.row_vectors_fit(s_, x_, w, acc_view_, d_)) {
+      // Short rows: each group of rows folded in vector registers, every output stored once; a
+      // float max or min on ordered keys, turned back into floats before the store.
       const int64_t lanes = e_.vector_width() / static_cast<int64_t>(dtype_size(d_));
-      e_.row_vectors(d_, llvm::cast<llvm::ConstantInt>(w.dims[1])->getSExtValue() / lanes, w.dims[0], init_,
-                     [&](llvm::Value* a, llvm::Value* v) { return combine(a, v); }, e_.walk_blocks(s_, x_, w, d_), acc_);
+      const int64_t blocks = llvm::cast<llvm::ConstantInt>(w.dims[1])->getSExtValue() / lanes;
+      if (keyed()) {
+        const bool is_max = n_.op == OpKind::ReduceMax;
+        const Emitter::RowBlock blocks_of = e_.walk_blocks(s_, x_, w, d_);
+        e_.row_vectors(d_, blocks, w.dims[0], ordered_key(b_, init_, is_max),
+                       [&](llvm::Value* a, llvm::Value* v) {
+                         return b_.CreateIntrinsic(is_max ? llvm::Intrinsic::smax : llvm::Intrinsic::smin, {a->getType()}, {a, v});
+                       },
+                       [&](llvm::Value* r, llvm::Value* blk) { return ordered_key(b_, blocks_of(r, blk), is_max); }, acc_,
+                       [&](llvm::Value* key) {
+                         llvm::Type* float_type = key->getType()->isVectorTy()
+                                                      ? llvm::FixedVectorType::get(init_->getType(), llvm::cast<llvm::FixedVectorType>(key->getType())->getNumElements())
+                                                      : init_->getType();
+                         return from_ordered_key(b_, key, float_type, is_max);
+                       });
+      } else {
+        e_.row_vectors(d_, blocks, w.dims[0], init_, [&](llvm::Value* a, llvm::Value* v) { return combine(a, v); },
+                       e_.walk_blocks(s_, x_, w, d_), acc_);
+      }
     } else {
       e_.loop(out_n_, [&](llvm::Value* k) { e_.store(d_, acc_, k, init_); });
       accumulate(w);
@@ -124,6 +149,8 @@ class ReductionLowering : NodeLowering {
   bool reassociable() const {
     return fp_ && (n_.op == OpKind::ReduceSum || n_.op == OpKind::ReduceMean || n_.op == OpKind::ReduceProd);
   }
+  // A float max or min: reduced on ordered integer keys (ordered_key).
+  bool keyed() const { return fp_ && (n_.op == OpKind::ReduceMax || n_.op == OpKind::ReduceMin); }
 
   // acc op v, with float sums and products reassociable (like Eigen's vectorized sums: the loop
   // vectorizer may use vector accumulators).
@@ -161,9 +188,8 @@ class ReductionLowering : NodeLowering {
     // A float max or min always takes the row form: in memory, IEEE's maximum is a chain of
     // five instructions per element that nothing vectorizes (a softmax's row max over
     // [4,128,128] took 285 µs; as keys, 5 µs).
-    const bool keyed = fp_ && (n_.op == OpKind::ReduceMax || n_.op == OpKind::ReduceMin);
     auto serial = [&] {
-      if ((e_.program().rolled_loops || keyed) && kept < w.dims.size()) {
+      if ((e_.program().rolled_loops || keyed()) && kept < w.dims.size()) {
         reduce_rows(w, acc_strides, kept, rows_independent);
         return;
       }
@@ -196,7 +222,6 @@ class ReductionLowering : NodeLowering {
   void reduce_rows(const Walk& w, const std::vector<llvm::Value*>& acc_strides, size_t kept, bool rows_independent) {
     const auto kept_end = w.dims.begin() + static_cast<std::ptrdiff_t>(kept);
     const std::vector<llvm::Value*> outer(w.dims.begin(), kept_end), row(kept_end, w.dims.end());
-    const bool keyed = fp_ && (n_.op == OpKind::ReduceMax || n_.op == OpKind::ReduceMin);
     const bool is_max = n_.op == OpKind::ReduceMax;
     auto reduce_row = [&](const std::vector<llvm::Value*>& oidx) {
       std::vector<llvm::Value*> idx = oidx;
@@ -204,7 +229,7 @@ class ReductionLowering : NodeLowering {
       std::function<llvm::Value*(size_t, llvm::Value*)> level = [&](size_t k, llvm::Value* a) -> llvm::Value* {
         if (k == w.dims.size()) {
           llvm::Value* v = e_.eval_element(s_, x_, w, idx);
-          if (!keyed) return combine(a, v);
+          if (!keyed()) return combine(a, v);
           return b_.CreateIntrinsic(is_max ? llvm::Intrinsic::smax : llvm::Intrinsic::smin, {a->getType()},
                                     {a, ordered_key(b_, v, is_max)});
         }
@@ -215,8 +240,8 @@ class ReductionLowering : NodeLowering {
       };
       llvm::Value* off = e_.linear_offset(acc_strides, oidx);
       llvm::Value* first = e_.load(d_, acc_, off);
-      llvm::Value* result = level(kept, keyed ? ordered_key(b_, first, is_max) : first);
-      e_.store(d_, acc_, off, keyed ? from_ordered_key(b_, result, first->getType(), is_max) : result);
+      llvm::Value* result = level(kept, keyed() ? ordered_key(b_, first, is_max) : first);
+      e_.store(d_, acc_, off, keyed() ? from_ordered_key(b_, result, first->getType(), is_max) : result);
     };
     if (outer.empty()) reduce_row({});
     else if (rows_independent) e_.parallel_loop_nest(outer, acc_, reduce_row, e_.numel(row));  // a row's work per index

@@ -123,8 +123,9 @@ bool Emitter::row_vectors_fit(Scope& s, ValueId x, const Walk& w, const LVal& ac
 }
 
 void Emitter::row_vectors(DType d, int64_t blocks, llvm::Value* rows, llvm::Value* init, const Combine& combine,
-                          const RowBlock& element, llvm::Value* out) {
+                          const RowBlock& element, llvm::Value* out, const std::function<llvm::Value*(llvm::Value*)>& finish) {
   const unsigned lanes = static_cast<unsigned>(vector_bytes_ / static_cast<int64_t>(dtype_size(d)));
+  auto result = [&](llvm::Value* v) { return finish ? finish(v) : v; };
   const bool was = emitting_vectors_;
   emitting_vectors_ = true;
   // Rows' blocks combined into one vector each (lane j: the row's elements j, j + lanes, ...).
@@ -160,7 +161,8 @@ void Emitter::row_vectors(DType d, int64_t blocks, llvm::Value* rows, llvm::Valu
       for (size_t p = 0; p + 1 < level.size(); p += 2) next.push_back(fold(level[p], level[p + 1], g));
       level = std::move(next);
     }
-    b_.CreateAlignedStore(combine(splat_init, level[0]), b_.CreateInBoundsGEP(mem_type(d), out, row0), llvm::Align(dtype_size(d)));
+    b_.CreateAlignedStore(result(combine(splat_init, level[0])), b_.CreateInBoundsGEP(mem_type(d), out, row0),
+                          llvm::Align(dtype_size(d)));
   }, i64(blocks * lanes * lanes));
   // The rows after the last whole group, each reduced by halves.
   const auto* static_rows = llvm::dyn_cast<llvm::ConstantInt>(rows);
@@ -174,7 +176,7 @@ void Emitter::row_vectors(DType d, int64_t blocks, llvm::Value* rows, llvm::Valu
         for (unsigned i = 0; i < n / 2; ++i) low[i] = static_cast<int>(i), high[i] = static_cast<int>(i + n / 2);
         v = combine(b_.CreateShuffleVector(v, low, "rows.low"), b_.CreateShuffleVector(v, high, "rows.high"));
       }
-      store(d, out, r, combine(init, b_.CreateExtractElement(v, uint64_t{0})));
+      store(d, out, r, result(combine(init, b_.CreateExtractElement(v, uint64_t{0}))));
     });
   }
   emitting_vectors_ = was;
