@@ -4,6 +4,7 @@
 // dtypes, every orientation, row counts that leave rows after the last group, unknown row counts,
 // and the logistic regression they were made for, with its tape inside the trace (in a staged
 // loop) and outside; the form checked in the IR (no GEMM call).
+#include "ag/detail/parallel.h"
 #include "jit_test_util.h"
 #include "test_data.h"
 
@@ -123,6 +124,27 @@ TEST(JitMatrixVector, LogisticRegressionWithTheTapeInsideAStagedLoopAndOutside) 
     return tape.gradient(f(x, y, w), w);
   };
   agtest::expect_same(gradient(loss), gradient(staged), kTol, "tape outside");
+}
+
+// Conjugate gradients' product: a matrix too wide for the vector forms takes the runtime's GEMM,
+// which splits a matrix-vector product of 2^17 elements over the pool in blocks of rows fixed by
+// the shape: compiled, the same bits on 1 and 2 threads, the eager ones, and the pool split.
+TEST(JitMatrixVector, WideProductsSplitOverThePoolWithTheSameBits) {
+  const Tensor a = ag::cast(sample(ag::float32, {1003, 300}, 13, Values::Moderate), ag::float64);
+  const Tensor v = ag::cast(sample(ag::float32, {300, 1}, 14, Values::Moderate), ag::float64);
+  auto f = [](Tensor m, Tensor x) { return ag::matmul(m, x) * 0.5; };
+  auto jit = ag::function(f);
+  EXPECT_TRUE(agtest::ir_calls(ir_of(jit, a, v), "agc_rt_gemm"));
+  Tensor one;
+  {
+    const ag::detail::ScopedNumThreads scoped(1);
+    one = jit(a, v);
+  }
+  const ag::detail::ScopedNumThreads scoped(2);
+  const int64_t before = ag::detail::parallel_loops_split();
+  EXPECT_TRUE(agtest::same_tensor(jit(a, v), one, {.rtol = 0, .atol = 0}));
+  EXPECT_GT(ag::detail::parallel_loops_split(), before);
+  EXPECT_TRUE(agtest::same_tensor(f(a, v), one, {.rtol = 0, .atol = 0}));
 }
 
 TEST(JitMatrixVector, ProductsThatAreNotMatrixVectorKeepTheGemm) {

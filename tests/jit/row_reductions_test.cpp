@@ -142,6 +142,25 @@ TEST(JitRowReductions, ASoftmaxAndItsGradientUnderATapeInsideTheTraceAndOutside)
   agtest::expect_same(eager, compiled, kTol, "softmax gradient, tape outside");
 }
 
+TEST(JitRowReductions, InsideANestedFunctionInAStagedLoop) {
+  // A row-normalizing Function called from another one's staged loop: inlined into its trace.
+  auto normalize = ag::function([](Tensor t) { return t / ag::reduce_sum(ag::abs(t), {1}, true); });
+  auto outer = [&](Tensor t, Tensor n) {
+    Tensor i = 0;
+    ag::while_stmt([&] { return i < n; },
+                   [&] {
+                     t = normalize(t * 1.5f + 0.25f) - ag::reduce_max(t, {1}, true) * 0.125f;
+                     i += 1;
+                   },
+                   ag::state(t, i), {"t", "i"}, AG_SOURCE_LOC("row_reductions_test.cpp", 150));
+    return t;
+  };
+  const Tensor x = sample(ag::float32, {67, 16}, 9, Values::Moderate);
+  agtest::expect_three_way("nested, staged", outer, kTol, x, ag::constant(int32_t{4}));
+  auto jit = ag::function(outer);
+  EXPECT_EQ(has_row_vectors(jit, x, ag::constant(int32_t{4})), row_form_fits(16 * 4));
+}
+
 TEST(JitRowReductions, RowsThatAreNotWholeVectorsKeepTheScalarWalk) {
   const Tensor x = sample(ag::float32, {100, 13}, 8, Values::Moderate);
   auto f = [](Tensor t) { return ag::reduce_sum(t, {1}); };

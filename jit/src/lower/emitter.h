@@ -171,8 +171,8 @@ class Emitter : public Codegen {
   // x's RowBlock in its walk [R, C] (the walk's inner dim read contiguously or broadcast).
   RowBlock walk_blocks(Scope& s, ValueId x, const Walk& w, DType d);
   // Column reductions: whether x's walk [R, C] into `acc_view` (rows reduced, columns kept and
-  // contiguous) fits: C a static multiple of the vector width, a few vectors wide, x's
-  // expression vectorizable.
+  // contiguous) fits: C a static multiple of the vector width, at most kMaxColumnVectors of them,
+  // x's expression vectorizable.
   bool column_vectors_fit(Scope& s, ValueId x, const Walk& w, const LVal& acc_view, DType d);
   // out[j] = init combined with x[r, j] for r in [first, first + count), in r's order, the
   // columns in vector registers; stored into out[0, C).
@@ -183,7 +183,8 @@ class Emitter : public Codegen {
   void column_vectors(DType d, int64_t blocks, llvm::Value* init, const Combine& combine, const RowBlock& element,
                       llvm::Value* first, llvm::Value* count, llvm::Value* out, int64_t chains);
   // Row reductions: whether x's walk [R, C] into `acc_view` (columns reduced, rows kept and
-  // contiguous) fits: C a static multiple of the vector width, a few vectors long.
+  // contiguous) fits: C a static multiple of the vector width, at most kMaxRowVectors of them,
+  // x's expression vectorizable.
   bool row_vectors_fit(Scope& s, ValueId x, const Walk& w, const LVal& acc_view, DType d);
   // out[r] = init combined with row r's elements, for r in [0, rows) (rows of `blocks` vectors):
   // each group of `lanes` rows folded into one vector and stored whole; the order of a row's

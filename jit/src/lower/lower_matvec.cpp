@@ -1,6 +1,6 @@
 // Matrix-vector products whose matrix has a short static side, as reductions in vector registers
-// (lower_reduce_vector.cpp) instead of a GEMM call. With the matrix stored [R, C] and C a few
-// vectors long:
+// (lower_reduce_vector.cpp) instead of a GEMM call. With the matrix stored [R, C] and C whole
+// vectors, at most Emitter::kMaxRowVectors (rows) or kMaxColumnVectors (columns) of them:
 //   A v   (A not transposed), v^T A^T: each output is a row of the matrix times the vector, a
 //         row reduction (R outputs);
 //   A^T v, u^T A: each output is a column of the matrix times the vector, a column reduction

@@ -18,15 +18,8 @@ bool has_axis(const Shape& axes, int64_t d) { return std::find(axes.begin(), axe
 // A float's ordered key: a signed integer of its width that orders as IEEE 754's maximum and
 // minimum do (-0 below +0), every NaN mapped to the key that wins (the largest for a max, the
 // smallest for a min), so an integer max or min of keys is the float one.
-// Scalars or vectors of them.
-llvm::Type* int_like(llvm::IRBuilder<>& b, llvm::Type* float_type) {
-  llvm::Type* scalar = b.getIntNTy(float_type->getScalarSizeInBits());
-  if (auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(float_type)) return llvm::FixedVectorType::get(scalar, vt->getNumElements());
-  return scalar;
-}
-
 llvm::Value* ordered_key(llvm::IRBuilder<>& b, llvm::Value* v, bool for_max) {
-  llvm::Type* int_type = int_like(b, v->getType());
+  llvm::Type* int_type = v->getType()->getWithNewType(b.getIntNTy(v->getType()->getScalarSizeInBits()));  // vectors too
   const unsigned bits = int_type->getScalarSizeInBits();
   llvm::Value* raw = b.CreateBitCast(v, int_type);
   // Negative floats (sign bit set) order backwards as integers: flip their other bits.
@@ -87,10 +80,7 @@ class ReductionLowering : NodeLowering {
                        },
                        [&](llvm::Value* r, llvm::Value* blk) { return ordered_key(b_, blocks_of(r, blk), is_max); }, acc_,
                        [&](llvm::Value* key) {
-                         llvm::Type* float_type = key->getType()->isVectorTy()
-                                                      ? llvm::FixedVectorType::get(init_->getType(), llvm::cast<llvm::FixedVectorType>(key->getType())->getNumElements())
-                                                      : init_->getType();
-                         return from_ordered_key(b_, key, float_type, is_max);
+                         return from_ordered_key(b_, key, key->getType()->getWithNewType(init_->getType()), is_max);
                        });
       } else {
         e_.row_vectors(d_, blocks, w.dims[0], init_, [&](llvm::Value* a, llvm::Value* v) { return combine(a, v); },

@@ -2,8 +2,9 @@
 // evaluated a register of elements at a time (lower_reduce.cpp, lower_reduce_parallel.cpp), or a
 // matrix-vector product with a short static side (lower_matvec.cpp).
 //
-// Columns: a reduction over rows whose kept columns are a few vectors wide accumulates each block
-// of columns in a register over the rows. Rows: a reduction of rows a few vectors long reduces
+// Columns: a reduction over rows whose kept columns are up to kMaxColumnVectors vectors wide
+// accumulates each block of columns in a register over the rows. Rows: a reduction of rows of up
+// to kMaxRowVectors vectors reduces
 // each row to one vector, then folds the vectors of `lanes` rows into one vector holding their
 // results (a transposing tree of shuffles and adds), stored whole. One horizontal reduction per
 // row spent five or six shuffles on it, all on one port: a row sum of [4096, 16] floats took
