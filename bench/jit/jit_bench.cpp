@@ -90,8 +90,8 @@ void w2(int reps) {
   auto jit = ag::function(bench::collatz);
   const ag::Tensor n(27);
   volatile int start = 27;
-  const double t_jit = time_ns([&] { keep(jit(n)); }, 20000, reps);
-  const double t_plain = time_ns([&] { keep(bench::collatz_plain(start)); }, 200000, reps);
+  const auto [t_jit, t_plain] =
+      time_pair_ns([&] { keep(jit(n)); }, 20000, [&] { keep(bench::collatz_plain(start)); }, 20000, 3 * reps);
   const char* w = "W2 Collatz steps from 27 (staged while + if)";
   row(w, "JIT (ag::function)", t_jit, ratio_str(t_jit / t_plain, "plain C++"), "<= 1.1x: " + verdict(t_jit / t_plain <= 1.1));
   row(w, "plain C++ on int", t_plain);

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <functional>
 #include <string>
+#include <utility>
 
 namespace bench::table {
 
@@ -27,6 +28,26 @@ inline double time_ns(const std::function<void()>& f, int iters, int reps) {
     best = std::min(best, ns);
   }
   return best;
+}
+
+// time_ns of `f` and of its baseline `g`, their repetitions alternated: on a machine whose speed
+// drifts (a shared VM, turbo), both minima come from the same stretch of the run, so their ratio
+// is not the drift's. Returns {f's, g's}.
+inline std::pair<double, double> time_pair_ns(const std::function<void()>& f, int f_iters, const std::function<void()>& g,
+                                              int g_iters, int reps) {
+  f();
+  g();
+  double best_f = 1e300, best_g = 1e300;
+  auto one = [](const std::function<void()>& h, int iters) {
+    const auto t0 = Clock::now();
+    for (int i = 0; i < iters; ++i) h();
+    return std::chrono::duration<double, std::nano>(Clock::now() - t0).count() / iters;
+  };
+  for (int r = 0; r < reps; ++r) {
+    best_f = std::min(best_f, one(f, f_iters));
+    best_g = std::min(best_g, one(g, g_iters));
+  }
+  return {best_f, best_g};
 }
 
 inline std::string fmt_time(double ns) {

@@ -18,6 +18,14 @@ namespace ag::jit {
 // call of a program without slots or heap temporaries) need neither, and then the state is four
 // words to set up and two to check when it goes (the cached-call path, docs/performance.md).
 struct CallState {
+  CallState() = default;
+  CallState(const CallState&) = delete;
+  CallState& operator=(const CallState&) = delete;
+  ~CallState() {
+    if (extras_) [[unlikely]]
+      delete extras_;
+  }
+
   const Program* program = nullptr;
   std::span<Tensor> outputs;
   std::exception_ptr error;
@@ -42,10 +50,10 @@ struct CallState {
     std::vector<detail::Storage*> owned;
   };
   Extras& extras() {
-    if (!extras_) extras_ = std::make_unique<Extras>();
+    if (!extras_) extras_ = new Extras;
     return *extras_;
   }
-  std::unique_ptr<Extras> extras_;
+  Extras* extras_ = nullptr;  // owned; a plain pointer, so that a call without one checks it once
 };
 
 // Runs a runtime helper's `body(state)`: an exception becomes the call's recorded error and a

@@ -1,6 +1,8 @@
 // CompiledExecutable: the call protocol of compiled code (compiled_executable.h). No LLVM.
 #include "compiled_executable.h"
 
+#include <memory>
+
 #include "ag/detail/ops_internal.h"
 #include "ag/detail/out_of_memory.h"
 #include "ag/detail/parked_tensor.h"
@@ -64,6 +66,14 @@ CompiledExecutable::CompiledExecutable(std::shared_ptr<const Graph> graph, const
   simple_ = !needs_fixup_ && !has_param_slots_ && program_.num_slots == 0 &&
             program_.graph->params.size() <= kInline && program_.results.size() <= kInline;
   num_results_ = program_.results.size();
+  if (simple_) {
+    // The counts of most cached calls: one to three tensors in, one or two out.
+    const size_t nin = program_.graph->params.size();
+    static constexpr Fn kOneResult[] = {nullptr, &run_fixed<1, 1>, &run_fixed<2, 1>, &run_fixed<3, 1>};
+    static constexpr Fn kTwoResults[] = {nullptr, &run_fixed<1, 2>, &run_fixed<2, 2>};
+    if (num_results_ == 1 && nin < std::size(kOneResult)) fn_ = kOneResult[nin];
+    if (num_results_ == 2 && nin < std::size(kTwoResults)) fn_ = kTwoResults[nin];
+  }
 }
 
 template <class Input>
@@ -90,6 +100,50 @@ void CompiledExecutable::run_simple(const Input& input, size_t nin, std::span<Te
     st.release_owned();  // defensive: the code frees what it allocates
 }
 
+// run_simple with the counts as constants: no loops, no counts loaded, the output's slot known
+// empty or not at compile time. A third of the cached call's instructions were run_simple's
+// generic loops and their set-up (docs/performance.md, "W4: the cached-call path").
+template <size_t NIN, size_t NOUT>
+void CompiledExecutable::run_fixed(const detail::CallStub& self, const detail::ArgView* args, Tensor* outputs,
+                                   std::atomic<const void*>* held) {
+  // Clears the caller's hazard slot when the code and the plan are no longer read, thrown
+  // through or not (call_stub.h).
+  struct Done {
+    std::atomic<const void*>* held;
+    ~Done() {
+      if (held) held->store(nullptr, std::memory_order_release);
+    }
+  } done{held};
+  const CompiledExecutable& exe = static_cast<const CompiledExecutable&>(self);
+  const Program& program = exe.program_;
+  JitArg in[NIN];
+  void* out_data[NOUT];
+  int64_t out_dims[NOUT * kMaxRank];
+  for (size_t p = 0; p < NIN; ++p) {
+    const detail::TensorImpl* impl = detail::impl_of(args[p].tensor());
+    in[p] = {impl->data, impl->shape.data()};
+  }
+  const std::span<Tensor> outs(outputs, NOUT);
+  for (size_t k = 0; k < NOUT; ++k) {
+    // The slots come empty from the Function's call: the result is constructed in place, with no
+    // previous value to release (a move assignment's self and release checks, taken branches
+    // on the path every cached call fetches).
+    Tensor& slot = outputs[k];
+    if (detail::impl_of(slot)) [[unlikely]]
+      slot = Tensor();
+    std::construct_at(&slot, allocate_result(program, outs, k));
+    out_data[k] = detail::impl_of(slot)->data;
+  }
+  CallState st;
+  st.program = &program;
+  st.outputs = outs;
+  JitCallCtx ctx{out_data, out_dims, exe.consts_.data(), &st};
+  if (call_entry(exe.entry_, in, &ctx) != 0) [[unlikely]]
+    fail(st, outs);
+  if (st.owns_buffers()) [[unlikely]]
+    st.release_owned();  // defensive: the code frees what it allocates
+}
+
 void CompiledExecutable::run(std::span<const Tensor> inputs, std::span<Tensor> outputs) const {
   if (simple_) [[likely]]
     run_simple([&](size_t p) { return detail::impl_of(inputs[p]); }, inputs.size(), outputs);
@@ -98,6 +152,8 @@ void CompiledExecutable::run(std::span<const Tensor> inputs, std::span<Tensor> o
 }
 
 void CompiledExecutable::run_tensor_args(std::span<const detail::ArgView> args, std::span<Tensor> outputs) const {
+  if (fn_) [[likely]]
+    return fn_(*this, args.data(), outputs.data(), nullptr);
   if (simple_) [[likely]]
     run_simple([&](size_t p) { return detail::impl_of(args[p].tensor()); }, args.size(), outputs);
   else

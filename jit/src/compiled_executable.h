@@ -11,13 +11,14 @@
 
 #include "abi.h"
 #include "ag/backend.h"
+#include "ag/detail/call_stub.h"
 #include "call_state.h"
 #include "jit_config.h"
 #include "plan.h"
 
 namespace ag::jit {
 
-class CompiledExecutable : public Executable {
+class CompiledExecutable : public Executable, public detail::CallStub {
  public:
   // Plans `graph` (the same plan the code was compiled from: plan_program is deterministic).
   CompiledExecutable(std::shared_ptr<const Graph> graph, const JitConfig& config);
@@ -48,6 +49,11 @@ class CompiledExecutable : public Executable {
   static constexpr size_t kInline = 16;
   template <class Input>
   void run_simple(const Input& input, size_t nin, std::span<Tensor> outputs) const;
+  // run_simple for a call of NIN tensor arguments and NOUT results, counts known at compile time:
+  // the cached call's stub (call_stub.h) for the common counts, chosen by the constructor.
+  template <size_t NIN, size_t NOUT>
+  static void run_fixed(const detail::CallStub& self, const detail::ArgView* args, Tensor* outputs,
+                        std::atomic<const void*>* held);
   void run_general(std::span<const Tensor> inputs, std::span<Tensor> outputs) const;
   [[noreturn]] static void fail(CallState& st, std::span<Tensor> outputs);
 

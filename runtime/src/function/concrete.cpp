@@ -95,7 +95,7 @@ std::shared_ptr<ConcreteCore> ConcreteCore::make_bound(std::span<const ArgView> 
   if (const Executable* exe = exe_.load(std::memory_order_acquire))
     if (std::unique_ptr<Executable> rebound = exe->rebound(core->graph_)) {
       core->exe_owned_ = std::move(rebound);
-      core->exe_.store(core->exe_owned_.get(), std::memory_order_release);
+      core->publish(core->exe_owned_.get());
     }
   return core;
 }
@@ -122,9 +122,15 @@ const Executable& ConcreteCore::compile(bool background) {
   std::lock_guard lock(compile_mu_);
   if (const Executable* e = exe_.load(std::memory_order_acquire)) return *e;
   exe_owned_ = build_executable(graph_, background, dump_prefix_, "");
-  exe_.store(exe_owned_.get(), std::memory_order_release);
+  publish(exe_owned_.get());
   if (FunctionObserver* o = function_observer()) o->concrete_compiled(*this);
   return *exe_owned_;
+}
+
+void ConcreteCore::publish(const Executable* e) {
+  exe_.store(e, std::memory_order_release);
+  const auto* stub = dynamic_cast<const CallStub*>(e);
+  if (stub && stub->stub_fn() && tensor_args_only_) stub_.store(stub, std::memory_order_release);
 }
 
 const Executable& ConcreteCore::checked_executable() {

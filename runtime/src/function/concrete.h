@@ -10,6 +10,7 @@
 #include "ag/backend.h"
 #include "ag/debugging.h"
 #include "ag/detail/call_hooks.h"
+#include "ag/detail/call_stub.h"
 #include "ag/detail/check_numerics.h"
 #include "ag/detail/function_inspection.h"
 #include "ag/detail/profiler.h"
@@ -71,12 +72,23 @@ class ConcreteCore final : public ConcreteView, public std::enable_shared_from_t
   // common case (compiled, every argument one Tensor, no tape on the thread, no call hook:
   // call_hooks.h) goes straight to the executable; the rest is run_any's.
   void run(std::span<const ArgView> args, std::span<Tensor> outputs) {
+    if (const CallStub* s = direct_stub()) [[likely]] {
+      s->stub_fn()(*s, args.data(), outputs.data(), nullptr);
+      return;
+    }
     const Executable* e = exe_.load(std::memory_order_acquire);
     if (e && tensor_args_only_ && !tapes_alive() && !call_hooks_on()) [[likely]] {
       e->run_tensor_args(args, outputs);
       return;
     }
     run_any(args, outputs);
+  }
+  // The compiled code's stub (call_stub.h) when it runs this call as run() would: compiled,
+  // every argument one Tensor, no tape on the thread, no call hook. Else null.
+  const CallStub* direct_stub() const {
+    if (tapes_alive() || call_hooks_on()) [[unlikely]]
+      return nullptr;
+    return stub_.load(std::memory_order_acquire);
   }
   [[gnu::noinline]] void run_any(std::span<const ArgView> args, std::span<Tensor> outputs);
   // The concrete function that runs `args`: this one when its Variable arguments are the Variables
@@ -114,6 +126,10 @@ class ConcreteCore final : public ConcreteView, public std::enable_shared_from_t
   std::mutex compile_mu_;
   std::unique_ptr<Executable> exe_owned_;
   std::atomic<const Executable*> exe_{nullptr};
+  // exe_'s stub, set with it when the calls of this signature can take it (every argument one
+  // Tensor, the executable has one): publish().
+  std::atomic<const CallStub*> stub_{nullptr};
+  void publish(const Executable* e);
   struct Probe;  // compare_with_eager's graph (every value a result) and its code
   const Probe& probe();
   std::shared_ptr<const Probe> probe_;

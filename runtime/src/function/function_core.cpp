@@ -34,6 +34,7 @@ FunctionCore::FunctionCore(FunctionOptions options, FunctionInfo info, std::vect
   tensor_args_only_ = info_.arg_params.empty() && std::all_of(params_.begin(), params_.end(), [](const ParamLayout& p) {
     return p.kind == ParamLayout::Kind::Tensor;
   });
+  inline_tensor_calls_ = tensor_args_only_ && !rules_.input_signature;
   hazard::decide_mode_in_background();  // before the first cached call needs it
   if (FunctionObserver* o = function_observer()) o->function_created(*this);
   if (options_.jit_compile.value_or(true)) warm_up_compiler_once();
@@ -50,20 +51,36 @@ FunctionCore::~FunctionCore() {
   else if (options_.jit_compile.value_or(true)) wait_for_warm_up();
 }
 
+// The cached call. Every call made here is a tail call, so the path a loop of cached calls
+// takes saves no registers and leaves no frame to return through (docs/performance.md, "W4: the
+// cached-call path"): tracing, an input_signature, arguments that are not all tensors and a
+// miss of the inline cache go to call_general / call_by_key, the compiled code's stub clears the
+// hazard slot itself (call_stub.h), and so does run_held for any other executable.
 void FunctionCore::call(std::span<const ArgView> args, std::span<Tensor> outputs) {
-  if (is_tracing()) [[unlikely]] {
-    call_while_tracing(args, outputs);
-    return;
-  }
+  if (is_tracing()) [[unlikely]]
+    return call_while_tracing(args, outputs);
+  if (!inline_tensor_calls_) [[unlikely]]
+    return call_general(args, outputs);
   // The inline cache: the entry of this thread's previous lookup, checked without building a key.
-  // Only this path is inlined here: the key, the table and tracing are call_by_key's (a frame of
-  // their own, so a cached call does not set up the key's buffer).
-  if (!rules_.input_signature) [[likely]] {
+  hazard::SlotGuard guard;
+  const SignatureCache::Entry* hit =
+      cache_.find_inline(guard, [&](const uint64_t* w, size_t n) { return tensor_args_have_key(args, w, n); });
+  if (!hit) [[unlikely]] {
+    guard.dismiss();  // find_inline cleared the slot
+    return call_by_key(args, outputs);
+  }
+  note_inline_hit(guard);
+  if (const CallStub* s = hit->fn->direct_stub()) [[likely]]
+    return s->stub_fn()(*s, args.data(), outputs.data(), guard.hand_over());
+  return run_held(*hit->fn, args, outputs, guard.hand_over());
+}
+
+void FunctionCore::call_general(std::span<const ArgView> args, std::span<Tensor> outputs) {
+  if (!rules_.input_signature) {
     hazard::SlotGuard guard;
-    const SignatureCache::Entry* hit = cache_.find_inline(guard, [&](const uint64_t* w, size_t n) {
-      return tensor_args_only_ ? tensor_args_have_key(args, w, n) : call_has_key(args, w, n);
-    });
-    if (hit) [[likely]] {
+    const SignatureCache::Entry* hit =
+        cache_.find_inline(guard, [&](const uint64_t* w, size_t n) { return call_has_key(args, w, n); });
+    if (hit) {
       run_inline_hit(guard, *hit, args, outputs);
       return;
     }
@@ -71,10 +88,23 @@ void FunctionCore::call(std::span<const ArgView> args, std::span<Tensor> outputs
   call_by_key(args, outputs);
 }
 
-void FunctionCore::run_inline_hit(const hazard::SlotGuard& guard, const SignatureCache::Entry& hit,
-                                  std::span<const ArgView> args, std::span<Tensor> outputs) {
+void FunctionCore::run_held(ConcreteCore& fn, std::span<const ArgView> args, std::span<Tensor> outputs,
+                            std::atomic<const void*>* held) {
+  struct Release {
+    std::atomic<const void*>* held;
+    ~Release() { held->store(nullptr, std::memory_order_release); }
+  } release{held};
+  fn.run(args, outputs);
+}
+
+void FunctionCore::note_inline_hit(const hazard::SlotGuard& guard) {
   history_.note_hit();
   stats_->inline_hits.add_on_own_stripe(guard.index(), 1);  // the slot's index is the thread's stripe
+}
+
+void FunctionCore::run_inline_hit(const hazard::SlotGuard& guard, const SignatureCache::Entry& hit,
+                                  std::span<const ArgView> args, std::span<Tensor> outputs) {
+  note_inline_hit(guard);
   hit.fn->run(args, outputs);
 }
 

@@ -54,6 +54,12 @@ class FunctionCore final : public FunctionView {
     std::thread::id owner;  // the thread tracing it
   };
 
+  // call() with an input_signature or arguments that are not all tensors.
+  [[gnu::noinline]] void call_general(std::span<const ArgView> args, std::span<Tensor> outputs);
+  // Runs `fn` for a cached call, then clears the hazard slot `held` (which keeps `fn` alive).
+  [[gnu::noinline]] static void run_held(ConcreteCore& fn, std::span<const ArgView> args, std::span<Tensor> outputs,
+                                         std::atomic<const void*>* held);
+  void note_inline_hit(const hazard::SlotGuard& guard);  // the counters of a call the inline cache served
   // Runs the inline cache's entry `hit`, which `guard` holds (counted as an inline hit).
   void run_inline_hit(const hazard::SlotGuard& guard, const SignatureCache::Entry& hit, std::span<const ArgView> args,
                       std::span<Tensor> outputs);
@@ -81,6 +87,7 @@ class FunctionCore final : public FunctionView {
   const std::vector<ParamLayout> params_;
   SignatureRules rules_;
   bool tensor_args_only_ = false;  // every parameter is one ag::Tensor: tensor_args_have_key
+  bool inline_tensor_calls_ = false;  // tensor_args_only_ and no input_signature: call()'s own path
   std::shared_ptr<StatCounters> stats_;
   FunctionTracer tracer_;
   TraceHistory history_;

@@ -21,6 +21,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <utility>
 
 #include "striped_counter.h"
 
@@ -85,8 +86,10 @@ bool held_by_any_thread(const void* p);
 // claimed, or a call of a Function is already running on this thread).
 class SlotGuard {
  public:
+  // A thread without a stripe yet gets none here (the cached call has no call to make); its
+  // first table lookup claims one (SignatureCache::find).
   SlotGuard() {
-    const uint32_t s = StripedCounter::current_stripe();
+    const uint32_t s = StripedCounter::claimed_stripe();
     if (s < kSlots && !g_slots[s].held.load(std::memory_order_relaxed)) [[likely]] {
       slot_ = &g_slots[s];
       index_ = s;
@@ -108,6 +111,11 @@ class SlotGuard {
   void release() {
     if (slot_) slot_->held.store(nullptr, std::memory_order_release);
   }
+  // Hands the held slot to a callee that clears it itself (a CallStub); the guard then holds
+  // nothing.
+  std::atomic<const void*>* hand_over() { return &std::exchange(slot_, nullptr)->held; }
+  // Forgets the slot without clearing it (find_inline cleared it on a miss).
+  void dismiss() { slot_ = nullptr; }
 
  private:
   Slot* slot_ = nullptr;

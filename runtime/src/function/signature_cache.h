@@ -99,7 +99,7 @@ class SignatureCache {
   // line (which other threads calling the Function would have to re-read).
   void touch(const Entry& e) const {
     const uint64_t tick = clock_.load(std::memory_order_relaxed);
-    if (e.last_used.load(std::memory_order_relaxed) + 1 != tick) {
+    if (e.last_used.load(std::memory_order_relaxed) + 1 != tick) [[unlikely]] {
       clock_.store(tick + 1, std::memory_order_relaxed);
       e.last_used.store(tick, std::memory_order_relaxed);
     }

@@ -48,6 +48,8 @@ class StripedCounter {
     const uint32_t s = t_stripe;
     return s != kUnclaimed ? s : claim_stripe();
   }
+  // current_stripe() without claiming one: kStripes or more when the thread has none (yet).
+  static uint32_t claimed_stripe() { return t_stripe; }
 
  private:
   static uint32_t claim_stripe();

@@ -23,7 +23,8 @@ class TraceHistory {
   // must not pay for a locked instruction.
   void note_hit() {
     const uint32_t h = recent_.load(std::memory_order_relaxed);
-    if (h) recent_.store((h << 1) & kWindowMask, std::memory_order_relaxed);
+    if (h) [[unlikely]]  // zero once the last traces are out of the window: a loop's calls skip the store
+      recent_.store((h << 1) & kWindowMask, std::memory_order_relaxed);
   }
   // A call of the Function's own that traced (not one inside another Function's trace): warns
   // when most recent calls traced. `stats` counts the cached calls so far.

@@ -61,24 +61,14 @@ void park_ready(ParkedTensor& p, TensorImpl* impl) {
   if (previous) previous->destroy_unparked();
 }
 
-// park() on the thread's first park (which constructs its reaper) and after the reaper ran.
-[[gnu::noinline]] bool park_first(TensorImpl* impl) {
+// Parks `impl` on the thread's first park (which constructs its reaper); destroys it when the
+// reaper ran (the thread can no longer park).
+[[gnu::noinline]] void park_first(TensorImpl* impl) {
   ParkedTensor& p = t_parked_tensor;
-  if (p.state == ParkedTensor::kGone) return false;
+  if (p.state == ParkedTensor::kGone) return impl->destroy_unparked();
   p.state = ParkedTensor::kReady;
   t_parked_reaper.arm();  // odr-use: constructs the thread's reaper
   park_ready(p, impl);
-  return true;
-}
-
-// Parks `impl` (a concrete tensor whose block holds it and its only storage reference), or
-// returns false when the thread can no longer park.
-bool park(TensorImpl* impl) {
-  ParkedTensor& p = t_parked_tensor;
-  if (p.state != ParkedTensor::kReady) [[unlikely]]
-    return park_first(impl);
-  park_ready(p, impl);
-  return true;
 }
 
 }  // namespace
@@ -132,7 +122,19 @@ void* TensorImpl::operator new(size_t bytes) { return small_allocate(bytes); }
 void TensorImpl::operator delete(void* p, size_t bytes) { small_free(p, bytes); }
 
 void TensorImpl::destroy() {
-  if (parkable && sole_owner(storage->refs) && park(this)) return;
+  if (parkable && sole_owner(storage->refs)) [[likely]] {
+    ParkedTensor& p = t_parked_tensor;
+    if (p.state == ParkedTensor::kReady) [[likely]] {
+      // Parks this tensor (its block holds it and its storage's only reference). park_ready
+      // spelled out, every call a tail call: the common case (a loop's previous result parked)
+      // saves no register.
+      TensorImpl* previous = std::exchange(p.impl, this);
+      if (previous) [[unlikely]]
+        previous->destroy_unparked();
+      return;
+    }
+    return park_first(this);
+  }
   destroy_unparked();
 }
 
