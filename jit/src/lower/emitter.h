@@ -135,6 +135,13 @@ class Emitter : public Codegen {
   void flush_checks(const std::vector<PendingCheck>& checks);
   llvm::Value* math_call(OpKind op, DType d, llvm::Value* x);                      // lower_math.cpp
   llvm::Value* tanh_f32(llvm::Value* x);
+  // Whether the target has glibc's libmvec (x86-64 Linux): ops.def's `mvec` ops then run in
+  // agc's vector loops.
+  bool has_vector_math() const;
+  // libm's `name` (double's; float32 adds "f") on each lane of vector x: libmvec's variant of the
+  // register's width, a register at a time (a lane at a time through libm where the vector is
+  // not whole registers, or the target has no libmvec).
+  llvm::Value* vector_math_call(const char* name, DType d, llvm::Value* x);
   // A call of libm's `name` on x (and y: a binary function such as atan2).
   llvm::Value* libm_call(const char* name, llvm::Value* x, llvm::Value* y = nullptr);
   static const char* libm_name(OpKind op);  // the function computing `op` (double), or null

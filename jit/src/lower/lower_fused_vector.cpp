@@ -25,12 +25,14 @@ namespace {
 constexpr int64_t kInlineBlocks = 4;
 
 // Ops whose scalar_op form is the same IR on vectors (ops.def's Vector column): IRBuilder's
-// operations and intrinsics take vector operands, and constants come from the operands' types.
-bool vector_op(OpKind op, DType d) {
+// operations and intrinsics take vector operands, and constants come from the operands' types;
+// libm functions call libmvec where the target has it (math_call).
+bool vector_op(OpKind op, DType d, bool vector_math) {
   if (op == OpKind::CheckNumerics) return true;  // its own vector form (check_vector), not scalar_op's
   switch (op_info(op).vector) {
     case VectorForm::yes: return true;
     case VectorForm::f32: return d == DType::Float32;
+    case VectorForm::mvec: return vector_math;
     case VectorForm::no: return false;
   }
   return false;
@@ -50,7 +52,8 @@ bool Emitter::vectorizable(Scope& s, ValueId v, DType d) const {
       const Node& n = s.graph().nodes[v.node];
       const DType out = n.outputs[0].dtype;
       if (out != d && out != DType::Bool) return false;
-      if (!vector_op(n.op, out == DType::Bool && !n.inputs.empty() ? s.type(n.inputs.back()).dtype : out)) return false;
+      if (!vector_op(n.op, out == DType::Bool && !n.inputs.empty() ? s.type(n.inputs.back()).dtype : out, has_vector_math()))
+        return false;
       for (ValueId in : n.inputs)
         if (!vectorizable(s, in, d)) return false;
       return true;
@@ -133,7 +136,7 @@ bool Emitter::lower_elementwise_vector(Scope& s, uint32_t i, const LVal& out, co
   llvm::Value* count = w.dims.back();
   if (lanes < 2 || (llvm::isa<llvm::ConstantInt>(count) && llvm::cast<llvm::ConstantInt>(count)->getSExtValue() < lanes))
     return false;
-  if (!vector_op(n.op, d)) return false;
+  if (!vector_op(n.op, d, has_vector_math())) return false;
   for (ValueId in : n.inputs)
     if (!vectorizable(s, in, d)) return false;
 

@@ -2,8 +2,13 @@
 // calls to libm (tanh, erf, erfc, log1p, expm1, the trigonometric and hyperbolic functions and
 // their inverses, atan2) marked as not touching memory, so the loop vectorizer can replace them
 // with glibc's libmvec variants (see optimizer.cpp for the vector-library table); float32 tanh is
-// a rational approximation in IR.
+// a rational approximation in IR. In agc's own vector code (vector loops, row and column
+// reductions), which skips the loop vectorizer, they call libmvec's variants directly
+// (vector_math_call): a softmax's exp over rows of 16 floats had been 16 scalar expf calls a row.
 #include "emitter.h"
+
+#include <fmt/format.h>
+#include <llvm/TargetParser/Triple.h>
 
 namespace ag::jit {
 
@@ -28,9 +33,70 @@ const char* Emitter::libm_name(OpKind op) {
   }
 }
 
+bool Emitter::has_vector_math() const {
+  const llvm::Triple triple(module_.getTargetTriple());
+  return triple.getArch() == llvm::Triple::x86_64 && triple.isOSLinux() && triple.isGNUEnvironment();
+}
+
+llvm::Value* Emitter::vector_math_call(const char* name, DType d, llvm::Value* x) {
+  auto* vt = llvm::cast<llvm::FixedVectorType>(x->getType());
+  const unsigned lanes = vt->getNumElements();
+  const unsigned per_register = static_cast<unsigned>(vector_bytes_) / static_cast<unsigned>(dtype_size(d));
+  const std::string libm = std::string(name) + (d == DType::Float32 ? "f" : "");
+  if (!has_vector_math() || lanes % per_register != 0) {
+    llvm::Value* out = llvm::PoisonValue::get(vt);
+    for (unsigned l = 0; l < lanes; ++l)
+      out = b_.CreateInsertElement(out, libm_call(libm.c_str(), b_.CreateExtractElement(x, l)), l);
+    return out;
+  }
+  // The vector function ABI's ISA letter for the register: SSE4 'b', AVX2 'd', AVX-512 'e'.
+  const char isa = vector_bytes_ == 64 ? 'e' : vector_bytes_ == 32 ? 'd' : 'b';
+  auto* rt = llvm::FixedVectorType::get(vt->getElementType(), per_register);
+  llvm::FunctionCallee f = module_.getOrInsertFunction(fmt::format("_ZGV{}N{}v_{}", isa, per_register, libm),
+                                                       llvm::FunctionType::get(rt, {rt}, false));
+  auto* fn = llvm::cast<llvm::Function>(f.getCallee());
+  fn->setDoesNotAccessMemory();
+  fn->setDoesNotThrow();
+  fn->setWillReturn();
+  // The caller passes and takes whole registers (zmm on AVX-512), as the variant expects.
+  b_.GetInsertBlock()->getParent()->addFnAttr("min-legal-vector-width", std::to_string(8 * vector_bytes_));
+  auto call = [&](llvm::Value* v) {
+    llvm::CallInst* c = b_.CreateCall(f, {v});
+    c->setDoesNotAccessMemory();
+    return c;
+  };
+  if (lanes == per_register) return call(x);
+  std::vector<llvm::Value*> pieces;
+  for (unsigned first = 0; first < lanes; first += per_register) {
+    llvm::SmallVector<int, 16> take;
+    for (unsigned l = 0; l < per_register; ++l) take.push_back(static_cast<int>(first + l));
+    pieces.push_back(call(b_.CreateShuffleVector(x, take)));
+  }
+  llvm::SmallVector<int, 64> all;
+  for (unsigned l = 0; l < lanes; ++l) all.push_back(static_cast<int>(l));
+  while (pieces.size() > 1) {  // concatenate pairwise (pieces of equal width)
+    std::vector<llvm::Value*> joined;
+    for (size_t k = 0; k < pieces.size(); k += 2) {
+      const unsigned width = llvm::cast<llvm::FixedVectorType>(pieces[k]->getType())->getNumElements();
+      joined.push_back(b_.CreateShuffleVector(pieces[k], pieces[k + 1], llvm::ArrayRef<int>(all).take_front(2 * width)));
+    }
+    pieces = std::move(joined);
+  }
+  return pieces[0];
+}
+
 llvm::Value* Emitter::math_call(OpKind op, DType d, llvm::Value* x) {
   llvm::Type* t = x->getType();
-  auto unary = [&](llvm::Intrinsic::ID id, llvm::Value* v) { return b_.CreateIntrinsic(id, {t}, {v}); };
+  // An intrinsic on scalars (and on the vectors LLVM's vectorizer makes of them); libmvec on
+  // agc's own vectors.
+  auto unary = [&](llvm::Intrinsic::ID id, llvm::Value* v) -> llvm::Value* {
+    if (t->isVectorTy()) {
+      const char* name = id == llvm::Intrinsic::exp ? "exp" : id == llvm::Intrinsic::log ? "log"
+                         : id == llvm::Intrinsic::sin ? "sin" : id == llvm::Intrinsic::cos ? "cos" : nullptr;
+      if (name) return vector_math_call(name, d, v);
+    }
+    return b_.CreateIntrinsic(id, {t}, {v});
+  };
   switch (op) {
     case OpKind::Exp: return unary(llvm::Intrinsic::exp, x);
     case OpKind::Log: return unary(llvm::Intrinsic::log, x);
@@ -60,9 +126,12 @@ llvm::Value* Emitter::math_call(OpKind op, DType d, llvm::Value* x) {
     }
     case OpKind::Tanh:
       if (d == DType::Float32) return tanh_f32(x);
-      return libm_call("tanh", x);
+      return t->isVectorTy() ? vector_math_call("tanh", d, x) : libm_call("tanh", x);
     default:
-      if (const char* name = libm_name(op)) return libm_call((std::string(name) + (d == DType::Float32 ? "f" : "")).c_str(), x);
+      if (const char* name = libm_name(op)) {
+        if (t->isVectorTy()) return vector_math_call(name, d, x);
+        return libm_call((std::string(name) + (d == DType::Float32 ? "f" : "")).c_str(), x);
+      }
       break;
   }
   throw InternalError("jit: math_call on " + std::string(op_name(op)));

@@ -48,9 +48,10 @@ std::string gradient_of(std::string_view rule) {
 std::string compiled_as(OpKind op, const OpInfo& info) {
   if (op == OpKind::Identity || op == OpKind::StopGradient) return "view (no copy)";
   if (is_elementwise(op) && op != OpKind::Identity && op != OpKind::StopGradient)
-    return info.vector == VectorForm::yes   ? "fused loop, vector code"
-           : info.vector == VectorForm::f32 ? "fused loop, vector code (float32)"
-                                            : "fused loop";
+    return info.vector == VectorForm::yes    ? "fused loop, vector code"
+           : info.vector == VectorForm::f32  ? "fused loop, vector code (float32)"
+           : info.vector == VectorForm::mvec ? "fused loop, vector code (libmvec)"
+                                             : "fused loop";
   switch (info.cls) {
     case OpClass::Source:
       return op == OpKind::Const ? "constant" : op == OpKind::Placeholder ? "argument" : op == OpKind::Range ? "loop" : "fused loop";

@@ -45,8 +45,9 @@ enum class OpCost : uint8_t {
   costly,  // the rest
 };
 
-// Whether the JIT's scalar form of an op is the same IR on vectors (ops.def's Vector column).
-enum class VectorForm : uint8_t { no, yes, f32 };
+// Whether the JIT's scalar form of an op is the same IR on vectors (ops.def's Vector column);
+// mvec: a libm function whose vectors call glibc's libmvec variant of the register's width.
+enum class VectorForm : uint8_t { no, yes, f32, mvec };
 
 enum class OpKind : uint16_t {
 #define AG_OP(Name, UserName, Kernel, TypeRule, Arity, Stateful, Raises, Cost, Vector, Gradient, Api, ApiName, Equivalent) Name,
