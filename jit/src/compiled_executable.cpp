@@ -106,14 +106,7 @@ void CompiledExecutable::run_simple(const Input& input, size_t nin, std::span<Te
 template <size_t NIN, size_t NOUT>
 void CompiledExecutable::run_fixed(const detail::CallStub& self, const detail::ArgView* args, Tensor* outputs,
                                    std::atomic<const void*>* held) {
-  // Clears the caller's hazard slot when the code and the plan are no longer read, thrown
-  // through or not (call_stub.h).
-  struct Done {
-    std::atomic<const void*>* held;
-    ~Done() {
-      if (held) held->store(nullptr, std::memory_order_release);
-    }
-  } done{held};
+  const detail::ReleaseHeldSlot release{held};  // once the code and the plan are no longer read
   const CompiledExecutable& exe = static_cast<const CompiledExecutable&>(self);
   const Program& program = exe.program_;
   JitArg in[NIN];

@@ -90,10 +90,7 @@ void FunctionCore::call_general(std::span<const ArgView> args, std::span<Tensor>
 
 void FunctionCore::run_held(ConcreteCore& fn, std::span<const ArgView> args, std::span<Tensor> outputs,
                             std::atomic<const void*>* held) {
-  struct Release {
-    std::atomic<const void*>* held;
-    ~Release() { held->store(nullptr, std::memory_order_release); }
-  } release{held};
+  const ReleaseHeldSlot release{held};
   fn.run(args, outputs);
 }
 

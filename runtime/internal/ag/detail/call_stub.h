@@ -32,4 +32,14 @@ class CallStub {
   Fn fn_ = nullptr;  // null: this executable has no stub (its calls take run_tensor_args)
 };
 
+// Clears a hazard slot handed over with a call (release order: the callee's reads of the code
+// happen before a writer that sees it cleared frees it) when the scope ends, thrown through or
+// not; a null slot is left alone. The stubs' and FunctionCore::run_held's way to honour `held`.
+struct ReleaseHeldSlot {
+  std::atomic<const void*>* held;
+  ~ReleaseHeldSlot() {
+    if (held) held->store(nullptr, std::memory_order_release);
+  }
+};
+
 }  // namespace ag::detail
