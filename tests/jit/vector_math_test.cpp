@@ -5,7 +5,8 @@
 // x86-64-v2 and -v3 too — and in a row reduction's tree (a softmax's exp over rows of 16). Checked
 // in the lowered IR by the level the test runs at, and against eager (libm, lane by lane) within
 // libmvec's documented error (4 ULP each way), special values included, float32 and float64, whole
-// blocks and partial ones, one dim and two, on one thread and on the pool.
+// blocks and partial ones, one dim and two, on one thread and on the pool; in a nested Function
+// in a staged loop, under a tape outside the compiled call and inside a trace.
 #include <cmath>
 #include <limits>
 #include <string>
@@ -147,6 +148,45 @@ TEST_F(VectorMath, SoftmaxOverShortRowsCallsLibmvecAndItsGradientIsRight) {
     const Tensor eager_loss = ag::reduce_sum(softmax(x) * ag::range(0.f, static_cast<float>(width), 1.f));
     agtest::expect_same(outside.gradient(eager_loss, x), grad(x), {.rtol = 1e-5, .atol = 1e-5}, "softmax gradient");
   }
+}
+
+// A softmax Function called from another one's staged loop (inlined into its trace: the loop's
+// body is a vector loop calling libmvec), with the tape inside the trace and outside it.
+TEST_F(VectorMath, InANestedFunctionInAStagedLoopUnderATape) {
+  auto softmax = ag::function([](Tensor t) {
+    const Tensor e = ag::exp(t - ag::reduce_max(t, {1}, true));
+    return e / ag::reduce_sum(e, {1}, true);
+  });
+  auto refine = [&](Tensor t, Tensor n) {
+    Tensor i = 0;
+    ag::while_stmt([&] { return i < n; },
+                   [&] {
+                     t = ag::log1p(softmax(t * 2.0f)) + ag::sigmoid(t) * 0.5f;
+                     i += 1;
+                   },
+                   ag::state(t, i), {"t", "i"}, AG_SOURCE_LOC("vector_math_test.cpp", 160));
+    return t;
+  };
+  const Tensor x = ag::random_uniform({45, 16}, ag::float32, -3, 3, 21), n = ag::constant(int32_t{3});
+  agtest::expect_three_way("nested softmax in a staged loop", refine, {.rtol = 1e-5, .atol = 1e-6}, x, n);
+  auto f = ag::function(refine);
+  EXPECT_TRUE(agtest::ir_calls(f.get_concrete_function(x, n).llvm_ir(false), variant_prefix(ag::float32) + "expf"));
+
+  // d/dx of the loop's sum: the tape outside the compiled call, and inside another trace.
+  auto total = [&](Tensor t) { return ag::reduce_sum(refine(t, n)); };
+  ag::GradientTape eager_tape;
+  eager_tape.watch(x);
+  const Tensor eager = eager_tape.gradient(total(x), x);
+  auto staged_total = ag::function(total);
+  ag::GradientTape outside;
+  outside.watch(x);
+  agtest::expect_same(eager, outside.gradient(staged_total(x), x), {.rtol = 1e-4, .atol = 1e-5}, "tape outside");
+  auto inside = ag::function([&](Tensor t) {
+    ag::GradientTape tape;
+    tape.watch(t);
+    return tape.gradient(total(t), t);
+  });
+  agtest::expect_same(eager, inside(x), {.rtol = 1e-4, .atol = 1e-5}, "tape inside the trace");
 }
 
 }  // namespace
