@@ -76,70 +76,54 @@ CompiledExecutable::CompiledExecutable(std::shared_ptr<const Graph> graph, const
   }
 }
 
-template <class Input>
-void CompiledExecutable::run_simple(const Input& input, size_t nin, std::span<Tensor> outputs) const {
-  JitArg args[kInline];
-  void* out_data[kInline];
-  int64_t out_dims[kInline * kMaxRank];
-  const size_t nout = num_results_;
+// The common case, kept lean for the cached-call path (simple_: few inputs and results, no
+// slots, every result computed into a buffer allocated here). `input(p)`: input p's tensor.
+// NIN and NOUT are the counts when they are known at compile time (the stubs: no loops, no
+// counts loaded; a third of the cached call's instructions had been the generic loops and
+// their set-up, docs/performance.md "W4: the cached-call path"), else 0 and `nin` and
+// num_results_ give them. Each result is constructed in its slot: the slots come empty from a
+// Function's call, so there is no previous value to release (a move assignment's self and
+// release checks were taken branches on the path every cached call fetches).
+template <size_t NIN, size_t NOUT, class Input>
+[[gnu::always_inline]] inline void CompiledExecutable::run_simple(const Input& input, size_t nin, Tensor* outputs) const {
+  JitArg args[NIN ? NIN : kInline];
+  void* out_data[NOUT ? NOUT : kInline];
+  int64_t out_dims[(NOUT ? NOUT : kInline) * kMaxRank];
+  if constexpr (NIN != 0) nin = NIN;
+  const size_t nout = NOUT ? NOUT : num_results_;
   for (size_t p = 0; p < nin; ++p) {
     const detail::TensorImpl* impl = input(p);
     args[p] = {impl->data, impl->shape.data()};
   }
+  const std::span<Tensor> outs(outputs, nout);
   for (size_t k = 0; k < nout; ++k) {
-    outputs[k] = allocate_result(program_, outputs, k);
-    out_data[k] = detail::impl_of(outputs[k])->data;
-  }
-  CallState st;
-  st.program = &program_;
-  st.outputs = outputs;
-  JitCallCtx ctx{out_data, out_dims, consts_.data(), &st};
-  if (call_entry(entry_, args, &ctx) != 0) [[unlikely]]
-    fail(st, outputs);
-  if (st.owns_buffers()) [[unlikely]]
-    st.release_owned();  // defensive: the code frees what it allocates
-}
-
-// run_simple with the counts as constants: no loops, no counts loaded, the output's slot known
-// empty or not at compile time. A third of the cached call's instructions were run_simple's
-// generic loops and their set-up (docs/performance.md, "W4: the cached-call path").
-template <size_t NIN, size_t NOUT>
-void CompiledExecutable::run_fixed(const detail::CallStub& self, const detail::ArgView* args, Tensor* outputs,
-                                   std::atomic<const void*>* held) {
-  const detail::ReleaseHeldSlot release{held};  // once the code and the plan are no longer read
-  const CompiledExecutable& exe = static_cast<const CompiledExecutable&>(self);
-  const Program& program = exe.program_;
-  JitArg in[NIN];
-  void* out_data[NOUT];
-  int64_t out_dims[NOUT * kMaxRank];
-  for (size_t p = 0; p < NIN; ++p) {
-    const detail::TensorImpl* impl = detail::impl_of(args[p].tensor());
-    in[p] = {impl->data, impl->shape.data()};
-  }
-  const std::span<Tensor> outs(outputs, NOUT);
-  for (size_t k = 0; k < NOUT; ++k) {
-    // The slots come empty from the Function's call: the result is constructed in place, with no
-    // previous value to release (a move assignment's self and release checks, taken branches
-    // on the path every cached call fetches).
     Tensor& slot = outputs[k];
     if (detail::impl_of(slot)) [[unlikely]]
       slot = Tensor();
-    std::construct_at(&slot, allocate_result(program, outs, k));
+    std::construct_at(&slot, allocate_result(program_, outs, k));
     out_data[k] = detail::impl_of(slot)->data;
   }
   CallState st;
-  st.program = &program;
+  st.program = &program_;
   st.outputs = outs;
-  JitCallCtx ctx{out_data, out_dims, exe.consts_.data(), &st};
-  if (call_entry(exe.entry_, in, &ctx) != 0) [[unlikely]]
+  JitCallCtx ctx{out_data, out_dims, consts_.data(), &st};
+  if (call_entry(entry_, args, &ctx) != 0) [[unlikely]]
     fail(st, outs);
   if (st.owns_buffers()) [[unlikely]]
     st.release_owned();  // defensive: the code frees what it allocates
 }
 
+template <size_t NIN, size_t NOUT>
+void CompiledExecutable::run_fixed(const detail::CallStub& self, const detail::ArgView* args, Tensor* outputs,
+                                   std::atomic<const void*>* held) {
+  const detail::ReleaseHeldSlot release{held};  // once the code and the plan are no longer read
+  static_cast<const CompiledExecutable&>(self).run_simple<NIN, NOUT>(
+      [&](size_t p) { return detail::impl_of(args[p].tensor()); }, NIN, outputs);
+}
+
 void CompiledExecutable::run(std::span<const Tensor> inputs, std::span<Tensor> outputs) const {
   if (simple_) [[likely]]
-    run_simple([&](size_t p) { return detail::impl_of(inputs[p]); }, inputs.size(), outputs);
+    run_simple<0, 0>([&](size_t p) { return detail::impl_of(inputs[p]); }, inputs.size(), outputs.data());
   else
     run_general(inputs, outputs);
 }
@@ -148,7 +132,7 @@ void CompiledExecutable::run_tensor_args(std::span<const detail::ArgView> args, 
   if (fn_) [[likely]]
     return fn_(*this, args.data(), outputs.data(), nullptr);
   if (simple_) [[likely]]
-    run_simple([&](size_t p) { return detail::impl_of(args[p].tensor()); }, args.size(), outputs);
+    run_simple<0, 0>([&](size_t p) { return detail::impl_of(args[p].tensor()); }, args.size(), outputs.data());
   else
     Executable::run_tensor_args(args, outputs);
 }
@@ -170,9 +154,7 @@ std::pair<int64_t, int64_t> CompiledExecutable::temporaries() const {
 }
 std::string CompiledExecutable::plan_dot() const { return plan_graph_dot(program_); }
 
-// The common case, kept lean for the cached-call path: few inputs and results, no slots,
-// every result computed into a buffer allocated here (no heap but the outputs). `input(p)`:
-// input p's tensor.
+// A call the code failed: what it owned is released, the results dropped, its error rethrown.
 [[noreturn]] void CompiledExecutable::fail(CallState& st, std::span<Tensor> outputs) {
   st.release_owned();
   for (Tensor& t : outputs) t = Tensor();

@@ -47,10 +47,10 @@ class CompiledExecutable : public Executable, public detail::CallStub {
 
  private:
   static constexpr size_t kInline = 16;
-  template <class Input>
-  void run_simple(const Input& input, size_t nin, std::span<Tensor> outputs) const;
-  // run_simple for a call of NIN tensor arguments and NOUT results, counts known at compile time:
-  // the cached call's stub (call_stub.h) for the common counts, chosen by the constructor.
+  template <size_t NIN, size_t NOUT, class Input>
+  void run_simple(const Input& input, size_t nin, Tensor* outputs) const;
+  // The cached call's stub (call_stub.h) for a call of NIN tensor arguments and NOUT results:
+  // run_simple with the counts as constants; the constructor picks it for the common counts.
   template <size_t NIN, size_t NOUT>
   static void run_fixed(const detail::CallStub& self, const detail::ArgView* args, Tensor* outputs,
                         std::atomic<const void*>* held);

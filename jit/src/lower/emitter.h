@@ -67,7 +67,7 @@ class Emitter : public Codegen {
  public:
   // node_lines: an inspection build, whose instructions carry their node (node_lines.h).
   Emitter(llvm::Module& module, const Program& program, int vector_bytes, bool node_lines = false)
-      : Codegen(module, program, vector_bytes, node_lines) {}
+      : Codegen(module, program, vector_bytes, node_lines), vector_math_(has_libmvec(module)) {}
 
   // Emits `agc_entry(const JitArg* args, JitCallCtx* ctx) -> i32`.
   void emit_entry();
@@ -137,7 +137,8 @@ class Emitter : public Codegen {
   llvm::Value* tanh_f32(llvm::Value* x);
   // Whether the target has glibc's libmvec (x86-64 Linux): ops.def's `mvec` ops then run in
   // agc's vector loops.
-  bool has_vector_math() const;
+  bool has_vector_math() const { return vector_math_; }
+  static bool has_libmvec(const llvm::Module& module);  // the same, of the module's target
   // libm's `name` (double's; float32 adds "f") on each lane of vector x: libmvec's variant of the
   // register's width, a register at a time (a lane at a time through libm where the vector is
   // not whole registers, or the target has no libmvec).
@@ -247,6 +248,7 @@ class Emitter : public Codegen {
 
   std::unordered_set<const llvm::Value*> aligned_results_;  // the entry's static results: 64-byte-aligned buffers
   std::vector<PendingCheck>* pending_checks_ = nullptr;     // the vector block being emitted collects its checks
+  const bool vector_math_;                                  // has_vector_math()
 };
 
 // The base of an object that lowers one node in steps, one method each (WhileLowering,

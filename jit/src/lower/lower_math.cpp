@@ -8,6 +8,9 @@
 #include "emitter.h"
 
 #include <fmt/format.h>
+#include <llvm/IR/Module.h>
+
+#include <bit>
 #include <llvm/TargetParser/Triple.h>
 
 namespace ag::jit {
@@ -33,8 +36,8 @@ const char* Emitter::libm_name(OpKind op) {
   }
 }
 
-bool Emitter::has_vector_math() const {
-  const llvm::Triple triple(module_.getTargetTriple());
+bool Emitter::has_libmvec(const llvm::Module& module) {
+  const llvm::Triple triple(module.getTargetTriple());
   return triple.getArch() == llvm::Triple::x86_64 && triple.isOSLinux() && triple.isGNUEnvironment();
 }
 
@@ -43,7 +46,8 @@ llvm::Value* Emitter::vector_math_call(const char* name, DType d, llvm::Value* x
   const unsigned lanes = vt->getNumElements();
   const unsigned per_register = static_cast<unsigned>(vector_bytes_) / static_cast<unsigned>(dtype_size(d));
   const std::string libm = std::string(name) + (d == DType::Float32 ? "f" : "");
-  if (!has_vector_math() || lanes % per_register != 0) {
+  // Whole registers, a power of two of them (the pieces are joined pairwise); else lane by lane.
+  if (!has_vector_math() || lanes % per_register != 0 || !std::has_single_bit(lanes / per_register)) {
     llvm::Value* out = llvm::PoisonValue::get(vt);
     for (unsigned l = 0; l < lanes; ++l)
       out = b_.CreateInsertElement(out, libm_call(libm.c_str(), b_.CreateExtractElement(x, l)), l);

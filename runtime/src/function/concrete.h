@@ -72,14 +72,11 @@ class ConcreteCore final : public ConcreteView, public std::enable_shared_from_t
   // common case (compiled, every argument one Tensor, no tape on the thread, no call hook:
   // call_hooks.h) goes straight to the executable; the rest is run_any's.
   void run(std::span<const ArgView> args, std::span<Tensor> outputs) {
-    if (const CallStub* s = direct_stub()) [[likely]] {
-      s->stub_fn()(*s, args.data(), outputs.data(), nullptr);
-      return;
-    }
-    const Executable* e = exe_.load(std::memory_order_acquire);
-    if (e && tensor_args_only_ && !tapes_alive() && !call_hooks_on()) [[likely]] {
-      e->run_tensor_args(args, outputs);
-      return;
+    if (!tapes_alive() && !call_hooks_on()) [[likely]] {
+      if (const CallStub* s = stub_.load(std::memory_order_acquire)) [[likely]]
+        return s->stub_fn()(*s, args.data(), outputs.data(), nullptr);
+      const Executable* e = exe_.load(std::memory_order_acquire);
+      if (e && tensor_args_only_) return e->run_tensor_args(args, outputs);
     }
     run_any(args, outputs);
   }
