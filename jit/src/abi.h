@@ -4,30 +4,12 @@
 
 #include <cstdint>
 
+#include "ag/detail/jit_abi.h"  // JitArg, JitCallCtx, EntryFn: the entry point's side
+
 namespace ag::jit {
-
-inline constexpr int kMaxRank = 8;
-
-// One per graph parameter: the tensor's buffer and its dims (TensorImpl::shape's inline array).
-struct JitArg {
-  void* data;
-  const int64_t* dims;
-};
-
-struct CallState;  // runtime side of a call: outputs, slots, owned buffers, the pending error
-
-// The context JIT code receives. Field order is read by the emitter (CtxField): keep in sync.
-struct JitCallCtx {
-  void* const* out_data;      // per result: its preallocated buffer (static shape) or null
-  int64_t* out_dims;          // per result: kMaxRank dims the JIT code writes before returning
-  const void* const* consts;  // per global node id: a Const node's buffer (null for others)
-  CallState* state;
-};
 
 enum class CtxField : int { OutData = 0, OutDims = 1, Consts = 2, State = 3 };
 
-// The entry point of a compiled concrete function: 0 = success, 1 = an error is pending in ctx.
-using EntryFn = int32_t (*)(const JitArg* args, JitCallCtx* ctx);
 inline constexpr const char* kEntrySymbol = "agc_entry";
 
 // Run-time failures JIT code detects; agc_rt_fail formats the message for the node.

@@ -18,7 +18,8 @@ class AotExecutable final : public jit::CompiledExecutable {
  public:
   AotExecutable(std::shared_ptr<const Graph> graph, EntryPoint entry)
       : CompiledExecutable(std::move(graph), jit::JitConfig{}) {
-    set_code(nullptr, reinterpret_cast<jit::EntryFn>(entry), /*from_disk=*/false);
+    // Code linked into the program: its helper calls are not known here, so it keeps a CallState.
+    set_code(nullptr, reinterpret_cast<jit::EntryFn>(entry), /*from_disk=*/false, /*uses_call_state=*/true);
   }
   std::string_view backend_name() const override { return "aot"; }
 };

@@ -32,13 +32,14 @@ class JitExecutable final : public CompiledExecutable {
 
   void set_handle(std::shared_ptr<CodeHandle> code, bool from_disk) {
     const EntryFn entry = code->entry();
-    set_code(std::move(code), entry, from_disk);
+    const bool uses_call_state = code->uses_call_state();
+    set_code(std::move(code), entry, from_disk, uses_call_state);
   }
   // The same machine code: the graph differs only in its Variables, which the code finds in the
   // consts table at run time (graph_key.cpp keys a variable by its type alone).
   std::unique_ptr<Executable> rebound(std::shared_ptr<const Graph> graph) const override {
     auto exe = std::make_unique<JitExecutable>(std::move(graph), engine_, name_, program().config);
-    exe->set_code(code_, entry_, from_disk_);
+    exe->set_code(code_, entry_, from_disk_, uses_call_state_);
     return exe;
   }
 

@@ -38,15 +38,6 @@ Tensor with_dims(const Tensor& t, const int64_t* dims, int64_t rank) {
   }
 }
 
-// Calls compiled code. UBSan's -fsanitize=function checks a signature word in front of an
-// indirect callee, which JIT code does not have: that check is off for this one call.
-#if defined(__clang__)
-__attribute__((no_sanitize("function")))
-#endif
-int32_t call_entry(EntryFn entry, const JitArg* args, JitCallCtx* ctx) {
-  return entry(args, ctx);
-}
-
 }  // namespace
 
 CompiledExecutable::CompiledExecutable(std::shared_ptr<const Graph> graph, const JitConfig& config)
@@ -71,9 +62,22 @@ CompiledExecutable::CompiledExecutable(std::shared_ptr<const Graph> graph, const
     const size_t nin = program_.graph->params.size();
     static constexpr Fn kOneResult[] = {nullptr, &run_fixed<1, 1>, &run_fixed<2, 1>, &run_fixed<3, 1>};
     static constexpr Fn kTwoResults[] = {nullptr, &run_fixed<1, 2>, &run_fixed<2, 2>};
+    static_assert(std::size(kOneResult) - 1 <= detail::kMaxStubArgs);
     if (num_results_ == 1 && nin < std::size(kOneResult)) fn_ = kOneResult[nin];
     if (num_results_ == 2 && nin < std::size(kTwoResults)) fn_ = kTwoResults[nin];
   }
+}
+
+void CompiledExecutable::set_code(std::shared_ptr<const void> code, EntryFn entry, bool from_disk, bool uses_call_state) {
+  code_ = std::move(code);
+  entry_ = entry;
+  from_disk_ = from_disk;
+  uses_call_state_ = uses_call_state;
+  // The direct call: a stub's counts with one result, and code that cannot reach a CallState.
+  if (fn_ && num_results_ == 1 && !uses_call_state)
+    enable_direct_call(entry, consts_.data(), program_.results[0].type.dtype, program_.results[0].type.shape);
+  else
+    disable_direct_call();
 }
 
 // The common case, kept lean for the cached-call path (simple_: few inputs and results, no
@@ -107,18 +111,18 @@ template <size_t NIN, size_t NOUT, class Input>
   st.program = &program_;
   st.outputs = outs;
   JitCallCtx ctx{out_data, out_dims, consts_.data(), &st};
-  if (call_entry(entry_, args, &ctx) != 0) [[unlikely]]
+  if (enter(entry_, args, &ctx) != 0) [[unlikely]]
     fail(st, outs);
   if (st.owns_buffers()) [[unlikely]]
     st.release_owned();  // defensive: the code frees what it allocates
 }
 
 template <size_t NIN, size_t NOUT>
-void CompiledExecutable::run_fixed(const detail::CallStub& self, const detail::ArgView* args, Tensor* outputs,
+void CompiledExecutable::run_fixed(const detail::CallStub& self, const Tensor* const* args, Tensor* outputs,
                                    std::atomic<const void*>* held) {
   const detail::ReleaseHeldSlot release{held};  // once the code and the plan are no longer read
-  static_cast<const CompiledExecutable&>(self).run_simple<NIN, NOUT>(
-      [&](size_t p) { return detail::impl_of(args[p].tensor()); }, NIN, outputs);
+  static_cast<const CompiledExecutable&>(self).run_simple<NIN, NOUT>([&](size_t p) { return detail::impl_of(*args[p]); },
+                                                                     NIN, outputs);
 }
 
 void CompiledExecutable::run(std::span<const Tensor> inputs, std::span<Tensor> outputs) const {
@@ -130,7 +134,7 @@ void CompiledExecutable::run(std::span<const Tensor> inputs, std::span<Tensor> o
 
 void CompiledExecutable::run_tensor_args(std::span<const detail::ArgView> args, std::span<Tensor> outputs) const {
   if (fn_) [[likely]]
-    return fn_(*this, args.data(), outputs.data(), nullptr);
+    return detail::call_stub(*this, args, outputs.data(), nullptr);
   if (simple_) [[likely]]
     run_simple<0, 0>([&](size_t p) { return detail::impl_of(args[p].tensor()); }, args.size(), outputs.data());
   else
@@ -198,7 +202,7 @@ void CompiledExecutable::run_general(std::span<const Tensor> inputs, std::span<T
     }
   }
   JitCallCtx ctx{out_data, out_dims, consts_.data(), &st};
-  if (call_entry(entry_, args, &ctx) != 0) fail(st, outputs);
+  if (enter(entry_, args, &ctx) != 0) fail(st, outputs);
   if (st.owns_buffers()) [[unlikely]]
     st.release_owned();  // defensive: the code frees what it allocates
   if (!needs_fixup_) return;

@@ -25,11 +25,9 @@ class CompiledExecutable : public Executable, public detail::CallStub {
 
   // The code: `entry`, kept alive by `code` (the JIT's CodeHandle; null for code linked into the
   // program).
-  void set_code(std::shared_ptr<const void> code, EntryFn entry, bool from_disk) {
-    code_ = std::move(code);
-    entry_ = entry;
-    from_disk_ = from_disk;
-  }
+  // `uses_call_state`: the code calls a runtime helper that takes the call's context; when it
+  // calls none, a call of one result may skip the stub (CallStub::try_run_direct).
+  void set_code(std::shared_ptr<const void> code, EntryFn entry, bool from_disk, bool uses_call_state);
   const Program& program() const { return program_; }
 
   void run(std::span<const Tensor> inputs, std::span<Tensor> outputs) const override;
@@ -44,6 +42,7 @@ class CompiledExecutable : public Executable, public detail::CallStub {
   std::shared_ptr<const void> code_;  // shared by the executables rebound() makes
   EntryFn entry_ = nullptr;
   bool from_disk_ = false;
+  bool uses_call_state_ = true;
 
  private:
   static constexpr size_t kInline = 16;
@@ -52,7 +51,7 @@ class CompiledExecutable : public Executable, public detail::CallStub {
   // The cached call's stub (call_stub.h) for a call of NIN tensor arguments and NOUT results:
   // run_simple with the counts as constants; the constructor picks it for the common counts.
   template <size_t NIN, size_t NOUT>
-  static void run_fixed(const detail::CallStub& self, const detail::ArgView* args, Tensor* outputs,
+  static void run_fixed(const detail::CallStub& self, const Tensor* const* args, Tensor* outputs,
                         std::atomic<const void*>* held);
   void run_general(std::span<const Tensor> inputs, std::span<Tensor> outputs) const;
   [[noreturn]] static void fail(CallState& st, std::span<Tensor> outputs);

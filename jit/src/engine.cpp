@@ -10,6 +10,7 @@
 #include <llvm/ExecutionEngine/Orc/ObjectFileInterface.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
+#include <llvm/Object/ObjectFile.h>
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
@@ -23,6 +24,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "ag/detail/fork_safety.h"
@@ -153,6 +155,45 @@ struct Engine::Impl {
     live.fetch_sub(1);
   }
 
+  // Whether the objects call a runtime helper that takes the call's context (a Ctx parameter in
+  // rt_helpers.def): the only way compiled code reaches its CallState. Code that calls none can
+  // neither fail nor use slots, owned buffers or the outputs, and runs without a CallState
+  // (CallStub::try_run_direct). An object that cannot be read counts as calling one.
+  static bool calls_context_helpers(const std::vector<std::string_view>& objects) {
+    static const std::set<std::string_view> helpers = [] {
+      using enum RtType;
+      std::set<std::string_view> names;
+      auto add = [&](std::string_view name, std::initializer_list<RtType> params) {
+        if (std::find(params.begin(), params.end(), Ctx) != params.end()) names.insert(name);
+      };
+#define AG_RT_HELPER(Name, Result, Params, Pure, Address) add(#Name, {AG_RT_UNPAREN Params});
+#include "rt_helpers.def"
+      return names;
+    }();
+    for (std::string_view object : objects) {
+      auto file = llvm::object::ObjectFile::createObjectFile(llvm::MemoryBufferRef(llvm::StringRef(object.data(), object.size()), ""));
+      if (!file) {
+        llvm::consumeError(file.takeError());
+        return true;
+      }
+      for (const llvm::object::SymbolRef& sym : (*file)->symbols()) {
+        llvm::Expected<uint32_t> flags = sym.getFlags();
+        if (!flags) {
+          llvm::consumeError(flags.takeError());
+          return true;
+        }
+        if (!(*flags & llvm::object::SymbolRef::SF_Undefined)) continue;
+        llvm::Expected<llvm::StringRef> name = sym.getName();
+        if (!name) {
+          llvm::consumeError(name.takeError());
+          return true;
+        }
+        if (helpers.count(std::string_view(name->data(), name->size()))) return true;
+      }
+    }
+    return false;
+  }
+
   EntryFn lookup(orc::JITDylib& jd) {
     auto sym = jit->lookup(jd, kEntrySymbol);
     if (!sym) {
@@ -211,7 +252,12 @@ struct Engine::Impl {
   // was linking too, and the entry's first call jumped into memory that was not yet executable
   // (JitConcurrency.DifferentFunctionsCompileInParallel crashed in 1 run of 30, 1 of 4 with the
   // disk cache).
-  std::pair<orc::JITDylib*, EntryFn> link(const std::string& id, const std::vector<std::string_view>& objects, const char* what) {
+  struct Linked {
+    orc::JITDylib* dylib;
+    EntryFn entry;
+    bool uses_call_state;  // calls_context_helpers
+  };
+  Linked link(const std::string& id, const std::vector<std::string_view>& objects, const char* what) {
     orc::JITDylib& jd = new_dylib(id);
     orc::SymbolLookupSet later;
     auto fail = [&](llvm::Error e) {
@@ -233,7 +279,7 @@ struct Engine::Impl {
       auto ready = jit->getExecutionSession().lookup(orc::makeJITDylibSearchOrder(&jd), std::move(later));
       if (!ready) fail(ready.takeError());
     }
-    return {&jd, lookup(jd)};
+    return {&jd, lookup(jd), calls_context_helpers(objects)};
   }
 };
 
@@ -345,11 +391,12 @@ std::unique_ptr<CodeHandle> Engine::compile(const Program& program, const std::s
   t.lower_ms = ms_since(t0);
   const std::vector<std::string> objects = m.compile_objects(*mod, program.config, parallel, t);
   const auto t_link = Clock::now();
-  const auto [jd, entry] = m.link(id, std::vector<std::string_view>(objects.begin(), objects.end()), "cannot link compiled code");
+  const Impl::Linked linked =
+      m.link(id, std::vector<std::string_view>(objects.begin(), objects.end()), "cannot link compiled code");
   t.link_ms = ms_since(t_link);
   if (object) *object = bundle_objects(objects);
   if (times) *times = t;
-  return std::make_unique<CodeHandle>(shared_from_this(), jd, entry);
+  return std::make_unique<CodeHandle>(shared_from_this(), linked.dylib, linked.entry, linked.uses_call_state);
 }
 
 std::unique_ptr<CodeHandle> Engine::load_object(std::string_view object, const std::string& name) {
@@ -357,8 +404,8 @@ std::unique_ptr<CodeHandle> Engine::load_object(std::string_view object, const s
   const std::string id = "agc." + std::to_string(m.counter.fetch_add(1)) + "." + name + ".cached";
   const std::vector<std::string_view> objects = unbundle_objects(object);
   if (objects.empty()) throw InternalError("jit: cannot load cached object: a malformed bundle of objects");
-  const auto [jd, entry] = m.link(id, objects, "cannot load cached object");
-  return std::make_unique<CodeHandle>(shared_from_this(), jd, entry);
+  const Impl::Linked linked = m.link(id, objects, "cannot load cached object");
+  return std::make_unique<CodeHandle>(shared_from_this(), linked.dylib, linked.entry, linked.uses_call_state);
 }
 
 double Engine::warm_up() {
@@ -432,8 +479,8 @@ int64_t Engine::live_functions() const { return impl_->live.load(); }
 int64_t Engine::split_compiles() const { return impl_->split.load(); }
 int64_t Engine::split_compiles_in_parallel() const { return impl_->split_in_parallel.load(); }
 
-CodeHandle::CodeHandle(std::shared_ptr<Engine> engine, void* dylib, EntryFn entry)
-    : engine_(std::move(engine)), dylib_(dylib), entry_(entry) {}
+CodeHandle::CodeHandle(std::shared_ptr<Engine> engine, void* dylib, EntryFn entry, bool uses_call_state)
+    : engine_(std::move(engine)), dylib_(dylib), entry_(entry), uses_call_state_(uses_call_state) {}
 
 // Dropping code takes ORC's locks, and may happen under a caller's locks (a cache evicting an
 // entry): it does not wait at the fork gate. While a fork is being prepared the code stays

@@ -33,16 +33,19 @@ struct CompileTimes {
 // The machine code of one concrete function; destroying it removes the code from the JIT.
 class CodeHandle {
  public:
-  CodeHandle(std::shared_ptr<Engine> engine, void* dylib, EntryFn entry);
+  CodeHandle(std::shared_ptr<Engine> engine, void* dylib, EntryFn entry, bool uses_call_state);
   ~CodeHandle();
   CodeHandle(const CodeHandle&) = delete;
   CodeHandle& operator=(const CodeHandle&) = delete;
   EntryFn entry() const { return entry_; }
+  // Whether the code calls a runtime helper that takes the call's context (reads its CallState).
+  bool uses_call_state() const { return uses_call_state_; }
 
  private:
   std::shared_ptr<Engine> engine_;
   void* dylib_;  // llvm::orc::JITDylib*
   EntryFn entry_;
+  bool uses_call_state_;
 };
 
 class Engine : public std::enable_shared_from_this<Engine> {

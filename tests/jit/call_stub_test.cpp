@@ -2,16 +2,18 @@
 // concrete function of one to three tensors in and one or two out runs its cached calls through
 // one function that the Function reaches by a tail call and that clears the call's hazard slot
 // itself. Each test checks that the stub is there (white-box) and that it served the calls
-// (stats().inline_hits), with the values of eager; the slot must be free after every call — a
+// (stats().inline_hits, and not direct_calls), with the values of eager; the slot must be free after every call — a
 // call that threw included — or the next call would miss the inline cache for the table.
 #include <tuple>
 
 #include "function/concrete.h"
+#include "call_path_functions.h"
 #include "jit_test_util.h"
 
 namespace {
 
 using ag::Tensor;
+using namespace callpath;
 
 template <class F, class... Args>
 bool has_stub(F& f, const Args&... args) {
@@ -27,18 +29,17 @@ void expect_stub_calls(Eager&& eager, F& f, int n, const Args&... args) {
   f(args...);  // a table hit, which makes the entry this thread's inline one
   ASSERT_TRUE(ag::jit_available());
   ASSERT_TRUE(has_stub(f, args...));
-  const int64_t hits = f.stats().inline_hits;
+  const int64_t hits = f.stats().inline_hits, direct = f.stats().direct_calls;
   for (int i = 0; i < n; ++i) {
+    // A tensor of another type parked first, so that a call of one result cannot run directly
+    // (direct_call_test.cpp) and takes the stub.
+    { const Tensor other = ag::ones({5}, ag::int64); }
     agtest::expect_same(want, f(args...), {}, "stub call");
   }
   EXPECT_EQ(f.stats().inline_hits - hits, n);
+  EXPECT_EQ(f.stats().direct_calls, direct);
 }
 
-Tensor affine(Tensor x) { return x * 2 + 1; }
-Tensor product_minus(Tensor x, Tensor y) { return x * y - y; }
-Tensor fma3(Tensor x, Tensor y, Tensor z) { return x * y + z; }
-std::tuple<Tensor, Tensor> plus_and_square(Tensor x) { return {x + 1, x * x}; }
-std::tuple<Tensor, Tensor> sum_and_difference(Tensor x, Tensor y) { return {x + y, x - y}; }
 
 TEST(CallStub, EveryCountWithAStubServesCachedCallsWithEagersValues) {
   auto f1 = ag::function(affine);
@@ -46,10 +47,7 @@ TEST(CallStub, EveryCountWithAStubServesCachedCallsWithEagersValues) {
   auto f3 = ag::function(fma3);
   auto g1 = ag::function(plus_and_square);
   auto g2 = ag::function(sum_and_difference);
-  const Tensor s = ag::constant(3.5f);
-  const Tensor m = ag::reshape(ag::range(0.f, 12.f, 1.f), {3, 4});
-  const Tensor n = ag::reshape(ag::range(-6.f, 6.f, 1.f), {3, 4});
-  const Tensor i = ag::constant({7, -2, 5});
+  const auto [s, m, n, i] = callpath::Inputs();
   expect_stub_calls(affine, f1, 5, s);
   expect_stub_calls(affine, f1, 5, m);  // another signature of the same Function
   expect_stub_calls(affine, f1, 5, i);
@@ -77,10 +75,6 @@ TEST(CallStub, OtherCallsKeepTheGeneralPathWithTheSameValues) {
   EXPECT_GE(four.stats().inline_hits, 1);
 }
 
-Tensor checked_double(Tensor x) {
-  ag::assert_true(ag::reduce_all(x >= 0), "non-negative");
-  return x * 2;
-}
 
 TEST(CallStub, ACallThatThrowsFreesItsSlotAndTheNextCallIsAnInlineHit) {
   auto f = ag::function(checked_double);
@@ -102,15 +96,7 @@ TEST(CallStub, ATapeTakesTheRecordedPathAndTheStubServesAgainAfterIt) {
   const Tensor x = ag::constant({1.f, 2.f}), y = ag::constant({3.f, -1.f});
   f(x, y);
   ASSERT_TRUE(has_stub(f, x, y));
-  {
-    ag::GradientTape tape;
-    tape.watch(x);
-    tape.watch(y);
-    const Tensor z = ag::reduce_sum(f(x, y));
-    const auto grads = tape.gradient(z, {x, y});
-    agtest::expect_same(y, grads[0], {}, "dz/dx");
-    agtest::expect_same(x - 1.f, grads[1], {}, "dz/dy");
-  }
+  expect_product_minus_gradients(f, x, y);  // a tape outside the call
   const int64_t hits = f.stats().inline_hits;
   agtest::expect_same(product_minus(x, y), f(x, y), {}, "after the tape");
   EXPECT_EQ(f.stats().inline_hits, hits + 1);

@@ -366,17 +366,25 @@ class Function<R(Args...)> {
   R operator()(detail::call_param_t<Args>... args) const {
     if (functions_run_eagerly()) [[unlikely]]
       return eager_(static_cast<detail::call_param_t<Args>>(args)...);
-    std::array<Tensor, detail::outputs_of<R>::count> out;
-    if constexpr (detail::has_struct_param<Args...>) {
-      const auto views = detail::flat_views<Args...>(args...);
-      detail::call_function(*core_, std::span<const detail::ArgView>(views.data(), kLeaves), out);
-    } else if constexpr (sizeof...(Args) > 0) {  // the hot path, built in place
-      const detail::ArgView views[sizeof...(Args)] = {detail::view_of<Args>(args)...};
-      detail::call_function(*core_, std::span<const detail::ArgView>(views, sizeof...(Args)), out);
+    if constexpr (kTensorCall && std::is_same_v<R, Tensor>) {  // the hot path
+      Tensor result;  // the caller's return slot: the call constructs the result in it
+      detail::call_tensor_function(*core_, std::span<Tensor>(&result, 1), &args...);
+      return result;
     } else {
-      detail::call_function(*core_, std::span<const detail::ArgView>(), out);
+      std::array<Tensor, detail::outputs_of<R>::count> out;
+      if constexpr (kTensorCall) {
+        detail::call_tensor_function(*core_, out, &args...);
+      } else if constexpr (detail::has_struct_param<Args...>) {
+        const auto views = detail::flat_views<Args...>(args...);
+        detail::call_function(*core_, std::span<const detail::ArgView>(views.data(), kLeaves), out);
+      } else if constexpr (sizeof...(Args) > 0) {  // views built in place
+        const detail::ArgView views[sizeof...(Args)] = {detail::view_of<Args>(args)...};
+        detail::call_function(*core_, std::span<const detail::ArgView>(views, sizeof...(Args)), out);
+      } else {
+        detail::call_function(*core_, std::span<const detail::ArgView>(), out);
+      }
+      return detail::outputs_of<R>::build(out);
     }
-    return detail::outputs_of<R>::build(out);
   }
 
   // Traces (if needed) without running. Each argument is a TensorSpec or an example Tensor for
@@ -408,6 +416,10 @@ class Function<R(Args...)> {
   void report_html(const std::string& path) const { detail::write_function_report(*core_, path); }
 
  private:
+  // Every parameter one ag::Tensor, at most detail::kMaxTensorCallArgs of them: calls pass the
+  // tensors' addresses (detail::call_tensor_function).
+  static constexpr bool kTensorCall = sizeof...(Args) > 0 && sizeof...(Args) <= detail::kMaxTensorCallArgs &&
+                                      (std::is_same_v<std::remove_cvref_t<Args>, Tensor> && ...);
   template <class... Specs>
   ConcreteFunction<R(Args...)> get_concrete_function_from(Specs&&... specs) const {
     static_assert(sizeof...(Specs) == sizeof...(Args), "get_concrete_function: one spec or value per parameter");

@@ -63,6 +63,10 @@ struct FunctionStats {
   // Of memory_hits: calls whose signature equalled the calling thread's previous lookup,
   // served by the per-thread inline cache without a table lookup (docs/performance.md, "W4").
   int64_t inline_hits = 0;
+  // Of inline_hits: calls that ran the machine code straight from the cached call, without its
+  // stub or per-call state (code of one result that calls no runtime helper taking the call's
+  // context, with the thread's previous result free to reuse; docs/performance.md, "W4").
+  int64_t direct_calls = 0;
   // Tiered execution: calls run on the interpreter while their code compiled in the background.
   int64_t interpreted_calls = 0;
   int64_t disk_hits = 0;    // machine code loaded from the on-disk cache without code generation

@@ -25,6 +25,9 @@ struct StatCounters {
   std::atomic<int64_t> traces{0}, compiles{0}, disk_hits{0}, evictions{0}, interpreted_calls{0};
   StripedCounter memory_hits;  // cached calls served by a table lookup: no locked instruction
   StripedCounter inline_hits;  // cached calls served by the inline cache (not in memory_hits)
+  // Cached calls served by the inline cache that ran the code directly (CallStub::try_run_direct):
+  // counted here instead of in inline_hits, so the direct path adds no increment of its own.
+  StripedCounter direct_calls;
 };
 
 class CallBackward;
@@ -74,7 +77,7 @@ class ConcreteCore final : public ConcreteView, public std::enable_shared_from_t
   void run(std::span<const ArgView> args, std::span<Tensor> outputs) {
     if (!tapes_alive() && !call_hooks_on()) [[likely]] {
       if (const CallStub* s = stub_.load(std::memory_order_acquire)) [[likely]]
-        return s->stub_fn()(*s, args.data(), outputs.data(), nullptr);
+        return call_stub(*s, args, outputs.data(), nullptr);
       const Executable* e = exe_.load(std::memory_order_acquire);
       if (e && tensor_args_only_) return e->run_tensor_args(args, outputs);
     }

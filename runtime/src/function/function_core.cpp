@@ -54,26 +54,82 @@ FunctionCore::~FunctionCore() {
 // The cached call. Every call made here is a tail call, so the path a loop of cached calls
 // takes saves no registers and leaves no frame to return through (docs/performance.md, "W4: the
 // cached-call path"): tracing, an input_signature, arguments that are not all tensors and a
-// miss of the inline cache go to call_general / call_by_key, the compiled code's stub clears the
-// hazard slot itself (call_stub.h), and so does run_held for any other executable.
+// miss of the inline cache go to call_general / call_by_key, and run_held clears the hazard slot.
 void FunctionCore::call(std::span<const ArgView> args, std::span<Tensor> outputs) {
   if (is_tracing()) [[unlikely]]
     return call_while_tracing(args, outputs);
   if (!inline_tensor_calls_) [[unlikely]]
     return call_general(args, outputs);
-  // The inline cache: the entry of this thread's previous lookup, checked without building a key.
   hazard::SlotGuard guard;
-  const SignatureCache::Entry* hit =
-      cache_.find_inline(guard, [&](const uint64_t* w, size_t n) { return tensor_args_have_key(args, w, n); });
-  if (!hit) [[unlikely]] {
-    guard.dismiss();  // find_inline cleared the slot
+  const SignatureCache::Entry* hit = inline_hit(guard, args.size(), [&](size_t i) -> const Tensor& { return args[i].tensor(); });
+  if (!hit) [[unlikely]]
     return call_by_key(args, outputs);
-  }
   note_inline_hit(guard);
-  if (const CallStub* s = hit->fn->direct_stub()) [[likely]]
-    return s->stub_fn()(*s, args.data(), outputs.data(), guard.hand_over());
   return run_held(*hit->fn, args, outputs, guard.hand_over());
 }
+
+// Function::operator()'s path for N Tensor parameters: the call's tensors by address, checked
+// against the inline entry's key unrolled, then the compiled code called directly when it can
+// be (CallStub::try_run_direct), else its stub (call_stub.h) with the hazard slot handed over
+// (the stub clears it). Anything else builds the ArgViews and takes call()'s path.
+template <size_t N>
+[[gnu::always_inline]] inline void FunctionCore::call_tensors(const Tensor* const* args, std::span<Tensor> outputs) {
+  if (is_tracing() || !inline_tensor_calls_) [[unlikely]]
+    return call_tensors_as_views(args, N, outputs);
+  hazard::SlotGuard guard;
+  const SignatureCache::Entry* hit = inline_hit(guard, N, [&](size_t i) -> const Tensor& { return *args[i]; });
+  if (!hit) [[unlikely]]
+    return call_tensors_as_views(args, N, outputs);
+  jit::JitArg in[N];
+  jit_args(args, in);
+  if (const CallStub* s = hit->fn->direct_stub()) [[likely]] {
+    if (s->try_run_direct(in, outputs.data())) [[likely]] {
+      stats_->direct_calls.add_on_own_stripe(guard.index(), 1);
+      return;  // the guard clears the slot
+    }
+    note_inline_hit(guard);
+    return s->stub_fn()(*s, args, outputs.data(), guard.hand_over());
+  }
+  note_inline_hit(guard);
+  return run_tensors_held(*hit->fn, args, N, outputs, guard.hand_over());
+}
+
+void CallStub::direct_call_failed(Tensor& out) {
+  out = Tensor();
+  throw InternalError("jit: compiled code that calls no runtime helper returned an error");
+}
+
+namespace {
+// A call's N tensors as the ArgViews the general paths take.
+struct TensorViews {
+  ArgView views[kMaxTensorCallArgs];
+  size_t n;
+  TensorViews(const Tensor* const* args, size_t count) : n(count) {
+    for (size_t i = 0; i < n; ++i) views[i].ptr = args[i];  // kind Tensor
+  }
+  std::span<const ArgView> span() const { return {views, n}; }
+};
+}  // namespace
+
+void FunctionCore::call_tensors_as_views(const Tensor* const* args, size_t n, std::span<Tensor> outputs) {
+  call(TensorViews(args, n).span(), outputs);
+}
+
+void FunctionCore::run_tensors_held(ConcreteCore& fn, const Tensor* const* args, size_t n, std::span<Tensor> outputs,
+                                    std::atomic<const void*>* held) {
+  run_held(fn, TensorViews(args, n).span(), outputs, held);
+}
+
+template <class... T>
+void call_tensor_function(FunctionCore& f, std::span<Tensor> outputs, const T*... args) {
+  const Tensor* const tensors[] = {args...};  // in registers where only the direct call reads them
+  f.call_tensors<sizeof...(T)>(tensors, outputs);
+}
+template void call_tensor_function<Tensor>(FunctionCore&, std::span<Tensor>, const Tensor*);
+template void call_tensor_function<Tensor, Tensor>(FunctionCore&, std::span<Tensor>, const Tensor*, const Tensor*);
+template void call_tensor_function<Tensor, Tensor, Tensor>(FunctionCore&, std::span<Tensor>, const Tensor*, const Tensor*,
+                                                           const Tensor*);
+static_assert(kMaxTensorCallArgs == kMaxStubArgs);
 
 void FunctionCore::call_general(std::span<const ArgView> args, std::span<Tensor> outputs) {
   if (!rules_.input_signature) {
@@ -94,13 +150,26 @@ void FunctionCore::run_held(ConcreteCore& fn, std::span<const ArgView> args, std
   fn.run(args, outputs);
 }
 
-void FunctionCore::note_inline_hit(const hazard::SlotGuard& guard) {
+template <class TensorAt>
+[[gnu::always_inline]] inline const SignatureCache::Entry* FunctionCore::inline_hit(hazard::SlotGuard& guard, size_t n,
+                                                                                   TensorAt&& tensor_at) {
+  const SignatureCache::Entry* hit =
+      cache_.find_inline(guard, [&](const uint64_t* w, size_t k) { return tensors_have_key(n, tensor_at, w, k); });
+  if (!hit) [[unlikely]] {
+    guard.dismiss();  // find_inline cleared the slot
+    return nullptr;
+  }
   history_.note_hit();
+  return hit;
+}
+
+void FunctionCore::note_inline_hit(const hazard::SlotGuard& guard) {
   stats_->inline_hits.add_on_own_stripe(guard.index(), 1);  // the slot's index is the thread's stripe
 }
 
 void FunctionCore::run_inline_hit(const hazard::SlotGuard& guard, const SignatureCache::Entry& hit,
                                   std::span<const ArgView> args, std::span<Tensor> outputs) {
+  history_.note_hit();
   note_inline_hit(guard);
   hit.fn->run(args, outputs);
 }
@@ -294,7 +363,8 @@ FunctionStats FunctionCore::stats() const {
   FunctionStats s;
   s.traces = stats_->traces.load();
   s.compiles = stats_->compiles.load();
-  s.inline_hits = stats_->inline_hits.load();
+  s.direct_calls = stats_->direct_calls.load();
+  s.inline_hits = stats_->inline_hits.load() + s.direct_calls;
   s.memory_hits = stats_->memory_hits.load() + s.inline_hits;
   s.disk_hits = stats_->disk_hits.load();
   s.interpreted_calls = stats_->interpreted_calls.load();

@@ -29,6 +29,9 @@ class FunctionCore final : public FunctionView {
   FunctionCore& operator=(const FunctionCore&) = delete;
 
   void call(std::span<const ArgView> args, std::span<Tensor> outputs);
+  // call() for N Tensor parameters given by address (call_tensor_function).
+  template <size_t N>
+  void call_tensors(const Tensor* const* args, std::span<Tensor> outputs);
   std::shared_ptr<ConcreteCore> get_concrete(std::span<const ArgView> args);
   // get_concrete_function() without arguments: the input_signature describes every parameter.
   std::shared_ptr<ConcreteCore> get_concrete_from_input_signature();
@@ -59,7 +62,17 @@ class FunctionCore final : public FunctionView {
   // Runs `fn` for a cached call, then clears the hazard slot `held` (which keeps `fn` alive).
   [[gnu::noinline]] static void run_held(ConcreteCore& fn, std::span<const ArgView> args, std::span<Tensor> outputs,
                                          std::atomic<const void*>* held);
-  void note_inline_hit(const hazard::SlotGuard& guard);  // the counters of a call the inline cache served
+  // call_tensors' other cases, with the tensors as ArgViews: call(), or run_held for the inline
+  // entry's function `fn` (held by `held`) when it has no stub.
+  [[gnu::noinline]] void call_tensors_as_views(const Tensor* const* args, size_t n, std::span<Tensor> outputs);
+  [[gnu::noinline]] static void run_tensors_held(ConcreteCore& fn, const Tensor* const* args, size_t n,
+                                                 std::span<Tensor> outputs, std::atomic<const void*>* held);
+  // This thread's inline cache entry when the call's `n` tensors (`tensor_at(i)`) have its key,
+  // noted in the history and held by `guard`; else null, `guard` empty. The caller counts the
+  // hit (note_inline_hit, or direct_calls).
+  template <class TensorAt>
+  const SignatureCache::Entry* inline_hit(hazard::SlotGuard& guard, size_t n, TensorAt&& tensor_at);
+  void note_inline_hit(const hazard::SlotGuard& guard);  // counts a call the inline cache served
   // Runs the inline cache's entry `hit`, which `guard` holds (counted as an inline hit).
   void run_inline_hit(const hazard::SlotGuard& guard, const SignatureCache::Entry& hit, std::span<const ArgView> args,
                       std::span<Tensor> outputs);

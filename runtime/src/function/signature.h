@@ -96,13 +96,14 @@ inline uint64_t tensor_key_word(DType dtype, int64_t rank) {
   return kTagTensor | (static_cast<uint64_t>(dtype) << 8) | static_cast<uint64_t>(rank);
 }
 
-// call_has_key for a call whose every argument is a Tensor (the Function has only Tensor
-// parameters): the same answer, inlined into the cached call without call_has_key's dispatch
-// on argument kinds.
-inline bool tensor_args_have_key(std::span<const ArgView> args, const uint64_t* w, size_t n) {
+// call_has_key for a call whose arguments are `count` Tensors, `tensor_at(i)` the i-th (the
+// Function has only Tensor parameters): the same answer, inlined into the cached call without
+// call_has_key's dispatch on argument kinds (and unrolled where `count` is a constant).
+template <class TensorAt>
+[[gnu::always_inline]] inline bool tensors_have_key(size_t count, TensorAt&& tensor_at, const uint64_t* w, size_t n) {
   const uint64_t* const end = w + n;
-  for (const ArgView& a : args) {
-    const TensorImpl* t = detail::impl_of(a.tensor());
+  for (size_t i = 0; i < count; ++i) {
+    const TensorImpl* t = detail::impl_of(tensor_at(i));
     if (!t || t->kind == ImplKind::Undefined) return false;  // build_key's error, on the slow path
     const int64_t rank = t->shape.rank();
     if (end - w <= rank || *w != tensor_key_word(t->dtype, rank)) return false;
@@ -111,6 +112,9 @@ inline bool tensor_args_have_key(std::span<const ArgView> args, const uint64_t* 
     w += 1 + rank;
   }
   return w == end;
+}
+inline bool tensor_args_have_key(std::span<const ArgView> args, const uint64_t* w, size_t n) {
+  return tensors_have_key(args.size(), [&](size_t i) -> const Tensor& { return args[i].tensor(); }, w, n);
 }
 
 // Variable arguments are part of a signature by dtype, shape and aliasing, not identity (as in

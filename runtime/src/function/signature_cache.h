@@ -44,7 +44,7 @@ class SignatureCache {
   // This thread's inline entry when `has_key(entry key words, count)` holds, held by `guard` (alive until
   // the guard releases it); else null. Marks the entry used. No locked instruction.
   template <class HasKey>
-  const Entry* find_inline(hazard::SlotGuard& guard, HasKey&& has_key) const {
+  [[gnu::always_inline]] const Entry* find_inline(hazard::SlotGuard& guard, HasKey&& has_key) const {
     if (!guard) [[unlikely]]
       return nullptr;
     const std::atomic<const Entry*>& slot = inline_[guard.index()].entry;

@@ -21,7 +21,8 @@ void TraceHistory::note_trace(const std::string& reason, const StatCounters& sta
   // The calls so far: the traced ones plus the cache hits the call path already counts (so the
   // hot path does no extra work for this message).
   const int64_t calls =
-      traces_noted_ + stats.memory_hits.load(std::memory_order_relaxed) + stats.inline_hits.load(std::memory_order_relaxed);
+      traces_noted_ + stats.memory_hits.load(std::memory_order_relaxed) + stats.inline_hits.load(std::memory_order_relaxed) +
+      stats.direct_calls.load(std::memory_order_relaxed);
   const int64_t window = std::max<int64_t>(traced, std::min<int64_t>(10, calls));
   ++warnings_;
   log_line(fmt::format(

@@ -52,6 +52,17 @@ std::shared_ptr<FunctionCore> make_function_core(FunctionOptions options, Functi
 
 // The hot path: finds (or traces) the concrete function for `args` and runs it.
 void call_function(FunctionCore& f, std::span<const ArgView> args, std::span<Tensor> outputs);
+// The same for a Function whose parameters are one to kMaxTensorCallArgs ag::Tensor (each T is
+// Tensor), given by address in registers: no ArgView is built, and a cached call goes from the
+// inline cache's check straight to the compiled code. `outputs` must be empty tensors (results
+// are constructed in them). Instantiated for these counts only.
+inline constexpr size_t kMaxTensorCallArgs = 3;
+template <class... T>
+void call_tensor_function(FunctionCore& f, std::span<Tensor> outputs, const T*... args);
+extern template void call_tensor_function<Tensor>(FunctionCore&, std::span<Tensor>, const Tensor*);
+extern template void call_tensor_function<Tensor, Tensor>(FunctionCore&, std::span<Tensor>, const Tensor*, const Tensor*);
+extern template void call_tensor_function<Tensor, Tensor, Tensor>(FunctionCore&, std::span<Tensor>, const Tensor*,
+                                                                  const Tensor*, const Tensor*);
 std::shared_ptr<ConcreteCore> get_concrete(FunctionCore& f, std::span<const ArgView> args);
 std::shared_ptr<ConcreteCore> get_concrete_from_input_signature(FunctionCore& f);
 int64_t tracing_count(const FunctionCore& f);
