@@ -10,7 +10,6 @@
 #include <llvm/ExecutionEngine/Orc/ObjectFileInterface.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
-#include <llvm/Object/ObjectFile.h>
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
@@ -24,7 +23,6 @@
 #include <map>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <thread>
 
 #include "ag/detail/fork_safety.h"
@@ -34,6 +32,7 @@
 #include "lower/build_module.h"
 #include "lower/node_lines.h"
 #include "module_split.h"
+#include "object_helpers.h"
 #include "optimizer.h"
 #include "target_machine_pool.h"
 #include "plan_dump.h"
@@ -153,45 +152,6 @@ struct Engine::Impl {
   void remove(orc::JITDylib& jd) {
     llvm::consumeError(jit->getExecutionSession().removeJITDylib(jd));
     live.fetch_sub(1);
-  }
-
-  // Whether the objects call a runtime helper that takes the call's context (a Ctx parameter in
-  // rt_helpers.def): the only way compiled code reaches its CallState. Code that calls none can
-  // neither fail nor use slots, owned buffers or the outputs, and runs without a CallState
-  // (CallStub::try_run_direct). An object that cannot be read counts as calling one.
-  static bool calls_context_helpers(const std::vector<std::string_view>& objects) {
-    static const std::set<std::string_view> helpers = [] {
-      using enum RtType;
-      std::set<std::string_view> names;
-      auto add = [&](std::string_view name, std::initializer_list<RtType> params) {
-        if (std::find(params.begin(), params.end(), Ctx) != params.end()) names.insert(name);
-      };
-#define AG_RT_HELPER(Name, Result, Params, Pure, Address) add(#Name, {AG_RT_UNPAREN Params});
-#include "rt_helpers.def"
-      return names;
-    }();
-    for (std::string_view object : objects) {
-      auto file = llvm::object::ObjectFile::createObjectFile(llvm::MemoryBufferRef(llvm::StringRef(object.data(), object.size()), ""));
-      if (!file) {
-        llvm::consumeError(file.takeError());
-        return true;
-      }
-      for (const llvm::object::SymbolRef& sym : (*file)->symbols()) {
-        llvm::Expected<uint32_t> flags = sym.getFlags();
-        if (!flags) {
-          llvm::consumeError(flags.takeError());
-          return true;
-        }
-        if (!(*flags & llvm::object::SymbolRef::SF_Undefined)) continue;
-        llvm::Expected<llvm::StringRef> name = sym.getName();
-        if (!name) {
-          llvm::consumeError(name.takeError());
-          return true;
-        }
-        if (helpers.count(std::string_view(name->data(), name->size()))) return true;
-      }
-    }
-    return false;
   }
 
   EntryFn lookup(orc::JITDylib& jd) {
