@@ -118,9 +118,7 @@ template <size_t NIN, size_t NOUT, class Input>
 }
 
 template <size_t NIN, size_t NOUT>
-void CompiledExecutable::run_fixed(const detail::CallStub& self, const Tensor* const* args, Tensor* outputs,
-                                   std::atomic<const void*>* held) {
-  const detail::ReleaseHeldSlot release{held};  // once the code and the plan are no longer read
+void CompiledExecutable::run_fixed(const detail::CallStub& self, const Tensor* const* args, Tensor* outputs) {
   static_cast<const CompiledExecutable&>(self).run_simple<NIN, NOUT>([&](size_t p) { return detail::impl_of(*args[p]); },
                                                                      NIN, outputs);
 }
@@ -134,7 +132,7 @@ void CompiledExecutable::run(std::span<const Tensor> inputs, std::span<Tensor> o
 
 void CompiledExecutable::run_tensor_args(std::span<const detail::ArgView> args, std::span<Tensor> outputs) const {
   if (fn_) [[likely]]
-    return detail::call_stub(*this, args, outputs.data(), nullptr);
+    return detail::call_stub(*this, args, outputs.data());
   if (simple_) [[likely]]
     run_simple<0, 0>([&](size_t p) { return detail::impl_of(args[p].tensor()); }, args.size(), outputs.data());
   else

@@ -51,8 +51,7 @@ class CompiledExecutable : public Executable, public detail::CallStub {
   // The cached call's stub (call_stub.h) for a call of NIN tensor arguments and NOUT results:
   // run_simple with the counts as constants; the constructor picks it for the common counts.
   template <size_t NIN, size_t NOUT>
-  static void run_fixed(const detail::CallStub& self, const Tensor* const* args, Tensor* outputs,
-                        std::atomic<const void*>* held);
+  static void run_fixed(const detail::CallStub& self, const Tensor* const* args, Tensor* outputs);
   void run_general(std::span<const Tensor> inputs, std::span<Tensor> outputs) const;
   [[noreturn]] static void fail(CallState& st, std::span<Tensor> outputs);
 

@@ -185,6 +185,25 @@ TEST(DirectCall, ANestedFunctionInAStagedLoopIsInlinedAndTheOuterCallRunsDirectl
   g_step = nullptr;
 }
 
+// A tape inside the trace, around the nested Function: the gradient is part of the outer graph,
+// whose calls run directly. d/dx sum((2x + 1) * x) = 4x + 1.
+Tensor affine_gradient(Tensor x) {
+  ag::GradientTape tape;
+  tape.watch(x);
+  const Tensor y = ag::reduce_sum((*g_step)(x) * x);
+  return tape.gradient(y, {x})[0];
+}
+
+TEST(DirectCall, AGradientTakenInsideTheTraceRunsDirectly) {
+  auto step = ag::function(affine);
+  g_step = &step;
+  auto grad = ag::function(affine_gradient);
+  const Tensor x = ag::constant({0.5f, -1.f, 2.f});
+  expect_direct_calls(affine_gradient, grad, 5, x);  // eager: the tape outside the Function's call
+  agtest::expect_same(x * 4.f + 1.f, grad(x), {}, "4x + 1");
+  g_step = nullptr;
+}
+
 // Code loaded from the disk cache is classified from its object file as code compiled here.
 TEST(DirectCall, CodeLoadedFromTheDiskCacheRunsDirectly) {
   namespace fs = std::filesystem;

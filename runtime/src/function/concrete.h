@@ -77,7 +77,7 @@ class ConcreteCore final : public ConcreteView, public std::enable_shared_from_t
   void run(std::span<const ArgView> args, std::span<Tensor> outputs) {
     if (!tapes_alive() && !call_hooks_on()) [[likely]] {
       if (const CallStub* s = stub_.load(std::memory_order_acquire)) [[likely]]
-        return call_stub(*s, args, outputs.data(), nullptr);
+        return call_stub(*s, args, outputs.data());
       const Executable* e = exe_.load(std::memory_order_acquire);
       if (e && tensor_args_only_) return e->run_tensor_args(args, outputs);
     }

@@ -70,8 +70,9 @@ void FunctionCore::call(std::span<const ArgView> args, std::span<Tensor> outputs
 
 // Function::operator()'s path for N Tensor parameters: the call's tensors by address, checked
 // against the inline entry's key unrolled, then the compiled code called directly when it can
-// be (CallStub::try_run_direct), else its stub (call_stub.h) with the hazard slot handed over
-// (the stub clears it). Anything else builds the ArgViews and takes call()'s path.
+// be (CallStub::try_run_direct), else its stub (call_stub.h). These are not tail calls (the
+// tensors' array is this frame's), so the guard clears the hazard slot when they return.
+// Anything else builds the ArgViews and takes call()'s path.
 template <size_t N>
 [[gnu::always_inline]] inline void FunctionCore::call_tensors(const Tensor* const* args, std::span<Tensor> outputs) {
   if (is_tracing() || !inline_tensor_calls_) [[unlikely]]
@@ -88,10 +89,10 @@ template <size_t N>
       return;  // the guard clears the slot
     }
     note_inline_hit(guard);
-    return s->stub_fn()(*s, args, outputs.data(), guard.hand_over());
+    return s->stub_fn()(*s, args, outputs.data());  // the guard clears the slot
   }
   note_inline_hit(guard);
-  return run_tensors_held(*hit->fn, args, N, outputs, guard.hand_over());
+  run_tensors(*hit->fn, args, N, outputs);
 }
 
 void CallStub::direct_call_failed(Tensor& out) {
@@ -115,9 +116,8 @@ void FunctionCore::call_tensors_as_views(const Tensor* const* args, size_t n, st
   call(TensorViews(args, n).span(), outputs);
 }
 
-void FunctionCore::run_tensors_held(ConcreteCore& fn, const Tensor* const* args, size_t n, std::span<Tensor> outputs,
-                                    std::atomic<const void*>* held) {
-  run_held(fn, TensorViews(args, n).span(), outputs, held);
+void FunctionCore::run_tensors(ConcreteCore& fn, const Tensor* const* args, size_t n, std::span<Tensor> outputs) {
+  fn.run(TensorViews(args, n).span(), outputs);
 }
 
 template <class... T>
@@ -146,7 +146,12 @@ void FunctionCore::call_general(std::span<const ArgView> args, std::span<Tensor>
 
 void FunctionCore::run_held(ConcreteCore& fn, std::span<const ArgView> args, std::span<Tensor> outputs,
                             std::atomic<const void*>* held) {
-  const ReleaseHeldSlot release{held};
+  // Clears the slot when done with `fn` (release order: a writer that sees it cleared may free
+  // it), returned or thrown through.
+  struct Release {
+    std::atomic<const void*>* held;
+    ~Release() { held->store(nullptr, std::memory_order_release); }
+  } release{held};
   fn.run(args, outputs);
 }
 

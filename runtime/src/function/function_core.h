@@ -62,11 +62,11 @@ class FunctionCore final : public FunctionView {
   // Runs `fn` for a cached call, then clears the hazard slot `held` (which keeps `fn` alive).
   [[gnu::noinline]] static void run_held(ConcreteCore& fn, std::span<const ArgView> args, std::span<Tensor> outputs,
                                          std::atomic<const void*>* held);
-  // call_tensors' other cases, with the tensors as ArgViews: call(), or run_held for the inline
-  // entry's function `fn` (held by `held`) when it has no stub.
+  // call_tensors' other cases, with the tensors as ArgViews: call(), or the inline entry's
+  // function `fn` (held by the caller's hazard slot) when it has no stub.
   [[gnu::noinline]] void call_tensors_as_views(const Tensor* const* args, size_t n, std::span<Tensor> outputs);
-  [[gnu::noinline]] static void run_tensors_held(ConcreteCore& fn, const Tensor* const* args, size_t n,
-                                                 std::span<Tensor> outputs, std::atomic<const void*>* held);
+  [[gnu::noinline]] static void run_tensors(ConcreteCore& fn, const Tensor* const* args, size_t n,
+                                            std::span<Tensor> outputs);
   // This thread's inline cache entry when the call's `n` tensors (`tensor_at(i)`) have its key,
   // noted in the history and held by `guard`; else null, `guard` empty. The caller counts the
   // hit (note_inline_hit, or direct_calls).
@@ -99,7 +99,7 @@ class FunctionCore final : public FunctionView {
   const FunctionInfo info_;
   const std::vector<ParamLayout> params_;
   SignatureRules rules_;
-  bool tensor_args_only_ = false;  // every parameter is one ag::Tensor: tensor_args_have_key
+  bool tensor_args_only_ = false;  // every parameter is one ag::Tensor: tensors_have_key
   bool inline_tensor_calls_ = false;  // tensor_args_only_ and no input_signature: call()'s own path
   std::shared_ptr<StatCounters> stats_;
   FunctionTracer tracer_;

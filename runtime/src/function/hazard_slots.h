@@ -111,8 +111,8 @@ class SlotGuard {
   void release() {
     if (slot_) slot_->held.store(nullptr, std::memory_order_release);
   }
-  // Hands the held slot to a callee that clears it itself (a CallStub); the guard then holds
-  // nothing.
+  // Hands the held slot to a callee that clears it itself (FunctionCore::run_held, reached by a
+  // tail call); the guard then holds nothing.
   std::atomic<const void*>* hand_over() { return &std::exchange(slot_, nullptr)->held; }
   // Forgets the slot without clearing it (find_inline cleared it on a miss).
   void dismiss() { slot_ = nullptr; }

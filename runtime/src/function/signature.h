@@ -113,9 +113,6 @@ template <class TensorAt>
   }
   return w == end;
 }
-inline bool tensor_args_have_key(std::span<const ArgView> args, const uint64_t* w, size_t n) {
-  return tensors_have_key(args.size(), [&](size_t i) -> const Tensor& { return args[i].tensor(); }, w, n);
-}
 
 // Variable arguments are part of a signature by dtype, shape and aliasing, not identity (as in
 // TensorFlow 2): a concrete function traced with one Variable runs with another of the same

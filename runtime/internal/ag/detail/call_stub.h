@@ -7,7 +7,6 @@
 // executable is published.
 #pragma once
 
-#include <atomic>
 #include <span>
 
 #include "ag/detail/arg_view.h"
@@ -24,11 +23,9 @@ class CallStub {
  public:
   // Runs a call whose arguments are the Tensors `args[0..n)` of the compiled signature (the
   // caller checked the key; Function::operator() passes its parameters' addresses, with no
-  // ArgView built) and whose `outputs` are the compiled results' slots. `held`, when not null,
-  // is the caller's hazard slot (hazard_slots.h), which keeps this code alive: the stub clears it
-  // (release) once it is done with the code, also when it throws, so that the cached call
-  // reaches the stub by a tail call, with no frame of its own left to return through.
-  using Fn = void (*)(const CallStub& self, const Tensor* const* args, Tensor* outputs, std::atomic<const void*>* held);
+  // ArgView built) and whose `outputs` are the compiled results' slots (empty). The caller
+  // keeps the code alive (its hazard slot, or its reference to the concrete function).
+  using Fn = void (*)(const CallStub& self, const Tensor* const* args, Tensor* outputs);
   Fn stub_fn() const { return fn_; }
 
   // The direct call, made by the cached call itself (FunctionCore::call_tensors) with no stub,
@@ -102,20 +99,10 @@ template <size_t N>
 }
 
 // Runs `s` for a call given as ArgViews, each one Tensor (as many as the stub takes).
-inline void call_stub(const CallStub& s, std::span<const ArgView> args, Tensor* outputs, std::atomic<const void*>* held) {
+inline void call_stub(const CallStub& s, std::span<const ArgView> args, Tensor* outputs) {
   const Tensor* tensors[kMaxStubArgs] = {};
   for (size_t i = 0; i < args.size() && i < kMaxStubArgs; ++i) tensors[i] = &args[i].tensor();
-  s.stub_fn()(s, tensors, outputs, held);
+  s.stub_fn()(s, tensors, outputs);
 }
-
-// Clears a hazard slot handed over with a call (release order: the callee's reads of the code
-// happen before a writer that sees it cleared frees it) when the scope ends, thrown through or
-// not; a null slot is left alone. The stubs' and FunctionCore::run_held's way to honour `held`.
-struct ReleaseHeldSlot {
-  std::atomic<const void*>* held;
-  ~ReleaseHeldSlot() {
-    if (held) held->store(nullptr, std::memory_order_release);
-  }
-};
 
 }  // namespace ag::detail
