@@ -8,10 +8,22 @@
 //     (is_cheap_to_recompute) and the group recomputes at most kMaxRecomputedPerGroup such ops.
 // `x[1000,4] + exp(b[4])` therefore computes exp(b) once into a 4-element buffer and the add
 // reads it with stride 0, while `x[1000,4] + b[4] * 2` recomputes the multiply in the add's loop.
+//
+// Two rules let a pairwise computation (n-body's accelerations, a distance matrix) become one or
+// two loop nests instead of one per op:
+//   - a reduction over a few elements (kMaxInlineReduction, static) fuses into its consumer as an
+//     inline reduction (evaluated per element of the consumer's loop, the reduced elements
+//     unrolled), when the consumer does not broadcast it; one level deep: no inline reduction
+//     inside another;
+//   - a value read at the same place by several consumers (the same group, the same evaluation
+//     context, none broadcasting it) fuses: each reading evaluates it at the same index and LLVM
+//     merges the copies; a cheap value that expands its inputs (`pos[None] - pos[:, None]`) fuses
+//     into each of several groups, recomputed there rather than written and read back.
 // Sizes are compared on static dims: an unknown dim is taken not to broadcast.
 #include "fusion.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "ag/graph/passes.h"
 
@@ -19,6 +31,7 @@ namespace ag::jit {
 namespace {
 
 bool is_fill(OpKind op) { return op == OpKind::Fill || op == OpKind::FillLike; }
+bool is_reduction(OpKind op) { return op_class(op) == OpClass::Reduce; }
 
 // True when a value of shape `v` evaluated in a loop over `loop` would be computed more than
 // once per element (it broadcasts): a dim of `v` that is statically 1, or missing, against a
@@ -32,6 +45,15 @@ bool broadcasts_into(const Shape& v, const Shape& loop) {
   return false;
 }
 
+// A value of `out` elements computed from inputs at least this many times smaller expands them
+// (broadcasting): recomputing it where it is read is cheaper than writing and reading it back.
+constexpr int64_t kExpansion = 2;
+// At most this many groups recompute one shared cheap value.
+constexpr size_t kMaxSharedConsumers = 3;
+
+// Marks a value fused into several groups: nothing else fuses into it but fills.
+constexpr uint32_t kShared = std::numeric_limits<uint32_t>::max();
+
 }  // namespace
 
 bool consumes_elementwise(const Node& n, uint32_t input) {
@@ -41,6 +63,18 @@ bool consumes_elementwise(const Node& n, uint32_t input) {
 }
 
 bool is_cheap_to_recompute(OpKind op) { return is_elementwise_expr(op) && op_info(op).cost == OpCost::cheap; }
+
+int64_t inline_reduction_count(const Graph& g, const Node& n) {
+  if (!is_reduction(n.op) || n.inputs.empty()) return 0;
+  const Shape& x = g.type(n.inputs[0]).shape;
+  int64_t count = 1;
+  for (int64_t a : n.attrs.axes()) {
+    const int64_t d = a < 0 || a >= x.rank() ? -1 : x[static_cast<size_t>(a)];
+    if (d < 1) return 0;  // unknown, or empty: the reduction's own loop handles it
+    count *= d;
+  }
+  return count <= kMaxInlineReduction ? count : 0;
+}
 
 std::vector<std::vector<uint32_t>> fuse_elementwise(const Graph& g, std::vector<std::vector<ValuePlan>>& values) {
   const uint32_t n = static_cast<uint32_t>(g.nodes.size());
@@ -67,47 +101,86 @@ std::vector<std::vector<uint32_t>> fuse_elementwise(const Graph& g, std::vector<
   for (uint32_t i = 0; i < n; ++i) effects_before[i + 1] = effects_before[i] + (has_side_effects(g.nodes[i]) ? 1 : 0);
 
   // Consumers come after their producers: deciding from the last node back, a value's consumer
-  // already knows its group (root) and so the loop the value would be evaluated in.
-  std::vector<uint32_t> root(n);
+  // already knows its group (root) and where it is evaluated (context): the node whose index
+  // space its consumers read it in — the group's root, or the inline reduction it feeds.
+  std::vector<uint32_t> root(n), context(n);
   std::vector<int> recomputed(n, 0);  // per root: broadcast ops recomputed in its loop
-  auto loop_shape = [&](uint32_t r) -> const Shape& {
-    const Node& rn = g.nodes[r];
-    return is_elementwise_expr(rn.op) ? rn.outputs[0].shape : g.type(rn.inputs[0]).shape;  // a reduction walks its operand
+  auto is_fused = [&](uint32_t i) { return !values[i].empty() && values[i][0].storage == ValueStorage::Fused; };
+  // Where consumer c reads its operands: a reduction (a root or inline) walks its operand's index
+  // space; an elementwise op reads them where it is itself evaluated.
+  auto reading_context = [&](uint32_t c) { return is_reduction(g.nodes[c].op) || !is_fused(c) ? c : context[c]; };
+  auto space = [&](uint32_t ctx) -> const Shape& {
+    const Node& cn = g.nodes[ctx];
+    const OpClass k = op_class(cn.op);
+    return k == OpClass::Reduce || k == OpClass::ArgReduce ? g.type(cn.inputs[0]).shape : cn.outputs[0].shape;
   };
+  auto inside_inline_reduction = [&](uint32_t ctx) { return is_reduction(g.nodes[ctx].op) && is_fused(ctx); };
   for (uint32_t i = n; i-- > 0;) {
-    root[i] = i;
+    root[i] = context[i] = i;
     const Node& p = g.nodes[i];
-    if (!(is_elementwise_expr(p.op) || is_inlined_draw(p)) || p.outputs.size() != 1 || is_result[i] || !fusible_uses[i])
+    const bool reduction = inline_reduction_count(g, p) > 0;
+    if (!(is_elementwise_expr(p.op) || is_inlined_draw(p) || reduction) || p.outputs.size() != 1 || is_result[i] ||
+        !fusible_uses[i])
       continue;
     ValuePlan& vp = values[i][0];
     if (vp.storage != ValueStorage::Arena && vp.storage != ValueStorage::Owned) continue;
-    if (consumers[i].empty()) continue;
-    if (consumers[i].size() > 1 && !is_fill(p.op)) continue;
+    const std::vector<uint32_t>& cs = consumers[i];
+    if (cs.empty()) continue;
     // An op that raises on bad data (integer division by zero): moving it past a side effect
     // would reorder the error and the side effect. (Dims are checked before the loop runs.)
     if (may_raise_on_values(p)) {
-      const uint32_t last = *std::max_element(consumers[i].begin(), consumers[i].end());
+      const uint32_t last = *std::max_element(cs.begin(), cs.end());
       if (effects_before[last] != effects_before[i + 1]) continue;
     }
-    if (!is_fill(p.op)) {  // a fill reads nothing: evaluating it anywhere is free
-      const uint32_t r = root[consumers[i][0]];
-      if (broadcasts_into(p.outputs[0].shape, loop_shape(r))) {
+    if (is_fill(p.op)) {  // a fill reads nothing: evaluating it anywhere is free
+      vp.storage = ValueStorage::Fused;
+      continue;
+    }
+    // One place: every consumer in the same group, reading it in the same context.
+    const uint32_t r = root[cs[0]], ctx = reading_context(cs[0]);
+    const bool one_place = r != kShared && std::all_of(cs.begin(), cs.end(), [&](uint32_t c) {
+                             return root[c] == r && reading_context(c) == ctx;
+                           });
+    if (one_place) {
+      const bool broadcast = broadcasts_into(p.outputs[0].shape, space(ctx));
+      if (reduction) {
+        // Evaluated once per element of its consumer's loop, never nested in another.
+        if (broadcast || inside_inline_reduction(ctx)) continue;
+      } else if (cs.size() > 1 && (is_inlined_draw(p) || p.op == OpKind::CheckNumerics || broadcast)) {
+        continue;  // several readings merge only as the same pure expression at the same index
+      } else if (broadcast) {
         if (!is_cheap_to_recompute(p.op) || recomputed[r] >= kMaxRecomputedPerGroup) continue;
         ++recomputed[r];
       }
       root[i] = r;
+      context[i] = ctx;
+      vp.storage = ValueStorage::Fused;
+      continue;
     }
+    // Several groups: only a cheap value that expands its inputs, recomputed in each.
+    if (reduction || !is_cheap_to_recompute(p.op) || cs.size() > kMaxSharedConsumers) continue;
+    const int64_t elements = p.outputs[0].shape.num_elements();
+    const bool expands = elements > 0 && std::all_of(p.inputs.begin(), p.inputs.end(), [&](ValueId in) {
+                           const int64_t e = g.type(in).shape.num_elements();
+                           return e >= 0 && e * kExpansion <= elements;
+                         });
+    const bool broadcast = std::any_of(cs.begin(), cs.end(), [&](uint32_t c) {
+      return root[c] == kShared || broadcasts_into(p.outputs[0].shape, space(reading_context(c)));
+    });
+    if (!expands || broadcast) continue;
+    root[i] = context[i] = kShared;
     vp.storage = ValueStorage::Fused;
   }
 
   // The groups, for inspection: a fused value lists the roots it is evaluated in.
   std::vector<std::vector<uint32_t>> groups(n);
   for (uint32_t i = n; i-- > 0;) {
-    if (values[i].empty() || values[i][0].storage != ValueStorage::Fused) continue;
+    if (!is_fused(i)) continue;
     for (uint32_t c : consumers[i]) {
-      const uint32_t r = groups[c].empty() ? c : groups[c][0];
-      if (std::find(groups[i].begin(), groups[i].end(), r) == groups[i].end()) groups[i].push_back(r);
-      if (groups[r].empty()) groups[r].push_back(r);
+      for (uint32_t r : groups[c].empty() ? std::vector<uint32_t>{c} : groups[c]) {
+        if (std::find(groups[i].begin(), groups[i].end(), r) == groups[i].end()) groups[i].push_back(r);
+        if (groups[r].empty()) groups[r].push_back(r);
+      }
     }
   }
   return groups;

@@ -1,7 +1,8 @@
 // The graph-level fusion pass: forms fused groups — loop nests that compute one materialized
 // value (the group's root: an elementwise value or a reduction) with the elementwise values that
 // feed it evaluated inline per element — so a chain of elementwise/broadcast/cast ops (and the
-// producers of a reduction) becomes one loop. Lowering emits each group as one loop nest.
+// producers of a reduction) becomes one loop; a reduction over a few static elements can itself
+// be evaluated inline (an inline reduction). Lowering emits each group as one loop nest.
 #pragma once
 
 #include <cstdint>
@@ -20,11 +21,18 @@ bool is_cheap_to_recompute(OpKind op);
 bool consumes_elementwise(const Node& n, uint32_t input);
 // At most this many recomputed (broadcast) ops per group.
 inline constexpr int kMaxRecomputedPerGroup = 4;
+// A reduction over at most this many elements (static) may be evaluated inline in its
+// consumer's loop, its elements unrolled (n-body's sum over x, y, z).
+inline constexpr int64_t kMaxInlineReduction = 8;
+// The number of elements each output element of reduction `n` reduces, when the reduction can be
+// evaluated inline (at most kMaxInlineReduction, every reduced dim static); else 0.
+int64_t inline_reduction_count(const Graph& g, const Node& n);
 
 // `values` holds the storage chosen so far for every value of `g`; values that fuse into their
 // consumer become ValueStorage::Fused. Results and register values never fuse. Returns, per node, the
-// roots of the groups that evaluate it: for a fused value the group(s) it is computed in (a fill
-// with several consumers is in each of theirs), for a root with fused members itself, else none.
+// roots of the groups that evaluate it: for a fused value the group(s) it is computed in (a fill,
+// or a cheap expansion, with several consumers is in each of theirs), for a root with fused
+// members itself, else none.
 std::vector<std::vector<uint32_t>> fuse_elementwise(const Graph& g, std::vector<std::vector<ValuePlan>>& values);
 
 }  // namespace ag::jit

@@ -25,6 +25,9 @@ struct LVal {
   // by elementwise loops: plan.cpp, view_slices); empty = row-major in `dims`.
   std::vector<llvm::Value*> strides;
   int32_t slot = -1;                   // Slot: a TensorArray handle held by the runtime
+  // Fused: a reduction over a few elements evaluated inline where it is read (fusion.h,
+  // kMaxInlineReduction): a leaf of its consumer's walk, which never collapses dims around it.
+  bool inline_reduction = false;
 };
 
 // Where a scope delivers result k (If outputs, function outputs).
@@ -207,6 +210,10 @@ class Emitter : public Codegen {
   // of the two forms above (lower_matvec.cpp); false when it does not apply.
   bool lower_matvec(Scope& s, uint32_t i, const LVal& a, const LVal& bm, llvm::Value* c);
   void lower_reduce(Scope& s, uint32_t i);                                         // lower_reduce.cpp
+  // A fused reduction's value (lower_inline_reduction.cpp): described where it is planned, and
+  // computed per element of the walk that reads it, its reduced elements unrolled.
+  void describe_inline_reduction(Scope& s, uint32_t i);
+  llvm::Value* eval_inline_reduction(Scope& s, ValueId v, const Walk& w, const std::vector<llvm::Value*>& idx);
   void lower_arg_reduce(Scope& s, uint32_t i);
   // A small product with its rows' column segments packed into whole vectors
   // (lower_matmul_packed.cpp): the layout, or nothing where the row kernel does as well.

@@ -16,6 +16,8 @@ enum class DimState : uint8_t { Full, Broadcast, Dynamic, Strided };
 
 Walk Emitter::make_walk(const std::vector<llvm::Value*>& dims, const std::vector<const LVal*>& leaves, bool collapse) {
   const size_t r = dims.size();
+  // An inline reduction maps the walk's dims onto its operand's one by one (eval_inline_reduction).
+  if (std::any_of(leaves.begin(), leaves.end(), [](const LVal* l) { return l->inline_reduction; })) collapse = false;
   struct LeafDims {
     std::vector<llvm::Value*> stride;
     std::vector<DimState> state;
@@ -79,14 +81,15 @@ Walk Emitter::make_walk(const std::vector<llvm::Value*>& dims, const std::vector
 
 void Emitter::collect_leaves(Scope& s, ValueId v, std::vector<const LVal*>& out) {
   const LVal& lv = s.at(v);
-  const bool draw = lv.kind == LVal::Kind::Fused && lv.counter;  // a fused draw walks its own index
-  if (lv.kind == LVal::Kind::Fused && !draw) {
+  // A fused draw walks its own index; an inline reduction builds its own walk of its operand.
+  const bool own_walk = lv.kind == LVal::Kind::Fused && (lv.counter || lv.inline_reduction);
+  if (lv.kind == LVal::Kind::Fused && !own_walk) {
     const Node& n = s.graph().nodes[v.node];
     if (n.op == OpKind::FillLike) return;  // a constant: reads nothing
     for (ValueId in : n.inputs) collect_leaves(s, in, out);
     // A fused check walks its value's own index too, which its error names.
     if (n.op == OpKind::CheckNumerics && std::find(out.begin(), out.end(), &lv) == out.end()) out.push_back(&lv);
-  } else if ((lv.kind == LVal::Kind::Buf || draw) && std::find(out.begin(), out.end(), &lv) == out.end()) {
+  } else if ((lv.kind == LVal::Kind::Buf || own_walk) && std::find(out.begin(), out.end(), &lv) == out.end()) {
     out.push_back(&lv);
   }
 }
@@ -101,6 +104,7 @@ llvm::Value* Emitter::eval_element(Scope& s, ValueId v, const Walk& w, const std
       return load(lv.dtype, lv.ptr, linear_offset(*strides, idx));
     }
     case LVal::Kind::Fused: {
+      if (lv.inline_reduction) return eval_inline_reduction(s, v, w, idx);
       const Node& n = s.graph().nodes[v.node];
       if (lv.counter) {  // a fused draw: element k of its own row-major layout
         const std::vector<llvm::Value*>* strides = w.find(&lv);

@@ -6,12 +6,16 @@
 // and column reductions of large operands in fixed chunks or blocks of rows
 // (lower_reduce_parallel.cpp).
 #include "reduce_parallel.h"
+#include "reduction_ops.h"
 
 #include <algorithm>
 #include <limits>
 
 namespace ag::jit {
 namespace {
+
+// A short kept suffix of at most this many outputs is accumulated in registers.
+constexpr int64_t kRegisterAccumulators = 8;
 
 bool has_axis(const Shape& axes, int64_t d) { return std::find(axes.begin(), axes.end(), d) != axes.end(); }
 
@@ -50,6 +54,46 @@ size_t kept_prefix(const std::vector<llvm::Value*>& acc_strides, IsZero is_zero)
   return kept;
 }
 
+
+}  // namespace
+
+llvm::Value* reduction_initial_value(Emitter& e, OpKind op, DType d) {
+  llvm::IRBuilder<>& b = e.b();
+  switch (op) {
+    case OpKind::ReduceProd: return e.constant(d, 1, 1);
+    case OpKind::ReduceAll: return b.getTrue();
+    case OpKind::ReduceAny: return b.getFalse();
+    case OpKind::ReduceMax:
+      return e.constant(d, -std::numeric_limits<double>::infinity(),
+                        d == DType::Int32 ? std::numeric_limits<int32_t>::lowest() : std::numeric_limits<int64_t>::lowest());
+    case OpKind::ReduceMin:
+      return e.constant(d, std::numeric_limits<double>::infinity(),
+                        d == DType::Int32 ? std::numeric_limits<int32_t>::max() : std::numeric_limits<int64_t>::max());
+    default: return e.constant(d, 0, 0);  // sum, mean
+  }
+}
+
+llvm::Value* reduction_combine(llvm::IRBuilder<>& b, OpKind op, bool fp, llvm::Value* a, llvm::Value* v) {
+  auto reassociable = [&](llvm::Value* r) {
+    llvm::FastMathFlags reassoc;
+    reassoc.setAllowReassoc();
+    if (auto* inst = llvm::dyn_cast<llvm::Instruction>(r)) inst->setFastMathFlags(reassoc);
+    return r;
+  };
+  switch (op) {
+    case OpKind::ReduceSum:
+    case OpKind::ReduceMean: return fp ? reassociable(b.CreateFAdd(a, v)) : b.CreateAdd(a, v);
+    case OpKind::ReduceProd: return fp ? reassociable(b.CreateFMul(a, v)) : b.CreateMul(a, v);
+    case OpKind::ReduceMax:
+      return b.CreateIntrinsic(fp ? llvm::Intrinsic::maximum : llvm::Intrinsic::smax, {a->getType()}, {a, v});
+    case OpKind::ReduceMin:
+      return b.CreateIntrinsic(fp ? llvm::Intrinsic::minimum : llvm::Intrinsic::smin, {a->getType()}, {a, v});
+    case OpKind::ReduceAny: return b.CreateOr(a, v);
+    default: return b.CreateAnd(a, v);  // all
+  }
+}
+
+namespace {
 
 // Node i's reduction over axes, one method per step: the output and the output seen with the
 // operand's rank, its initial value, the walk that accumulates into it (split over the pool,
@@ -119,20 +163,7 @@ class ReductionLowering : NodeLowering {
     out_n_ = e_.numel(out_.dims);
   }
 
-  llvm::Value* initial_value() {
-    switch (n_.op) {
-      case OpKind::ReduceProd: return e_.constant(d_, 1, 1);
-      case OpKind::ReduceAll: return b_.getTrue();
-      case OpKind::ReduceAny: return b_.getFalse();
-      case OpKind::ReduceMax:
-        return e_.constant(d_, -std::numeric_limits<double>::infinity(),
-                           d_ == DType::Int32 ? std::numeric_limits<int32_t>::lowest() : std::numeric_limits<int64_t>::lowest());
-      case OpKind::ReduceMin:
-        return e_.constant(d_, std::numeric_limits<double>::infinity(),
-                           d_ == DType::Int32 ? std::numeric_limits<int32_t>::max() : std::numeric_limits<int64_t>::max());
-      default: return e_.constant(d_, 0, 0);  // sum, mean
-    }
-  }
+  llvm::Value* initial_value() { return reduction_initial_value(e_, n_.op, d_); }
 
   // A float sum, mean or product: its terms may be reassociated (combine), so a row may be
   // reduced as a tree.
@@ -142,27 +173,7 @@ class ReductionLowering : NodeLowering {
   // A float max or min: reduced on ordered integer keys (ordered_key).
   bool keyed() const { return fp_ && (n_.op == OpKind::ReduceMax || n_.op == OpKind::ReduceMin); }
 
-  // acc op v, with float sums and products reassociable (like Eigen's vectorized sums: the loop
-  // vectorizer may use vector accumulators).
-  llvm::Value* combine(llvm::Value* a, llvm::Value* v) {
-    auto reassociable = [&](llvm::Value* r) {
-      llvm::FastMathFlags reassoc;
-      reassoc.setAllowReassoc();
-      if (auto* inst = llvm::dyn_cast<llvm::Instruction>(r)) inst->setFastMathFlags(reassoc);
-      return r;
-    };
-    switch (n_.op) {
-      case OpKind::ReduceSum:
-      case OpKind::ReduceMean: return fp_ ? reassociable(b_.CreateFAdd(a, v)) : b_.CreateAdd(a, v);
-      case OpKind::ReduceProd: return fp_ ? reassociable(b_.CreateFMul(a, v)) : b_.CreateMul(a, v);
-      case OpKind::ReduceMax:
-        return b_.CreateIntrinsic(fp_ ? llvm::Intrinsic::maximum : llvm::Intrinsic::smax, {a->getType()}, {a, v});
-      case OpKind::ReduceMin:
-        return b_.CreateIntrinsic(fp_ ? llvm::Intrinsic::minimum : llvm::Intrinsic::smin, {a->getType()}, {a, v});
-      case OpKind::ReduceAny: return b_.CreateOr(a, v);
-      default: return b_.CreateAnd(a, v);  // all
-    }
-  }
+  llvm::Value* combine(llvm::Value* a, llvm::Value* v) { return reduction_combine(b_, n_.op, fp_, a, v); }
 
   // The walk over the operand, accumulating into the output: a full or column reduction of a
   // large operand split over the pool (lower_reduce_parallel.cpp), else `serial`.
@@ -187,6 +198,12 @@ class ReductionLowering : NodeLowering {
         e_.column_reduction_vector(s_, x_, w, d_, init_, [&](llvm::Value* a, llvm::Value* v) { return combine(a, v); }, e_.i64(0),
                                    w.dims[0], acc_);
         return;
+      }
+      if (!keyed()) {
+        if (const size_t suffix = short_kept_suffix(w, acc_strides, kept)) {
+          reduce_rows_to_registers(w, acc_strides, suffix, rows_independent);
+          return;
+        }
       }
       const auto accumulate_element = [&](const std::vector<llvm::Value*>& idx) {
         llvm::Value* v = e_.eval_element(s_, x_, w, idx);
@@ -238,6 +255,77 @@ class ReductionLowering : NodeLowering {
     else e_.loop_nest(outer, reduce_row);
   }
 
+  // Where the walk's trailing kept dims start when the walk is kept dims (none reduced), then
+  // reduced dims (none kept), then kept dims of a static size of at most kRegisterAccumulators
+  // elements: n-body's sum over j of [i, j, xyz]. Else 0.
+  size_t short_kept_suffix(const Walk& w, const std::vector<llvm::Value*>& acc_strides, size_t kept) const {
+    if (kept < acc_strides.size()) return 0;  // trailing dims reduced: the row form's case
+    size_t k = 0;
+    while (k < acc_strides.size() && !e_.is_const(acc_strides[k], 0)) ++k;
+    const size_t reduced_begin = k;
+    while (k < acc_strides.size() && e_.is_const(acc_strides[k], 0)) ++k;
+    if (k == reduced_begin || k == acc_strides.size()) return 0;
+    int64_t elements = 1;
+    for (size_t j = k; j < w.dims.size(); ++j) {
+      const auto* c = llvm::dyn_cast<llvm::ConstantInt>(w.dims[j]);
+      if (!c || e_.is_const(acc_strides[j], 0)) return 0;
+      elements *= c->getSExtValue();
+    }
+    return elements <= kRegisterAccumulators ? k : 0;
+  }
+
+  // Kept outer dims, reduced middle dims, and a short static kept suffix: each outer index keeps
+  // the suffix's outputs in registers over the reduced dims (in order, per output) and stores
+  // them once. In memory, every element was a load and a store of its output, a dependency
+  // through memory per element (n-body's accelerations: 0.7 ms against 0.2 ms for the loop
+  // that computes all their terms).
+  void reduce_rows_to_registers(const Walk& w, const std::vector<llvm::Value*>& acc_strides, size_t suffix,
+                                bool rows_independent) {
+    size_t outer_end = 0;
+    while (!e_.is_const(acc_strides[outer_end], 0)) ++outer_end;
+    const std::vector<llvm::Value*> outer(w.dims.begin(), w.dims.begin() + static_cast<std::ptrdiff_t>(outer_end));
+    std::vector<int64_t> inner;
+    int64_t count = 1;
+    for (size_t j = suffix; j < w.dims.size(); ++j) inner.push_back(llvm::cast<llvm::ConstantInt>(w.dims[j])->getSExtValue());
+    for (int64_t d : inner) count *= d;
+    auto reduce_row = [&](const std::vector<llvm::Value*>& oidx) {
+      std::vector<llvm::Value*> idx = oidx;
+      idx.resize(w.dims.size());
+      // The suffix's element e at idx's trailing dims (row-major).
+      auto set_inner = [&](int64_t e) {
+        for (size_t j = inner.size(); j-- > 0;) {
+          idx[suffix + j] = e_.i64(e % inner[j]);
+          e /= inner[j];
+        }
+      };
+      std::function<std::vector<llvm::Value*>(size_t, const std::vector<llvm::Value*>&)> level =
+          [&](size_t k, const std::vector<llvm::Value*>& accs) -> std::vector<llvm::Value*> {
+        if (k == suffix) {
+          std::vector<llvm::Value*> next(accs.size());
+          for (int64_t e = 0; e < count; ++e) {
+            set_inner(e);
+            next[static_cast<size_t>(e)] = combine(accs[static_cast<size_t>(e)], e_.eval_element(s_, x_, w, idx));
+          }
+          return next;
+        }
+        return e_.loop_carry(w.dims[k], accs, [&](const std::vector<llvm::Value*>& a, llvm::Value* j) {
+          idx[k] = j;
+          return level(k + 1, a);
+        });
+      };
+      const std::vector<llvm::Value*> sums = level(outer_end, std::vector<llvm::Value*>(static_cast<size_t>(count), init_));
+      for (size_t k = outer_end; k < suffix; ++k) idx[k] = e_.i64(0);  // the loops' counters end with them
+      for (int64_t e = 0; e < count; ++e) {
+        set_inner(e);
+        e_.store(d_, acc_, e_.linear_offset(acc_strides, idx), sums[static_cast<size_t>(e)]);
+      }
+    };
+    const std::vector<llvm::Value*> row(w.dims.begin() + static_cast<std::ptrdiff_t>(outer_end), w.dims.end());
+    if (outer.empty()) reduce_row({});
+    else if (rows_independent) e_.parallel_loop_nest(outer, acc_, reduce_row, e_.numel(row));  // a row's work per index
+    else e_.loop_nest(outer, reduce_row);
+  }
+
   // The mean: each sum divided by the count (an integer mean truncates; an empty one is 0).
   void divide_for_mean() {
     e_.loop(out_n_, [&](llvm::Value* k) {
@@ -267,7 +355,10 @@ class ReductionLowering : NodeLowering {
 
 }  // namespace
 
-void Emitter::lower_reduce(Scope& s, uint32_t i) { ReductionLowering(*this, s, i).lower(); }
+void Emitter::lower_reduce(Scope& s, uint32_t i) {
+  if (s.plan->values[i][0].storage == ValueStorage::Fused) return describe_inline_reduction(s, i);
+  ReductionLowering(*this, s, i).lower();
+}
 
 void Emitter::lower_arg_reduce(Scope& s, uint32_t i) {
   const Node& n = s.graph().nodes[i];
