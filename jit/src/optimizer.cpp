@@ -1,13 +1,19 @@
 // The O1-O3 pipelines with the target's TargetMachine and libmvec vector math; assembly printing.
 #include "optimizer.h"
 
+#include "ag/detail/log.h"
+
 #include <fmt/format.h>
 #include <llvm/ADT/DepthFirstIterator.h>
 #include <llvm/ADT/SmallString.h>
 #include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/Analysis/LoopInfo.h>
+#include <llvm/IR/DiagnosticHandler.h>
+#include <llvm/IR/DiagnosticInfo.h>
+#include <llvm/IR/DiagnosticPrinter.h>
 #include <llvm/IR/Dominators.h>
+#include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/PassInstrumentation.h>
@@ -28,6 +34,24 @@
 
 namespace ag::jit {
 namespace {
+
+// A loop transformation that metadata asked for and LLVM could not do ("loop not unrolled": a
+// short loop's llvm.loop.unroll.full that SimplifyCFG moved onto the staged While around it when
+// it merged their latches) is not the user's business: LLVM printed it to stderr as a warning
+// with no location. It goes to AG_LOG=compile; other diagnostics keep LLVM's handling.
+struct MissedTransformationsToLog : llvm::DiagnosticHandler {
+  bool handleDiagnostics(const llvm::DiagnosticInfo& info) override {
+    if (info.getKind() != llvm::DK_OptimizationFailure) return false;
+    if (detail::log_enabled(detail::LogTopic::Compile)) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      llvm::DiagnosticPrinterRawOStream printer(os);
+      info.print(printer);
+      detail::log_line("agc: compile: LLVM: " + os.str());
+    }
+    return true;
+  }
+};
 
 // glibc's libmvec variants the vectorizers may call, built for the target: the SSE ones ('b':
 // 4 floats, 2 doubles) always, the AVX2 ones ('d': 8 floats, 4 doubles) only when the target
@@ -126,6 +150,7 @@ bool short_pipeline_suffices(const llvm::Module& m) {
 void mark_emitted_optimized(llvm::Function& f) { f.addFnAttr(kEmittedOptimized); }
 
 bool optimize_module(llvm::Module& m, llvm::TargetMachine& tm, int level) {
+  m.getContext().setDiagnosticHandler(std::make_unique<MissedTransformationsToLog>());
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
