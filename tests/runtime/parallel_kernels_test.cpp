@@ -2,6 +2,10 @@
 // arg-reductions split into chunks give the serial result bit for bit whatever the thread count,
 // errors raised in a chunk reach the caller, and set_num_threads checks its argument.
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <thread>
 #include <cstring>
 
 #include "ag/detail/parallel.h"
@@ -179,6 +183,42 @@ TEST(ParallelKernels, AnErrorInAChunkReachesTheCaller) {
   d[250000] = 0;  // in the second chunk
   const Tensor num = ag::ones({300000}, ag::int32), den = ag::constant(d);
   AG_EXPECT_ERROR(ag::InvalidArgumentError, num / den, "division by zero");
+}
+
+// parallel_for_erased itself: every item once, chunks starting at multiples of `unit`, and chunks
+// claimed from a shared counter, so a thread held up in its first chunk leaves the rest to the
+// others (a fixed half per thread made the caller wait for a worker its vCPU woke late).
+TEST(ParallelKernels, ChunksAreClaimedSoASlowThreadLeavesTheRestToTheOthers) {
+  for (int threads : {2, 3}) {
+    Threads t(threads);
+    constexpr int64_t kGrain = 1000, kUnit = 8, kN = 40 * kGrain + 7;
+    struct Record {
+      std::vector<std::atomic<int>> seen = std::vector<std::atomic<int>>(kN);
+      std::mutex mu;
+      std::vector<std::pair<int64_t, std::thread::id>> chunks;  // begin, thread
+    } r;
+    const int64_t before = ag::detail::parallel_loops_split();
+    ag::detail::parallel_for_erased(
+        kN, kGrain,
+        [](void* c, int64_t b, int64_t e) {
+          auto& rec = *static_cast<Record*>(c);
+          if (b == 0) std::this_thread::sleep_for(std::chrono::milliseconds(300));
+          for (int64_t i = b; i < e; ++i) rec.seen[static_cast<size_t>(i)].fetch_add(1);
+          const std::lock_guard lock(rec.mu);
+          rec.chunks.emplace_back(b, std::this_thread::get_id());
+        },
+        &r, kUnit);
+    EXPECT_EQ(ag::detail::parallel_loops_split(), before + 1);
+    for (int64_t i = 0; i < kN; ++i) ASSERT_EQ(r.seen[static_cast<size_t>(i)].load(), 1) << "item " << i;
+    EXPECT_GT(r.chunks.size(), static_cast<size_t>(threads));  // several chunks per thread
+    std::thread::id slow;
+    for (const auto& [b, id] : r.chunks) {
+      EXPECT_EQ(b % kUnit, 0) << b;
+      if (b == 0) slow = id;
+    }
+    for (const auto& [b, id] : r.chunks)
+      if (b != 0) EXPECT_NE(id, slow) << "chunk at " << b << " waited for the thread held up in chunk 0";
+  }
 }
 
 TEST(ParallelKernels, SetNumThreadsChecksItsArgument) {
