@@ -231,9 +231,9 @@ void print_one_op_rows(const char* title, Make make, Op op_of) {
 // The thread pool's threshold: one eager elementwise op at sizes around the grain, 1 and 2
 // threads, wall-clock (docs/jit.md, "Threads").
 void print_thread_rows() {
-  fmt::print("\nthread pool: (a + b) * c - a as eager ops (3 ops), wall-clock best of 7; the pool splits ops of >= 256K elements\n");
+  fmt::print("\nthread pool: (a + b) * c - a as eager ops (3 ops), wall-clock best of 7; the pool splits ops of >= 64K elements\n");
   fmt::print("{:>10} {:>12} {:>12} {:>9}\n", "elements", "1 thread", "2 threads", "speed-up");
-  for (int64_t n : {int64_t{1} << 16, int64_t{1} << 17, int64_t{3} << 16, int64_t{1} << 18, int64_t{1} << 19, int64_t{1} << 20, int64_t{1} << 22}) {
+  for (int64_t n : {int64_t{1} << 15, int64_t{1} << 16, int64_t{1} << 17, int64_t{1} << 18, int64_t{1} << 19, int64_t{1} << 20, int64_t{1} << 22}) {
     const ag::Tensor a = ag::random_uniform({n}, ag::float32, -1, 1, 1), b = ag::random_uniform({n}, ag::float32, -1, 1, 2),
                      c = ag::random_uniform({n}, ag::float32, -1, 1, 3);
     const int iters = static_cast<int>(std::max<int64_t>(4, (int64_t{1} << 24) / n / 4));

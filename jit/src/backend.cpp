@@ -138,7 +138,7 @@ class JitBackend final : public CompilerBackend {
       const std::string kernels =
           times.kernels_apart ? fmt::format(" + {} kernel{} as a second module {:.2f} ms{} (bitcode {:.2f} ms)", times.kernels_apart,
                                             times.kernels_apart > 1 ? "s" : "", times.kernels_ms,
-                                            times.kernels_in_parallel ? " on a pool thread" : "", times.split_ms)
+                                            times.kernels_in_parallel ? " on a second thread" : "", times.split_ms)
                               : "";
       detail::log_line(fmt::format("agc: jit: {}: engine {:.2f} ms, plan + key + disk lookup {:.2f} ms, IR {:.2f} ms, "
                                    "optimize {:.2f} ms, codegen {:.2f} ms{}, link {:.2f} ms (O{}{}, {} loop nests{}, {}){}",

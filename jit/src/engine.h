@@ -25,7 +25,7 @@ struct CompileTimes {
   int kernels_apart = 0;   // kernels compiled as a second module (module_split.h), or 0
   double split_ms = 0;     // writing that module's bitcode
   double kernels_ms = 0;   // its optimization and code generation
-  bool kernels_in_parallel = false;  // on a pool thread, while the calling thread did the rest
+  bool kernels_in_parallel = false;  // the two parts compiled on two threads (either may take either part)
   bool short_pipeline = false;  // the module took the short pipeline (optimize_module)
 };
 

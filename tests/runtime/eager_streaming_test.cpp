@@ -67,7 +67,7 @@ std::vector<Tensor> outer_ops(const Tensor& x, const Tensor& m) {
   return {x * m, ag::exp(x - m) / (ag::abs(m) + 4.f), ag::where(x > m, per_item, per_row),
           ag::cast(x < m, ag::int32) * 3};
 }
-constexpr int64_t kOuterOps = 9;  // abs(m) + 4.f is [M, 1, W]: too small to split
+constexpr int64_t kOuterOps = 11;  // abs(m) + 4.f, [M, 1, W], split too (from 64K elements)
 
 // `ops(x, y)` with cached stores on one thread (the reference), then with cached stores split
 // over 2 and 3 threads and with streaming stores from 4 KB on 1, 2 and 3 threads: the same bits,

@@ -11,7 +11,7 @@ namespace {
 
 // The eager full reduction's chunk (runtime/src/ops/isa/reduce.cpp): compiled code splits at the
 // same boundaries, so the two sum in the same chunks.
-constexpr int64_t kReduceChunk = detail::kElementwiseGrain;
+constexpr int64_t kReduceChunk = detail::kFullReductionChunk;
 // A split column reduction uses at most this many blocks of rows (each one partial row).
 constexpr int64_t kMaxRowBlocks = 8;
 

@@ -15,9 +15,13 @@
 namespace ag::detail {
 
 // Elements per chunk of a parallel elementwise loop, eager or compiled: a loop splits from two
-// grains up. Below ~256K float elements, waking a pool thread costs more than it saves on this
-// project's machine (bench/runtime's thread rows; docs/jit.md, "Threads").
-inline constexpr int64_t kElementwiseGrain = int64_t{1} << 17;
+// grains up. Below ~64K float elements a split saves less than handing chunks to a pool thread
+// costs (bench/runtime's thread rows; docs/jit.md, "Threads", "The grain").
+inline constexpr int64_t kElementwiseGrain = int64_t{1} << 15;
+// The fixed chunk of a full reduction, eager or compiled (from two chunks up): its partials are
+// combined in order, so the chunk decides the float rounding, the same for every thread count.
+// Not the grain: moving the grain must not change any result.
+inline constexpr int64_t kFullReductionChunk = int64_t{1} << 17;
 
 // The pool size set by ag::set_num_threads / AG_NUM_THREADS (1 = serial).
 int parallel_threads();

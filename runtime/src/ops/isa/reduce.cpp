@@ -156,7 +156,7 @@ void reduce3_slices(OpKind op, const T* x, T* y, const Layout3& l, int64_t o0, i
 
 // Elements per partial result of a full reduction: fixed, so the partials (and the float
 // rounding of their combination) are the same for every thread count.
-constexpr int64_t kReduceChunk = kElementwiseGrain;
+constexpr int64_t kReduceChunk = kFullReductionChunk;
 
 // One row reduced as partial results of fixed chunks, on the pool, combined in order.
 template <class T>
