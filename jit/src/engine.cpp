@@ -34,6 +34,7 @@
 #include "module_split.h"
 #include "object_helpers.h"
 #include "optimizer.h"
+#include "perf_map.h"
 #include "target_machine_pool.h"
 #include "plan_dump.h"
 #include "rt_helper_types.h"
@@ -179,15 +180,15 @@ struct Engine::Impl {
     times.split_ms = ms_since(t0);
     std::vector<std::string> objects(2);
     double second_optimize = 0, second_codegen = 0;
-    const std::thread::id caller = std::this_thread::get_id();
+    std::thread::id compiled_on[2];  // either part may go to either thread
     auto part = [&](int64_t i) {
+      compiled_on[i] = std::this_thread::get_id();
       if (i == 0) {
         objects[0] = compile_part(mod, *machines, level, times.optimize_ms, times.codegen_ms, &times.short_pipeline);
       } else {
         llvm::LLVMContext ctx;
         std::unique_ptr<llvm::Module> kernels = second_part(ctx, bitcode, names);
         objects[1] = compile_part(*kernels, *machines, level, second_optimize, second_codegen);
-        times.kernels_in_parallel = std::this_thread::get_id() != caller;
       }
     };
     if (parallel) {
@@ -198,6 +199,7 @@ struct Engine::Impl {
       part(0);
       part(1);
     }
+    times.kernels_in_parallel = compiled_on[0] != compiled_on[1];
     times.kernels_ms = second_optimize + second_codegen;
     times.kernels_apart = static_cast<int>(names.size());
     split.fetch_add(1);
@@ -307,6 +309,7 @@ Engine::Engine() : impl_(std::make_unique<Impl>()) {
   builder.setPlatformSetUp(orc::setUpInactivePlatform);
   builder.setLinkProcessSymbolsByDefault(false);
   m.jit = take(builder.create(), "create LLJIT");
+  add_perf_map_if_asked(*m.jit);
   m.jit->getExecutionSession().setErrorReporter([](llvm::Error e) {
     const std::string msg = message_of(std::move(e));
     try {

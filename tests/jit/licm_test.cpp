@@ -1,9 +1,6 @@
 // Loop-invariant code motion (passes/hoist_loop_invariants.cpp) in programs: what moves out of a
 // staged loop moves (the optimized graph shows it), what may raise stays in a body that may run
 // no iteration, and every result is the same eagerly, on the interpreter and compiled.
-#include <mutex>
-
-#include "ag/detail/log.h"
 #include "jit_test_util.h"
 #include "test_data.h"
 
@@ -113,30 +110,6 @@ TEST(LoopInvariantCodeMotion, TheCondsInvariantsAndTheBodysMoveAndAgree) {
   EXPECT_EQ(inside_loops(g, ag::OpKind::ReduceMean), 0) << ag::graph_to_text(g);
   EXPECT_EQ(inside_loops(g, ag::OpKind::Exp), 0) << ag::graph_to_text(g);
   EXPECT_EQ(inside_loops(g, ag::OpKind::ReduceSum), 1) << "sum(y*y) reads the loop var: " << ag::graph_to_text(g);
-}
-
-// The cond's short sums are unrolled loops whose llvm.loop.unroll.full LLVM moves onto the While
-// when it merges their latches, then reports it cannot do: a warning LLVM printed to stderr with
-// no location. It goes to AG_LOG=compile instead (optimizer.cpp, MissedTransformationsToLog).
-TEST(LoopInvariantCodeMotion, LlvmsMissedUnrollingGoesToTheCompileLogNotStderr) {
-  std::mutex mu;
-  std::vector<std::string> llvm_lines;
-  ag::detail::set_log_topics(static_cast<unsigned>(ag::detail::LogTopic::Compile));
-  ag::set_log_sink([&](std::string_view s) {
-    const std::lock_guard lock(mu);
-    if (s.find("agc: compile: LLVM: ") != std::string_view::npos) llvm_lines.emplace_back(s);
-  });
-  const agtest::ScopedEnv cache("AG_CACHE_DIR", "off");
-  testing::internal::CaptureStderr();
-  auto f = ag::function(until_norm);
-  const Tensor y = f(ag::constant({0.5f, -1.0f, 2.0f, 0.25f}), Tensor(1.5f), Tensor(40.0f));
-  const std::string err = testing::internal::GetCapturedStderr();
-  ag::set_log_sink(nullptr);
-  ag::detail::set_log_topics(0);
-  EXPECT_EQ(f.stats().compiles, 1);
-  EXPECT_EQ(err.find("loop not unrolled"), std::string::npos) << err;
-  ASSERT_FALSE(llvm_lines.empty());
-  EXPECT_NE(llvm_lines[0].find("loop not unrolled"), std::string::npos) << llvm_lines[0];
 }
 
 // Under a tape outside the Function, and inside a trace, the gradient through a loop whose body
