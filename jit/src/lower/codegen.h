@@ -99,7 +99,7 @@ class Codegen {
   // which sets the pool's grain.
   void splittable_loop_nest(const std::vector<llvm::Value*>& dims, llvm::Value* out,
                             const std::function<void(const std::vector<llvm::Value*>&)>& body,
-                            llvm::Value* work_per_outer = nullptr);
+                            llvm::Value* work_per_outer = nullptr, int64_t grain = 0);  // 0: the elementwise grain
   void outline_parallel_loops();
   // The fence that orders non-temporal stores before the thread that made them reports its range
   // done; a loop emitted while `streaming_stores` is set ends with it.
@@ -154,6 +154,7 @@ class Codegen {
     llvm::Value* out = nullptr;
     bool emitted_vectors = false;  // agc's own vector code: the optimizer skips it (optimizer.h)
     int64_t unit = 1;              // chunks begin at multiples of this many outer iterations
+    int64_t grain = 0;             // elements per chunk, at least (0: kParallelGrain)
   };
   std::vector<ParallelLoop> parallel_loops_;
   bool outline_parallel_loop(const ParallelLoop& loop, int index);

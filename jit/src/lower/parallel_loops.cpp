@@ -25,9 +25,14 @@
 namespace ag::jit {
 namespace {
 
-// Below this many elements a loop stays inline (the pool's hand-off costs a few microseconds);
-// the same grain as the eager kernels (docs/jit.md, "Threads").
+// Below two grains a loop stays inline (the pool's hand-off costs a few microseconds); the same
+// grain as the eager kernels (docs/jit.md, "Threads").
 constexpr int64_t kParallelGrain = detail::kElementwiseGrain;
+// A loop of reduced rows (inner_work given: row reductions, products in vector registers,
+// arg-reductions) counts the elements it reads, which cost less than an elementwise loop's
+// (no store per element): 4 of them make a grain. With the elementwise grain, logistic
+// regression's [4096, 16] product split every step and ran slower on two threads than on one.
+constexpr int64_t kReductionGrain = 4 * kParallelGrain;
 // A loop over one flat dim is the loop LLVM vectorizes, with a scalar remainder at the end of
 // each chunk: libmvec's vector exp/sin/... and libm's scalar ones differ in the last bit for
 // some inputs, so chunk bounds that moved with the thread count changed results (the wide
@@ -53,14 +58,14 @@ void Codegen::parallel_loop_nest(const std::vector<llvm::Value*>& dims, llvm::Va
                                  llvm::Value* inner_work) {
   std::vector<llvm::Value*> work = dims;
   if (inner_work) work.push_back(inner_work);
-  const int64_t total = static_product(work);
-  if (dims.empty() || (total >= 0 && total < 2 * kParallelGrain)) {
+  const int64_t total = static_product(work), grain = inner_work ? kReductionGrain : kParallelGrain;
+  if (dims.empty() || (total >= 0 && total < 2 * grain)) {
     loop_nest(dims, body);
     return;
   }
   llvm::Value* work_per_outer = inner_work ? numel(std::vector<llvm::Value*>(work.begin() + 1, work.end())) : nullptr;
   if (total >= 0) {
-    splittable_loop_nest(dims, out, body, work_per_outer);
+    splittable_loop_nest(dims, out, body, work_per_outer, grain);
     return;
   }
   // A size known only at run time: the splittable loop when it is large, else the same loop
@@ -68,21 +73,22 @@ void Codegen::parallel_loop_nest(const std::vector<llvm::Value*>& dims, llvm::Va
   llvm::BasicBlock* large = llvm::BasicBlock::Create(ctx_ref_, "par.large", fn_);
   llvm::BasicBlock* small = llvm::BasicBlock::Create(ctx_ref_, "par.small", fn_);
   llvm::BasicBlock* join = llvm::BasicBlock::Create(ctx_ref_, "par.join", fn_);
-  b_.CreateCondBr(b_.CreateICmpSGE(numel(work), i64(2 * kParallelGrain)), large, small);
+  b_.CreateCondBr(b_.CreateICmpSGE(numel(work), i64(2 * grain)), large, small);
   b_.SetInsertPoint(small);
   loop_nest(dims, body);
   b_.CreateBr(join);
   b_.SetInsertPoint(large);
-  splittable_loop_nest(dims, out, body, work_per_outer);
+  splittable_loop_nest(dims, out, body, work_per_outer, grain);
   b_.CreateBr(join);
   b_.SetInsertPoint(join);
 }
 
 void Codegen::splittable_loop_nest(const std::vector<llvm::Value*>& dims, llvm::Value* out,
                                    const std::function<void(const std::vector<llvm::Value*>&)>& body,
-                                   llvm::Value* work_per_outer) {
+                                   llvm::Value* work_per_outer, int64_t grain) {
   ParallelLoop p;
   p.out = out;
+  p.grain = grain > 0 ? grain : kParallelGrain;
   p.emitted_vectors = emitting_vectors_;
   p.outer = dims[0];
   const std::vector<llvm::Value*> rest(dims.begin() + 1, dims.end());
@@ -209,9 +215,9 @@ bool Codegen::outline_parallel_loop(const ParallelLoop& loop, int index) {
   wb.CreateCall(body, args);
   wb.CreateRetVoid();
 
-  // grain in outer iterations: kParallelGrain elements, at least one row.
+  // grain in outer iterations: the loop's grain in elements, at least one row.
   llvm::Value* inner = cb.CreateSelect(cb.CreateICmpSGT(loop.inner_elements, i64(0)), loop.inner_elements, i64(1));
-  llvm::Value* grain = cb.CreateSDiv(i64(kParallelGrain), inner);
+  llvm::Value* grain = cb.CreateSDiv(i64(loop.grain), inner);
   grain = cb.CreateSelect(cb.CreateICmpSGT(grain, i64(0)), grain, i64(1));
   cb.CreateCall(runtime("agc_rt_parallel_for"), {worker, closure, loop.outer, grain, i64(loop.unit)});
   call->eraseFromParent();

@@ -90,17 +90,24 @@ std::shared_ptr<Eigen::ThreadPool> current_pool(int threads) {
 
 std::atomic<int64_t> g_split{0};
 
-// Chunks per thread of a split loop: enough that a late worker costs little, few enough that a
-// chunk's start is noise.
+// Chunks per thread of a split loop: enough that a late worker costs the caller little, few enough
+// that a chunk's start is noise.
 constexpr int64_t kChunksPerThread = 4;
 // How long the caller spins for the workers' last chunks before it sleeps: sleeping hands the
 // vCPU back to the hypervisor, and waking it took ~25 us on a 2-vCPU VM (the whole gain of a
 // split 1 MB loop); the workers' last chunks are at most a few grains away.
 constexpr auto kSpinBeforeSleep = std::chrono::microseconds(200);
 
+// The claim counters of one split loop: per participant's block, its next chunk; and the chunks
+// finished.
 struct SplitCounters {
-  std::atomic<int64_t> next{0};  // the next chunk to claim
-  std::atomic<int64_t> done{0};  // chunks finished
+  SplitCounters(int64_t participants, int64_t chunks) : next(static_cast<size_t>(participants)) {
+    for (int64_t b = 0; b < participants; ++b) next[static_cast<size_t>(b)].store(block_begin(b, participants, chunks));
+  }
+  // The first chunk of block b (b = participants: the end).
+  static int64_t block_begin(int64_t b, int64_t participants, int64_t chunks) { return b * chunks / participants; }
+  std::vector<std::atomic<int64_t>> next;
+  std::atomic<int64_t> done{0};
 };
 
 void cpu_relax() {
@@ -136,33 +143,41 @@ void parallel_for_erased(int64_t n, int64_t grain, RangeFn fn, void* closure, in
     if (n > 0) fn(closure, 0, n);
     return;
   }
-  // Chunks of at least `grain` items, a few per thread, claimed in order from a shared counter
-  // by the caller and the workers alike: chunk k is [k*n/c, (k+1)*n/c), its bounds rounded down to
-  // multiples of `unit` (the last one ends at n). A chunk of at least a grain keeps at least
-  // grain - unit + 1 items, so none is empty. A worker that starts late (a vCPU woken from halt
-  // takes tens of microseconds) finds fewer chunks left instead of the caller waiting for its
-  // fixed half. What a chunk computes never depends on who runs it.
+  // Chunks of at least `grain` items, a few per thread: chunk k is [k*n/c, (k+1)*n/c), its bounds
+  // rounded down to multiples of `unit` (the last one ends at n). A chunk of at least a grain keeps
+  // at least grain - unit + 1 items, so none is empty. Each participant (the caller, then the
+  // workers) owns a contiguous block of chunks and claims them in order; when its block is done it
+  // claims what is left of the others'. On time, every thread runs its own block, the same part
+  // of the data each call (a loop in a staged loop finds its half in its core's cache); a worker
+  // that starts late (a vCPU woken from halt takes tens of microseconds) finds fewer chunks left
+  // instead of the caller waiting for a fixed half. What a chunk computes never depends on who
+  // runs it.
   const int64_t chunks = std::min<int64_t>(int64_t{threads} * kChunksPerThread, n / grain);
+  const int64_t participants = std::min<int64_t>(threads, chunks);
   const int64_t step = std::max<int64_t>(1, unit);
   auto bound = [&](int64_t k) { return k == chunks ? n : k * n / chunks / step * step; };
   std::vector<std::exception_ptr> errors(static_cast<size_t>(chunks));
   // The counters outlive this call in the workers that hold them: a worker that starts after the
-  // last chunk was claimed only reads `next`, so the caller waits for the chunks, not the workers.
-  const auto split = std::make_shared<SplitCounters>();
-  auto run_chunks = [&, chunks, &next = split->next, &done = split->done] {
-    for (int64_t k = next.fetch_add(1, std::memory_order_relaxed); k < chunks; k = next.fetch_add(1, std::memory_order_relaxed)) {
-      try {
-        fn(closure, bound(k), bound(k + 1));
-      } catch (...) {
-        errors[static_cast<size_t>(k)] = std::current_exception();
+  // last chunk was claimed only reads the claim counters, so the caller waits for the chunks, not
+  // the workers.
+  const auto split = std::make_shared<SplitCounters>(participants, chunks);
+  auto run_chunks = [&, chunks, participants, split = split.get()](int64_t own) {
+    for (int64_t i = 0; i < participants; ++i) {
+      const int64_t block = (own + i) % participants, end = SplitCounters::block_begin(block + 1, participants, chunks);
+      std::atomic<int64_t>& next = split->next[static_cast<size_t>(block)];
+      for (int64_t k = next.fetch_add(1, std::memory_order_relaxed); k < end; k = next.fetch_add(1, std::memory_order_relaxed)) {
+        try {
+          fn(closure, bound(k), bound(k + 1));
+        } catch (...) {
+          errors[static_cast<size_t>(k)] = std::current_exception();
+        }
+        if (split->done.fetch_add(1, std::memory_order_acq_rel) + 1 == chunks) split->done.notify_one();
       }
-      if (done.fetch_add(1, std::memory_order_acq_rel) + 1 == chunks) done.notify_one();
     }
   };
   g_split.fetch_add(1, std::memory_order_relaxed);
-  const int64_t helpers = std::min<int64_t>(threads - 1, chunks - 1);
-  for (int64_t h = 0; h < helpers; ++h) pool->Schedule([split, run_chunks] { run_chunks(); });
-  run_chunks();
+  for (int64_t p = 1; p < participants; ++p) pool->Schedule([split, run_chunks, p] { run_chunks(p); });
+  run_chunks(0);
   wait_for(split->done, chunks);
   for (const std::exception_ptr& e : errors)
     if (e) std::rethrow_exception(e);
