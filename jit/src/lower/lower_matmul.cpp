@@ -19,6 +19,9 @@ constexpr int64_t kInlineMatMulWork = 32 * 32 * 32;
 // Rows up to this many elements are handled as one panel of LLVM vectors; wider rows in panels
 // of this many columns.
 constexpr int64_t kVectorRowMax = 32;
+// Independent float accumulators a block wants: a float FMA's latency (4 cycles) times its
+// throughput (2 per cycle).
+constexpr int64_t kFmaChains = 8;
 // A kernel unrolls k up to this many steps (its vector form); beyond, it is a loop over k.
 constexpr int64_t kUnrolledKMax = 64;
 // Chains of this many products or more are emitted as a loop (lower_matmul_chain).
@@ -103,7 +106,7 @@ class SmallGemm {
   // copied to the stack on every call (docs/performance.md, "Measured decisions": row blocks).
   // Each element is still summed over k in order, so the values do not change.
   void vector_rows() {
-    const int64_t panel = std::min(n_, kVectorRowMax);
+    const int64_t panel = panel_width();
     const Pieces pieces = pieces_of(panel);
     const int64_t block_rows = rows_per_block(static_cast<int64_t>(pieces.size()));
     const int64_t full_panels = n_ / panel, rest = n_ % panel;
@@ -125,6 +128,23 @@ class SmallGemm {
     b_.CreateRetVoid();
   }
 
+  // kVectorRowMax columns, or wider where C has too few rows for the FMA chains rows_per_block
+  // wants (a GEMV, 1 x 64 x 64 in RNN decode: two accumulators per 32-column panel, each k a
+  // 4-cycle dependent FMA, took a quarter of the program's time): each doubling gives every k
+  // more independent pieces, as long as they and B's row still fit the registers.
+  int64_t panel_width() const {
+    int64_t panel = std::min(n_, kVectorRowMax);
+    if (!fp_) return panel;
+    const int64_t registers = vector_bytes_ == 64 ? 32 : 16;
+    auto count = [&](int64_t width) { return static_cast<int64_t>(pieces_of(width).size()); };
+    while (panel < n_ && m_ * count(panel) < kFmaChains) {
+      const int64_t wider = std::min(n_, 2 * panel);
+      if (2 * count(wider) + 2 > registers) break;  // accumulators and B's pieces, a broadcast, a spare
+      panel = wider;
+    }
+    return panel;
+  }
+
   Pieces pieces_of(int64_t width) const {
     Pieces pieces;
     for (int64_t j0 = 0; j0 < width; j0 += lanes_) pieces.emplace_back(j0, static_cast<unsigned>(std::min(lanes_, width - j0)));
@@ -138,7 +158,7 @@ class SmallGemm {
   // "Measured decisions": row block size).
   int64_t rows_per_block(int64_t np) const {
     const int64_t registers = vector_bytes_ == 64 ? 32 : 16;
-    const int64_t chains = fp_ ? 8 : 1;
+    const int64_t chains = fp_ ? kFmaChains : 1;
     const int64_t by_registers = std::max<int64_t>(1, (registers - np - 2) / np);  // + B's pieces, a broadcast, a spare
     return std::clamp<int64_t>((chains + np - 1) / np, 1, std::max<int64_t>(1, std::min(by_registers, m_)));
   }
