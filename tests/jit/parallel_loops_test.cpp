@@ -321,4 +321,27 @@ TEST(JitParallelLoops, IdenticalLoopNestsAreMergedAndCompiledOnce) {
   }
 }
 
+// The thresholds (docs/jit.md, "The grain"): a float elementwise loop (agc's vector code) splits
+// from 64K elements, a loop of reduced rows (a row sum in vector registers) from 256K elements
+// read. Counted on the cached call (a first call's compile may split too).
+TEST(JitParallelLoops, ElementwiseLoopsSplitFrom64KElementsAndReducedRowsFrom256K) {
+  const Threads two(2);
+  auto splits_of_cached_call = [](auto& f, const Tensor& x) {
+    f(x);
+    const int64_t before = ag::detail::parallel_loops_split();
+    f(x);
+    return ag::detail::parallel_loops_split() - before;
+  };
+  auto scale = ag::function([](Tensor x) { return x * 2.f + 1.f; });
+  auto row_sums = ag::function([](Tensor x) { return ag::reduce_sum(x, {1}); });
+  EXPECT_EQ(splits_of_cached_call(scale, ag::random_uniform({1 << 15}, ag::float32, -1, 1, 90)), 0);
+  EXPECT_EQ(splits_of_cached_call(scale, ag::random_uniform({1 << 16}, ag::float32, -1, 1, 91)), 1);
+  EXPECT_EQ(splits_of_cached_call(row_sums, ag::random_uniform({4096, 16}, ag::float32, -1, 1, 92)), 0);
+  EXPECT_EQ(splits_of_cached_call(row_sums, ag::random_uniform({16384, 16}, ag::float32, -1, 1, 93)), 1);
+  agtest::expect_three_way("x * 2 + 1, 64K", [](Tensor x) { return x * 2.f + 1.f; }, {},
+                           ag::random_uniform({1 << 16}, ag::float32, -1, 1, 94));
+  agtest::expect_three_way("row sums, [16384, 16]", [](Tensor x) { return ag::reduce_sum(x, {1}); }, {.rtol = 1e-5, .atol = 1e-5},
+                           ag::random_uniform({16384, 16}, ag::float32, -1, 1, 95));
+}
+
 }  // namespace

@@ -91,9 +91,13 @@ class Codegen {
   // error exit, keeps the loop serial). Outlined by outline_parallel_loops() once the entry is
   // done. inner_work: the elements one index of the nest handles (a row reduction's row length;
   // 1 when null), which sets the size threshold and the pool's grain.
+  // rows: each index reduces rows of elements it only reads (row reductions, products in vector
+  // registers, arg-reductions), which split from a larger size than loops that store each
+  // element (kReductionGrain, parallel_loops.cpp).
+  enum class LoopWork : uint8_t { Elementwise, ReducedRows };
   void parallel_loop_nest(const std::vector<llvm::Value*>& dims, llvm::Value* out,
                           const std::function<void(const std::vector<llvm::Value*>&)>& body,
-                          llvm::Value* inner_work = nullptr);
+                          llvm::Value* inner_work = nullptr, LoopWork work = LoopWork::Elementwise);
   // The loop nest in the form outline_parallel_loop() moves out (its range in two stack slots).
   // work_per_outer: the elements one outer iteration handles (default: the inner dims' product),
   // which sets the pool's grain.

@@ -210,7 +210,7 @@ class ReductionLowering : NodeLowering {
         llvm::Value* off = e_.linear_offset(acc_strides, idx);
         e_.store(d_, acc_, off, combine(e_.load(d_, acc_, off), v));
       };
-      if (rows_independent) e_.parallel_loop_nest(w.dims, acc_, accumulate_element);
+      if (rows_independent) e_.parallel_loop_nest(w.dims, acc_, accumulate_element, nullptr, Emitter::LoopWork::ReducedRows);
       else e_.loop_nest(w.dims, accumulate_element);
     };
     const ReductionSite site{s_, i_, x_, w, d_, init_, [&](llvm::Value* a, llvm::Value* v) { return combine(a, v); }};
@@ -251,7 +251,7 @@ class ReductionLowering : NodeLowering {
       e_.store(d_, acc_, off, keyed() ? from_ordered_key(b_, result, first->getType(), is_max) : result);
     };
     if (outer.empty()) reduce_row({});
-    else if (rows_independent) e_.parallel_loop_nest(outer, acc_, reduce_row, e_.numel(row));  // a row's work per index
+    else if (rows_independent) e_.parallel_loop_nest(outer, acc_, reduce_row, e_.numel(row), Emitter::LoopWork::ReducedRows);
     else e_.loop_nest(outer, reduce_row);
   }
 
@@ -322,7 +322,7 @@ class ReductionLowering : NodeLowering {
     };
     const std::vector<llvm::Value*> row(w.dims.begin() + static_cast<std::ptrdiff_t>(outer_end), w.dims.end());
     if (outer.empty()) reduce_row({});
-    else if (rows_independent) e_.parallel_loop_nest(outer, acc_, reduce_row, e_.numel(row));  // a row's work per index
+    else if (rows_independent) e_.parallel_loop_nest(outer, acc_, reduce_row, e_.numel(row), Emitter::LoopWork::ReducedRows);
     else e_.loop_nest(outer, reduce_row);
   }
 
@@ -400,7 +400,7 @@ void Emitter::lower_arg_reduce(Scope& s, uint32_t i) {
             });
         store(DType::Int64, dst, linear_offset(out_strides, oidx), best[1]);
       },
-      /*inner_work=*/in.dims[axis]);
+      /*inner_work=*/in.dims[axis], LoopWork::ReducedRows);
   finish_result(s, i, out, dst);
 }
 

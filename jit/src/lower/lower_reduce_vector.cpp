@@ -164,7 +164,7 @@ void Emitter::row_vectors(DType d, int64_t blocks, llvm::Value* rows, llvm::Valu
     }
     b_.CreateAlignedStore(result(combine(splat_init, level[0])), b_.CreateInBoundsGEP(mem_type(d), out, row0),
                           llvm::Align(dtype_size(d)));
-  }, i64(blocks * lanes * lanes));
+  }, i64(blocks * lanes * lanes), LoopWork::ReducedRows);
   // The rows after the last whole group, each reduced by halves.
   const auto* static_rows = llvm::dyn_cast<llvm::ConstantInt>(rows);
   if (!static_rows || static_rows->getSExtValue() % lanes != 0) {

@@ -28,7 +28,7 @@ namespace {
 // Below two grains a loop stays inline (the pool's hand-off costs a few microseconds); the same
 // grain as the eager kernels (docs/jit.md, "Threads").
 constexpr int64_t kParallelGrain = detail::kElementwiseGrain;
-// A loop of reduced rows (inner_work given: row reductions, products in vector registers,
+// A loop of reduced rows (LoopWork::ReducedRows: row reductions, products in vector registers,
 // arg-reductions) counts the elements it reads, which cost less than an elementwise loop's
 // (no store per element): 4 of them make a grain. With the elementwise grain, logistic
 // regression's [4096, 16] product split every step and ran slower on two threads than on one.
@@ -55,10 +55,10 @@ int64_t static_product(const std::vector<llvm::Value*>& dims) {
 
 void Codegen::parallel_loop_nest(const std::vector<llvm::Value*>& dims, llvm::Value* out,
                                  const std::function<void(const std::vector<llvm::Value*>&)>& body,
-                                 llvm::Value* inner_work) {
+                                 llvm::Value* inner_work, LoopWork kind) {
   std::vector<llvm::Value*> work = dims;
   if (inner_work) work.push_back(inner_work);
-  const int64_t total = static_product(work), grain = inner_work ? kReductionGrain : kParallelGrain;
+  const int64_t total = static_product(work), grain = kind == LoopWork::ReducedRows ? kReductionGrain : kParallelGrain;
   if (dims.empty() || (total >= 0 && total < 2 * grain)) {
     loop_nest(dims, body);
     return;
