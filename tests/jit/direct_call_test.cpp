@@ -98,16 +98,13 @@ TEST(DirectCall, CodeThatReachesItsCallStateTakesTheStubAndRaisesItsErrors) {
   const Tensor x = ag::constant({7, -9, 4}), y = ag::constant({2, 3, -4}), zero = ag::constant({2, 0, 1});
   const Tensor good = ag::constant({1.f, 2.f}), bad = ag::constant({1.f, -2.f});
   const Tensor want_q = int_quotient(x, y), want_checked = ag::constant({2.f, 4.f});
-  // Each loop as expect_direct_calls runs one: every call would be direct if the code could be.
-  for (int k = 0; k < 5; ++k) {
-    const Tensor got = q(x, y);
-    ASSERT_EQ(bytes_of(got), bytes_of(want_q));
-  }
+  // Five calls as expect_direct_calls makes: every call would be direct if the code could be.
+  auto five_calls = [](auto& f, const Tensor& want, const auto&... args) {
+    for (int k = 0; k < 5; ++k) ASSERT_EQ(bytes_of(f(args...)), bytes_of(want));
+  };
+  five_calls(q, want_q, x, y);
   EXPECT_THROW(q(x, zero), ag::InvalidArgumentError);
-  for (int k = 0; k < 5; ++k) {
-    const Tensor got = checked(good);
-    ASSERT_EQ(bytes_of(got), bytes_of(want_checked));
-  }
+  five_calls(checked, want_checked, good);
   EXPECT_THROW(checked(bad), ag::InvalidArgumentError);
   EXPECT_GE(q.stats().inline_hits, 3);
   EXPECT_GE(checked.stats().inline_hits, 3);

@@ -200,8 +200,8 @@ class ReductionLowering : NodeLowering {
         return;
       }
       if (!keyed()) {
-        if (const size_t suffix = short_kept_suffix(w, acc_strides, kept)) {
-          reduce_rows_to_registers(w, acc_strides, suffix, rows_independent);
+        if (const KeptSuffix ks = short_kept_suffix(w, acc_strides, kept); ks.suffix) {
+          reduce_rows_to_registers(w, acc_strides, ks, rows_independent);
           return;
         }
       }
@@ -255,23 +255,26 @@ class ReductionLowering : NodeLowering {
     else e_.loop_nest(outer, reduce_row);
   }
 
-  // Where the walk's trailing kept dims start when the walk is kept dims (none reduced), then
-  // reduced dims (none kept), then kept dims of a static size of at most kRegisterAccumulators
-  // elements: n-body's sum over j of [i, j, xyz]. Else 0.
-  size_t short_kept_suffix(const Walk& w, const std::vector<llvm::Value*>& acc_strides, size_t kept) const {
-    if (kept < acc_strides.size()) return 0;  // trailing dims reduced: the row form's case
+  // A walk of kept dims (none reduced), then reduced dims [reduced_begin, suffix), then kept dims
+  // of a static size of at most kRegisterAccumulators elements from `suffix` on: n-body's sum
+  // over j of [i, j, xyz]. suffix = 0: not this form.
+  struct KeptSuffix {
+    size_t reduced_begin = 0, suffix = 0;
+  };
+  KeptSuffix short_kept_suffix(const Walk& w, const std::vector<llvm::Value*>& acc_strides, size_t kept) const {
+    if (kept < acc_strides.size()) return {};  // trailing dims reduced: the row form's case
     size_t k = 0;
     while (k < acc_strides.size() && !e_.is_const(acc_strides[k], 0)) ++k;
     const size_t reduced_begin = k;
     while (k < acc_strides.size() && e_.is_const(acc_strides[k], 0)) ++k;
-    if (k == reduced_begin || k == acc_strides.size()) return 0;
+    if (k == reduced_begin || k == acc_strides.size()) return {};
     int64_t elements = 1;
     for (size_t j = k; j < w.dims.size(); ++j) {
       const auto* c = llvm::dyn_cast<llvm::ConstantInt>(w.dims[j]);
-      if (!c || e_.is_const(acc_strides[j], 0)) return 0;
+      if (!c || e_.is_const(acc_strides[j], 0)) return {};
       elements *= c->getSExtValue();
     }
-    return elements <= kRegisterAccumulators ? k : 0;
+    return elements <= kRegisterAccumulators ? KeptSuffix{reduced_begin, k} : KeptSuffix{};
   }
 
   // Kept outer dims, reduced middle dims, and a short static kept suffix: each outer index keeps
@@ -279,10 +282,9 @@ class ReductionLowering : NodeLowering {
   // them once. In memory, every element was a load and a store of its output, a dependency
   // through memory per element (n-body's accelerations: 0.7 ms against 0.2 ms for the loop
   // that computes all their terms).
-  void reduce_rows_to_registers(const Walk& w, const std::vector<llvm::Value*>& acc_strides, size_t suffix,
+  void reduce_rows_to_registers(const Walk& w, const std::vector<llvm::Value*>& acc_strides, const KeptSuffix& ks,
                                 bool rows_independent) {
-    size_t outer_end = 0;
-    while (!e_.is_const(acc_strides[outer_end], 0)) ++outer_end;
+    const size_t outer_end = ks.reduced_begin, suffix = ks.suffix;
     const std::vector<llvm::Value*> outer(w.dims.begin(), w.dims.begin() + static_cast<std::ptrdiff_t>(outer_end));
     std::vector<int64_t> inner;
     int64_t count = 1;
