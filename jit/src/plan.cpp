@@ -6,6 +6,7 @@
 
 #include "arena.h"
 #include "fusion.h"
+#include "per_element_loops.h"
 #include "plan_updates.h"
 
 namespace ag::jit {
@@ -373,7 +374,7 @@ int64_t count_loop_nests(const ScopePlan& s) {
 
 Program plan_program(std::shared_ptr<const Graph> graph) {
   Program prog;
-  prog.graph = std::move(graph);
+  prog.graph = run_loops_per_element(std::move(graph));
   Planner planner(prog);
   std::vector<int32_t> param_slots;
   for (uint32_t p : prog.graph->params)

@@ -87,21 +87,24 @@ class Codegen {
   void exit_if(llvm::Value* cond, const char* name, const std::function<void()>& before);
 
   // ---- loop nests the thread pool may split (parallel_loops.cpp) ----
-  // Large or dynamic elementwise loops whose only writes are to `out` (any other write, or an
+  // Large or dynamic elementwise loops whose only writes are to `outs` (any other write, or an
   // error exit, keeps the loop serial). Outlined by outline_parallel_loops() once the entry is
   // done. inner_work: the elements one index of the nest handles (a row reduction's row length;
   // 1 when null), which sets the size threshold and the pool's grain.
   // rows: each index reduces rows of elements it only reads (row reductions, products in vector
   // registers, arg-reductions), which split from a larger size than loops that store each
   // element (kReductionGrain, parallel_loops.cpp).
-  enum class LoopWork : uint8_t { Elementwise, ReducedRows };
-  void parallel_loop_nest(const std::vector<llvm::Value*>& dims, llvm::Value* out,
+  // loops: each index runs a loop of its own (a While run element by element), which splits
+  // from far fewer indices (kLoopsGrain).
+  enum class LoopWork : uint8_t { Elementwise, ReducedRows, Loops };
+  // `outs`: the buffers the loop writes (one for all but a While run element by element).
+  void parallel_loop_nest(const std::vector<llvm::Value*>& dims, const std::vector<llvm::Value*>& outs,
                           const std::function<void(const std::vector<llvm::Value*>&)>& body,
                           llvm::Value* inner_work = nullptr, LoopWork work = LoopWork::Elementwise);
   // The loop nest in the form outline_parallel_loop() moves out (its range in two stack slots).
   // work_per_outer: the elements one outer iteration handles (default: the inner dims' product),
   // which sets the pool's grain.
-  void splittable_loop_nest(const std::vector<llvm::Value*>& dims, llvm::Value* out,
+  void splittable_loop_nest(const std::vector<llvm::Value*>& dims, const std::vector<llvm::Value*>& outs,
                             const std::function<void(const std::vector<llvm::Value*>&)>& body,
                             llvm::Value* work_per_outer = nullptr, int64_t grain = 0);  // 0: the elementwise grain
   void outline_parallel_loops();
@@ -147,7 +150,7 @@ class Codegen {
 
   // A loop nest emitted inline, to be moved into a worker function the pool calls per range of
   // its outer index: its blocks [entry, exit), the stack slots its range is read from, its outer
-  // trip count, the elements per outer iteration, and the buffer it may write.
+  // trip count, the elements per outer iteration, and the buffers it may write.
   struct ParallelLoop {
     llvm::BasicBlock* entry = nullptr;
     llvm::BasicBlock* exit = nullptr;
@@ -155,7 +158,7 @@ class Codegen {
     llvm::Value* hi_slot = nullptr;
     llvm::Value* outer = nullptr;
     llvm::Value* inner_elements = nullptr;
-    llvm::Value* out = nullptr;
+    std::vector<llvm::Value*> outs;
     bool emitted_vectors = false;  // agc's own vector code: the optimizer skips it (optimizer.h)
     int64_t unit = 1;              // chunks begin at multiples of this many outer iterations
     int64_t grain = 0;             // elements per chunk, at least (0: kParallelGrain)

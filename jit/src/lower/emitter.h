@@ -160,6 +160,10 @@ class Emitter : public Codegen {
   // apply and the scalar loop (for LLVM's vectorizer) is needed.
   bool lower_elementwise_vector(Scope& s, uint32_t i, const LVal& out, const Walk& w);
   bool vectorizable(Scope& s, ValueId v, DType loop_dtype) const;
+  // Whether scalar_op's form of `op` (on operands of dtype d) is the same IR on vectors (ops.def's
+  // Vector column): IRBuilder's operations and intrinsics take vector operands, and constants
+  // come from the operands' types; libm functions call libmvec where the target has it.
+  bool vector_op(OpKind op, DType d) const;
   // The lanes of `v` at index `outer` of the walk's outer dims and [base, base + lanes) of its
   // inner dim; `mask`: the lanes in range (null: all).
   // `loaded`: the block's loads so far, by buffer (a buffer read twice is loaded once).
@@ -249,6 +253,7 @@ class Emitter : public Codegen {
   void lower_if(Scope& s, uint32_t i);                                             // lower_control.cpp
   llvm::Value* child_arena(Scope& s, uint32_t i);
   void lower_while(Scope& s, uint32_t i);
+  void lower_per_element_while(Scope& s, uint32_t i);  // lower_per_element_while.cpp
 
  private:
   void emit_results(Scope& root);

@@ -362,6 +362,9 @@ class WhileLowering : NodeLowering {
 
 }  // namespace
 
-void Emitter::lower_while(Scope& s, uint32_t i) { WhileLowering(*this, s, i).lower(); }
+void Emitter::lower_while(Scope& s, uint32_t i) {
+  if (s.graph().nodes[i].attrs.per_element()) return lower_per_element_while(s, i);
+  WhileLowering(*this, s, i).lower();
+}
 
 }  // namespace ag::jit

@@ -159,7 +159,7 @@ void Emitter::lower_elementwise(Scope& s, uint32_t i) {
     s.values[i] = {out};
     return;
   }
-  parallel_loop_nest(w.dims, out.ptr, [&](const std::vector<llvm::Value*>& idx) {
+  parallel_loop_nest(w.dims, {out.ptr}, [&](const std::vector<llvm::Value*>& idx) {
     std::vector<llvm::Value*> args;
     if (n.op != OpKind::FillLike)
       for (ValueId v : n.inputs) args.push_back(eval_element(s, v, w, idx));

@@ -24,21 +24,18 @@ namespace {
 // Rows of at most this many blocks are emitted as straight code, without a block loop.
 constexpr int64_t kInlineBlocks = 4;
 
-// Ops whose scalar_op form is the same IR on vectors (ops.def's Vector column): IRBuilder's
-// operations and intrinsics take vector operands, and constants come from the operands' types;
-// libm functions call libmvec where the target has it (math_call).
-bool vector_op(OpKind op, DType d, bool vector_math) {
+}  // namespace
+
+bool Emitter::vector_op(OpKind op, DType d) const {
   if (op == OpKind::CheckNumerics) return true;  // its own vector form (check_vector), not scalar_op's
   switch (op_info(op).vector) {
     case VectorForm::yes: return true;
     case VectorForm::f32: return d == DType::Float32;
-    case VectorForm::mvec: return vector_math;
+    case VectorForm::mvec: return has_vector_math();
     case VectorForm::no: return false;
   }
   return false;
 }
-
-}  // namespace
 
 // Whether v's elements can be computed as vectors in a loop of float dtype `d` (conditions in
 // between are bool vectors).
@@ -52,7 +49,7 @@ bool Emitter::vectorizable(Scope& s, ValueId v, DType d) const {
       const Node& n = s.graph().nodes[v.node];
       const DType out = n.outputs[0].dtype;
       if (out != d && out != DType::Bool) return false;
-      if (!vector_op(n.op, out == DType::Bool && !n.inputs.empty() ? s.type(n.inputs.back()).dtype : out, has_vector_math()))
+      if (!vector_op(n.op, out == DType::Bool && !n.inputs.empty() ? s.type(n.inputs.back()).dtype : out))
         return false;
       for (ValueId in : n.inputs)
         if (!vectorizable(s, in, d)) return false;
@@ -136,7 +133,7 @@ bool Emitter::lower_elementwise_vector(Scope& s, uint32_t i, const LVal& out, co
   llvm::Value* count = w.dims.back();
   if (lanes < 2 || (llvm::isa<llvm::ConstantInt>(count) && llvm::cast<llvm::ConstantInt>(count)->getSExtValue() < lanes))
     return false;
-  if (!vector_op(n.op, d, has_vector_math())) return false;
+  if (!vector_op(n.op, d)) return false;
   for (ValueId in : n.inputs)
     if (!vectorizable(s, in, d)) return false;
 
@@ -193,14 +190,14 @@ bool Emitter::lower_elementwise_vector(Scope& s, uint32_t i, const LVal& out, co
   if (static_count && whole + (rest > 0) <= kInlineBlocks) {
     // A short row: its blocks emitted one after the other; a loop of two blocks ran W1b's [8,32]
     // rows slower than LLVM's unrolled code (docs/performance.md, "Measured decisions": short row).
-    parallel_loop_nest(nest, out.ptr, [&](const std::vector<llvm::Value*>& idx) {
+    parallel_loop_nest(nest, {out.ptr}, [&](const std::vector<llvm::Value*>& idx) {
       outer = idx;
       for (int64_t k = 0; k < whole; ++k) vector_block(i64(k * lanes), nullptr);
       if (rest > 0) partial_block(i64(whole * lanes), i64(rest));
     }, count);
   } else {
     nest.push_back(blocks);
-    parallel_loop_nest(nest, out.ptr, [&](const std::vector<llvm::Value*>& idx) {
+    parallel_loop_nest(nest, {out.ptr}, [&](const std::vector<llvm::Value*>& idx) {
       outer.assign(idx.begin(), idx.end() - 1);
       llvm::Value* base = b_.CreateMul(idx.back(), i64(lanes), "vec.base", /*HasNUW=*/true, /*HasNSW=*/true);
       if (rest == 0) {

@@ -210,7 +210,7 @@ class ReductionLowering : NodeLowering {
         llvm::Value* off = e_.linear_offset(acc_strides, idx);
         e_.store(d_, acc_, off, combine(e_.load(d_, acc_, off), v));
       };
-      if (rows_independent) e_.parallel_loop_nest(w.dims, acc_, accumulate_element, nullptr, Emitter::LoopWork::ReducedRows);
+      if (rows_independent) e_.parallel_loop_nest(w.dims, {acc_}, accumulate_element, nullptr, Emitter::LoopWork::ReducedRows);
       else e_.loop_nest(w.dims, accumulate_element);
     };
     const ReductionSite site{s_, i_, x_, w, d_, init_, [&](llvm::Value* a, llvm::Value* v) { return combine(a, v); }};
@@ -251,7 +251,7 @@ class ReductionLowering : NodeLowering {
       e_.store(d_, acc_, off, keyed() ? from_ordered_key(b_, result, first->getType(), is_max) : result);
     };
     if (outer.empty()) reduce_row({});
-    else if (rows_independent) e_.parallel_loop_nest(outer, acc_, reduce_row, e_.numel(row), Emitter::LoopWork::ReducedRows);
+    else if (rows_independent) e_.parallel_loop_nest(outer, {acc_}, reduce_row, e_.numel(row), Emitter::LoopWork::ReducedRows);
     else e_.loop_nest(outer, reduce_row);
   }
 
@@ -324,7 +324,7 @@ class ReductionLowering : NodeLowering {
     };
     const std::vector<llvm::Value*> row(w.dims.begin() + static_cast<std::ptrdiff_t>(outer_end), w.dims.end());
     if (outer.empty()) reduce_row({});
-    else if (rows_independent) e_.parallel_loop_nest(outer, acc_, reduce_row, e_.numel(row), Emitter::LoopWork::ReducedRows);
+    else if (rows_independent) e_.parallel_loop_nest(outer, {acc_}, reduce_row, e_.numel(row), Emitter::LoopWork::ReducedRows);
     else e_.loop_nest(outer, reduce_row);
   }
 
@@ -385,7 +385,7 @@ void Emitter::lower_arg_reduce(Scope& s, uint32_t i) {
   // The best value and its index in registers: output elements are independent, so the pool
   // may split a large one's outer loop (each element found by one thread, the same answer).
   parallel_loop_nest(
-      out.dims, dst,
+      out.dims, {dst},
       [&](const std::vector<llvm::Value*>& oidx) {
         std::vector<llvm::Value*> idx = oidx;
         idx.insert(idx.begin() + static_cast<std::ptrdiff_t>(axis), i64(0));

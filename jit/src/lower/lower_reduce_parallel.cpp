@@ -86,7 +86,7 @@ class ParallelReduction {
       llvm::Value* partial_rows = e_.owned_alloc(
           b_.CreateMul(b_.CreateMul(blocks, c), i64(static_cast<int64_t>(dtype_size(d)))), r_.s.site({r_.i, 0}, partial_dims));
       e_.splittable_loop_nest(
-          {blocks}, partial_rows,
+          {blocks}, {partial_rows},
           [&](const std::vector<llvm::Value*>& idx) {
             const Piece rows_of_block = piece(b_, idx[0], rows_per_block, r);
             llvm::Value* part = b_.CreateMul(idx[0], c);
@@ -165,7 +165,7 @@ class ParallelReduction {
     llvm::Value* buffer =
         e_.owned_alloc(b_.CreateMul(count, i64(static_cast<int64_t>(dtype_size(d)))), r_.s.site({r_.i, 0}, partial_dims));
     e_.splittable_loop_nest(
-        {count}, buffer, [&](const std::vector<llvm::Value*>& idx) { e_.store(d, buffer, idx[0], partial(idx[0])); }, work);
+        {count}, {buffer}, [&](const std::vector<llvm::Value*>& idx) { e_.store(d, buffer, idx[0], partial(idx[0])); }, work);
     e_.store(d, acc, i64(0), e_.loop_reduce(count, r_.init, [&](llvm::Value* a, llvm::Value* c) {
       return r_.combine(a, e_.load(d, buffer, c));
     }));

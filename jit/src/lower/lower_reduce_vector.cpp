@@ -151,7 +151,7 @@ void Emitter::row_vectors(DType d, int64_t blocks, llvm::Value* rows, llvm::Valu
   const std::vector<size_t> leaf_of_lane = tree_leaf_of_lane(lanes);
   llvm::Value* groups = b_.CreateUDiv(rows, i64(lanes));
   llvm::Value* splat_init = b_.CreateVectorSplat(lanes, init);
-  parallel_loop_nest({groups}, out, [&](const std::vector<llvm::Value*>& idx) {
+  parallel_loop_nest({groups}, {out}, [&](const std::vector<llvm::Value*>& idx) {
     llvm::Value* row0 = b_.CreateMul(idx[0], i64(lanes));
     std::vector<llvm::Value*> row(lanes), level(lanes);
     for (unsigned r = 0; r < lanes; ++r) row[r] = b_.CreateAdd(row0, i64(r));

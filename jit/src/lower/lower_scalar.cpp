@@ -17,6 +17,8 @@ llvm::Value* cast_value(Emitter& e, DType from, DType to, llvm::Value* x) {
   if (to == DType::Float16 || to == DType::BFloat16)
     return float_to_half_bits(b, cast_value(e, from, DType::Float32, x), to == DType::BFloat16);
   llvm::Type* t = e.reg_type(to);
+  // Lanes of a vector convert alike (a While run element by element: lower_per_element_while.cpp).
+  if (auto* lanes = llvm::dyn_cast<llvm::FixedVectorType>(x->getType())) t = llvm::FixedVectorType::get(t, lanes->getNumElements());
   if (to == DType::Bool)
     return is_floating(from) ? b.CreateFCmpUNE(x, llvm::ConstantFP::get(x->getType(), 0.0))
                              : b.CreateICmpNE(x, llvm::ConstantInt::get(x->getType(), 0));

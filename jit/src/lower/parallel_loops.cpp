@@ -5,8 +5,8 @@
 // loop's place then calls agc_rt_parallel_for(worker, closure, outer, grain), which splits the outer
 // range over the shared thread pool (or runs it whole on one thread, or when small).
 //
-// Only loops that cannot fail and write nothing but their output buffer are split: chunks write
-// disjoint ranges of it, so the result is the serial one bit for bit. Anything else (an error exit,
+// Only loops that cannot fail and write nothing but their output buffers are split: chunks write
+// disjoint ranges of them, so the result is the serial one bit for bit. Anything else (an error exit,
 // a store to a stack temporary, a call that writes memory) keeps the loop inline and serial.
 #include <llvm/ADT/SetVector.h>
 #include <llvm/Analysis/ValueTracking.h>
@@ -16,6 +16,7 @@
 #include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/Transforms/Utils/CodeExtractor.h>
 
+#include <algorithm>
 #include <unordered_set>
 
 #include "ag/detail/parallel.h"
@@ -33,6 +34,10 @@ constexpr int64_t kParallelGrain = detail::kElementwiseGrain;
 // (no store per element): 4 of them make a grain. With the elementwise grain, logistic
 // regression's [4096, 16] product split every step and ran slower on two threads than on one.
 constexpr int64_t kReductionGrain = 4 * kParallelGrain;
+// A loop whose every index runs a loop of its own (a While run element by element) counts a
+// grain per 1K indices, as if each ran 32 iterations: Mandelbrot's 64K points split into chunks
+// a thread claims as it finishes one (rows near the set run 100 iterations, others 2).
+constexpr int64_t kLoopsGrain = kParallelGrain / 32;
 // A loop over one flat dim is the loop LLVM vectorizes, with a scalar remainder at the end of
 // each chunk: libmvec's vector exp/sin/... and libm's scalar ones differ in the last bit for
 // some inputs, so chunk bounds that moved with the thread count changed results (the wide
@@ -53,19 +58,20 @@ int64_t static_product(const std::vector<llvm::Value*>& dims) {
 
 }  // namespace
 
-void Codegen::parallel_loop_nest(const std::vector<llvm::Value*>& dims, llvm::Value* out,
+void Codegen::parallel_loop_nest(const std::vector<llvm::Value*>& dims, const std::vector<llvm::Value*>& outs,
                                  const std::function<void(const std::vector<llvm::Value*>&)>& body,
                                  llvm::Value* inner_work, LoopWork kind) {
   std::vector<llvm::Value*> work = dims;
   if (inner_work) work.push_back(inner_work);
-  const int64_t total = static_product(work), grain = kind == LoopWork::ReducedRows ? kReductionGrain : kParallelGrain;
+  const int64_t total = static_product(work);
+  const int64_t grain = kind == LoopWork::ReducedRows ? kReductionGrain : kind == LoopWork::Loops ? kLoopsGrain : kParallelGrain;
   if (dims.empty() || (total >= 0 && total < 2 * grain)) {
     loop_nest(dims, body);
     return;
   }
   llvm::Value* work_per_outer = inner_work ? numel(std::vector<llvm::Value*>(work.begin() + 1, work.end())) : nullptr;
   if (total >= 0) {
-    splittable_loop_nest(dims, out, body, work_per_outer, grain);
+    splittable_loop_nest(dims, outs, body, work_per_outer, grain);
     return;
   }
   // A size known only at run time: the splittable loop when it is large, else the same loop
@@ -78,16 +84,16 @@ void Codegen::parallel_loop_nest(const std::vector<llvm::Value*>& dims, llvm::Va
   loop_nest(dims, body);
   b_.CreateBr(join);
   b_.SetInsertPoint(large);
-  splittable_loop_nest(dims, out, body, work_per_outer, grain);
+  splittable_loop_nest(dims, outs, body, work_per_outer, grain);
   b_.CreateBr(join);
   b_.SetInsertPoint(join);
 }
 
-void Codegen::splittable_loop_nest(const std::vector<llvm::Value*>& dims, llvm::Value* out,
+void Codegen::splittable_loop_nest(const std::vector<llvm::Value*>& dims, const std::vector<llvm::Value*>& outs,
                                    const std::function<void(const std::vector<llvm::Value*>&)>& body,
                                    llvm::Value* work_per_outer, int64_t grain) {
   ParallelLoop p;
-  p.out = out;
+  p.outs = outs;
   p.grain = grain > 0 ? grain : kParallelGrain;
   p.emitted_vectors = emitting_vectors_;
   p.outer = dims[0];
@@ -142,7 +148,8 @@ bool Codegen::outline_parallel_loop(const ParallelLoop& loop, int index) {
     if (inside) blocks.push_back(&bb);
   }
   const std::unordered_set<llvm::BasicBlock*> in_loop(blocks.begin(), blocks.end());
-  const llvm::Value* out_base = llvm::getUnderlyingObject(loop.out);
+  std::vector<const llvm::Value*> out_bases;
+  for (llvm::Value* out : loop.outs) out_bases.push_back(llvm::getUnderlyingObject(out));
   for (llvm::BasicBlock* bb : blocks) {
     for (llvm::BasicBlock* succ : llvm::successors(bb))
       if (!in_loop.count(succ) && succ != loop.exit) return false;  // an error exit
@@ -154,7 +161,7 @@ bool Codegen::outline_parallel_loop(const ParallelLoop& loop, int index) {
         if (ii->getIntrinsicID() == llvm::Intrinsic::masked_store) to = ii->getArgOperand(1);
         else if (ii->getIntrinsicID() == llvm::Intrinsic::x86_sse_sfence) continue;  // streaming stores' fence
       }
-      if (!to || llvm::getUnderlyingObject(to) != out_base) return false;
+      if (!to || std::find(out_bases.begin(), out_bases.end(), llvm::getUnderlyingObject(to)) == out_bases.end()) return false;
     }
   }
   llvm::CodeExtractorAnalysisCache cache(*fn_);

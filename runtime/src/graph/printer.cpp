@@ -196,7 +196,10 @@ std::string attrs_to_text(const Node& n, ConstantText constants) {
     case OpKind::ExpandDims:
     case OpKind::ArgMax:
     case OpKind::ArgMin: parts.push_back(fmt::format("axis={}", a.axis)); break;
-    case OpKind::While: parts.push_back(fmt::format("loop_vars={}", a.loop_vars())); break;
+    case OpKind::While:
+      parts.push_back(fmt::format("loop_vars={}", a.loop_vars()));
+      if (a.per_element()) parts.push_back("per_element");
+      break;
     case OpKind::ReadVariable:
     case OpKind::AssignVariable:
     case OpKind::AssignAddVariable:

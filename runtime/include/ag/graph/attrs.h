@@ -78,6 +78,10 @@ struct Attrs {
   int64_t& padding() { return axis; }
   int64_t loop_vars() const { return axis; }         // While: the first loop_vars inputs are carried
   int64_t& loop_vars() { return axis; }
+  // While, in the JIT's plan only (jit/src/per_element_loops.h): its cond and body take one
+  // element of each loop variable, and the loop runs once per element.
+  bool per_element() const { return keepdims; }
+  bool& per_element() { return keepdims; }
 
   static const Attrs& none();
 };
