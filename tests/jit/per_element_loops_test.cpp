@@ -76,6 +76,26 @@ TEST(JitPerElementLoops, MandelbrotRunsElementByElementWithItsCounter) {
   EXPECT_EQ(differ, 0u);
 }
 
+// Blocks of lanes (a vector register's elements running the loop together) against each element
+// alone (AG_JIT_VECTOR_LOOPS=0): both are the whole loop's values, so they agree bit for bit; the
+// vector form's code (as emitted) holds the vector loop and its or-reduction.
+TEST(JitPerElementLoops, BlocksOfLanesEqualElementsAlone) {
+  const Tensor cr = grid_axis(53, -2.0f, 0.5f, {1, 53}), ci = grid_axis(31, -1.25f, 1.25f, {31, 1});
+  auto fn = [](Tensor x, Tensor y) { return escape(x, y, 80); };
+  auto lanes = ag::function(fn);
+  const auto [counts, i] = lanes(cr, ci);
+  const std::string ir = lanes.get_concrete_function(cr, ci).llvm_ir(/*optimized=*/false);
+  EXPECT_NE(ir.find("element.while.body"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("llvm.vector.reduce.or"), std::string::npos) << "no block of lanes: " << ir;
+  const agtest::ScopedEnv scalar("AG_JIT_VECTOR_LOOPS", "0");
+  auto alone = ag::function(fn);
+  const auto [counts1, i1] = alone(cr, ci);
+  const std::string ir1 = alone.get_concrete_function(cr, ci).llvm_ir(/*optimized=*/false);
+  EXPECT_EQ(ir1.find("llvm.vector.reduce.or"), std::string::npos) << ir1;
+  EXPECT_TRUE(agtest::same_tensor(counts1, counts, {.rtol = 0, .atol = 0}));
+  EXPECT_EQ(i1.item<int32_t>(), i.item<int32_t>());
+}
+
 TEST(JitPerElementLoops, TheCounterOfALoopThatStopsEarlyOrNeverRuns) {
   // Every point escapes within a few iterations: the count is the longest escape, not the
   // limit; and a grid where every point starts inactive runs no iteration (i = 0).

@@ -80,8 +80,9 @@ class PerElementWhileLowering : NodeLowering {
 
   // Lanes of a block: those of a 32-bit type in the target's vector register, when the inner dim
   // has that many, every buffer reads it contiguously or broadcasts it, and every op of the
-  // cond and body has a vector form; else 1.
+  // cond and body has a vector form; else 1 (also under AG_JIT_VECTOR_LOOPS=0).
   unsigned block_lanes(const Walk& w) const {
+    if (!e_.program().config.vector_loops) return 1;  // AG_JIT_VECTOR_LOOPS=0: every loop scalar
     const auto lanes = static_cast<unsigned>(e_.vector_width() / 4);
     const auto* inner = llvm::dyn_cast<llvm::ConstantInt>(w.dims.back());
     if (lanes < 2 || !inner || inner->getSExtValue() < lanes) return 1;
