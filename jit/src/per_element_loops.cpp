@@ -71,7 +71,7 @@ struct Loop {
 };
 
 // The cond: reduce_any of a bool element variable over all of S, alone or under LogicalAnds with
-// scalars; nothing else reads it.
+// scalars.
 bool find_mask(Loop& loop) {
   const Graph& c = *loop.node.subgraphs[0];
   for (uint32_t i = 0; i < c.nodes.size(); ++i) {
@@ -108,11 +108,12 @@ bool find_mask(Loop& loop) {
   return true;
 }
 
-// Float values of the body that are never -0.0, given the loop variables in `never` are not.
-// x + y is -0.0 only when both are; x - y only when x is.
+// Float values of a graph that are never -0.0, given the parameters in `never` are not (the
+// body's loop variables; none of the outer graph's). x + y is -0.0 only when both are; x - y
+// only when x is.
 class NegativeZeros {
  public:
-  NegativeZeros(const Graph& body, const std::vector<bool>& never) : g_(body), never_(never) {}
+  NegativeZeros(const Graph& g, const std::vector<bool>& never) : g_(g), never_(never) {}
 
   bool never(ValueId v) const {
     if (!is_floating(g_.type(v).dtype)) return true;
@@ -140,16 +141,6 @@ class NegativeZeros {
   const Graph& g_;
   const std::vector<bool>& never_;
 };
-
-// An initial value that is never -0.0.
-bool init_never_negative_zero(const Graph& outer, ValueId v) {
-  if (!is_floating(outer.type(v).dtype)) return true;
-  const Node& n = outer.nodes[v.node];
-  if (n.op == OpKind::Const) return !has_negative_zero(n.attrs.value);
-  if (n.op == OpKind::Fill || n.op == OpKind::FillLike) return !is_negative_zero(n.attrs.scalar);
-  if (n.op == OpKind::Cast) return !is_floating(outer.type(n.inputs[0]).dtype);
-  return false;
-}
 
 // The body's values with m = false, as far as the rules below know them.
 struct Sym {
@@ -235,7 +226,8 @@ bool qualifies(Loop& loop) {
   // is not while they are not (a fixed point, from all of them down).
   const Graph& body = *w.subgraphs[1];
   std::vector<bool> never(static_cast<size_t>(loop.nvars));
-  for (size_t k = 0; k < never.size(); ++k) never[k] = init_never_negative_zero(loop.outer, w.inputs[k]);
+  const std::vector<bool> no_params;  // the outer graph's parameters may be -0.0
+  for (size_t k = 0; k < never.size(); ++k) never[k] = NegativeZeros(loop.outer, no_params).never(w.inputs[k]);
   for (bool changed = true; changed;) {
     changed = false;
     const NegativeZeros zeros(body, never);

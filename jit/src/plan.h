@@ -98,7 +98,9 @@ struct Program {
   JitConfig config;
 };
 
-// Plans `graph` and its sub-graphs (recursively, one ScopePlan per If/While instance).
+// Plans `graph` and its sub-graphs (recursively, one ScopePlan per If/While instance), after
+// marking the Whiles that run element by element (per_element_loops.h): Program::graph is then
+// that graph.
 Program plan_program(std::shared_ptr<const Graph> graph);
 
 // Static byte size of a value of this type, or -1 when a dim is unknown.

@@ -1,10 +1,17 @@
 // Staged while loops over a mask run element by element (per_element_loops.h): the plan marks the
 // While `per_element` only when the rules prove each element's own loop gives the global loop's
 // state, and every case checks eager == interpreter (the global loop) == JIT. Counters read after
-// the loop, broadcast invariants, the -0.0 rule, loops that must stay global, the pool split, and
-// the loop inside a staged loop, a nested Function and under tapes.
-#include <cmath>
+// the loop, broadcast invariants, the -0.0 rule, loops that must stay global, the pool split, a
+// saved model compiled ahead of time, and the loop inside a staged loop, a nested Function and
+// under tapes.
+#include <ag/saved_model.h>
+#include <unistd.h>
 
+#include <cmath>
+#include <filesystem>
+#include <memory>
+
+#include "../common/log_capture.h"
 #include "ag/detail/parallel.h"
 #include "jit_test_util.h"
 
@@ -269,6 +276,29 @@ TEST(JitPerElementLoops, TheNestSplitsOverThePoolUnlessACounterIsRead) {
                            {.rtol = 0, .atol = 0}, cr, ci);
   const ag::detail::ScopedNumThreads one(1);
   EXPECT_TRUE(agtest::same_tensor(split, counts_only(cr, ci), {.rtol = 0, .atol = 0}));
+}
+
+// A saved model compiled ahead of time for every CPU level: the loader plans the graph again
+// (per_element_loops runs at plan time, in libag_jit_core), links the saved code instead of
+// compiling, and gets the Function's counts and counter.
+TEST(JitPerElementLoops, SavedCompiledForEveryLevelAndLinked) {
+  namespace fs = std::filesystem;
+  const std::string dir = (fs::temp_directory_path() / ("agc_per_element_saved_" + std::to_string(::getpid()))).string();
+  fs::remove_all(dir);
+  const Tensor cr = grid_axis(40, -2.0f, 0.5f, {1, 40}), ci = grid_axis(24, -1.25f, 1.25f, {24, 1});
+  auto f = ag::function([](Tensor x, Tensor y) { return escape(x, y, 50); });
+  ag::saved_model::save(dir, {{"escape", f.get_concrete_function(cr, ci)}},
+                        {.compiled_for = {"x86-64-v4", "x86-64-v3", "x86-64-v2"}});
+  auto capture = std::make_unique<agtest::LogCapture>(ag::detail::LogTopic::Compile);
+  const std::vector<Tensor> loaded = ag::saved_model::load(dir).call("escape", {cr, ci});
+  const std::string log = capture->text();
+  capture.reset();
+  EXPECT_NE(log.find("agc: jit: escape: linked the saved model's code"), std::string::npos) << log;
+  const auto [counts, i] = f(cr, ci);
+  ASSERT_EQ(loaded.size(), 2u);
+  EXPECT_TRUE(agtest::same_tensor(counts, loaded[0], {.rtol = 0, .atol = 0}));
+  EXPECT_EQ(loaded[1].item<int32_t>(), i.item<int32_t>());
+  fs::remove_all(dir);
 }
 
 TEST(JitPerElementLoops, InAStagedLoopANestedFunctionAndUnderTapes) {

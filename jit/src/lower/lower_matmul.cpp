@@ -170,9 +170,9 @@ class SmallGemm {
   }
 
   // All rows of C for the panel of columns starting at `col0`. The blocks stay a loop: a block is
-  // already hundreds of instructions (k unrolled), which LLVM's unrollers never copy, but they
-  // analyzed it twice, each time simulating every iteration, which took much of the optimizer's
-  // time (docs/performance.md, "Measured decisions": rolled row blocks).
+  // already hundreds of instructions (k unrolled, or 8 steps of it), which LLVM's unrollers never
+  // copy, but they analyzed it twice, each time simulating every iteration, which took much of the
+  // optimizer's time (docs/performance.md, "Measured decisions": rolled row blocks).
   void panel_rows(llvm::Value* col0, const Pieces& pieces, int64_t block_rows) {
     const int64_t full_blocks = m_ / block_rows, rest = m_ % block_rows;
     e_.loop_carry(
@@ -204,9 +204,10 @@ class SmallGemm {
   }
 
   // `rows` rows of C from `row0`, the panel's columns from `col0`. The block is straight code of
-  // k * rows * pieces multiply-adds, so each instruction less per product is hundreds less for
-  // LLVM to optimize and compile: a row of A is addressed once (a constant offset per k), and
-  // A[i,k] is broadcast once per vector width, not per piece.
+  // rows * pieces multiply-adds per step of k (up to kStraightK steps, else a loop of kLoopKStep
+  // of them), so each instruction less per product is hundreds less for LLVM to optimize and
+  // compile: a row of A is addressed once (an offset per k), and A[i,k] is broadcast once per
+  // vector width, not per piece.
   void row_block(llvm::Value* row0, int64_t rows, llvm::Value* col0, const Pieces& pieces) {
     const auto np = static_cast<int64_t>(pieces.size());
     llvm::Value* bcol = b_.CreateInBoundsGEP(et_, pb_, col0);

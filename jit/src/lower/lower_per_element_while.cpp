@@ -149,37 +149,27 @@ class PerElementWhileLowering : NodeLowering {
   }
 
   void lanes_block(const Walk& w, const std::vector<llvm::Value*>& outer, llvm::Value* base, unsigned lanes) {
-    // Where a buffer's block begins, and whether it broadcasts the inner dim.
-    auto at = [&](const LVal& lv, bool& broadcast) {
-      const std::vector<llvm::Value*>& strides = *w.find(&lv);
-      broadcast = e_.is_const(strides.back(), 0);
-      llvm::Value* row = e_.linear_offset(std::vector<llvm::Value*>(strides.begin(), strides.end() - 1), outer);
-      return broadcast ? row : b_.CreateAdd(row, base);
-    };
     std::vector<llvm::Value*> params;
+    std::vector<std::pair<const LVal*, llvm::Value*>> loaded;
     for (ValueId v : n_.inputs) {
       const LVal& lv = s_.at(v);
       if (is_register_type(s_.type(v))) {
         params.push_back(b_.CreateVectorSplat(lanes, e_.as_register(lv)));
         continue;
       }
-      bool broadcast = false;
-      llvm::Value* offset = at(lv, broadcast);
-      llvm::Type* et = e_.mem_type(lv.dtype);
-      llvm::Value* ptr = b_.CreateInBoundsGEP(et, lv.ptr, offset);
-      llvm::Value* x = broadcast ? b_.CreateVectorSplat(lanes, b_.CreateLoad(et, ptr))
-                                 : b_.CreateAlignedLoad(llvm::FixedVectorType::get(et, lanes), ptr, llvm::Align(dtype_size(lv.dtype)));
-      if (lv.dtype == DType::Bool) x = b_.CreateICmpNE(x, llvm::Constant::getNullValue(x->getType()));
+      llvm::Value* x = e_.eval_vector(s_, v, w, outer, base, lanes, nullptr, loaded);
+      if (lv.dtype == DType::Bool) x = b_.CreateICmpNE(x, llvm::Constant::getNullValue(x->getType()));  // bytes in memory
       params.push_back(x);
     }
     const Run run = loop(params, lanes);
     for (size_t k = 0; k < nvars_; ++k) {
       if (!element_var(k)) continue;
       const LVal& r = results_[k];
-      bool broadcast = false;
+      const std::vector<llvm::Value*>& strides = *w.find(&r);  // row-major: the inner stride is 1
+      llvm::Value* first = b_.CreateAdd(e_.linear_offset(std::vector<llvm::Value*>(strides.begin(), strides.end() - 1), outer), base);
       llvm::Value* x = run.state[k];
       if (r.dtype == DType::Bool) x = b_.CreateZExt(x, llvm::FixedVectorType::get(e_.mem_type(DType::Bool), lanes));
-      b_.CreateAlignedStore(x, b_.CreateInBoundsGEP(e_.mem_type(r.dtype), r.ptr, at(r, broadcast)), llvm::Align(dtype_size(r.dtype)));
+      b_.CreateAlignedStore(x, b_.CreateInBoundsGEP(e_.mem_type(r.dtype), r.ptr, first), llvm::Align(dtype_size(r.dtype)));
     }
     // A block's counters are the same in every lane.
     keep_if_longest(run, [&](llvm::Value* v) { return b_.CreateExtractElement(v, uint64_t{0}); });
