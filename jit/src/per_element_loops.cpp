@@ -6,14 +6,18 @@
 //  - its invariants are scalars or broadcast to S;
 //  - every node of its cond and body is an elementwise op that cannot raise, a fill, or a scalar
 //    constant (no reductions, no state, no nested control flow), and its cond is
-//    `reduce_any(m)` of a bool loop variable m over all of S, alone or and'ed with scalars;
+//    `reduce_any(m)` over all of S, alone or and'ed with scalars, of a mask m of shape S that is
+//    a bool loop variable or an expression of the element variables and the invariants
+//    (`reduce_any(abs(z) < 2)`: no scalar loop variable, which could revive a finished element);
 //  - when m is false, the body returns every element variable unchanged: evaluated symbolically
-//    with m = false (where(false, a, b) = b, false & x = false, cast(false) = 0, x + 0 = x for
-//    integers and for floats that are never -0.0, 0 * x = 0 for integers, ...), each of its results is the variable it
-//    replaces (m's own may be `false`).
+//    with m = false (the mask variable, or each body value computed as the cond computes m;
+//    where(false, a, b) = b, false & x = false, cast(false) = 0, x + 0 = x for integers and for
+//    floats that are never -0.0, 0 * x = 0 for integers, ...), each of its results is the
+//    variable it replaces (m's own may be `false`).
 // Then, by induction over the iterations, the global loop and the loop of each element alone
 // give every element the same final state: an element whose m is false stays as it is (the
-// proof) and keeps m false, so the global loop running on changes nothing of it; while m[e] is
+// proof) and keeps m false (a mask variable the body keeps false; an expression of values that
+// did not change), so the global loop running on changes nothing of it; while m[e] is
 // true both run the same elementwise step on it; the scalars are the same sequence in both (a
 // scalar computed by elementwise ops reads only scalars); and the global loop stops when no
 // element is active or a scalar condition fails, the same condition each element stops on. The
@@ -23,7 +27,11 @@
 
 #include <cmath>
 #include <optional>
+#include <string>
 
+#include <fmt/format.h>
+
+#include "ag/detail/tensor_impl.h"
 #include "ag/graph/passes.h"
 
 namespace ag::jit {
@@ -65,13 +73,55 @@ struct Loop {
   const Node& node;
   Shape shape;       // S
   int64_t nvars = 0;
-  int64_t mask = -1;  // m's loop variable
-  ValueId any{};       // reduce_any(m) in the cond
+  int64_t mask = -1;       // m's loop variable, or -1 when the cond computes m
+  std::string mask_expr;   // ...then m's expression (ExpressionKeys), which the body may repeat
+  ValueId any{};           // reduce_any(m) in the cond
   bool element_var(size_t k) const { return node.outputs[k].shape.rank() != 0; }
 };
 
-// The cond: reduce_any of a bool element variable over all of S, alone or under LogicalAnds with
-// scalars.
+// A key per value of a sub-graph that is equal for two values (of the cond and the body, whose
+// parameters are the same loop variables and invariants) when they compute the same expression
+// of the same parameters: op, attributes, output types and the inputs' keys.
+class ExpressionKeys {
+ public:
+  explicit ExpressionKeys(const Graph& g) : g_(g), keys_(g.nodes.size()) {}
+
+  const std::string& of(ValueId v) {
+    std::string& key = keys_[v.node];
+    if (!key.empty()) return key;
+    const Node& n = g_.nodes[v.node];
+    if (n.op == OpKind::Placeholder) return key = fmt::format("p{}", n.attrs.param_index());
+    const Attrs& a = n.attrs;
+    key = fmt::format("({} {} {} {} {} {} {}", static_cast<int>(n.op), n.outputs[0].str(), static_cast<int>(a.dtype), a.scalar,
+                      a.scalar2, a.axis, a.ints.str());
+    if (n.op == OpKind::Const) {  // a scalar (per_element_op): its bytes, exactly
+      const auto* bytes = static_cast<const unsigned char*>(detail::impl_of(a.value)->data);
+      key += " c";
+      for (size_t b = 0; b < dtype_size(a.value.dtype()); ++b) key += fmt::format("{:02x}", bytes[b]);
+    }
+    for (ValueId in : n.inputs) key += " " + of(in);
+    return key += ")";
+  }
+
+ private:
+  const Graph& g_;
+  std::vector<std::string> keys_;
+};
+
+// Whether `v` of the cond reads a scalar loop variable.
+bool reads_scalar_var(const Loop& loop, const Graph& c, ValueId v) {
+  const Node& n = c.nodes[v.node];
+  if (n.op == OpKind::Placeholder) {
+    const int64_t k = n.attrs.param_index();
+    return k < loop.nvars && !loop.element_var(static_cast<size_t>(k));
+  }
+  for (ValueId in : n.inputs)
+    if (reads_scalar_var(loop, c, in)) return true;
+  return false;
+}
+
+// The cond: reduce_any of a mask over all of S (a bool element variable, or an expression of
+// element variables and invariants), alone or under LogicalAnds with scalars.
 bool find_mask(Loop& loop) {
   const Graph& c = *loop.node.subgraphs[0];
   for (uint32_t i = 0; i < c.nodes.size(); ++i) {
@@ -79,13 +129,18 @@ bool find_mask(Loop& loop) {
     if (n.op != OpKind::ReduceAny) continue;
     if (loop.mask >= 0 || n.attrs.keepdims || n.attrs.axes().rank() != loop.shape.rank()) return false;
     const ValueId m = n.inputs[0];
-    if (c.nodes[m.node].op != OpKind::Placeholder) return false;
-    const int64_t k = c.nodes[m.node].attrs.param_index();
-    if (k >= loop.nvars || c.type(m).dtype != DType::Bool || !loop.element_var(static_cast<size_t>(k))) return false;
-    loop.mask = k;
+    if (c.type(m).dtype != DType::Bool || c.type(m).shape != loop.shape) return false;
+    if (c.nodes[m.node].op == OpKind::Placeholder) {
+      const int64_t k = c.nodes[m.node].attrs.param_index();
+      if (k >= loop.nvars || !loop.element_var(static_cast<size_t>(k))) return false;
+      loop.mask = k;
+    } else {
+      if (reads_scalar_var(loop, c, m)) return false;
+      loop.mask_expr = ExpressionKeys(c).of(m);
+    }
     loop.any = {i, 0};
   }
-  if (loop.mask < 0) return false;
+  if (loop.mask < 0 && loop.mask_expr.empty()) return false;
   // The cond's result is reduce_any(m), or LogicalAnds down to it along one path: each And's
   // other operand does not read it (reduce_any(m) read twice is not a per-element condition).
   const auto reaches_any = [&](ValueId from) {
@@ -149,13 +204,19 @@ struct Sym {
   friend bool operator==(const Sym& a, const Sym& b) { return a.kind == b.kind && a.param == b.param; }
 };
 
-std::vector<Sym> evaluate_inactive(const Graph& body, int64_t mask, const NegativeZeros& zeros) {
+std::vector<Sym> evaluate_inactive(const Graph& body, const Loop& loop, const NegativeZeros& zeros) {
   using K = Sym::Kind;
+  const int64_t mask = loop.mask;
   std::vector<Sym> sym(body.nodes.size());
+  ExpressionKeys keys(body);
   for (uint32_t i = 0; i < body.nodes.size(); ++i) {
     const Node& n = body.nodes[i];
     auto in = [&](size_t k) { return sym[n.inputs[k].node]; };
     Sym& out = sym[i];
+    if (!loop.mask_expr.empty() && n.outputs.size() == 1 && keys.of({i, 0}) == loop.mask_expr) {
+      out = {K::False};
+      continue;
+    }
     switch (n.op) {
       case OpKind::Placeholder:
         out = n.attrs.param_index() == mask ? Sym{K::False} : Sym{K::Param, n.attrs.param_index()};
@@ -235,7 +296,7 @@ bool qualifies(Loop& loop) {
       if (never[k] && !zeros.never(body.results[k])) never[k] = false, changed = true;
   }
   const NegativeZeros zeros(body, never);
-  const std::vector<Sym> sym = evaluate_inactive(body, loop.mask, zeros);
+  const std::vector<Sym> sym = evaluate_inactive(body, loop, zeros);
   for (size_t k = 0; k < static_cast<size_t>(loop.nvars); ++k) {
     if (!loop.element_var(k)) continue;
     const Sym r = sym[body.results[k].node];
@@ -284,7 +345,7 @@ std::optional<Graph> transform(const Graph& g) {
       if (std::optional<Graph> t = transform(*sub)) sub = std::make_shared<const Graph>(std::move(*t)), changed = true;
     bool per_element = false;
     if (n.op == OpKind::While && !changed) {
-      Loop loop{g, n, Shape{}, n.attrs.loop_vars()};
+      Loop loop{.outer = g, .node = n, .shape = Shape{}, .nvars = n.attrs.loop_vars(), .mask = -1, .mask_expr = {}, .any = {}};
       for (int64_t k = 0; k < loop.nvars; ++k)
         if (n.outputs[static_cast<size_t>(k)].shape.rank() != 0) {
           loop.shape = n.outputs[static_cast<size_t>(k)].shape;

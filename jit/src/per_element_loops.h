@@ -7,7 +7,9 @@
 //     i += 1;
 //   }
 //
-// which, staged as written, passes over every element (done or not) in every iteration. When the
+// or with the mask computed in the cond, `while (ag::reduce_any(abs(z) < 2.0f))`, the body
+// computing it again for its `where`s; which, staged as written, passes over every element (done
+// or not) in every iteration. When the
 // body is elementwise, an element that is no longer active is a fixed point of the body, and the
 // condition is `reduce_any` of that mask (and'ed with conditions of scalars), each element's
 // final state is the one a loop over that element alone reaches: `while (active[e] & (i < n))`.

@@ -238,6 +238,62 @@ TEST(JitPerElementLoops, LoopsThatMustStayGlobal) {
   }
 }
 
+// The mask computed in the cond, as NumPy code writes it: `while any(|z| < 2)`, the body
+// recomputing the same mask for its `where`s.
+std::tuple<Tensor, Tensor> escape_computed_mask(Tensor cr, Tensor ci, int max_iterations) {
+  const Tensor grid = ag::zeros_like(cr + ci);
+  Tensor zr = grid, zi = grid, counts = grid, i = 0;
+  ag::while_stmt([&] { return ag::reduce_any(zr * zr + zi * zi < 4.0f) & (i < max_iterations); },
+                 [&] {
+                   const Tensor active = zr * zr + zi * zi < 4.0f;
+                   const Tensor next_r = zr * zr - zi * zi + cr, next_i = 2.0f * zr * zi + ci;
+                   zr = ag::where(active, next_r, zr);
+                   zi = ag::where(active, next_i, zi);
+                   counts = counts + ag::cast(active, ag::float32);
+                   i += 1;
+                 },
+                 ag::state(zr, zi, counts, i), {"zr", "zi", "counts", "i"}, LOC(0));
+  return {counts, i};
+}
+
+TEST(JitPerElementLoops, AMaskComputedInTheCond) {
+  const Tensor cr = grid_axis(37, -2.0f, 0.5f, {1, 37}), ci = grid_axis(29, -1.25f, 1.25f, {29, 1});
+  auto fn = [](Tensor x, Tensor y) { return escape_computed_mask(x, y, 60); };
+  agtest::expect_three_way("escape counts, mask in the cond", fn, {.rtol = 0, .atol = 0}, cr, ci);
+  EXPECT_TRUE(per_element(fused_plan(fn, {}, cr, ci))) << fused_plan(fn, {}, cr, ci);
+  const auto [counts, i] = ag::function(fn)(cr, ci);
+  EXPECT_EQ(i.item<int32_t>(), 60);
+  EXPECT_EQ(counts.to_vector<float>(), escape_by_hand(cr.to_vector<float>(), ci.to_vector<float>(), 60));
+
+  const Tensor x = ag::random_uniform({7, 9}, ag::float32, 0, 2, 2);
+  auto loop = [](auto mask_in_cond, auto mask_in_body) {
+    return [=](Tensor a) {
+      Tensor z = a, i = 0;
+      ag::while_stmt([&] { return ag::reduce_any(mask_in_cond(z, i)) & (i < 30); },
+                     [&] {
+                       z = ag::where(mask_in_body(z, i), z * 0.8f, z);
+                       i += 1;
+                     },
+                     ag::state(z, i), {"z", "i"}, LOC(0));
+      return std::make_tuple(z, i);
+    };
+  };
+  auto above = [](float t) { return [t](const Tensor& z, const Tensor& = {}) { return z > t; }; };
+  auto same = loop(above(0.5f), above(0.5f));
+  agtest::expect_three_way("the body's mask is the cond's", same, {.rtol = 0, .atol = 0}, x);
+  EXPECT_TRUE(per_element(fused_plan(same, {}, x)));
+  // The body updates elements the cond calls finished (0.4 < z <= 0.5).
+  auto wider = loop(above(0.5f), above(0.4f));
+  // The mask reads the counter: a finished element becomes active again as i grows.
+  auto with_counter = [](const Tensor& z, const Tensor& i) { return z * 10.0f + ag::cast(i, ag::float32) > 12.0f; };
+  auto reads_counter = loop(with_counter, with_counter);
+  for (const auto& [what, fn] : std::vector<std::pair<const char*, std::function<std::tuple<Tensor, Tensor>(Tensor)>>>{
+           {"a wider mask in the body", wider}, {"the mask reads the counter", reads_counter}}) {
+    agtest::expect_three_way(what, fn, {}, x);
+    EXPECT_FALSE(per_element(fused_plan(fn, {}, x))) << what;
+  }
+}
+
 TEST(JitPerElementLoops, IntegerDivisionThatMayRaiseKeepsTheLoopGlobal) {
   // d / k raises for k == 0 in the global loop even at elements already inactive.
   auto fn = [](Tensor d, Tensor k) {
