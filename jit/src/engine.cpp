@@ -6,6 +6,7 @@
 #include <llvm/Config/llvm-config.h>
 #include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/IRCompileLayer.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ObjectFileInterface.h>
 #include <llvm/IR/LLVMContext.h>
@@ -284,6 +285,14 @@ void set_llvm_options() {
   set_llvm_option("disable-lsr", "true");
 }
 
+// The IR compile layer's compiler: agc adds objects, never IR modules.
+struct NoIRCompiler final : orc::IRCompileLayer::IRCompiler {
+  NoIRCompiler() : IRCompiler(orc::IRSymbolMapper::ManglingOptions{}) {}
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> operator()(llvm::Module&) override {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "agc compiles its modules itself (Engine::compile)");
+  }
+};
+
 }  // namespace
 
 Engine::Engine() : impl_(std::make_unique<Impl>()) {
@@ -304,6 +313,17 @@ Engine::Engine() : impl_(std::make_unique<Impl>()) {
 
   orc::LLJITBuilder builder;
   builder.setJITTargetMachineBuilder(*m.jtmb);
+  // LLJIT would create two TargetMachines of its own, one for the data layout and one for an IR
+  // compile layer that agc never uses (it compiles modules itself and adds objects): a third of
+  // the engine's creation, which a process's first compile waits for. The data layout comes from
+  // the pool's first machine, which the first compile then takes.
+  {
+    auto first = take(m.machines->take(JitConfig::from_environment().opt_level), "target machine");
+    builder.setDataLayout(first.tm->createDataLayout());
+  }
+  builder.setCompileFunctionCreator([](orc::JITTargetMachineBuilder) -> llvm::Expected<std::unique_ptr<orc::IRCompileLayer::IRCompiler>> {
+    return std::make_unique<NoIRCompiler>();
+  });
   // No static initializers, no platform runtime: the generic IR platform only costs setup time.
   // Process symbols are reached through agc.runtime's generator, nothing else.
   builder.setPlatformSetUp(orc::setUpInactivePlatform);
