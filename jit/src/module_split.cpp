@@ -44,19 +44,28 @@ bool used_across(const llvm::Value& v, const std::set<const llvm::Function*>& pa
   return false;
 }
 
-// Moves each top-level loop of `entry` into a function of its own (noinline, so it can go to
-// the second module). Returns how many moved.
+// The loops of `l` to outline: `l` itself, or when it is larger than kMaxNestInstructions, the
+// loops inside it (by the same rule). A small one stays: its call would cost more than it saves
+// the compile.
+void collect_nests(const llvm::Loop& l, std::vector<std::vector<llvm::BasicBlock*>>& nests) {
+  size_t size = 0;
+  for (const llvm::BasicBlock* bb : l.getBlocks()) size += bb->size();
+  if (size < kMinNestInstructions) return;
+  if (size > kMaxNestInstructions && !l.getSubLoops().empty()) {
+    for (const llvm::Loop* sub : l) collect_nests(*sub, nests);
+    return;
+  }
+  nests.emplace_back(l.getBlocks().begin(), l.getBlocks().end());
+}
+
+// Moves loop nests of `entry` into functions of their own (noinline, so they can go to the
+// second module): its top-level loops, or the loops inside a large one. Returns how many moved.
 int outline_loop_nests(llvm::Function& entry) {
   std::vector<std::vector<llvm::BasicBlock*>> nests;
   {
     llvm::DominatorTree dt(entry);
     llvm::LoopInfo loops(dt);
-    // A small nest stays: its call would cost more than it saves the compile.
-    for (llvm::Loop* l : loops) {
-      size_t size = 0;
-      for (const llvm::BasicBlock* bb : l->getBlocks()) size += bb->size();
-      if (size >= kMinNestInstructions) nests.emplace_back(l->getBlocks().begin(), l->getBlocks().end());
-    }
+    for (const llvm::Loop* l : loops) collect_nests(*l, nests);
   }
   int moved = 0;
   for (const std::vector<llvm::BasicBlock*>& blocks : nests) {

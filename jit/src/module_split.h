@@ -19,12 +19,16 @@ namespace ag::jit {
 // A module's kernels that would move to the second module, or none when they are too small to
 // pay for a module of their own (kMinSecondPartInstructions). An entry function of
 // kOutlineNestsAbove instructions or more first has its top-level loop nests (of
-// kMinNestInstructions or more) moved into functions of their own, which count as kernels. Deterministic: the same module always splits
-// the same way, whatever the thread count.
+// kMinNestInstructions or more) moved into functions of their own, which count as kernels; a
+// nest of more than kMaxNestInstructions with loops inside (a staged while whose body holds an
+// ODE solver's dozens of stages) gives its inner nests instead, by the same rule: as one
+// function it is one thread's work, and LLVM's time on it grows faster than its size.
+// Deterministic: the same module always splits the same way, whatever the thread count.
 std::vector<std::string> second_part_functions(llvm::Module& m);
 constexpr size_t kMinSecondPartInstructions = 64;
 constexpr size_t kOutlineNestsAbove = 500;
 constexpr size_t kMinNestInstructions = 32;
+constexpr size_t kMaxNestInstructions = 400;
 
 // Moves `names` out of `m`: they become external (other functions of `m` call them by name)
 // and, in `m`, declarations. Returns the second module as bitcode, for another LLVMContext.

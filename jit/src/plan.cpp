@@ -115,6 +115,20 @@ class Planner {
   // read in place through its input's strides: a View of the input's buffer, no copy
   // (lower_layout.cpp, slice; the walk's strided leaves: lower_fused.cpp). A stencil's shifted
   // reads of its grid then cost nothing but their loads.
+  // Whether a slice's elements are one contiguous run of its input's (static shapes): the dims
+  // after the last cut one are whole (by definition), those before it 1.
+  static bool contiguous_slice(const Graph& g, const Node& n) {
+    if (n.op != OpKind::Slice) return false;
+    const Shape& in = g.type(n.inputs[0]).shape;
+    const Shape& out = n.outputs[0].shape;
+    if (!in.is_fully_defined() || !out.is_fully_defined() || in.rank() != out.rank()) return false;
+    int64_t last_cut = in.rank() - 1;
+    while (last_cut >= 0 && out[last_cut] == in[last_cut]) --last_cut;
+    for (int64_t j = 0; j < last_cut; ++j)
+      if (out[j] != 1) return false;
+    return true;
+  }
+
   void view_slices(const Graph& g, ScopePlan& s) {
     std::vector<bool> read(g.nodes.size(), false), elementwise_reads(g.nodes.size(), true);
     for (ValueId r : g.results) elementwise_reads[r.node] = false;
@@ -125,12 +139,16 @@ class Planner {
       }
     // A squeeze read only by loops passes its reads through (its view keeps the slice's strides:
     // an unrolled reduction reads each operand as squeeze(slice(x))).
+    // A concat copies a contiguous slice's rows straight from its input (a roll: the two
+    // slices of a ring, concatenated).
     std::vector<bool> loop_reads_through(g.nodes.size(), true);
     for (uint32_t i = 0; i < g.nodes.size(); ++i) {
       const Node& c = g.nodes[i];
       const bool through_squeeze = c.op == OpKind::Squeeze && read[i] && elementwise_reads[i];
-      for (uint32_t k = 0; k < c.inputs.size(); ++k)
-        if (!consumes_elementwise(c, k) && !through_squeeze) loop_reads_through[c.inputs[k].node] = false;
+      for (uint32_t k = 0; k < c.inputs.size(); ++k) {
+        const bool copied_whole = c.op == OpKind::Concat && contiguous_slice(g, g.nodes[c.inputs[k].node]);
+        if (!consumes_elementwise(c, k) && !through_squeeze && !copied_whole) loop_reads_through[c.inputs[k].node] = false;
+      }
     }
     for (ValueId r : g.results) loop_reads_through[r.node] = false;
     for (uint32_t i = 0; i < g.nodes.size(); ++i) {
