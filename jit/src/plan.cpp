@@ -6,6 +6,7 @@
 
 #include "arena.h"
 #include "fusion.h"
+#include "concat_segments.h"
 #include "per_element_loops.h"
 #include "plan_updates.h"
 
@@ -215,7 +216,7 @@ class Planner {
     for (ValueId r : g.results) use(r, n);
     for (auto& outs : s.values)
       for (ValuePlan& vp : outs)
-        if (vp.storage == ValueStorage::View) use(vp.root, vp.last_use);
+        if (vp.storage == ValueStorage::View || vp.storage == ValueStorage::Box) use(vp.root, vp.last_use);
     for (int32_t i = 0; i < n; ++i)
       for (uint32_t k = 0; k < s.values[i].size(); ++k) {
         const ValuePlan& vp = s.values[i][k];
@@ -315,13 +316,19 @@ class Planner {
 
   void layout_arena(const Graph& g, ScopePlan& s) {
     ArenaLayout arena;
+    // A concat whose pieces are computed into its buffer (Box) holds it from the first piece on.
+    std::vector<int32_t> first_write(g.nodes.size());
+    for (uint32_t i = 0; i < g.nodes.size(); ++i) first_write[i] = static_cast<int32_t>(i);
+    for (uint32_t i = 0; i < g.nodes.size(); ++i)
+      for (const ValuePlan& vp : s.values[i])
+        if (vp.storage == ValueStorage::Box) first_write[vp.root.node] = std::min(first_write[vp.root.node], static_cast<int32_t>(i));
     for (uint32_t i = 0; i < g.nodes.size(); ++i) {
       for (ValuePlan& vp : s.values[i]) {
         if (vp.storage != ValueStorage::Arena && vp.twin_offset < 0) continue;
         const auto output = static_cast<uint32_t>(&vp - s.values[i].data());
         const int64_t bytes = static_bytes(g.nodes[i].outputs[output]);
         if (vp.storage == ValueStorage::Arena) {
-          arena.add(bytes, static_cast<int32_t>(i), std::max(vp.last_use, static_cast<int32_t>(i)), &vp.offset);
+          arena.add(bytes, first_write[i], std::max(vp.last_use, static_cast<int32_t>(i)), &vp.offset);
           if (bytes > s.largest_bytes) s.largest_node = s.node_id(i), s.largest_output = output, s.largest_bytes = bytes;
         }
         // The loop's second state buffer, alive while the loop runs.
@@ -392,7 +399,7 @@ int64_t count_loop_nests(const ScopePlan& s) {
 
 Program plan_program(std::shared_ptr<const Graph> graph) {
   Program prog;
-  prog.graph = run_loops_per_element(std::move(graph));
+  prog.graph = run_loops_per_element(compute_concats_by_segments(std::move(graph)));
   Planner planner(prog);
   std::vector<int32_t> param_slots;
   for (uint32_t p : prog.graph->params)

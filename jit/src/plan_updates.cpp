@@ -25,22 +25,35 @@ bool reads_buffer(const Graph& g, const ScopePlan& s, ValueId v, ValueId buffer)
   return std::any_of(n.inputs.begin(), n.inputs.end(), [&](ValueId in) { return operand_reads(g, s, in, buffer); });
 }
 
-bool boxable_update(const Graph& g, const ScopePlan& s, uint32_t update) {
-  const Node& u = g.nodes[update];
-  if (u.op != OpKind::SliceUpdate || static_bytes(u.outputs[0]) < 0) return false;
-  const ValueId v = u.inputs[1];
+namespace {
+
+// Whether value `v`, operand of node `into` (of the same rank), can be computed straight into
+// its place in `into`'s result; `others_read`: whether other nodes may read it there too (it is
+// read from `into`'s buffer, which liveness then keeps alive for them: plan.cpp).
+bool boxable_operand(const Graph& g, const ScopePlan& s, ValueId v, const Node& into, bool others_read) {
   const Node& producer = g.nodes[v.node];
   // An elementwise loop of its own whose walk can take the box's strides (a check's walk names
   // its value's own elements; its error would name the box's).
   if (s.at(v).storage != ValueStorage::Arena || !is_elementwise_expr(producer.op) || producer.op == OpKind::CheckNumerics ||
       producer.outputs.size() != 1 || static_bytes(producer.outputs[0]) < 0 ||
-      producer.outputs[0].shape.rank() != u.outputs[0].shape.rank())
+      producer.outputs[0].shape.rank() != into.outputs[0].shape.rank())
     return false;
-  // Read by the update alone, once.
-  int64_t reads = 0;
+  // Read by `into` once (and by others only if allowed).
+  int64_t reads = 0, by_into = 0;
   for (const Node& c : g.nodes)
-    for (ValueId in : c.inputs) reads += in == v;
-  return reads == 1 && std::find(g.results.begin(), g.results.end(), v) == g.results.end();
+    for (ValueId in : c.inputs) {
+      reads += in == v;
+      by_into += in == v && &c == &into;
+    }
+  return by_into == 1 && (others_read || reads == 1) && std::find(g.results.begin(), g.results.end(), v) == g.results.end();
+}
+
+}  // namespace
+
+bool boxable_update(const Graph& g, const ScopePlan& s, uint32_t update) {
+  const Node& u = g.nodes[update];
+  if (u.op != OpKind::SliceUpdate || static_bytes(u.outputs[0]) < 0) return false;
+  return boxable_operand(g, s, u.inputs[1], u, /*others_read=*/false);
 }
 
 bool prefer_twin_to_in_place(const Graph& g, const ScopePlan& s, uint32_t update, int64_t loop_vars) {
@@ -61,6 +74,20 @@ bool twin_result(const Graph& g, const ScopePlan& s, size_t k, int64_t loop_vars
 
 void box_updates(const Graph& g, ScopePlan& s) {
   for (uint32_t i = 0; i < g.nodes.size(); ++i) {
+    // A concat's pieces computed straight into their places in its result (static shapes): a
+    // stencil's segments (concat_segments.h) written where they go, no copy, and read there by
+    // any other consumer. Into a temporary (Arena) too: its interval in the arena then begins at
+    // its first piece (plan.cpp, layout_arena) and lasts through the pieces' last reads.
+    if (g.nodes[i].op == OpKind::Concat && static_bytes(g.nodes[i].outputs[0]) >= 0 &&
+        (s.values[i][0].storage == ValueStorage::Dest || s.values[i][0].storage == ValueStorage::Arena)) {
+      for (ValueId piece : g.nodes[i].inputs) {
+        if (!boxable_operand(g, s, piece, g.nodes[i], /*others_read=*/true)) continue;
+        ValuePlan& v = s.values[piece.node][piece.index];
+        v.storage = ValueStorage::Box;
+        v.root = {i, 0};
+      }
+      continue;
+    }
     // Only into a buffer nothing else reads before the update: a destination (the result's
     // sink, or a loop's second buffer). An update in place would be written over a buffer
     // its own loop may still read.

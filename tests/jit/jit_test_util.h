@@ -141,6 +141,13 @@ std::string fused_plan(F fn, ag::FunctionOptions options, const Args&... args) {
   return text;
 }
 
+// How many times `needle` occurs in `text`.
+inline int occurrences(const std::string& text, const std::string& needle) {
+  int n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
 // The line of `plan` defining the first node whose op is `op` ("Exp" finds "%4 = Exp(...").
 inline std::string plan_line(const std::string& plan, const std::string& op) {
   const size_t at = plan.find(" = " + op + "(");

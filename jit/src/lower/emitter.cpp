@@ -102,7 +102,17 @@ void Emitter::box_destination(Scope& s, uint32_t i, LVal& out) {
   const Node& u = s.graph().nodes[update];
   out.strides = contiguous_strides(static_dims(u.outputs[0].shape));
   std::vector<llvm::Value*> begin;
-  for (int64_t b : u.attrs.slice_begin()) begin.push_back(i64(b));
+  if (u.op == OpKind::Concat) {  // a piece: its place along the axis, after the pieces before it
+    const int64_t axis = u.attrs.axis < 0 ? u.attrs.axis + u.outputs[0].shape.rank() : u.attrs.axis;
+    int64_t at = 0;
+    for (ValueId piece : u.inputs) {
+      if (piece.node == i) break;
+      at += s.type(piece).shape[axis];
+    }
+    for (int64_t k = 0; k < u.outputs[0].shape.rank(); ++k) begin.push_back(i64(k == axis ? at : 0));
+  } else {
+    for (int64_t b : u.attrs.slice_begin()) begin.push_back(i64(b));
+  }
   out.ptr = b_.CreateInBoundsGEP(mem_type(out.dtype), update_buffer(s, update), linear_offset(out.strides, begin));
 }
 

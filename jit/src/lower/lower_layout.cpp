@@ -260,7 +260,11 @@ void LayoutLowering::concat() {
   const int32_t id = s_.node_id(i_);
   const size_t axis = normalized(n_.attrs.axis, static_cast<size_t>(t.shape.rank()));
   std::vector<LVal> ins;
-  for (ValueId v : n_.inputs) ins.push_back(e_.as_buffer(s_.at(v)));
+  std::vector<bool> boxed;  // computed in place already (plan_updates.h)
+  for (ValueId v : n_.inputs) {
+    boxed.push_back(s_.plan->at(v).storage == ValueStorage::Box);
+    ins.push_back(boxed.back() ? s_.at(v) : e_.as_buffer(s_.at(v)));
+  }
   LVal out;
   out.dtype = t.dtype;
   out.dims = ins[0].dims;
@@ -274,14 +278,19 @@ void LayoutLowering::concat() {
     }
   for (size_t j = 0; j < out.dims.size(); ++j)
     if (t.shape[static_cast<int64_t>(j)] >= 0) out.dims[j] = e_.i64(t.shape[static_cast<int64_t>(j)]);
-  out.ptr = e_.result_buffer(s_, i_, out.dims);
+  out.ptr = std::find(boxed.begin(), boxed.end(), true) != boxed.end() ? e_.update_buffer(s_, i_) : e_.result_buffer(s_, i_, out.dims);
   // Rows of the output are [outer] x [sum of the inputs' rows]; input k fills its own column block.
   llvm::Value* outer = e_.numel(std::vector<llvm::Value*>(out.dims.begin(), out.dims.begin() + static_cast<std::ptrdiff_t>(axis)));
   llvm::Value* es = e_.i64(static_cast<int64_t>(dtype_size(t.dtype)));
   llvm::Value* out_row = e_.numel(std::vector<llvm::Value*>(out.dims.begin() + static_cast<std::ptrdiff_t>(axis), out.dims.end()));
   llvm::Value* column = e_.i64(0);
-  for (const LVal& in : ins) {
+  for (size_t k = 0; k < ins.size(); ++k) {
+    const LVal& in = ins[k];
     llvm::Value* row = e_.numel(std::vector<llvm::Value*>(in.dims.begin() + static_cast<std::ptrdiff_t>(axis), in.dims.end()));
+    if (boxed[k]) {
+      column = b_.CreateAdd(column, row);
+      continue;
+    }
     e_.loop(outer, [&](llvm::Value* o) {
       llvm::Value* dst = b_.CreateInBoundsGEP(b_.getInt8Ty(), out.ptr, b_.CreateMul(b_.CreateAdd(b_.CreateMul(o, out_row), column), es));
       llvm::Value* src = b_.CreateInBoundsGEP(b_.getInt8Ty(), in.ptr, b_.CreateMul(b_.CreateMul(o, row), es));

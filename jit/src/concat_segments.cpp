@@ -1,0 +1,184 @@
+// Elementwise ops over concatenations, segment by segment (concat_segments.h).
+#include "concat_segments.h"
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "ag/graph/passes.h"
+
+namespace ag::jit {
+namespace {
+
+bool static_tensor(const TensorType& t) { return t.dtype != DType::List && !t.rank_unknown && t.shape.is_fully_defined(); }
+
+// The op a segment can compute alone: elementwise on its inputs' elements, unable to raise (the
+// segments run in another order than the whole), one output of a static shape.
+bool segmentable(const Graph& g, const Node& n) {
+  if (!is_elementwise(n.op) || n.op == OpKind::Fill || n.op == OpKind::FillLike || !n.subgraphs.empty()) return false;
+  if (n.outputs.size() != 1 || !static_tensor(n.outputs[0]) || n.outputs[0].shape.rank() == 0) return false;
+  if (may_raise(g, n) || has_side_effects(n)) return false;
+  for (ValueId v : n.inputs)
+    if (!static_tensor(g.type(v))) return false;
+  return true;
+}
+
+class Segmenter {
+ public:
+  Graph out;
+  std::set<uint32_t> read_once_segments;  // concats of segments (in `out`) of an op read once
+
+  // `c` (inputs in `out`) as the concatenation of its segments, or nothing when it reads no
+  // concatenation along one of its axes or would take more than kMaxSegments segments.
+  std::optional<ValueId> by_segments(const Node& c) {
+    if (!segmentable(out, c)) return std::nullopt;
+    const Shape& shape = c.outputs[0].shape;
+    const int64_t rank = shape.rank();
+    // The axis of the first concatenation read (not broadcast along it), and the boundaries of
+    // the pieces of every concatenation read along that axis.
+    int64_t axis = -1;
+    std::set<int64_t> cuts;
+    for (ValueId v : c.inputs) {
+      const int64_t a = concat_axis(v, rank);
+      if (a < 0 || (axis >= 0 && a != axis) || out.type(v).shape[local_axis(v)] != shape[a]) continue;
+      axis = a;
+      int64_t at = 0;
+      for (ValueId piece : out.nodes[v.node].inputs) {
+        cuts.insert(at);
+        at += out.type(piece).shape[local_axis(v)];
+      }
+    }
+    if (axis < 0) return std::nullopt;
+    cuts.insert(shape[axis]);
+    const std::vector<int64_t> at(cuts.begin(), cuts.end());
+    const int64_t segments = static_cast<int64_t>(at.size()) - 1;
+    if (segments < 2 || segments > kMaxSegments) return std::nullopt;
+    Node whole;
+    whole.op = OpKind::Concat;
+    whole.attrs.axis = axis;
+    whole.outputs = c.outputs;
+    whole.loc = c.loc;
+    for (int64_t k = 0; k < segments; ++k) {
+      const int64_t begin = at[static_cast<size_t>(k)], end = at[static_cast<size_t>(k) + 1];
+      Node seg = c;
+      for (ValueId& v : seg.inputs) {
+        const Shape& s = out.type(v).shape;
+        const int64_t j = axis - (rank - s.rank());
+        if (j >= 0 && s[j] != 1) v = segment_of(v, j, begin, end, c.loc);
+      }
+      seg.outputs[0].shape[axis] = end - begin;
+      whole.inputs.push_back(out.add(std::move(seg)));
+    }
+    return out.add(std::move(whole));
+  }
+
+ private:
+  // The axis of the output (of `rank` dims) along which `v` is a static concatenation to segment
+  // over, or -1: one with a piece to copy (a slice, an argument, a constant: a roll, a pad), or
+  // the segments of an op read once (an intermediate of a chain, whose segments then fuse with
+  // their reader's). Another's pieces are computed into its buffer (plan_updates.h), which its
+  // readers then read as it is: segmenting them over it would only multiply loops and code.
+  int64_t concat_axis(ValueId v, int64_t rank) const {
+    const Node& n = out.nodes[v.node];
+    if (n.op != OpKind::Concat || !static_tensor(n.outputs[0])) return -1;
+    bool copies = read_once_segments.count(v.node) > 0;
+    for (ValueId piece : n.inputs) {
+      if (!static_tensor(out.type(piece))) return -1;
+      const OpKind op = out.nodes[piece.node].op;
+      copies = copies || op == OpKind::Slice || op == OpKind::Placeholder || op == OpKind::Const;
+    }
+    if (!copies) return -1;
+    const int64_t a = local_axis(v);
+    return a + (rank - n.outputs[0].shape.rank());
+  }
+  int64_t local_axis(ValueId v) const {
+    const Node& n = out.nodes[v.node];
+    const int64_t r = n.outputs[0].shape.rank();
+    return n.attrs.axis < 0 ? n.attrs.axis + r : n.attrs.axis;
+  }
+
+  // Elements [begin, end) of `v` along its dim `j`: `v` itself, a piece of a concatenation along
+  // j (or its slice), a slice of a slice's input, or a new slice.
+  ValueId segment_of(ValueId v, int64_t j, int64_t begin, int64_t end, const SourceLoc& loc) {
+    const TensorType& t = out.type(v);
+    if (begin == 0 && end == t.shape[j]) return v;
+    const Node& n = out.nodes[v.node];
+    if (n.op == OpKind::Concat && static_tensor(n.outputs[0]) && local_axis(v) == j) {
+      int64_t p0 = 0;
+      for (ValueId piece : n.inputs) {
+        const int64_t p1 = p0 + out.type(piece).shape[j];
+        if (begin >= p0 && end <= p1) return segment_of(piece, j, begin - p0, end - p0, loc);
+        p0 = p1;
+      }
+    }
+    std::vector<int64_t> from(static_cast<size_t>(t.shape.rank()), 0), size(t.shape.begin(), t.shape.end());
+    ValueId source = v;
+    if (n.op == OpKind::Slice && static_tensor(out.type(n.inputs[0]))) {  // a slice of a slice: one slice
+      source = n.inputs[0];
+      for (size_t k = 0; k < from.size(); ++k) from[k] = n.attrs.slice_begin()[static_cast<int64_t>(k)];
+    }
+    from[static_cast<size_t>(j)] += begin;
+    size[static_cast<size_t>(j)] = end - begin;
+    const std::string key = fmt::format("{}:{} {} {}", source.node, source.index, fmt::join(from, ","), fmt::join(size, ","));
+    if (auto it = slices_.find(key); it != slices_.end()) return it->second;
+    Node s;
+    s.op = OpKind::Slice;
+    s.inputs = {source};
+    TensorType st = t;
+    st.shape = Shape(size);
+    s.outputs = {st};
+    s.attrs.slice_begin() = Shape(from);
+    s.attrs.slice_size() = Shape(size);
+    s.loc = loc;
+    return slices_[key] = out.add(std::move(s));
+  }
+
+  std::map<std::string, ValueId> slices_;
+};
+
+std::optional<Graph> transform(const Graph& g) {
+  Segmenter seg;
+  seg.out.name = g.name;
+  std::vector<std::vector<ValueId>> map(g.nodes.size());
+  std::vector<int> reads(g.nodes.size(), 0);
+  for (const Node& n : g.nodes)
+    for (ValueId v : n.inputs) ++reads[v.node];
+  for (ValueId r : g.results) reads[r.node] += 2;
+  bool changed = false;
+  for (uint32_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    if (n.op == OpKind::Placeholder) {
+      map[i] = {seg.out.add_param(n.outputs[0], n.loc)};
+      continue;
+    }
+    Node c = n;
+    for (ValueId& v : c.inputs) v = map[v.node][v.index];
+    for (auto& sub : c.subgraphs)
+      if (std::optional<Graph> t = transform(*sub)) sub = std::make_shared<const Graph>(std::move(*t)), changed = true;
+    if (std::optional<ValueId> r = seg.by_segments(c)) {
+      if (reads[i] == 1) seg.read_once_segments.insert(r->node);
+      map[i] = {*r};
+      changed = true;
+      continue;
+    }
+    const ValueId v = seg.out.add(std::move(c));
+    for (uint32_t k = 0; k < n.outputs.size(); ++k) map[i].push_back({v.node, k});
+  }
+  if (!changed) return std::nullopt;
+  for (ValueId r : g.results) seg.out.results.push_back(map[r.node][r.index]);
+  return prune(seg.out);
+}
+
+}  // namespace
+
+std::shared_ptr<const Graph> compute_concats_by_segments(std::shared_ptr<const Graph> g) {
+  if (std::optional<Graph> t = transform(*g)) return std::make_shared<const Graph>(std::move(*t));
+  return g;
+}
+
+}  // namespace ag::jit
