@@ -11,7 +11,7 @@
 //   dx = concat({f(x[1], x[-1], x[0], x[0]), f(x[2], x[0], x[1], x[1]), ..., f(...)}, 0)
 //
 // and the fused loops of each segment write straight into the result's buffer (the planner
-// makes them pieces of the concat: plan.cpp, `place_concat_pieces`). Exact: the same ops on the
+// computes a concat's pieces in place: plan_updates.h, box_updates). Exact: the same ops on the
 // same elements. Only static shapes, at most kMaxSegments segments, ops that cannot raise (the
 // segments run in another order than the whole would). Plan-time only (plan_program), like
 // per_element_loops.h: the graph the Function keeps, and the interpreter, are unchanged.
