@@ -16,7 +16,6 @@
 
 #include "bench_util.h"
 
-using ag::Slice;
 using ag::Tensor;
 
 constexpr double kForcing = 8.0;
@@ -32,10 +31,8 @@ constexpr double b1 = 35.0 / 384, b3 = 500.0 / 1113, b4 = 125.0 / 192, b5 = -218
 constexpr double e1 = 71.0 / 57600, e3 = -71.0 / 16695, e4 = 71.0 / 1920, e5 = -17253.0 / 339200, e6 = 22.0 / 525,
                  e7 = -1.0 / 40;
 
-// x shifted by k places around the ring: result[i] = x[i - k].
-Tensor roll(const Tensor& x, int64_t k) { return ag::concat({x(Slice{-k}), x(Slice{ag::none, -k})}, 0); }
-
-Tensor lorenz96(const Tensor& x) { return (roll(x, -1) - roll(x, 2)) * roll(x, 1) - x + kForcing; }
+// roll(x, k, 0)[i] = x[i - k] around the ring.
+Tensor lorenz96(const Tensor& x) { return (ag::roll(x, -1, 0) - ag::roll(x, 2, 0)) * ag::roll(x, 1, 0) - x + kForcing; }
 
 AG_FUNCTION Tensor integrate(Tensor x, Tensor t_end, Tensor h0) {
   Tensor t = ag::constant(0.0), h = h0, k1 = lorenz96(x);

@@ -33,7 +33,7 @@ TEST(JitNn, ThreeWay) {
     return std::tuple{ag::clip_by_value(x, -2.0f, 3.5f), ag::broadcast_to(ag::reduce_sum(x, 0), {3, 4}),
                       ag::one_hot(ag::argmax(x, 1), 4), ag::linspace(ag::reduce_min(x), ag::reduce_max(x), 6),
                       ag::atan2(x, ag::transpose(x)), ag::pad(x, {{1, 2}, {0, 1}}, ag::PadMode::constant, 3),
-                      ag::pad(x, {{1, 1}, {2, 3}}, ag::PadMode::symmetric), ag::tile(x, {2, 3}),
+                      ag::pad(x, {{1, 1}, {2, 3}}, ag::PadMode::symmetric), ag::tile(x, {2, 3}), ag::roll(x, {1, -2}, {0, 1}) * x,
                       ag::meshgrid({x(0), x(1, ag::Slice{0, 3})}, ag::MeshIndexing::ij)[1], ag::norm(x / 1000, 2, 1),
                       ag::gather_nd(x, ag::constant(std::vector<int64_t>{3, 1, 0, 2, 3, 1}, {3, 2}))};
   };

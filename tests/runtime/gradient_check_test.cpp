@@ -196,6 +196,7 @@ TEST(GradientCheck, NnFunctions) {
       {"pad reflect", [](const std::vector<Tensor>& x) { return ag::pad(x[0], {{1, 1}, {2, 1}}, ag::PadMode::reflect); }},
       {"pad symmetric", [](const std::vector<Tensor>& x) { return ag::pad(x[0], {{2, 0}, {1, 3}}, ag::PadMode::symmetric); }},
       {"tile", [](const std::vector<Tensor>& x) { return ag::tile(x[0], {3, 2}); }},
+      {"roll", [](const std::vector<Tensor>& x) { return ag::roll(x[0], {2, -1}, {0, 1}) * x[0]; }},
       {"gather_nd", [](const std::vector<Tensor>& x) {
          return ag::gather_nd(x[0], ag::constant(std::vector<int32_t>{1, 2, 0, 0, 1, 2, 1, 2}, {4, 2}));
        }},

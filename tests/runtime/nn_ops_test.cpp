@@ -142,7 +142,7 @@ TEST(NnOps, ArrayFunctions) {
   EXPECT_EQ(values(ag::linspace(0.1, 0.7, 7, ag::float64)).back(), 0.7);
 }
 
-// NumPy's np.pad, np.tile, np.meshgrid and np.linalg.norm on small cases.
+// NumPy's np.pad, np.tile, np.roll, np.meshgrid and np.linalg.norm on small cases.
 TEST(NnOps, PadTileMeshgridNorm) {
   const Tensor x = ag::constant(std::vector<double>{1, 2, 3, 4, 5, 6}, {2, 3});
   EXPECT_EQ(values(ag::pad(x, {{1, 0}, {0, 2}}, ag::PadMode::constant, -1)),
@@ -167,6 +167,15 @@ TEST(NnOps, PadTileMeshgridNorm) {
   EXPECT_EQ(values(ag::norm(x, INFINITY, 0, true)), (std::vector<double>{4, 5, 6}));
   EXPECT_THROW(ag::pad(x, {{0, 0}, {3, 0}}, ag::PadMode::reflect), ag::ValueError);
   EXPECT_THROW(ag::tile(x, {2}), ag::ValueError);
+  // np.roll: by 1, by -1 (the other way), by more than the dim, along both axes.
+  const Tensor v = ag::constant(std::vector<double>{1, 2, 3, 4, 5});
+  EXPECT_EQ(values(ag::roll(v, 1, 0)), (std::vector<double>{5, 1, 2, 3, 4}));
+  EXPECT_EQ(values(ag::roll(v, -1, 0)), (std::vector<double>{2, 3, 4, 5, 1}));
+  EXPECT_EQ(values(ag::roll(v, 7, -1)), (std::vector<double>{4, 5, 1, 2, 3}));
+  EXPECT_EQ(values(ag::roll(v, 5, 0)), values(v));
+  EXPECT_EQ(values(ag::roll(x, {1, -1}, {0, 1})), (std::vector<double>{5, 6, 4, 2, 3, 1}));
+  EXPECT_THROW(ag::roll(x, 1, 2), ag::ValueError);
+  EXPECT_THROW(ag::roll(x, {1}, {0, 1}), ag::ValueError);
   EXPECT_THROW(ag::norm(x, 3), ag::ValueError);
   // gather_nd: whole elements (k = rank) and rows (k < rank), TensorFlow's examples.
   const Tensor pairs = ag::constant(std::vector<int32_t>{1, 2, 0, 0, 1, 0}, {3, 2});

@@ -203,6 +203,13 @@ Tensor pad(const Tensor& x, const std::vector<std::pair<int64_t, int64_t>>& padd
            double constant_value = 0, Loc loc = Loc::current());
 // x repeated multiples[d] times along each dim d (tf.tile).
 Tensor tile(const Tensor& x, const std::vector<int64_t>& multiples, Loc loc = Loc::current());
+// x's elements shifted by `shift` places along `axis`, those pushed past the end coming back at
+// the start (tf.roll, np.roll): result[i] = x[(i - shift) mod n]; a negative shift rolls the
+// other way. The dim must be known while tracing. Several axes: each shift along its own axis.
+// An elementwise op reading rolls runs in compiled code without copying them (docs/jit.md,
+// "Concatenations").
+Tensor roll(const Tensor& x, int64_t shift, int64_t axis, Loc loc = Loc::current());
+Tensor roll(const Tensor& x, const std::vector<int64_t>& shifts, const std::vector<int64_t>& axes, Loc loc = Loc::current());
 // Coordinate grids of vectors (tf.meshgrid): with xy indexing the first two dims are swapped
 // (NumPy's default), with ij each grid has the vectors' sizes in order.
 enum class MeshIndexing { xy, ij };

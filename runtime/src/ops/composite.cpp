@@ -1,5 +1,5 @@
 // Array functions written in other ops (reduce_logsumexp, clip_by_value, broadcast_to, pad,
-// tile, meshgrid, norm, one_hot, linspace): their gradients, staging and fusion are their parts'. Arguments are checked here,
+// tile, roll, meshgrid, norm, one_hot, linspace): their gradients, staging and fusion are their parts'. Arguments are checked here,
 // so an error names this function and the caller's line rather than an op inside it.
 #include <fmt/format.h>
 
@@ -127,6 +127,30 @@ Tensor tile(const Tensor& x, const std::vector<int64_t>& multiples, Loc loc) {
     for (int64_t m = 0; m < multiples[d]; ++m)
       for (int64_t k = 0; k < s[static_cast<int64_t>(d)]; ++k) rows.push_back(k);
     t = take(t, rows, static_cast<int64_t>(d), loc);
+  }
+  return t;
+}
+
+Tensor roll(const Tensor& x, int64_t shift, int64_t axis, Loc loc) { return roll(x, std::vector{shift}, std::vector{axis}, loc); }
+
+Tensor roll(const Tensor& x, const std::vector<int64_t>& shifts, const std::vector<int64_t>& axes, Loc loc) {
+  if (shifts.size() != axes.size())
+    fail("ag::roll", loc, fmt::format("needs one shift per axis, got {} shifts and {} axes", shifts.size(), axes.size()));
+  const Shape& s = static_shape("ag::roll", x, loc);
+  Tensor t = x;
+  for (size_t k = 0; k < axes.size(); ++k) {
+    const int64_t axis = axes[k] < 0 ? axes[k] + s.rank() : axes[k];
+    if (axis < 0 || axis >= s.rank()) fail("ag::roll", loc, fmt::format("axis {} is out of range for shape {}", axes[k], s.str()));
+    const int64_t n = s[axis];
+    const int64_t shift = n == 0 ? 0 : ((shifts[k] % n) + n) % n;
+    if (shift == 0) continue;
+    // The last `shift` elements, then the others.
+    std::vector<int64_t> tail_begin(static_cast<size_t>(s.rank()), 0), head_begin(static_cast<size_t>(s.rank()), 0);
+    std::vector<int64_t> tail_size(s.begin(), s.end()), head_size(s.begin(), s.end());
+    tail_begin[static_cast<size_t>(axis)] = n - shift;
+    tail_size[static_cast<size_t>(axis)] = shift;
+    head_size[static_cast<size_t>(axis)] = n - shift;
+    t = concat({slice(t, tail_begin, tail_size, loc), slice(t, head_begin, head_size, loc)}, axis, loc);
   }
   return t;
 }
