@@ -1,6 +1,7 @@
 // Elementwise ops over concatenations, segment by segment (concat_segments.h).
 #include "concat_segments.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -32,10 +33,12 @@ class Segmenter {
  public:
   Graph out;
   std::set<uint32_t> read_once_segments;  // concats of segments (in `out`) of an op read once
+  std::set<uint32_t> single_reader;       // nodes of `out` read by one node (a concat's: its pieces)
 
   // `c` (inputs in `out`) as the concatenation of its segments, or nothing when it reads no
-  // concatenation along one of its axes or would take more than kMaxSegments segments.
-  std::optional<ValueId> by_segments(const Node& c) {
+  // concatenation along one of its axes or would take more than kMaxSegments segments (or
+  // `budget`: each segment may be cut again along another axis, within budget / segments).
+  std::optional<ValueId> by_segments(const Node& c, int64_t budget = kMaxTotalSegments) {
     if (!segmentable(out, c)) return std::nullopt;
     const Shape& shape = c.outputs[0].shape;
     const int64_t rank = shape.rank();
@@ -57,7 +60,8 @@ class Segmenter {
     cuts.insert(shape[axis]);
     const std::vector<int64_t> at(cuts.begin(), cuts.end());
     const int64_t segments = static_cast<int64_t>(at.size()) - 1;
-    if (segments < 2 || segments > kMaxSegments) return std::nullopt;
+    if (segments < 2 || segments > std::min(kMaxSegments, budget)) return std::nullopt;
+    const int64_t inner_budget = budget / segments;
     Node whole;
     whole.op = OpKind::Concat;
     whole.attrs.axis = axis;
@@ -69,13 +73,22 @@ class Segmenter {
       for (ValueId& v : seg.inputs) {
         const Shape& s = out.type(v).shape;
         const int64_t j = axis - (rank - s.rank());
-        if (j >= 0 && s[j] != 1) v = segment_of(v, j, begin, end, c.loc);
+        if (j >= 0 && s[j] != 1) v = segment_of(v, j, begin, end, c.loc, /*across=*/inner_budget >= 2);
       }
       seg.outputs[0].shape[axis] = end - begin;
-      whole.inputs.push_back(out.add(std::move(seg)));
+      // A segment reading concatenations along another axis (a 2-D periodic stencil's rolls
+      // along its rows): cut again along that axis.
+      const std::optional<ValueId> cut = by_segments(seg, inner_budget);
+      whole.inputs.push_back(cut ? *cut : out.add(std::move(seg)));
+      pieces.push_back(whole.inputs.back().node);
     }
-    return out.add(std::move(whole));
+    const ValueId r = out.add(std::move(whole));
+    created.push_back(r.node);
+    return r;
   }
+
+  std::vector<uint32_t> created;  // the concats by_segments made, in order
+  std::vector<uint32_t> pieces;   // and their pieces
 
  private:
   // The axis of the output (of `rank` dims) along which `v` is a static concatenation to segment
@@ -103,8 +116,9 @@ class Segmenter {
   }
 
   // Elements [begin, end) of `v` along its dim `j`: `v` itself, a piece of a concatenation along
-  // j (or its slice), a slice of a slice's input, or a new slice.
-  ValueId segment_of(ValueId v, int64_t j, int64_t begin, int64_t end, const SourceLoc& loc) {
+  // j (or its slice), with `across` the concatenation along another axis of its pieces' elements
+  // (which the segment then cuts along that axis), a slice of a slice's input, or a new slice.
+  ValueId segment_of(ValueId v, int64_t j, int64_t begin, int64_t end, const SourceLoc& loc, bool across) {
     const TensorType& t = out.type(v);
     if (begin == 0 && end == t.shape[j]) return v;
     const Node& n = out.nodes[v.node];
@@ -112,9 +126,34 @@ class Segmenter {
       int64_t p0 = 0;
       for (ValueId piece : n.inputs) {
         const int64_t p1 = p0 + out.type(piece).shape[j];
-        if (begin >= p0 && end <= p1) return segment_of(piece, j, begin - p0, end - p0, loc);
+        if (begin >= p0 && end <= p1) return segment_of(piece, j, begin - p0, end - p0, loc, across);
         p0 = p1;
       }
+    }
+    if (across && concat_axis(v, t.shape.rank()) >= 0 && local_axis(v) != j) {
+      Node part = n;
+      for (ValueId& piece : part.inputs) piece = segment_of(piece, j, begin, end, loc, across);
+      part.outputs[0].shape[j] = end - begin;
+      part.loc = loc;
+      return out.add(std::move(part));
+    }
+    // A cheap elementwise value read once: the same op over its operands' elements [begin, end)
+    // (a slice pulled through it), fused into the segment's loop instead of computed whole and
+    // sliced. Its one reader's segments are disjoint, so no element is computed twice (a value
+    // read by several rolls is computed once and read in place).
+    if (single_reader.count(v.node) > 0 && segmentable(out, n) && op_info(n.op).cost == OpCost::cheap) {
+      const std::string key = fmt::format("op {}:{} {} {} {}", v.node, v.index, j, begin, end);
+      if (auto it = slices_.find(key); it != slices_.end()) return it->second;
+      Node part = n;
+      for (ValueId& in : part.inputs) {
+        const Shape& s = out.type(in).shape;
+        const int64_t k = j - (t.shape.rank() - s.rank());
+        if (k >= 0 && s[k] != 1) in = segment_of(in, k, begin, end, loc, across);
+      }
+      part.outputs[0].shape[j] = end - begin;
+      const ValueId r = out.add(std::move(part));
+      single_reader.insert(r.node);  // a part of a value read once: its readers' slices are disjoint too
+      return slices_[key] = r;
     }
     std::vector<int64_t> from(static_cast<size_t>(t.shape.rank()), 0), size(t.shape.begin(), t.shape.end());
     ValueId source = v;
@@ -160,13 +199,20 @@ std::optional<Graph> transform(const Graph& g) {
     for (ValueId& v : c.inputs) v = map[v.node][v.index];
     for (auto& sub : c.subgraphs)
       if (std::optional<Graph> t = transform(*sub)) sub = std::make_shared<const Graph>(std::move(*t)), changed = true;
+    const size_t made = seg.created.size(), made_pieces = seg.pieces.size();
     if (std::optional<ValueId> r = seg.by_segments(c)) {
-      if (reads[i] == 1) seg.read_once_segments.insert(r->node);
+      // Read once: its segments' concats (along each axis) are intermediates of a chain, and
+      // each piece is read by its concat alone.
+      if (reads[i] == 1) {
+        seg.read_once_segments.insert(seg.created.begin() + static_cast<std::ptrdiff_t>(made), seg.created.end());
+        seg.single_reader.insert(seg.pieces.begin() + static_cast<std::ptrdiff_t>(made_pieces), seg.pieces.end());
+      }
       map[i] = {*r};
       changed = true;
       continue;
     }
     const ValueId v = seg.out.add(std::move(c));
+    if (reads[i] == 1) seg.single_reader.insert(v.node);
     for (uint32_t k = 0; k < n.outputs.size(); ++k) map[i].push_back({v.node, k});
   }
   if (!changed) return std::nullopt;

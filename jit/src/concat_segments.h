@@ -23,7 +23,8 @@
 
 namespace ag::jit {
 
-constexpr int64_t kMaxSegments = 8;
+constexpr int64_t kMaxSegments = 8;       // along one axis
+constexpr int64_t kMaxTotalSegments = 16; // of an op, cut along several axes
 
 // `g` with each elementwise op over concatenations computed segment by segment (and what that
 // leaves unread pruned), or `g` itself when there is none.

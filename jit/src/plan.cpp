@@ -316,12 +316,13 @@ class Planner {
 
   void layout_arena(const Graph& g, ScopePlan& s) {
     ArenaLayout arena;
-    // A concat whose pieces are computed into its buffer (Box) holds it from the first piece on.
+    // A concat whose pieces are computed into its buffer (Box) holds it from the first piece on
+    // (a piece that is a concat in turn: from its own first piece).
     std::vector<int32_t> first_write(g.nodes.size());
     for (uint32_t i = 0; i < g.nodes.size(); ++i) first_write[i] = static_cast<int32_t>(i);
     for (uint32_t i = 0; i < g.nodes.size(); ++i)
       for (const ValuePlan& vp : s.values[i])
-        if (vp.storage == ValueStorage::Box) first_write[vp.root.node] = std::min(first_write[vp.root.node], static_cast<int32_t>(i));
+        if (vp.storage == ValueStorage::Box) first_write[vp.root.node] = std::min(first_write[vp.root.node], first_write[i]);
     for (uint32_t i = 0; i < g.nodes.size(); ++i) {
       for (ValuePlan& vp : s.values[i]) {
         if (vp.storage != ValueStorage::Arena && vp.twin_offset < 0) continue;

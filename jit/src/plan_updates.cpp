@@ -48,6 +48,24 @@ bool boxable_operand(const Graph& g, const ScopePlan& s, ValueId v, const Node& 
   return by_into == 1 && (others_read || reads == 1) && std::find(g.results.begin(), g.results.end(), v) == g.results.end();
 }
 
+// Whether concat `v`, a piece of concat `into`, can be computed in its place there (its own
+// pieces then written straight into `into`'s buffer): a temporary read by `into` alone, whose
+// place is one contiguous run of `into`'s buffer (every dim of `into` before its axis is 1), so
+// that its own row-major layout is that run's.
+bool boxable_concat(const Graph& g, const ScopePlan& s, ValueId v, uint32_t into) {
+  const Node& c = g.nodes[v.node];
+  const Node& outer = g.nodes[into];
+  if (c.op != OpKind::Concat || s.at(v).storage != ValueStorage::Arena || static_bytes(c.outputs[0]) < 0) return false;
+  const Shape& shape = outer.outputs[0].shape;
+  const int64_t axis = outer.attrs.axis < 0 ? outer.attrs.axis + shape.rank() : outer.attrs.axis;
+  for (int64_t k = 0; k < axis; ++k)
+    if (shape[k] != 1) return false;
+  int64_t reads = 0;
+  for (const Node& n : g.nodes)
+    for (ValueId in : n.inputs) reads += in == v;
+  return reads == 1 && std::find(g.results.begin(), g.results.end(), v) == g.results.end();
+}
+
 }  // namespace
 
 bool boxable_update(const Graph& g, const ScopePlan& s, uint32_t update) {
@@ -81,7 +99,7 @@ void box_updates(const Graph& g, ScopePlan& s) {
     if (g.nodes[i].op == OpKind::Concat && static_bytes(g.nodes[i].outputs[0]) >= 0 &&
         (s.values[i][0].storage == ValueStorage::Dest || s.values[i][0].storage == ValueStorage::Arena)) {
       for (ValueId piece : g.nodes[i].inputs) {
-        if (!boxable_operand(g, s, piece, g.nodes[i], /*others_read=*/true)) continue;
+        if (!boxable_operand(g, s, piece, g.nodes[i], /*others_read=*/true) && !boxable_concat(g, s, piece, i)) continue;
         ValuePlan& v = s.values[piece.node][piece.index];
         v.storage = ValueStorage::Box;
         v.root = {i, 0};

@@ -43,11 +43,16 @@ TEST(JitConcatSegments, APeriodicStencilReadsItsGridInPlace) {
   const Tensor u = ag::random_uniform({9, 13}, ag::float32, -1, 1, 1);
   agtest::expect_three_way("periodic heat", periodic_heat, kExact, u);
   const std::string plan = agtest::fused_plan(periodic_heat, {}, u);
-  // Rolls along both axes: the first axis's rolls segment the result's rows, the second's are
-  // operands sliced per segment (their columns: copied, as a concat along axis 1 of slices that
-  // are not contiguous is). The result's one concat is written by its pieces in place.
-  EXPECT_EQ(concats(plan) - agtest::occurrences(plan, "{axis=1}"), 1) << plan;
-  EXPECT_NE(plan.find("[box of %"), std::string::npos) << plan;
+  // Rolls along both axes: three bands of rows, each cut into three blocks of columns (nine
+  // loops, the corners in registers), every piece written in its place: the bands' concats are
+  // pieces of the result's. Nothing is copied and no temporary is left.
+  EXPECT_EQ(concats(plan), 4) << plan;
+  int bands_in_place = 0;
+  for (size_t at = plan.find(" = Concat("); at != std::string::npos; at = plan.find(" = Concat(", at + 1))
+    bands_in_place += plan.substr(at, plan.find('\n', at) - at).find("[box of %") != std::string::npos;
+  EXPECT_EQ(bands_in_place, 3) << plan;
+  EXPECT_EQ(copied_slices(plan), 0) << plan;
+  EXPECT_EQ(agtest::occurrences(plan, "[arena"), 0) << plan;
   // One dimension: nothing copied at all.
   auto ring = [](Tensor x) { return (roll(x, -1) - roll(x, 2)) * roll(x, 1) - x + 8.0f; };
   const Tensor x = ag::random_uniform({41}, ag::float32, -1, 1, 2);
@@ -83,7 +88,8 @@ TEST(JitConcatSegments, AConcatAlsoReadByAReductionIsComputedOnce) {
 }
 
 // Every pair of arena values of `s` (and its sub-scopes) live at the same time has bytes of its
-// own; a concat's interval begins where its first piece is written into it (Box).
+// own; a concat's interval begins where its first piece is written into it (Box), or its first
+// piece's first piece.
 void expect_disjoint_arena(const ag::jit::ScopePlan& s) {
   using ag::jit::ValueStorage;
   const ag::Graph& g = *s.graph;
@@ -95,7 +101,7 @@ void expect_disjoint_arena(const ag::jit::ScopePlan& s) {
   for (uint32_t i = 0; i < g.nodes.size(); ++i) first[i] = static_cast<int32_t>(i);
   for (uint32_t i = 0; i < g.nodes.size(); ++i)
     for (const auto& vp : s.values[i])
-      if (vp.storage == ValueStorage::Box) first[vp.root.node] = std::min(first[vp.root.node], static_cast<int32_t>(i));
+      if (vp.storage == ValueStorage::Box) first[vp.root.node] = std::min(first[vp.root.node], first[i]);
   std::vector<Interval> arena;
   for (uint32_t i = 0; i < g.nodes.size(); ++i)
     for (size_t k = 0; k < s.values[i].size(); ++k) {
@@ -129,6 +135,15 @@ TEST(JitConcatSegments, AConcatHoldsItsBufferFromItsFirstPiece) {
   const std::string plan = agtest::fused_plan(fn, {}, x);
   ASSERT_NE(plan.find("[box of %"), std::string::npos) << plan;
   expect_disjoint_arena(*program.root);
+  // Bands of a 2-D stencil in their place in a temporary: the temporary holds its buffer from
+  // its first band's first piece.
+  auto bands = [](Tensor u) { return ag::cumsum(periodic_heat(u), 1); };
+  const Tensor u = ag::random_uniform({9, 13}, ag::float32, -1, 1, 11);
+  agtest::expect_three_way("2-D stencil into a temporary", bands, {.rtol = 1e-6, .atol = 1e-6}, u);
+  auto g = ag::function(bands);
+  auto cg = g.get_concrete_function(u);
+  const ag::jit::Program banded = ag::jit::plan_program(std::make_shared<const ag::Graph>(cg.graph()));
+  expect_disjoint_arena(*banded.root);
 }
 
 TEST(JitConcatSegments, CasesLeftAsWritten) {

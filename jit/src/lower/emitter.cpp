@@ -92,7 +92,15 @@ void Emitter::finish_result(Scope& s, uint32_t i, LVal out, llvm::Value* ptr) {
 llvm::Value* Emitter::update_buffer(Scope& s, uint32_t i) {
   for (const auto& [node, ptr] : s.update_buffers)
     if (node == i) return ptr;
-  llvm::Value* ptr = result_buffer(s, i, static_dims(s.graph().nodes[i].outputs[0].shape));
+  llvm::Value* ptr = nullptr;
+  if (s.plan->values[i][0].storage == ValueStorage::Box) {  // a concat in its place in another's (a contiguous run)
+    LVal place;
+    place.dtype = s.graph().nodes[i].outputs[0].dtype;
+    box_destination(s, i, place);
+    ptr = place.ptr;
+  } else {
+    ptr = result_buffer(s, i, static_dims(s.graph().nodes[i].outputs[0].shape));
+  }
   s.update_buffers.emplace_back(i, ptr);
   return ptr;
 }

@@ -278,7 +278,9 @@ void LayoutLowering::concat() {
     }
   for (size_t j = 0; j < out.dims.size(); ++j)
     if (t.shape[static_cast<int64_t>(j)] >= 0) out.dims[j] = e_.i64(t.shape[static_cast<int64_t>(j)]);
-  out.ptr = std::find(boxed.begin(), boxed.end(), true) != boxed.end() ? e_.update_buffer(s_, i_) : e_.result_buffer(s_, i_, out.dims);
+  const bool in_place = s_.plan->values[i_][0].storage == ValueStorage::Box;  // itself a piece of a concat
+  out.ptr = in_place || std::find(boxed.begin(), boxed.end(), true) != boxed.end() ? e_.update_buffer(s_, i_)
+                                                                                   : e_.result_buffer(s_, i_, out.dims);
   // Rows of the output are [outer] x [sum of the inputs' rows]; input k fills its own column block.
   llvm::Value* outer = e_.numel(std::vector<llvm::Value*>(out.dims.begin(), out.dims.begin() + static_cast<std::ptrdiff_t>(axis)));
   llvm::Value* es = e_.i64(static_cast<int64_t>(dtype_size(t.dtype)));
