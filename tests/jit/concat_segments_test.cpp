@@ -62,6 +62,21 @@ TEST(JitConcatSegments, APeriodicStencilReadsItsGridInPlace) {
   EXPECT_EQ(copied_slices(ring_plan), 0) << ring_plan;
 }
 
+TEST(JitConcatSegments, ChainedStepsAndDiagonalRolls) {
+  // A second step reads the first's bands in place; a roll of a roll (a diagonal neighbour, as
+  // the Game of Life counts them) is a concat of slices of a concat.
+  const Tensor u = ag::random_uniform({6, 8}, ag::float32, -1, 1, 9);
+  agtest::expect_three_way("two steps", [](Tensor u) { return periodic_heat(periodic_heat(u)); }, kExact, u);
+  auto neighbours = [](Tensor u) {
+    Tensor n = ag::zeros_like(u);
+    for (int64_t dr : {-1, 0, 1})
+      for (int64_t dc : {-1, 0, 1})
+        if (dr != 0 || dc != 0) n = n + roll(roll(u, dr, 0), dc, 1);
+    return n;
+  };
+  agtest::expect_three_way("eight neighbours", neighbours, kExact, u);
+}
+
 TEST(JitConcatSegments, BroadcastAndLowerRankOperands) {
   // A [5, 1] column broadcast along the concat's axis 1, a [7] row of lower rank, a scalar.
   auto fn = [](Tensor m, Tensor col, Tensor row) {
