@@ -156,18 +156,40 @@ class Segmenter {
       return slices_[key] = r;
     }
     std::vector<int64_t> from(static_cast<size_t>(t.shape.rank()), 0), size(t.shape.begin(), t.shape.end());
-    ValueId source = v;
-    if (n.op == OpKind::Slice && static_tensor(out.type(n.inputs[0]))) {  // a slice of a slice: one slice
-      source = n.inputs[0];
-      for (size_t k = 0; k < from.size(); ++k) from[k] = n.attrs.slice_begin()[static_cast<int64_t>(k)];
-    }
-    from[static_cast<size_t>(j)] += begin;
+    from[static_cast<size_t>(j)] = begin;
     size[static_cast<size_t>(j)] = end - begin;
-    const std::string key = fmt::format("{}:{} {} {}", source.node, source.index, fmt::join(from, ","), fmt::join(size, ","));
+    return box_of(v, from, size, loc);
+  }
+
+  // The box [from, from + size) of `v`: `v` itself, the box of a slice's input, the box of the
+  // one piece of a concatenation that holds it (a diagonal roll: a roll of a roll), or a new slice.
+  ValueId box_of(ValueId v, std::vector<int64_t> from, const std::vector<int64_t>& size, const SourceLoc& loc) {
+    const TensorType& t = out.type(v);
+    if (std::all_of(from.begin(), from.end(), [](int64_t f) { return f == 0; }) &&
+        std::equal(size.begin(), size.end(), t.shape.begin(), t.shape.end()))
+      return v;
+    const Node& n = out.nodes[v.node];
+    if (n.op == OpKind::Slice && static_tensor(out.type(n.inputs[0]))) {
+      for (size_t k = 0; k < from.size(); ++k) from[k] += n.attrs.slice_begin()[static_cast<int64_t>(k)];
+      return box_of(n.inputs[0], from, size, loc);
+    }
+    if (n.op == OpKind::Concat && static_tensor(n.outputs[0])) {
+      const auto a = static_cast<size_t>(local_axis(v));
+      int64_t p0 = 0;
+      for (ValueId piece : n.inputs) {
+        const int64_t p1 = p0 + out.type(piece).shape[static_cast<int64_t>(a)];
+        if (from[a] >= p0 && from[a] + size[a] <= p1) {
+          from[a] -= p0;
+          return box_of(piece, from, size, loc);
+        }
+        p0 = p1;
+      }
+    }
+    const std::string key = fmt::format("{}:{} {} {}", v.node, v.index, fmt::join(from, ","), fmt::join(size, ","));
     if (auto it = slices_.find(key); it != slices_.end()) return it->second;
     Node s;
     s.op = OpKind::Slice;
-    s.inputs = {source};
+    s.inputs = {v};
     TensorType st = t;
     st.shape = Shape(size);
     s.outputs = {st};

@@ -9,6 +9,8 @@
 
 #include <algorithm>
 
+#include "fusion.h"
+
 namespace ag::jit {
 namespace {
 
@@ -38,14 +40,24 @@ bool boxable_operand(const Graph& g, const ScopePlan& s, ValueId v, const Node& 
       producer.outputs.size() != 1 || static_bytes(producer.outputs[0]) < 0 ||
       producer.outputs[0].shape.rank() != into.outputs[0].shape.rank())
     return false;
-  // Read by `into` once (and by others only if allowed).
+  // Read by `into` once, and by others only if allowed: then, unless its place is one contiguous
+  // run of `into`'s buffer, only by loops (which walk its strides; a copy or a kernel would read
+  // it as if it were laid out alone).
+  const Shape& shape = into.outputs[0].shape;
+  const int64_t axis = into.op == OpKind::Concat ? (into.attrs.axis < 0 ? into.attrs.axis + shape.rank() : into.attrs.axis) : 0;
+  bool contiguous = into.op == OpKind::Concat;
+  for (int64_t k = 0; k < axis; ++k) contiguous = contiguous && shape[k] == 1;
   int64_t reads = 0, by_into = 0;
+  bool strided_reads_ok = true;
   for (const Node& c : g.nodes)
-    for (ValueId in : c.inputs) {
-      reads += in == v;
-      by_into += in == v && &c == &into;
+    for (uint32_t k = 0; k < c.inputs.size(); ++k) {
+      if (c.inputs[k] != v) continue;
+      ++reads;
+      if (&c == &into) ++by_into;
+      else if (!consumes_elementwise(c, k)) strided_reads_ok = false;
     }
-  return by_into == 1 && (others_read || reads == 1) && std::find(g.results.begin(), g.results.end(), v) == g.results.end();
+  const bool others_ok = others_read && (contiguous || strided_reads_ok);
+  return by_into == 1 && (others_ok || reads == 1) && std::find(g.results.begin(), g.results.end(), v) == g.results.end();
 }
 
 // Whether concat `v`, a piece of concat `into`, can be computed in its place there (its own

@@ -63,8 +63,10 @@ TEST(JitConcatSegments, APeriodicStencilReadsItsGridInPlace) {
 }
 
 TEST(JitConcatSegments, ChainedStepsAndDiagonalRolls) {
-  // A second step reads the first's bands in place; a roll of a roll (a diagonal neighbour, as
-  // the Game of Life counts them) is a concat of slices of a concat.
+  // A second step reads the first's bands in place (pieces of a band with strides of their
+  // own, read by its loops alone: plan_updates.cpp); a roll of a roll (a diagonal neighbour, as
+  // the Game of Life counts them) is a concat of slices of a concat, whose boxes are read from
+  // the one piece that holds them.
   const Tensor u = ag::random_uniform({6, 8}, ag::float32, -1, 1, 9);
   agtest::expect_three_way("two steps", [](Tensor u) { return periodic_heat(periodic_heat(u)); }, kExact, u);
   auto neighbours = [](Tensor u) {
