@@ -12,6 +12,7 @@
 #include <fmt/ranges.h>
 
 #include "ag/graph/passes.h"
+#include "plan_updates.h"
 
 namespace ag::jit {
 namespace {
@@ -109,11 +110,7 @@ class Segmenter {
     const int64_t a = local_axis(v);
     return a + (rank - n.outputs[0].shape.rank());
   }
-  int64_t local_axis(ValueId v) const {
-    const Node& n = out.nodes[v.node];
-    const int64_t r = n.outputs[0].shape.rank();
-    return n.attrs.axis < 0 ? n.attrs.axis + r : n.attrs.axis;
-  }
+  int64_t local_axis(ValueId v) const { return jit::concat_axis(out.nodes[v.node]); }
 
   // Elements [begin, end) of `v` along its dim `j`: `v` itself, a piece of a concatenation along
   // j (or its slice), with `across` the concatenation along another axis of its pieces' elements
@@ -202,6 +199,15 @@ class Segmenter {
   std::map<std::string, ValueId> slices_;
 };
 
+bool has_concat(const Graph& g) {
+  for (const Node& n : g.nodes) {
+    if (n.op == OpKind::Concat) return true;
+    for (const auto& sub : n.subgraphs)
+      if (has_concat(*sub)) return true;
+  }
+  return false;
+}
+
 std::optional<Graph> transform(const Graph& g) {
   Segmenter seg;
   seg.out.name = g.name;
@@ -245,6 +251,7 @@ std::optional<Graph> transform(const Graph& g) {
 }  // namespace
 
 std::shared_ptr<const Graph> compute_concats_by_segments(std::shared_ptr<const Graph> g) {
+  if (!has_concat(*g)) return g;  // most graphs: no copy of the graph to find nothing
   if (std::optional<Graph> t = transform(*g)) return std::make_shared<const Graph>(std::move(*t));
   return g;
 }

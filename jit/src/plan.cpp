@@ -112,10 +112,6 @@ class Planner {
     }
   }
 
-  // A slice that only loops reading element by element consume (elementwise ops, reductions) is
-  // read in place through its input's strides: a View of the input's buffer, no copy
-  // (lower_layout.cpp, slice; the walk's strided leaves: lower_fused.cpp). A stencil's shifted
-  // reads of its grid then cost nothing but their loads.
   // Whether a slice's elements are one contiguous run of its input's (static shapes): the dims
   // after the last cut one are whole (by definition), those before it 1.
   static bool contiguous_slice(const Graph& g, const Node& n) {
@@ -130,6 +126,10 @@ class Planner {
     return true;
   }
 
+  // A slice that only loops reading element by element consume (elementwise ops, reductions) is
+  // read in place through its input's strides: a View of the input's buffer, no copy
+  // (lower_layout.cpp, slice; the walk's strided leaves: lower_fused.cpp). A stencil's shifted
+  // reads of its grid then cost nothing but their loads.
   void view_slices(const Graph& g, ScopePlan& s) {
     std::vector<bool> read(g.nodes.size(), false), elementwise_reads(g.nodes.size(), true);
     for (ValueId r : g.results) elementwise_reads[r.node] = false;

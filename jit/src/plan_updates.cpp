@@ -43,10 +43,7 @@ bool boxable_operand(const Graph& g, const ScopePlan& s, ValueId v, const Node& 
   // Read by `into` once, and by others only if allowed: then, unless its place is one contiguous
   // run of `into`'s buffer, only by loops (which walk its strides; a copy or a kernel would read
   // it as if it were laid out alone).
-  const Shape& shape = into.outputs[0].shape;
-  const int64_t axis = into.op == OpKind::Concat ? (into.attrs.axis < 0 ? into.attrs.axis + shape.rank() : into.attrs.axis) : 0;
-  bool contiguous = into.op == OpKind::Concat;
-  for (int64_t k = 0; k < axis; ++k) contiguous = contiguous && shape[k] == 1;
+  const bool contiguous = into.op == OpKind::Concat && contiguous_pieces(into);
   int64_t reads = 0, by_into = 0;
   bool strided_reads_ok = true;
   for (const Node& c : g.nodes)
@@ -66,12 +63,9 @@ bool boxable_operand(const Graph& g, const ScopePlan& s, ValueId v, const Node& 
 // that its own row-major layout is that run's.
 bool boxable_concat(const Graph& g, const ScopePlan& s, ValueId v, uint32_t into) {
   const Node& c = g.nodes[v.node];
-  const Node& outer = g.nodes[into];
-  if (c.op != OpKind::Concat || s.at(v).storage != ValueStorage::Arena || static_bytes(c.outputs[0]) < 0) return false;
-  const Shape& shape = outer.outputs[0].shape;
-  const int64_t axis = outer.attrs.axis < 0 ? outer.attrs.axis + shape.rank() : outer.attrs.axis;
-  for (int64_t k = 0; k < axis; ++k)
-    if (shape[k] != 1) return false;
+  if (c.op != OpKind::Concat || s.at(v).storage != ValueStorage::Arena || static_bytes(c.outputs[0]) < 0 ||
+      !contiguous_pieces(g.nodes[into]))
+    return false;
   int64_t reads = 0;
   for (const Node& n : g.nodes)
     for (ValueId in : n.inputs) reads += in == v;
@@ -79,6 +73,18 @@ bool boxable_concat(const Graph& g, const ScopePlan& s, ValueId v, uint32_t into
 }
 
 }  // namespace
+
+int64_t concat_axis(const Node& concat) {
+  const int64_t rank = concat.outputs[0].shape.rank();
+  return concat.attrs.axis < 0 ? concat.attrs.axis + rank : concat.attrs.axis;
+}
+
+bool contiguous_pieces(const Node& concat) {
+  const Shape& shape = concat.outputs[0].shape;
+  for (int64_t k = 0; k < concat_axis(concat); ++k)
+    if (shape[k] != 1) return false;
+  return true;
+}
 
 bool boxable_update(const Graph& g, const ScopePlan& s, uint32_t update) {
   const Node& u = g.nodes[update];

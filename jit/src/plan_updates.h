@@ -22,7 +22,14 @@ bool prefer_twin_to_in_place(const Graph& g, const ScopePlan& s, uint32_t update
 // of static size held in memory, computed in a buffer of its own in the body).
 bool twin_result(const Graph& g, const ScopePlan& s, size_t k, int64_t loop_vars);
 
-// Makes each boxable update of a destination compute its box in place (storage Box).
+// A Concat node's axis, counted from 0.
+int64_t concat_axis(const Node& concat);
+// Whether each piece of a Concat node is one contiguous run of its result (every dim before the
+// axis is 1), laid out there as it would be alone.
+bool contiguous_pieces(const Node& concat);
+
+// Makes each boxable update of a destination compute its box in place (storage Box), and each
+// boxable piece of a concat (static shapes) its place in the concat's result.
 void box_updates(const Graph& g, ScopePlan& s);
 
 // Marks the While outputs whose body delivers into the loop's second buffer (twin_offset 0; the

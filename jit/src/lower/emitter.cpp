@@ -3,6 +3,7 @@
 #include "emitter.h"
 
 #include "node_lines.h"
+#include "../plan_updates.h"
 
 #include <algorithm>
 
@@ -111,7 +112,7 @@ void Emitter::box_destination(Scope& s, uint32_t i, LVal& out) {
   out.strides = contiguous_strides(static_dims(u.outputs[0].shape));
   std::vector<llvm::Value*> begin;
   if (u.op == OpKind::Concat) {  // a piece: its place along the axis, after the pieces before it
-    const int64_t axis = u.attrs.axis < 0 ? u.attrs.axis + u.outputs[0].shape.rank() : u.attrs.axis;
+    const int64_t axis = concat_axis(u);
     int64_t at = 0;
     for (ValueId piece : u.inputs) {
       if (piece.node == i) break;
