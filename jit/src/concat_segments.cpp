@@ -199,15 +199,6 @@ class Segmenter {
   std::map<std::string, ValueId> slices_;
 };
 
-bool has_concat(const Graph& g) {
-  for (const Node& n : g.nodes) {
-    if (n.op == OpKind::Concat) return true;
-    for (const auto& sub : n.subgraphs)
-      if (has_concat(*sub)) return true;
-  }
-  return false;
-}
-
 std::optional<Graph> transform(const Graph& g) {
   Segmenter seg;
   seg.out.name = g.name;
@@ -251,7 +242,7 @@ std::optional<Graph> transform(const Graph& g) {
 }  // namespace
 
 std::shared_ptr<const Graph> compute_concats_by_segments(std::shared_ptr<const Graph> g) {
-  if (!has_concat(*g)) return g;  // most graphs: no copy of the graph to find nothing
+  if (!contains_op(*g, OpKind::Concat)) return g;  // most graphs: no copy of the graph to find nothing
   if (std::optional<Graph> t = transform(*g)) return std::make_shared<const Graph>(std::move(*t));
   return g;
 }

@@ -74,5 +74,7 @@ Graph optimize(const Graph& g, const OptimizeOptions& options,
 bool has_side_effects(const Graph& g);
 // True when running the node has side effects (it is stateful, or one of its sub-graphs has).
 bool has_side_effects(const Node& n);
+// True when a node of `g` or of its sub-graphs is an `op`.
+bool contains_op(const Graph& g, OpKind op);
 
 }  // namespace ag

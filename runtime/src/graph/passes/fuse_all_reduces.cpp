@@ -15,14 +15,6 @@ namespace {
 constexpr int64_t kOperandBytes = int64_t{4} << 20;
 constexpr int64_t kBufferBytes = int64_t{64} << 20;
 
-bool contains_all_reduce(const Graph& g) {
-  for (const Node& n : g.nodes) {
-    if (n.op == OpKind::AllReduce) return true;
-    for (const auto& sub : n.subgraphs)
-      if (contains_all_reduce(*sub)) return true;
-  }
-  return false;
-}
 
 int64_t fusable_bytes(const Graph& g, const Node& n) {
   if (n.op != OpKind::AllReduce) return -1;
@@ -109,7 +101,7 @@ void emit_fused(detail::GraphRebuilder& rb, const std::vector<uint32_t>& members
 }  // namespace
 
 Graph fuse_all_reduces(const Graph& g) {
-  if (!contains_all_reduce(g)) return g;
+  if (!contains_op(g, OpKind::AllReduce)) return g;
   const std::vector<std::vector<uint32_t>> groups = fusion_groups(g);
   std::vector<int> group_of(g.nodes.size(), -1);
   for (size_t k = 0; k < groups.size(); ++k)

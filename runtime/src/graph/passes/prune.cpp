@@ -17,6 +17,15 @@ bool has_side_effects(const Graph& g) {
   return false;
 }
 
+bool contains_op(const Graph& g, OpKind op) {
+  for (const Node& n : g.nodes) {
+    if (n.op == op) return true;
+    for (const auto& sub : n.subgraphs)
+      if (contains_op(*sub, op)) return true;
+  }
+  return false;
+}
+
 Graph prune(const Graph& g) {
   std::vector<bool> live(g.nodes.size(), false);
   for (ValueId r : g.results) live[r.node] = true;
