@@ -33,7 +33,7 @@ bool segmentable(const Graph& g, const Node& n) {
 class Segmenter {
  public:
   Graph out;
-  std::set<uint32_t> read_once_segments;  // concats of segments (in `out`) of an op read once
+  std::set<uint32_t> read_once_segments;  // concats of segments (in `out`) of an op read once or by chains that meet
   std::set<uint32_t> single_reader;       // nodes of `out` read by one node (a concat's: its pieces)
 
   // `c` (inputs in `out`) as the concatenation of its segments, or nothing when it reads no
@@ -132,7 +132,11 @@ class Segmenter {
       for (ValueId& piece : part.inputs) piece = segment_of(piece, j, begin, end, loc, across);
       part.outputs[0].shape[j] = end - begin;
       part.loc = loc;
-      return out.add(std::move(part));
+      const ValueId r = out.add(std::move(part));
+      // Rows of the segments of an op read once are segments of it too (a diagonal roll's
+      // columns within a band of rows): the segment reading them cuts them along their axis.
+      if (read_once_segments.count(v.node) > 0) read_once_segments.insert(r.node);
+      return r;
     }
     // A cheap elementwise value read once: the same op over its operands' elements [begin, end)
     // (a slice pulled through it), fused into the segment's loop instead of computed whole and
@@ -199,6 +203,37 @@ class Segmenter {
   std::map<std::string, ValueId> slices_;
 };
 
+// For each node of `g`: whether its readers are elementwise chains that meet (a stencil's count
+// compared with 3 and with 2, the two compares or-ed): each reader is then cut at the same
+// boundaries and the chains fuse per segment, the node computed in their loops, never whole.
+// Readers in separate loops (a Runge-Kutta stage read by later stages) would only multiply
+// loops and code, each reading its segment of the node's buffer.
+std::vector<bool> read_by_one_chain(const Graph& g, const std::vector<int>& reads) {
+  std::vector<std::vector<uint32_t>> readers(g.nodes.size());
+  for (uint32_t i = 0; i < g.nodes.size(); ++i)
+    for (ValueId v : g.nodes[i].inputs)
+      if (readers[v.node].empty() || readers[v.node].back() != i) readers[v.node].push_back(i);
+  // The nodes an elementwise chain from `i` runs through, each the one reader of the last (the
+  // first 64: chains that meet do so within a statement or two).
+  auto chain = [&](uint32_t i) {
+    std::set<uint32_t> nodes;
+    while (nodes.size() < 64 && segmentable(g, g.nodes[i]) && nodes.insert(i).second && reads[i] == 1) i = readers[i][0];
+    return nodes;
+  };
+  auto elementwise = [&](uint32_t r) { return segmentable(g, g.nodes[r]); };
+  std::vector<bool> one_chain(g.nodes.size(), false);
+  for (uint32_t i = 0; i < g.nodes.size(); ++i) {
+    if (readers[i].size() < 2) continue;
+    std::set<uint32_t> common = chain(readers[i][0]);
+    for (size_t k = 1; k < readers[i].size() && !common.empty(); ++k) {
+      const std::set<uint32_t> next = chain(readers[i][k]);
+      std::erase_if(common, [&](uint32_t n) { return next.count(n) == 0; });
+    }
+    one_chain[i] = !common.empty() && std::all_of(readers[i].begin(), readers[i].end(), elementwise);
+  }
+  return one_chain;
+}
+
 std::optional<Graph> transform(const Graph& g) {
   Segmenter seg;
   seg.out.name = g.name;
@@ -207,6 +242,7 @@ std::optional<Graph> transform(const Graph& g) {
   for (const Node& n : g.nodes)
     for (ValueId v : n.inputs) ++reads[v.node];
   for (ValueId r : g.results) reads[r.node] += 2;
+  const std::vector<bool> fused_readers = read_by_one_chain(g, reads);
   bool changed = false;
   for (uint32_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
@@ -220,12 +256,11 @@ std::optional<Graph> transform(const Graph& g) {
       if (std::optional<Graph> t = transform(*sub)) sub = std::make_shared<const Graph>(std::move(*t)), changed = true;
     const size_t made = seg.created.size(), made_pieces = seg.pieces.size();
     if (std::optional<ValueId> r = seg.by_segments(c)) {
-      // Read once: its segments' concats (along each axis) are intermediates of a chain, and
-      // each piece is read by its concat alone.
-      if (reads[i] == 1) {
+      // Read once or by chains that meet: its segments' concats (along each axis) are
+      // intermediates of a chain; read once, each piece is read by its concat alone.
+      if (reads[i] == 1 || fused_readers[i])
         seg.read_once_segments.insert(seg.created.begin() + static_cast<std::ptrdiff_t>(made), seg.created.end());
-        seg.single_reader.insert(seg.pieces.begin() + static_cast<std::ptrdiff_t>(made_pieces), seg.pieces.end());
-      }
+      if (reads[i] == 1) seg.single_reader.insert(seg.pieces.begin() + static_cast<std::ptrdiff_t>(made_pieces), seg.pieces.end());
       map[i] = {*r};
       changed = true;
       continue;

@@ -272,7 +272,9 @@ void set_llvm_option(const char* name, const char* value) {
 // - With 16-float vectors (AVX-512) the loop vectorizer also vectorizes each loop's remainder
 //   with 8-float vectors: a third copy of every fused kernel for at most 15 elements. Compiling
 //   it cost a sizable share of the code generator's time; the scalar remainder it replaces runs
-//   those 15 elements quickly (docs/performance.md, "Measured decisions": epilogue vectorization).
+//   those 15 elements quickly. Loops of 32 or more elements per vector (bytes: a uint8 board)
+//   keep it: their scalar remainder of up to 31 elements took as long as a 1022-byte row's
+//   vector part (docs/performance.md, "Measured decisions": epilogue vectorization).
 // - The list scheduler after register allocation, which LLVM runs for Zen CPUs: a sizable share
 //   of code generation, for the same code size and no measurable change in W1-W8's run times on
 //   an out-of-order core (docs/performance.md, "Measured decisions": post-RA scheduler).
@@ -280,7 +282,7 @@ void set_llvm_option(const char* name, const char* value) {
 //   (the transformer block's 17 -> 12 ms, n-body's 27 -> 22), and no run time of bench/apps or
 //   W1-W8 moved; agc's loops already address by one index (docs/jit.md, "Compile times").
 void set_llvm_options() {
-  set_llvm_option("enable-epilogue-vectorization", "false");
+  set_llvm_option("epilogue-vectorization-minimum-VF", "32");
   set_llvm_option("post-RA-scheduler", "false");
   set_llvm_option("disable-lsr", "true");
 }

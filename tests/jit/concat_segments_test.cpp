@@ -6,6 +6,7 @@
 // for bit (the same ops on the same elements); under tapes, in a staged loop, through a nested
 // Function.
 #include <string>
+#include <vector>
 
 #include "jit_test_util.h"
 #include "plan.h"
@@ -77,6 +78,76 @@ TEST(JitConcatSegments, ChainedStepsAndDiagonalRolls) {
     return n;
   };
   agtest::expect_three_way("eight neighbours", neighbours, kExact, u);
+}
+
+// Conway's rule on a uint8 board: eight neighbours as rolls (four of them rolls of rolls),
+// summed, and the count compared twice.
+Tensor life_step(const Tensor& b) {
+  const Tensor up = roll(b, 1, 0), down = roll(b, -1, 0);
+  const Tensor n = up + down + roll(b, 1, 1) + roll(b, -1, 1) + roll(up, 1, 1) + roll(up, -1, 1) + roll(down, 1, 1) +
+                   roll(down, -1, 1);
+  return ag::cast((n == 3) | ((b == 1) & (n == 2)), ag::uint8);
+}
+
+TEST(JitConcatSegments, TheGameOfLifeCountsInEachSegment) {
+  const Tensor b = ag::cast(ag::random_uniform({12, 70}, ag::float32, 0, 1, 12) < 0.4f, ag::uint8);
+  agtest::expect_three_way("life", life_step, kExact, b);
+  // The count's two compares meet in an or: each of the nine segments (rows cut at the rolls'
+  // boundaries, then columns) counts its cells in its own loop. The diagonals' columns within a
+  // band of rows are segments of a sum read once: cut again, never written out whole.
+  const std::string plan = agtest::fused_plan(life_step, {}, b);
+  EXPECT_EQ(agtest::occurrences(plan, "[arena"), 0) << plan;
+  EXPECT_EQ(copied_slices(plan), 0) << plan;
+  EXPECT_EQ(concats(plan), 4) << plan;
+  // Generations in a staged loop, against a plain loop over the cells.
+  auto generations = [](Tensor b, Tensor n) {
+    Tensor g = 0;
+    ag::while_stmt([&] { return g < n; },
+                   [&] {
+                     b = life_step(b);
+                     g += 1;
+                   },
+                   ag::state(b, g), {"b", "g"}, AG_SOURCE_LOC("concat_segments_test.cpp", 0));
+    return b;
+  };
+  agtest::expect_three_way("12 generations", generations, kExact, b, ag::constant(12));
+  std::vector<uint8_t> cells = b.to_vector<uint8_t>(), next(cells.size());
+  const int64_t rows = 12, cols = 70;
+  for (int g = 0; g < 12; ++g) {
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c) {
+        int count = 0;
+        for (int64_t dr : {-1, 0, 1})
+          for (int64_t dc : {-1, 0, 1})
+            if (dr != 0 || dc != 0) count += cells[static_cast<size_t>((r + dr + rows) % rows * cols + (c + dc + cols) % cols)];
+        const uint8_t alive = cells[static_cast<size_t>(r * cols + c)];
+        next[static_cast<size_t>(r * cols + c)] = static_cast<uint8_t>(count == 3 || (alive && count == 2));
+      }
+    std::swap(cells, next);
+  }
+  auto f = ag::function(generations);
+  EXPECT_EQ(f(b, ag::constant(12)).to_vector<uint8_t>(), cells);
+}
+
+TEST(JitConcatSegments, ReadersCutAlikeOnlyWhenTheyMeet) {
+  // Readers whose chains meet are cut at d's boundaries (two Adds, one per segment) and d is
+  // never written whole; readers in separate results (a Runge-Kutta stage read by later
+  // stages) read d's buffer whole, each in one loop.
+  auto meet = [](Tensor x) {
+    const Tensor d = roll(x, 1) * 2.0f;
+    return (d + 1.0f) * (d * 3.0f);
+  };
+  auto apart = [](Tensor x) {
+    const Tensor d = roll(x, 1) * 2.0f;
+    return std::make_tuple(d + 1.0f, d * 3.0f);
+  };
+  const Tensor x = ag::random_uniform({40}, ag::float32, -1, 1, 13);
+  agtest::expect_three_way("readers meet", meet, kExact, x);
+  agtest::expect_three_way("readers apart", apart, kExact, x);
+  const std::string met = agtest::fused_plan(meet, {}, x), separate = agtest::fused_plan(apart, {}, x);
+  EXPECT_EQ(agtest::occurrences(met, " = Add("), 2) << met;
+  EXPECT_EQ(agtest::occurrences(met, "[arena"), 0) << met;
+  EXPECT_EQ(agtest::occurrences(separate, " = Add("), 1) << separate;
 }
 
 TEST(JitConcatSegments, BroadcastAndLowerRankOperands) {
