@@ -86,6 +86,12 @@ int32_t agc_rt_var_assign(ag::jit::JitCallCtx* ctx, int32_t node, void* var, con
 // variable that is not a numeric scalar takes agc_rt_var_assign. Same results and errors.
 int32_t agc_rt_var_add_scalar(ag::jit::JitCallCtx* ctx, int32_t node, int32_t subtract, void* var, const void* operand,
                               void* result);
+// The variable's value, read in place: its tensor is held in the call's slot `slot` until
+// agc_rt_var_release (or the call's end), so an assignment made meanwhile replaces the value by a
+// copy (copy-on-write) and the data returned never changes. No copy, no allocation.
+const void* agc_rt_var_borrow(ag::jit::JitCallCtx* ctx, int32_t slot, void* var);
+// Drops the tensor agc_rt_var_borrow holds in slot `slot` (the value's last use is past).
+void agc_rt_var_release(ag::jit::JitCallCtx* ctx, int32_t slot);
 // ag::print of node `node`: formats its text items (attrs) and tensor inputs `ins` (views of the
 // JIT buffers, no copies) and prints the line. Returns 0, or 1 with the error recorded.
 int32_t agc_rt_print(ag::jit::JitCallCtx* ctx, int32_t node, const ag::jit::JitArg* ins);

@@ -81,6 +81,21 @@ class Planner {
  private:
   int32_t new_slot() { return prog_.num_slots++; }
 
+  // Whether node i reads a Variable's value in place (ValueStorage::Borrowed) instead of
+  // copying it: a read, or an assignment whose result is used, in the function's own scope (in a
+  // loop body each iteration would hold one more borrow). An Adam step read, and copied back,
+  // each weight and both its moments: 13% of an MLP's training step in memmove.
+  static bool borrows_variable(const Graph& g, const ScopePlan& s, uint32_t i) {
+    const OpKind op = g.nodes[i].op;
+    if (s.kind != ScopeKind::Function) return false;
+    if (op == OpKind::ReadVariable) return true;
+    if (op != OpKind::AssignVariable && op != OpKind::AssignAddVariable && op != OpKind::AssignSubVariable) return false;
+    for (const Node& n : g.nodes)
+      for (ValueId v : n.inputs)
+        if (v.node == i) return true;
+    return std::any_of(g.results.begin(), g.results.end(), [&](ValueId r) { return r.node == i; });
+  }
+
   void choose_storage(const Graph& g, ScopePlan& s, const std::vector<int32_t>& param_slots) {
     for (size_t p = 0; p < g.params.size(); ++p) {
       ValuePlan& vp = s.values[g.params[p]].emplace_back();
@@ -102,6 +117,9 @@ class Planner {
           vp.storage = ValueStorage::Reg;
         } else if (node.op == OpKind::Const) {
           vp.storage = ValueStorage::Const;
+        } else if (borrows_variable(g, s, i) && static_bytes(t) >= 0) {
+          vp.storage = ValueStorage::Borrowed;
+          vp.slot = new_slot();
         } else if (is_view_op(node.op) && s.at(node.inputs[0]).storage != ValueStorage::Reg) {
           vp.storage = ValueStorage::View;
           vp.root = s.buffer_of(node.inputs[0]);
@@ -160,7 +178,7 @@ class Planner {
       const ValuePlan& src = s.at(in);
       const ValueStorage st = src.storage;
       if (st != ValueStorage::Arena && st != ValueStorage::Owned && st != ValueStorage::Param && st != ValueStorage::Const &&
-          st != ValueStorage::View)
+          st != ValueStorage::View && st != ValueStorage::Borrowed)
         continue;
       vp.storage = ValueStorage::View;
       vp.root = s.buffer_of(in);
@@ -220,7 +238,7 @@ class Planner {
     for (int32_t i = 0; i < n; ++i)
       for (uint32_t k = 0; k < s.values[i].size(); ++k) {
         const ValuePlan& vp = s.values[i][k];
-        if (vp.storage != ValueStorage::Owned) continue;
+        if (vp.storage != ValueStorage::Owned && vp.storage != ValueStorage::Borrowed) continue;
         if (vp.last_use == n) s.free_at_end.push_back({static_cast<uint32_t>(i), k});
         else s.free_after[std::max(vp.last_use, i)].push_back({static_cast<uint32_t>(i), k});
       }

@@ -20,6 +20,11 @@ enum class ValueStorage : uint8_t {
   Param,  // bound by the parent: a function argument, or the operand of an If/While
   Const,  // a constant's buffer (borrowed from the graph)
   Slot,   // a tensor held by the runtime (TensorArray handle, variable value, list element)
+  // A Variable's value read in place (a read, or an assignment's result, in the function's own
+  // scope): the call holds the value's tensor in `slot` from the read to the last use, so that an
+  // assignment made meanwhile (by this call or another thread) replaces the variable's value by a
+  // copy instead of writing into it; released then. Read-only: nothing is computed into it.
+  Borrowed,
   View,   // the buffer of `root` with other dims (reshape, expand_dims, squeeze, identity)
   Box,    // an update written straight into the box of SliceUpdate `root`'s result (no copy)
   None,   // no value (Print)
@@ -44,8 +49,8 @@ struct ScopePlan {
   ScopeKind kind = ScopeKind::Function;
   int32_t first_node_id = 0;                        // global id of graph->nodes[0]
   std::vector<std::vector<ValuePlan>> values;       // [node][output]
-  std::vector<std::vector<ValueId>> free_after;     // [node]: Owned values that die there
-  std::vector<ValueId> free_at_end;                 // Owned values alive until the results
+  std::vector<std::vector<ValueId>> free_after;     // [node]: Owned and Borrowed values that die there
+  std::vector<ValueId> free_at_end;                 // Owned and Borrowed values alive until the results
   std::vector<std::vector<std::unique_ptr<ScopePlan>>> children;  // [node][subgraph]
   std::vector<int64_t> scratch_offset;              // [node]: arena offset of its children's arenas
   std::vector<std::vector<uint32_t>> groups;        // [node]: the fused groups (by root) it is in

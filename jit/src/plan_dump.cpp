@@ -20,6 +20,7 @@ const char* storage_name(ValueStorage s) {
     case ValueStorage::Param: return "param";
     case ValueStorage::Const: return "const";
     case ValueStorage::Slot: return "slot";
+    case ValueStorage::Borrowed: return "borrowed";
     case ValueStorage::View: return "view";
     case ValueStorage::Box: return "box";
     case ValueStorage::None: return "none";

@@ -162,6 +162,16 @@ void agc_rt_var_read(void* var, void* dst) {
   if (const size_t bytes = ag::jit::value_bytes(v)) std::memcpy(dst, ag::detail::impl_of(v.value)->data, bytes);
 }
 
+const void* agc_rt_var_borrow(JitCallCtx* ctx, int32_t slot, void* var) {
+  const auto& v = *static_cast<const ag::detail::VariableState*>(var);
+  ag::Tensor& held = ctx->state->slots()[static_cast<size_t>(slot)];
+  std::lock_guard lock(v.mu);  // a whole value, never half of an assignment
+  held = v.value;              // shared from here on: an assignment copies instead of writing into it
+  return ag::detail::impl_of(held)->data;
+}
+
+void agc_rt_var_release(JitCallCtx* ctx, int32_t slot) { ctx->state->slots()[static_cast<size_t>(slot)] = ag::Tensor(); }
+
 int32_t agc_rt_var_assign(JitCallCtx* ctx, int32_t node, void* var, const JitArg* in, void* result) {
   CallState& st = *ctx->state;
   const ag::jit::NodeInfo& info = st.program->nodes[static_cast<size_t>(node)];

@@ -109,6 +109,7 @@ class Emitter : public Codegen {
   LVal deliver_result(Scope& s, size_t k);
   // Frees the owned buffers alive until the results (after the caller used them).
   void release_scope(Scope& s);
+  void release_value(Scope& s, ValueId v);
 
   // ---- op families (one lower_*.cpp each) ----
   void lower_node(Scope& s, uint32_t i);

@@ -40,14 +40,14 @@ void Emitter::lower_nodes(Scope& s, const std::vector<LVal>& params) {
       lower_matmul_chain(s, i, chain);
       // Values that die inside the chain are freed after it (x and the products are not owned).
       for (uint32_t c = i; c < i + chain; ++c)
-        for (ValueId v : s.plan->free_after[c]) owned_free(s.at(v).ptr);
+        for (ValueId v : s.plan->free_after[c]) release_value(s, v);
       i += static_cast<uint32_t>(chain) - 1;
       report();
       continue;
     }
     lower_node(s, i);
     report();
-    for (ValueId v : s.plan->free_after[i]) owned_free(s.at(v).ptr);
+    for (ValueId v : s.plan->free_after[i]) release_value(s, v);
   }
   b_.SetCurrentDebugLocation(outer);
 }
@@ -111,7 +111,14 @@ LVal Emitter::deliver_result(Scope& s, size_t k) {
 }
 
 void Emitter::release_scope(Scope& s) {
-  for (ValueId v : s.plan->free_at_end) owned_free(s.at(v).ptr);
+  for (ValueId v : s.plan->free_at_end) release_value(s, v);
+}
+
+// An Owned buffer is freed; a Borrowed variable value's tensor is let go (plan.h).
+void Emitter::release_value(Scope& s, ValueId v) {
+  const ValuePlan& vp = s.plan->at(v);
+  if (vp.storage == ValueStorage::Borrowed) b_.CreateCall(runtime("agc_rt_var_release"), {ctx(), i32(vp.slot)});
+  else owned_free(s.at(v).ptr);
 }
 
 }  // namespace ag::jit

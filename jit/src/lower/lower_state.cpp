@@ -67,14 +67,23 @@ void StateLowering::stateful() {
     case OpKind::AssignSubVariable: {
       llvm::Value* var = state();
       LVal out = static_result();
+      const ValuePlan& vp = s_.plan->values[i_][0];
+      // The value read in place, held in the call's slot until its last use (plan.h, Borrowed).
+      auto borrow = [&] {
+        out.kind = LVal::Kind::Buf;
+        out.ptr = b_.CreateCall(e_.runtime("agc_rt_var_borrow"), {e_.ctx(), e_.i32(vp.slot), var});
+        s_.values[i_] = {out};
+      };
+      const bool borrowed = vp.storage == ValueStorage::Borrowed;
       if (n_.op == OpKind::ReadVariable) {
+        if (borrowed) return borrow();
         llvm::Value* ptr = e_.result_buffer(s_, i_, out.dims);
         b_.CreateCall(e_.runtime("agc_rt_var_read"), {var, ptr});
         return e_.finish_result(s_, i_, out, ptr);
       }
-      const ValueStorage st = s_.plan->values[i_][0].storage;
+      const ValueStorage st = vp.storage;
       const bool unused = !has_uses(s_, i_) && (st == ValueStorage::Reg || st == ValueStorage::Arena);
-      llvm::Value* ptr = unused ? nullptr : e_.result_buffer(s_, i_, out.dims);
+      llvm::Value* ptr = unused || borrowed ? nullptr : e_.result_buffer(s_, i_, out.dims);
       llvm::Value* result = ptr ? ptr : llvm::ConstantPointerNull::get(b_.getPtrTy());
       // A scalar added to a scalar variable (a staged loop's counter): the helper without the
       // shape dispatch (W7).
@@ -88,6 +97,7 @@ void StateLowering::stateful() {
                                       e_.as_buffer(s_.at(n_.inputs[0])).ptr, result})
                      : b_.CreateCall(e_.runtime("agc_rt_var_assign"), {e_.ctx(), e_.i32(id), var, input_args(), result});
       e_.return_if(b_.CreateICmpNE(rc, e_.i32(0)));
+      if (borrowed) return borrow();  // the new value, read in place
       if (unused) {
         out.kind = LVal::Kind::Buf;  // never read
         s_.values[i_] = {out};
