@@ -65,11 +65,14 @@ Mat to_mat(const Tensor& t) {
 
 int main(int argc, char** argv) {
   const int64_t batches = argc > 1 ? std::atoll(argv[1]) : 64;
-  // Samples of ten classes: uniform pixels, brighter in a band of the class's own.
-  std::vector<float> xs(static_cast<size_t>(batches * kBatch * kIn)), ys(static_cast<size_t>(batches * kBatch * kClasses), 0.0f);
+  // Samples of ten classes: uniform pixels, brighter in a band of the class's own; labels
+  // smoothed (0.91 and 0.01): the logits stay finite, as does every gradient. With one-hot labels
+  // this easy set saturates the softmax within a few epochs, the gradients become denormal
+  // floats and every later epoch (of either program) runs several times slower.
+  std::vector<float> xs(static_cast<size_t>(batches * kBatch * kIn)), ys(static_cast<size_t>(batches * kBatch * kClasses), 0.01f);
   for (int64_t s = 0; s < batches * kBatch; ++s) {
     const int64_t label = (s * 7 + s / 13) % kClasses;
-    ys[static_cast<size_t>(s * kClasses + label)] = 1.0f;
+    ys[static_cast<size_t>(s * kClasses + label)] = 0.91f;
     for (int64_t p = 0; p < kIn; ++p)
       xs[static_cast<size_t>(s * kIn + p)] = static_cast<float>((s * 7919 + p * 104729) % 1000) / 1000.0f + (p / 78 == label ? 0.5f : 0.0f);
   }
@@ -110,23 +113,38 @@ int main(int argc, char** argv) {
     std::printf("warning: after an epoch the losses are %g and %g, w1 differs by %g\n", static_cast<double>(last_loss),
                 static_cast<double>(eigen_loss), static_cast<double>(weight_diff));
 
-  auto epoch = [&] {
+  // Both programs train on in lockstep, epoch by epoch from the same state, and each row takes
+  // the fastest of its epochs: Adam's moments of units that stop learning (dead ReLUs) decay
+  // geometrically into denormal floats after some 600 steps, and from then on every epoch of
+  // either program runs several times slower (measured: 55 -> 210 ms by epoch 11).
+  auto agc_epoch = [&] {
     for (int64_t k = 0; k < batches; ++k) agbench::keep(step(bx[static_cast<size_t>(k)], by[static_cast<size_t>(k)]));
   };
-  const double by_hand = agbench::time_per_call([&] {
+  auto eigen_epoch = [&] {
     for (int64_t k = 0; k < batches; ++k)
       agbench::keep(eigen.train_step(&xs[static_cast<size_t>(k * kBatch * kIn)], &ys[static_cast<size_t>(k * kBatch * kClasses)]));
-  });
-  auto set_threads = [](int k) { ag::set_num_threads(k); };
+  };
+  auto seconds = [](auto&& f) {
+    const auto s0 = std::chrono::steady_clock::now();
+    f();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - s0).count();
+  };
   std::vector<agbench::Row> rows;
+  double by_hand = 1e300;
   for (int threads : {1, 2}) {
-    const double agc = agbench::time_with_threads(set_threads, threads, epoch);
+    ag::set_num_threads(threads);
+    double agc = 1e300;
+    for (int e = 0; e < 3; ++e) {
+      agc = std::min(agc, seconds(agc_epoch));
+      by_hand = std::min(by_hand, seconds(eigen_epoch));
+    }
     rows.push_back({fmt::format("epoch of {} steps, {} thread{}", batches, threads, threads > 1 ? "s" : ""), agbench::ms(agc),
                     agbench::ms(by_hand) + " Eigen", fmt::format("{:.2f}x", agc / by_hand),
                     threads == 1 ? fmt::format("{:.1f} us per step; loss {:.4f} (Eigen {:.4f}), w1 within {:.1e}", agc / static_cast<double>(batches) * 1e6,
                                                last_loss, eigen_loss, weight_diff)
                                  : "Eigen on 1 thread"});
   }
+  ag::set_num_threads(1);
   rows.push_back({"first call (trace + backward + compile, default threads)", agbench::ms(first), "", "", ""});
   agbench::print_table(fmt::format("MLP {}-{}-{} trained with Adam, batches of {}, float32", kIn, kHidden, kClasses, kBatch), rows);
   return 0;

@@ -86,6 +86,10 @@ int32_t agc_rt_var_assign(ag::jit::JitCallCtx* ctx, int32_t node, void* var, con
 // variable that is not a numeric scalar takes agc_rt_var_assign. Same results and errors.
 int32_t agc_rt_var_add_scalar(ag::jit::JitCallCtx* ctx, int32_t node, int32_t subtract, void* var, const void* operand,
                               void* result);
+// AssignVariable node `node` of a value the code computed in `data`, a buffer of agc_rt_alloc of
+// the variable's type: the buffer becomes the variable's value (no copy; the old value goes when
+// its last reader lets it go). Returns 0, or 1 with the error recorded.
+int32_t agc_rt_var_assign_owned(ag::jit::JitCallCtx* ctx, int32_t node, void* var, void* data);
 // The variable's value, read in place: its tensor is held in the call's slot `slot` until
 // agc_rt_var_release (or the call's end), so an assignment made meanwhile replaces the value by a
 // copy (copy-on-write) and the data returned never changes. No copy, no allocation.

@@ -70,6 +70,7 @@ class Planner {
     }
     choose_destinations(g, *s);
     box_updates(g, *s);
+    donate_to_assignments(g, *s);
     compute_liveness(g, *s);
     fill_node_infos(g, *s);
     plan_children(g, *s);
@@ -80,6 +81,10 @@ class Planner {
 
  private:
   int32_t new_slot() { return prog_.num_slots++; }
+
+  // A smaller value is copied: that costs less than the call slot holding a borrowed one (and a
+  // program without slots keeps the cached call's shortest path).
+  static constexpr int64_t kMinBorrowedBytes = 4096;
 
   // Whether node i reads a Variable's value in place (ValueStorage::Borrowed) instead of
   // copying it: a read, or an assignment whose result is used, in the function's own scope (in a
@@ -117,7 +122,7 @@ class Planner {
           vp.storage = ValueStorage::Reg;
         } else if (node.op == OpKind::Const) {
           vp.storage = ValueStorage::Const;
-        } else if (borrows_variable(g, s, i) && static_bytes(t) >= 0) {
+        } else if (borrows_variable(g, s, i) && static_bytes(t) >= kMinBorrowedBytes) {
           vp.storage = ValueStorage::Borrowed;
           vp.slot = new_slot();
         } else if (is_view_op(node.op) && s.at(node.inputs[0]).storage != ValueStorage::Reg) {
@@ -207,6 +212,33 @@ class Planner {
     }
   }
 
+  // A value computed only to be assigned to a Variable (an optimizer's new moment, m * b + g *
+  // (1 - b)) in the function's own scope is computed in a buffer of its own that the assignment
+  // makes the variable's value (agc_rt_var_assign_owned): no copy into the variable's old buffer.
+  // Its type must be the variable's, and nothing else may read it (the variable's next
+  // assignment may write into it).
+  static void donate_to_assignments(const Graph& g, ScopePlan& s) {
+    if (s.kind != ScopeKind::Function) return;
+    std::vector<int> reads(g.nodes.size(), 0);
+    for (const Node& n : g.nodes)
+      for (ValueId v : n.inputs) ++reads[v.node];
+    for (ValueId r : g.results) reads[r.node] += 2;
+    for (const auto& outs : s.values)
+      for (const ValuePlan& vp : outs)
+        if (vp.storage == ValueStorage::View || vp.storage == ValueStorage::Box) reads[vp.root.node] += 2;
+    for (const Node& n : g.nodes) {
+      if (n.op != OpKind::AssignVariable) continue;
+      const ValueId x = n.inputs[0];
+      ValuePlan& vp = s.values[x.node][x.index];
+      const TensorType& t = g.type(x);
+      if (vp.storage != ValueStorage::Arena || reads[x.node] != 1 || g.nodes[x.node].outputs.size() != 1 ||
+          t.dtype != n.outputs[0].dtype || !t.shape.is_fully_defined() || t.shape != n.outputs[0].shape)
+        continue;
+      vp.storage = ValueStorage::Owned;
+      vp.donated = true;
+    }
+  }
+
   static void reset_liveness(ScopePlan& s) {
     for (auto& outs : s.values)
       for (ValuePlan& vp : outs) vp.last_use = -1;
@@ -238,7 +270,7 @@ class Planner {
     for (int32_t i = 0; i < n; ++i)
       for (uint32_t k = 0; k < s.values[i].size(); ++k) {
         const ValuePlan& vp = s.values[i][k];
-        if (vp.storage != ValueStorage::Owned && vp.storage != ValueStorage::Borrowed) continue;
+        if ((vp.storage != ValueStorage::Owned || vp.donated) && vp.storage != ValueStorage::Borrowed) continue;
         if (vp.last_use == n) s.free_at_end.push_back({static_cast<uint32_t>(i), k});
         else s.free_after[std::max(vp.last_use, i)].push_back({static_cast<uint32_t>(i), k});
       }

@@ -39,6 +39,9 @@ struct ValuePlan {
   // While outputs: arena offset of the loop state's second buffer, or -1. The body writes each
   // iteration's state into the buffer the last one did not use (plan_updates.h, mark_twins).
   int64_t twin_offset = -1;
+  // Owned: the buffer is handed to the Variable that AssignVariable assigns it to (it becomes the
+  // variable's value, no copy), so it is never freed here.
+  bool donated = false;
   int32_t last_use = -1;  // index of the last node in this scope using it; num_nodes = a result
 };
 

@@ -43,9 +43,9 @@ TEST(JitStatefulNative, VariableOpsCallTypedHelpers) {
       for (int k = 0; k < 3; ++k) out.push_back(f(x));
       if (mode == 2) {
         const std::string ir = f.get_concrete_function(x).llvm_ir(false);
-        // `before` is read in place, and held across the assignments (which then copy first).
-        EXPECT_TRUE(ir_calls(ir, "agc_rt_var_borrow")) << ir;
-        EXPECT_FALSE(ir_calls(ir, "agc_rt_var_read")) << ir;
+        // Values under 4 KB are copied (read in place: ReadsInPlaceAndUpdatesWithoutACopy).
+        EXPECT_TRUE(ir_calls(ir, "agc_rt_var_read")) << ir;
+        EXPECT_FALSE(ir_calls(ir, "agc_rt_var_borrow")) << ir;
         EXPECT_TRUE(ir_calls(ir, "agc_rt_var_assign")) << ir;
       }
     }
@@ -94,59 +94,64 @@ TEST(JitStatefulNative, AnEagerReaderKeepsTheValueItGot) {
 }
 
 // An optimizer's update (Adam's moment: m.assign(m * b + g * (1 - b)), then the weight from the
-// new moment) reads its variables in place and lets them go at their last use: each assignment
-// then writes into the variable's own buffer, no copy made (the buffer's address is kept), with
-// the values of eager and the interpreter. A tensor an eager reader holds makes the next
-// assignment copy first, as eagerly; a read the function still needs after an assignment of the
-// same variable keeps the value it read.
+// new moment) reads its variables in place and lets them go at their last use: the weight's
+// update then writes into its own buffer (the buffer's address is kept), and the new moment,
+// computed in a buffer of its own, becomes m's value (agc_rt_var_assign_owned): no copy either
+// way, with the values of eager and the interpreter. A tensor an eager reader holds makes the
+// next update copy first, as eagerly; a read the function still needs after an assignment of
+// the same variable keeps the value it read.
 TEST(JitStatefulNative, ReadsInPlaceAndUpdatesWithoutACopy) {
   auto step = [](ag::Variable& w, ag::Variable& m, ag::Tensor g) {
     const ag::Tensor m_t = m.assign(m * 0.9f + g * 0.1f);
     w.assign_sub(m_t * 0.5f);
     return w.value() * w.value();
   };
-  const ag::Tensor g = ag::random_uniform({300}, ag::float32, -1, 1, 4);
-  std::vector<ag::Tensor> results[3];
-  for (int mode = 0; mode < 3; ++mode) {
-    ag::Variable w(ag::random_uniform({300}, ag::float32, -1, 1, 5), "w"), m(ag::zeros({300}), "m");
-    auto f = ag::function([&](ag::Tensor x) { return step(w, m, x); }, {.jit_compile = mode == 2});
-    auto call = [&] { return mode == 0 ? step(w, m, g) : f(g); };
-    results[mode].push_back(call());
-    const void* w_buffer = w.value().data<float>();
-    const void* m_buffer = m.value().data<float>();
-    for (int k = 0; k < 3; ++k) results[mode].push_back(call());
-    if (mode == 2) {
-      EXPECT_EQ(w.value().data<float>(), w_buffer) << "w was copied";
-      EXPECT_EQ(m.value().data<float>(), m_buffer) << "m was copied";
-      const std::string ir = f.get_concrete_function(g).llvm_ir(false);
-      EXPECT_TRUE(ir_calls(ir, "agc_rt_var_borrow")) << ir;
-      EXPECT_TRUE(ir_calls(ir, "agc_rt_var_release")) << ir;
+  // 2048 floats: values of 4 KB and more are read in place; 300 (1200 bytes) are copied, the new
+  // moment still handed over and its value read back for the weight's update.
+  for (const int64_t n : {int64_t{2048}, int64_t{300}}) {
+    const ag::Tensor g = ag::random_uniform({n}, ag::float32, -1, 1, 4);
+    std::vector<ag::Tensor> results[3];
+    for (int mode = 0; mode < 3; ++mode) {
+      ag::Variable w(ag::random_uniform({n}, ag::float32, -1, 1, 5), "w"), m(ag::zeros({n}), "m");
+      auto f = ag::function([&](ag::Tensor x) { return step(w, m, x); }, {.jit_compile = mode == 2});
+      auto call = [&] { return mode == 0 ? step(w, m, g) : f(g); };
+      results[mode].push_back(call());
+      const void* w_buffer = w.value().data<float>();
+      const ag::Tensor m_before = m.value();  // an eager reader of m: a donated value replaces m's, so it keeps its own
+      const std::vector<float> m_values = m_before.to_vector<float>();
+      for (int k = 0; k < 3; ++k) results[mode].push_back(call());
+      EXPECT_EQ(m_before.to_vector<float>(), m_values);
+      if (mode == 2) {
+        const std::string ir = f.get_concrete_function(g).llvm_ir(false);
+        EXPECT_EQ(ir_calls(ir, "agc_rt_var_borrow"), n == 2048) << ir;
+        EXPECT_EQ(ir_calls(ir, "agc_rt_var_release"), n == 2048) << ir;
+        EXPECT_TRUE(ir_calls(ir, "agc_rt_var_assign_owned")) << ir;
+        if (n == 2048) EXPECT_EQ(w.value().data<float>(), w_buffer) << "w was copied";
+      }
       const ag::Tensor held = w.value();  // an eager reader: the next step copies w first
       results[mode].push_back(call());
       results[mode].push_back(held);
       EXPECT_NE(w.value().data<float>(), held.data<float>());
-    } else {
-      const ag::Tensor held = w.value();
-      results[mode].push_back(call());
-      results[mode].push_back(held);
+      results[mode].push_back(w.value());
+      results[mode].push_back(m.value());
     }
-    results[mode].push_back(w.value());
-    results[mode].push_back(m.value());
+    for (int mode = 1; mode < 3; ++mode)
+      for (size_t k = 0; k < results[0].size(); ++k)
+        EXPECT_TRUE(agtest::same_tensor(results[0][k], results[mode][k], {0, 0})) << n << " mode " << mode << " result " << k;
   }
-  for (int mode = 1; mode < 3; ++mode)
-    for (size_t k = 0; k < results[0].size(); ++k)
-      EXPECT_TRUE(agtest::same_tensor(results[0][k], results[mode][k], {0, 0})) << "mode " << mode << " result " << k;
   // A read held across an assignment of its variable keeps the value it read.
-  ag::Variable v(ag::constant({1.0f, 2.0f}), "v");
+  const ag::Tensor start = ag::random_uniform({4, 1024}, ag::float32, -1, 1, 6);
+  ag::Variable v(start, "v");
   auto before_and_after = ag::function([&](ag::Tensor x) {
     const ag::Tensor before = v.value();
-    v.assign(v.value() * x);
+    v.assign_add(v.value() * x);
     return std::make_tuple(before, v.value() + before);
   });
-  const auto [before, after] = before_and_after(ag::constant(3.0f));
-  EXPECT_EQ(before.to_vector<float>(), (std::vector<float>{1.0f, 2.0f}));
-  EXPECT_EQ(after.to_vector<float>(), (std::vector<float>{4.0f, 8.0f}));
-  EXPECT_EQ(v.value().to_vector<float>(), (std::vector<float>{3.0f, 6.0f}));
+  const auto [before, after] = before_and_after(ag::constant(2.0f));
+  EXPECT_TRUE(agtest::same_tensor(before, start, {0, 0}));
+  EXPECT_TRUE(agtest::same_tensor(v.value(), start * 3.0f, {0, 0}));
+  EXPECT_TRUE(agtest::same_tensor(after, v.value() + start, {0, 0}));
+  EXPECT_TRUE(ir_calls(before_and_after.get_concrete_function(ag::constant(2.0f)).llvm_ir(false), "agc_rt_var_borrow"));
 }
 
 TEST(JitStatefulNative, AssignAddFromTwoThreadsIsExact) {

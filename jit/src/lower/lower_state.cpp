@@ -82,6 +82,21 @@ void StateLowering::stateful() {
         return e_.finish_result(s_, i_, out, ptr);
       }
       const ValueStorage st = vp.storage;
+      if (n_.op == OpKind::AssignVariable && s_.plan->at(n_.inputs[0]).donated) {
+        // The operand's buffer becomes the variable's value (plan.cpp, donate_to_assignments).
+        llvm::Value* rc = b_.CreateCall(e_.runtime("agc_rt_var_assign_owned"),
+                                        {e_.ctx(), e_.i32(id), var, e_.as_buffer(s_.at(n_.inputs[0])).ptr});
+        e_.return_if(b_.CreateICmpNE(rc, e_.i32(0)));
+        if (borrowed) return borrow();
+        if (!has_uses(s_, i_)) {
+          out.kind = LVal::Kind::Buf;  // never read
+          s_.values[i_] = {out};
+          return;
+        }
+        llvm::Value* copy = e_.result_buffer(s_, i_, out.dims);  // a small value: copied (plan.cpp)
+        b_.CreateCall(e_.runtime("agc_rt_var_read"), {var, copy});
+        return e_.finish_result(s_, i_, out, copy);
+      }
       const bool unused = !has_uses(s_, i_) && (st == ValueStorage::Reg || st == ValueStorage::Arena);
       llvm::Value* ptr = unused || borrowed ? nullptr : e_.result_buffer(s_, i_, out.dims);
       llvm::Value* result = ptr ? ptr : llvm::ConstantPointerNull::get(b_.getPtrTy());
