@@ -27,6 +27,19 @@ Tensor periodic_heat(const Tensor& u) {
   return u + 0.1f * (roll(u, 1, 0) + roll(u, -1, 0) + roll(u, 1, 1) + roll(u, -1, 1) - 4.0f * u);
 }
 
+// `step` applied to x n times, in a staged loop.
+template <class Step>
+Tensor staged_steps(Step& step, Tensor x, Tensor n) {
+  Tensor i = 0;
+  ag::while_stmt([&] { return i < n; },
+                 [&] {
+                   x = step(x);
+                   i += 1;
+                 },
+                 ag::state(x, i), {"x", "i"}, AG_SOURCE_LOC("concat_segments_test.cpp", 0));
+  return x;
+}
+
 int concats(const std::string& plan) { return agtest::occurrences(plan, " = Concat("); }
 int copied_slices(const std::string& plan) {
   int n = 0;
@@ -100,16 +113,7 @@ TEST(JitConcatSegments, TheGameOfLifeCountsInEachSegment) {
   EXPECT_EQ(copied_slices(plan), 0) << plan;
   EXPECT_EQ(concats(plan), 4) << plan;
   // Generations in a staged loop, against a plain loop over the cells.
-  auto generations = [](Tensor b, Tensor n) {
-    Tensor g = 0;
-    ag::while_stmt([&] { return g < n; },
-                   [&] {
-                     b = life_step(b);
-                     g += 1;
-                   },
-                   ag::state(b, g), {"b", "g"}, AG_SOURCE_LOC("concat_segments_test.cpp", 0));
-    return b;
-  };
+  auto generations = [](Tensor b, Tensor n) { return staged_steps(life_step, b, n); };
   agtest::expect_three_way("12 generations", generations, kExact, b, ag::constant(12));
   std::vector<uint8_t> cells = b.to_vector<uint8_t>(), next(cells.size());
   const int64_t rows = 12, cols = 70;
@@ -276,16 +280,7 @@ TEST(JitConcatSegments, UnderTapesInAStagedLoopAndNested) {
   agtest::expect_three_way("gradient in the trace", with_gradient, {.rtol = 1e-5, .atol = 1e-6}, u);
   // Steps in a staged loop, through a nested Function.
   auto step = ag::function(periodic_heat);
-  auto steps = [step](Tensor u, Tensor n) mutable {
-    Tensor i = 0;
-    ag::while_stmt([&] { return i < n; },
-                   [&] {
-                     u = step(u);
-                     i += 1;
-                   },
-                   ag::state(u, i), {"u", "i"}, AG_SOURCE_LOC("concat_segments_test.cpp", 0));
-    return u;
-  };
+  auto steps = [step](Tensor u, Tensor n) mutable { return staged_steps(step, u, n); };
   agtest::expect_three_way("10 steps", steps, kExact, u, ag::constant(10));
   // A tape outside the Function.
   Tensor u0 = u;
