@@ -27,4 +27,16 @@ std::string_view kernel_isa();
 void set_num_threads(int n);
 int get_num_threads();
 
+// Flush denormal floats to zero (the CPU's flush-to-zero and denormals-are-zero modes): a result
+// that would be denormal is 0, and a denormal input reads as 0, in eager kernels and compiled
+// code alike. Off by default: IEEE arithmetic, the results of plain C++. A program whose values
+// decay towards zero (an optimizer's moments of units that stopped learning) otherwise runs
+// several times slower once they are denormal; TensorFlow's CPU runtime flushes them, PyTorch
+// has torch.set_flush_denormal. Applies to the calling thread and to agc's pool threads (each
+// takes it up at its next parallel loop); another thread of yours calls it for itself. Returns
+// false, and changes nothing, on a CPU without these modes.
+bool set_flush_denormals(bool on);
+// Whether the calling thread flushes denormals.
+bool flush_denormals();
+
 }  // namespace ag

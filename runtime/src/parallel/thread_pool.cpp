@@ -176,7 +176,11 @@ void parallel_for_erased(int64_t n, int64_t grain, RangeFn fn, void* closure, in
     }
   };
   g_split.fetch_add(1, std::memory_order_relaxed);
-  for (int64_t p = 1; p < participants; ++p) pool->Schedule([split, run_chunks, p] { run_chunks(p); });
+  for (int64_t p = 1; p < participants; ++p)
+    pool->Schedule([split, run_chunks, p] {
+      follow_denormal_mode();
+      run_chunks(p);
+    });
   run_chunks(0);
   wait_for(split->done, chunks);
   for (const std::exception_ptr& e : errors)

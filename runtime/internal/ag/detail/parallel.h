@@ -26,6 +26,10 @@ inline constexpr int64_t kFullReductionChunk = int64_t{1} << 17;
 // The pool size set by ag::set_num_threads / AG_NUM_THREADS (1 = serial).
 int parallel_threads();
 
+// Puts the calling (pool) thread in the denormal mode ag::set_flush_denormals last chose
+// (denormals.cpp): one relaxed load when it already is.
+void follow_denormal_mode();
+
 // Loops split over more than one thread since the process started (tests check that the
 // parallel path ran).
 int64_t parallel_loops_split();
