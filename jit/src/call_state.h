@@ -37,6 +37,19 @@ struct CallState {
   // The same, or null when the call has allocated none: never allocates (agc_rt_free).
   std::vector<detail::Storage*>* owned_if_any() { return extras_ ? &extras_->owned : nullptr; }
   bool owns_buffers() const { return extras_ && !extras_->owned.empty(); }
+  // The owned buffer whose data is `data`, no longer owned by the call (null if none is).
+  detail::Storage* take_owned(const void* data) {
+    if (!extras_) return nullptr;
+    std::vector<detail::Storage*>& owned = extras_->owned;
+    for (size_t i = owned.size(); i-- > 0;)
+      if (owned[i]->data == data) {
+        detail::Storage* s = owned[i];
+        owned[i] = owned.back();
+        owned.pop_back();
+        return s;
+      }
+    return nullptr;
+  }
   // Releases what an error path left behind.
   void release_owned() {
     if (!extras_) return;

@@ -98,15 +98,7 @@ void* agc_rt_alloc(JitCallCtx* ctx, int64_t bytes) {
 }
 
 void agc_rt_free(JitCallCtx* ctx, void* p) {
-  std::vector<ag::detail::Storage*>* owned = ag::jit::state_of(ctx).owned_if_any();
-  if (!owned) return;
-  for (size_t i = owned->size(); i-- > 0;)
-    if ((*owned)[i]->data == p) {
-      (*owned)[i]->release();
-      (*owned)[i] = owned->back();
-      owned->pop_back();
-      return;
-    }
+  if (ag::detail::Storage* s = ag::jit::state_of(ctx).take_owned(p)) s->release();
 }
 
 void* agc_rt_output(JitCallCtx* ctx, int32_t index, int64_t elements) {

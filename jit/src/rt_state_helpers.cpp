@@ -3,7 +3,6 @@
 // common path and infer no types: the node's type was checked when the graph was built. The
 // rare paths (a shape that does not fit, an assertion that fails) defer to the eager code so
 // that messages are the eager ones. No exception escapes into JIT code.
-#include <algorithm>
 #include <cstring>
 #include <exception>
 #include <mutex>
@@ -167,13 +166,9 @@ int32_t agc_rt_var_assign_owned(JitCallCtx* ctx, int32_t node, void* var, void* 
   return ag::jit::guarded(ctx, [&](CallState& st) {
     auto& v = *static_cast<ag::detail::VariableState*>(var);
     const ag::Node& n = *st.program->nodes[static_cast<size_t>(node)].node;
-    std::vector<ag::detail::Storage*>& owned = st.owned();
-    const auto it = std::find_if(owned.begin(), owned.end(), [&](const ag::detail::Storage* s) { return s->data == data; });
-    if (it == owned.end()) throw ag::InternalError("jit: an assigned buffer that the call does not own");
-    ag::detail::Storage* storage = *it;
+    ag::detail::Storage* storage = st.take_owned(data);
+    if (!storage) throw ag::InternalError("jit: an assigned buffer that the call does not own");
     ag::Tensor value = ag::detail::make_view(storage, 0, n.outputs[0].dtype, n.outputs[0].shape);  // retains it
-    *it = owned.back();
-    owned.pop_back();
     storage->release();  // the tensor's reference is the one left
     std::lock_guard lock(v.mu);  // replaced whole, as an eager assignment replaces it
     if (v.dtype != value.dtype() || v.shape != value.shape())

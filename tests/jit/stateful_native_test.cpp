@@ -154,6 +154,48 @@ TEST(JitStatefulNative, ReadsInPlaceAndUpdatesWithoutACopy) {
   EXPECT_TRUE(ir_calls(before_and_after.get_concrete_function(ag::constant(2.0f)).llvm_ir(false), "agc_rt_var_borrow"));
 }
 
+// Reads in place and handed-over assignments in combination: a gradient under a tape inside the
+// trace (its backward reads the weight in place), the step as a nested Function, and steps in a
+// staged loop (whose body copies its reads) after one at the top; eager == interpreter == JIT.
+TEST(JitStatefulNative, InPlaceVariablesUnderATapeNestedAndInAStagedLoop) {
+  const ag::Tensor x = ag::random_uniform({4, 2048}, ag::float32, -1, 1, 7);
+  auto run = [&](int mode) {
+    ag::Variable w(ag::random_uniform({2048}, ag::float32, -1, 1, 8), "w"), m(ag::zeros({2048}), "m");
+    auto step = [&](ag::Tensor xs) {
+      ag::GradientTape tape;
+      const ag::Tensor loss = ag::reduce_sum(ag::square(xs * w.value()));
+      const ag::Tensor g = tape.gradient(loss, w);
+      const ag::Tensor m_t = m.assign(m * 0.9f + g * 0.1f);
+      w.assign_sub(m_t * 0.01f);
+      return loss;
+    };
+    auto inner = ag::function(step, {.jit_compile = mode == 2});
+    auto outer = [&](ag::Tensor xs, ag::Tensor n) {
+      ag::Tensor loss = inner(xs);
+      ag::Tensor i = 0;
+      ag::while_stmt([&] { return i < n; },
+                     [&] {
+                       loss = step(xs);
+                       i += 1;
+                     },
+                     ag::state(loss, i), {"loss", "i"}, AG_SOURCE_LOC("stateful_native_test.cpp", 0));
+      return loss;
+    };
+    auto f = ag::function(outer, {.jit_compile = mode == 2});
+    std::vector<ag::Tensor> out;
+    for (int k = 0; k < 2; ++k) out.push_back(mode == 0 ? outer(x, ag::constant(3)) : f(x, ag::constant(3)));
+    out.push_back(w.value());
+    out.push_back(m.value());
+    if (mode == 2) EXPECT_TRUE(ir_calls(inner.get_concrete_function(x).llvm_ir(false), "agc_rt_var_assign_owned"));
+    return out;
+  };
+  const auto eager = run(0), interp = run(1), jit = run(2);
+  for (size_t k = 0; k < eager.size(); ++k) {
+    EXPECT_TRUE(agtest::same_tensor(eager[k], interp[k], {.rtol = 1e-5, .atol = 1e-6})) << k;
+    EXPECT_TRUE(agtest::same_tensor(eager[k], jit[k], {.rtol = 1e-5, .atol = 1e-6})) << k;
+  }
+}
+
 TEST(JitStatefulNative, AssignAddFromTwoThreadsIsExact) {
   ag::Variable total(int64_t{0}, "total");
   auto f = ag::function([&](ag::Tensor steps) { return add_in_a_loop(total, steps, ag::Tensor(int64_t{1})); });
