@@ -4,12 +4,15 @@
 // into a context of its own.
 #include "module_split.h"
 
+#include <llvm/ADT/DepthFirstIterator.h>
+#include <llvm/ADT/PostOrderIterator.h>
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/Instruction.h>
+#include <llvm/IR/Instructions.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
@@ -83,36 +86,109 @@ int outline_loop_nests(llvm::Function& entry) {
   return moved;
 }
 
+// Makes `f` return from one block, and returns it: the emitter returns from each error check
+// (`ret i32 1`), and SimplifyCFG would merge them the same way later.
+llvm::BasicBlock* unify_returns(llvm::Function& f) {
+  std::vector<llvm::ReturnInst*> rets;
+  for (llvm::BasicBlock& bb : f)
+    if (auto* ret = llvm::dyn_cast<llvm::ReturnInst>(bb.getTerminator())) rets.push_back(ret);
+  if (rets.size() == 1) return rets[0]->getParent();
+  if (rets.empty() || f.getReturnType()->isVoidTy()) return nullptr;
+  llvm::BasicBlock* exit = llvm::BasicBlock::Create(f.getContext(), "common.ret", &f);
+  llvm::PHINode* value = llvm::PHINode::Create(f.getReturnType(), static_cast<unsigned>(rets.size()), "ret", exit);
+  llvm::ReturnInst::Create(f.getContext(), value, exit);
+  for (llvm::ReturnInst* ret : rets) {
+    value->addIncoming(ret->getReturnValue(), ret->getParent());
+    llvm::BranchInst::Create(exit, ret->getParent());
+    ret->eraseFromParent();
+  }
+  return exit;
+}
+
+// Moves the rest of `entry` from one of its blocks on into a function of its own, of about
+// `target` instructions: the blocks some block outside every loop (so nothing jumps back into
+// it) dominates, but the one that returns, whose size comes closest. The moved code branches to
+// the return as an exit: the function returns which way it left, and the entry branches on
+// that. Returns it, or null when no block gives at least half the target.
+llvm::Function* outline_entry_tail(llvm::Function& entry, size_t target) {
+  llvm::BasicBlock* exit = unify_returns(entry);
+  if (!exit) return nullptr;
+  llvm::DominatorTree dt(entry);
+  const llvm::LoopInfo loops(dt);
+  llvm::DenseMap<const llvm::BasicBlock*, size_t> size;  // of the blocks each block dominates
+  for (const llvm::DomTreeNode* node : llvm::post_order(dt.getRootNode())) {
+    const llvm::BasicBlock* bb = node->getBlock();
+    size_t n = bb == exit ? 0 : bb->size();
+    for (const llvm::DomTreeNode* child : node->children()) n += size[child->getBlock()];
+    size[bb] = n;
+  }
+  llvm::BasicBlock* best = nullptr;
+  size_t best_gap = target / 2 + 1;
+  for (llvm::BasicBlock& bb : entry) {
+    if (&bb == &entry.getEntryBlock() || &bb == exit || loops.getLoopFor(&bb)) continue;
+    const size_t n = size[&bb], gap = n > target ? n - target : target - n;
+    if (gap < best_gap) {
+      best = &bb;
+      best_gap = gap;
+    }
+  }
+  if (!best) return nullptr;
+  std::vector<llvm::BasicBlock*> blocks;  // `best` first, as CodeExtractor wants its region's entry
+  for (const llvm::DomTreeNode* node : llvm::depth_first(dt.getNode(best)))
+    if (node->getBlock() != exit) blocks.push_back(node->getBlock());
+  llvm::CodeExtractorAnalysisCache cache(entry);
+  llvm::CodeExtractor extractor(blocks, nullptr, false, nullptr, nullptr, nullptr, false, false, nullptr, "tail");
+  if (!extractor.isEligible()) return nullptr;
+  llvm::Function* tail = extractor.extractCodeRegion(cache);
+  if (!tail) return nullptr;
+  tail->setLinkage(llvm::GlobalValue::InternalLinkage);
+  tail->addFnAttr(llvm::Attribute::NoInline);
+  tail->addFnAttr(llvm::Attribute::NoUnwind);
+  return tail;
+}
+
+// What a function costs to optimize and compile, in instructions' worth: its instructions, and
+// the passes' own work on any function (kFunctionCost).
+size_t cost(const llvm::Function& f) { return instructions(f) + kFunctionCost; }
+
 constexpr char kBundleMagic[8] = {'A', 'G', 'C', 'O', 'B', 'J', 'S', '1'};
 
 }  // namespace
 
 std::vector<std::string> second_part_functions(llvm::Module& m) {
-  if (llvm::Function* entry = m.getFunction(kEntrySymbol); entry && instructions(*entry) >= kOutlineNestsAbove)
-    outline_loop_nests(*entry);
-  // The kernels, largest first, each to the lighter side; the entry function and everything it
+  llvm::Function* entry = m.getFunction(kEntrySymbol);
+  const bool large_entry = entry && instructions(*entry) >= kOutlineNestsAbove;
+  if (large_entry) outline_loop_nests(*entry);
+  // The kernels, costliest first, each to the lighter side; the entry function and everything it
   // inlines stay on the calling thread.
   std::vector<std::pair<size_t, const llvm::Function*>> kernels;
   size_t first = 0;
   for (const llvm::Function& f : m) {
     if (f.isDeclaration()) continue;
     if (f.getName() != kEntrySymbol && f.hasFnAttribute(llvm::Attribute::NoInline))
-      kernels.emplace_back(instructions(f), &f);
+      kernels.emplace_back(cost(f), &f);
     else
-      first += instructions(f);
+      first += cost(f);
   }
   std::stable_sort(kernels.begin(), kernels.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   std::vector<std::string> second;
-  size_t second_size = 0;
-  for (const auto& [size, f] : kernels) {
-    if (second_size <= first) {
+  size_t second_cost = 0;
+  for (const auto& [c, f] : kernels) {
+      if (second_cost <= first) {
       second.push_back(f->getName().str());
-      second_size += size;
+      second_cost += c;
     } else {
-      first += size;
+      first += c;
     }
   }
-  if (second_size < kMinSecondPartInstructions) second.clear();
+  // Still lopsided (an MLP's train step: forty small loop nests, each too small to move alone):
+  // the rest of the entry from some point on moves too, as one function, to even the sides.
+  if (large_entry && first > second_cost + 3 * kFunctionCost)
+    if (const llvm::Function* tail = outline_entry_tail(*entry, (first - second_cost) / 2)) {
+      second.push_back(tail->getName().str());
+      second_cost += cost(*tail);
+    }
+  if (second_cost < kMinSecondPartInstructions + kFunctionCost * second.size()) second.clear();
   return second;
 }
 

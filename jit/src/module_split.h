@@ -23,12 +23,19 @@ namespace ag::jit {
 // nest of more than kMaxNestInstructions with loops inside (a staged while whose body holds an
 // ODE solver's dozens of stages) gives its inner nests instead, by the same rule: as one
 // function it is one thread's work, and LLVM's time on it grows faster than its size.
+// When the calling thread's side still costs more than the other by three functions' worth,
+// the rest of the entry from some block on moves too, as one function (`agc_entry.tail`), of
+// about half the difference (an MLP's train step: forty nests each too small to move alone).
+// Sides are weighed as instructions plus kFunctionCost per function.
 // Deterministic: the same module always splits the same way, whatever the thread count.
 std::vector<std::string> second_part_functions(llvm::Module& m);
 constexpr size_t kMinSecondPartInstructions = 64;
 constexpr size_t kOutlineNestsAbove = 500;
 constexpr size_t kMinNestInstructions = 32;
 constexpr size_t kMaxNestInstructions = 400;
+// LLVM's passes cost each function about as much as this many instructions (codegen's ~150
+// machine passes, each with its analyses): 20 functions of 10 instructions take llc 5x one.
+constexpr size_t kFunctionCost = 60;
 
 // Moves `names` out of `m`: they become external (other functions of `m` call them by name)
 // and, in `m`, declarations. Returns the second module as bitcode, for another LLVMContext.

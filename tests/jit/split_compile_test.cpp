@@ -37,6 +37,17 @@ Tensor layers_then_gather(Tensor x, const Tensor& w, const Tensor& rows) {
   return ag::gather(x, rows);
 }
 
+// Twenty small normalizations of a 16-element vector (each a mean, a max and a scaling: loop
+// nests too small to move one by one), then rows of `x` picked by `rows` (an index check in the
+// entry's second half).
+Tensor small_steps_then_gather(Tensor v, const Tensor& x, const Tensor& rows) {
+  for (int i = 0; i < 20; ++i) {
+    v = v - ag::reduce_mean(v);
+    v = v / (ag::reduce_max(ag::abs(v)) + static_cast<float>(i + 1));
+  }
+  return ag::gather(x * ag::reduce_sum(v), rows);
+}
+
 struct SplitCounts {
   int64_t split = 0, parallel = 0;
 };
@@ -89,6 +100,70 @@ TEST_F(SplitCompile, ALargeEntryMovesItsLoopNestsToTheSecondModule) {
   const agtest::ScopedEnv whole("AG_JIT_SPLIT", "0");
   auto g = ag::function(layers_then_gather);
   EXPECT_TRUE(agtest::same_tensor(g(x, w, rows), f(x, w, rows), {.rtol = 0, .atol = 0}));
+}
+
+TEST_F(SplitCompile, AnEntryOfSmallNestsMovesItsTailToTheSecondModule) {
+  const Threads threads(2);
+  const Tensor v = ag::random_uniform({16}, ag::float32, -1, 1, 23), x = ag::random_uniform({8, 4}, ag::float32, -1, 1, 24);
+  const Tensor rows = ag::constant({5, 1, 7});
+  const SplitCounts before = counts();
+  const agtest::Tol tol{.rtol = 1e-5, .atol = 1e-6};
+  agtest::expect_three_way("20 small steps, gather", small_steps_then_gather, tol, v, x, rows);
+  EXPECT_EQ(counts().split - before.split, 1);
+  auto f = ag::function(small_steps_then_gather);
+  const std::string ir = f.get_concrete_function(v, x, rows).llvm_ir(true);
+  const size_t header = ir.find(kHeader);
+  ASSERT_NE(header, std::string::npos);
+  EXPECT_EQ(ir.find("@agc_entry.nest"), std::string::npos) << "a nest large enough to move alone";
+  const size_t tail = ir.find("define internal void @agc_entry.tail");
+  EXPECT_EQ(tail, std::string::npos) << "the tail must be callable from the other module";
+  EXPECT_NE(ir.find("@agc_entry.tail(", header), std::string::npos) << "the entry's tail did not move";
+  // The index check in the moved tail still raises, and the same code whole gives the same bits.
+  EXPECT_THROW((void)f(v, x, ag::constant({1, 8})), ag::InvalidArgumentError);
+  const agtest::ScopedEnv whole("AG_JIT_SPLIT", "0");
+  auto g = ag::function(small_steps_then_gather);
+  EXPECT_TRUE(agtest::same_tensor(g(v, x, rows), f(v, x, rows), {.rtol = 0, .atol = 0}));
+  EXPECT_EQ(g.get_concrete_function(v, x, rows).llvm_ir(true).find("agc_entry.tail"), std::string::npos);
+}
+
+// An MLP's train step with Variables, a tape and Adam, as bench/apps/mlp_adam.cpp has it, in
+// smaller sizes (products still over the emitted kernels' limit: the runtime's GEMM): forty
+// small loop nests (bias vectors, softmax rows, the optimizer's slots), the entry's tail in the
+// second module. Eagerly and compiled from the same weights, step by step.
+struct SmallMlp {
+  ag::Variable w1{ag::random_uniform({64, 48}, ag::float32, -0.2, 0.2, 31), "w1"}, b1{ag::zeros({48}), "b1"};
+  ag::Variable w2{ag::random_uniform({48, 24}, ag::float32, -0.2, 0.2, 32), "w2"}, b2{ag::zeros({24}), "b2"};
+  ag::optimizers::Adam adam{0.01};
+  Tensor step(const Tensor& x, const Tensor& y) {
+    ag::GradientTape tape;
+    const Tensor logits = ag::matmul(ag::relu(ag::matmul(x, w1) + b1), w2) + b2;
+    const Tensor shifted = logits - ag::stop_gradient(ag::reduce_max(logits, 1, true));
+    const Tensor loss = -ag::reduce_mean(ag::reduce_sum(y * (shifted - ag::log(ag::reduce_sum(ag::exp(shifted), 1, true))), 1));
+    const std::vector<Tensor> g = tape.gradient(loss, {w1, b1, w2, b2});
+    adam.apply_gradients({{g[0], &w1}, {g[1], &b1}, {g[2], &w2}, {g[3], &b2}});
+    return loss;
+  }
+};
+
+TEST_F(SplitCompile, ATrainStepWithAdamMovesItsTailAndTrainsAsEagerly) {
+  const Threads threads(2);
+  const Tensor x = ag::random_uniform({32, 64}, ag::float32, -1, 1, 33);
+  const Tensor y = ag::one_hot(ag::random_uniform({32}, ag::int32, 0, 24, 34), 24);
+  SmallMlp eager, compiled;
+  auto f = ag::function([&](Tensor xs, Tensor ys) { return compiled.step(xs, ys); });
+  const SplitCounts before = counts();
+  const agtest::Tol tol{.rtol = 1e-4, .atol = 1e-6};
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_TRUE(agtest::same_tensor(eager.step(x, y), f(x, y), tol)) << "step " << i;
+    for (auto [e, c] : {std::pair{&eager.w1, &compiled.w1}, {&eager.b1, &compiled.b1}, {&eager.w2, &compiled.w2}, {&eager.b2, &compiled.b2}})
+      EXPECT_TRUE(agtest::same_tensor(e->value(), c->value(), tol)) << c->name() << " after step " << i;
+  }
+  EXPECT_EQ(f.stats().compiles, 1);
+  EXPECT_EQ(counts().split - before.split, 1);
+  const std::string ir = f.get_concrete_function(x, y).llvm_ir(true);
+  const size_t header = ir.find(kHeader);
+  ASSERT_NE(header, std::string::npos);
+  EXPECT_NE(ir.find("@agc_entry.tail(", header), std::string::npos) << "the entry's tail did not move";
 }
 
 TEST_F(SplitCompile, OneThreadCompilesBothModulesInTurn) {
