@@ -18,6 +18,14 @@ using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 // (12.8M) ran slower split on 2 threads than whole on 1, so they stay whole; from 256^3 up, 2
 // threads took less time (docs/performance.md, "Measured decisions": parallel GEMM).
 constexpr int64_t kParallelGemmWork = int64_t{1} << 24;
+// Products of at least this many multiply-adds, and under kParallelGemmWork, with at least
+// 2 * kMinHalfRows rows, are cut in two halves of rows run as two tasks: an MLP's weight
+// gradient (784x64x256) took 1.8x less time on 2 threads, the same on one. Halves of fewer rows
+// (the MLP's 64x784x256 forward product in two of 32) cost 8% on one thread: each half packs
+// the whole right-hand side, and Eigen's kernels work in panels of 48 rows (docs/performance.md,
+// "Measured decisions": GEMM halves).
+constexpr int64_t kHalvedGemmWork = int64_t{1} << 22;
+constexpr int64_t kMinHalfRows = 48;
 // A matrix-vector product (one column of C) streams its matrix once, a multiply-add per element
 // loaded: from 2^17 elements (1 MB of doubles) up, 2 threads halve it (conjugate gradients'
 // [512, 512] float64 product, 26 µs an iteration, docs/performance.md).
@@ -49,7 +57,21 @@ void gemm_blocks(const A& a, const B& b, T* c, int64_t m, int64_t k, int64_t n) 
   // an Eigen GEMV call of its own, and 64-row blocks of CG's product cost 4% on one thread.
   const int64_t size = n == 1 ? std::max(gemm_block(m), (kParallelGemvWork / 2 / std::max<int64_t>(k, 1) + 15) / 16 * 16)
                               : gemm_block(m);
-  if (m * k * n < (n == 1 ? kParallelGemvWork : kParallelGemmWork) || m < 2 * size) {
+  const int64_t work = m * k * n;
+  if (n > 1 && work >= kHalvedGemmWork && work < kParallelGemmWork && m >= 2 * kMinHalfRows) {
+    // Halves of rows, a function of the shape alone as `size` is: one thread computes the
+    // same two products in turn. (Halves of columns, strided panels of C, took twice as long on
+    // one thread here, though not in a standalone Eigen program.)
+    const int64_t half = (m / 2 + 15) / 16 * 16;
+    parallel_for(2, 1, [&](int64_t first, int64_t last) {
+      for (int64_t h = first; h < last; ++h) {
+        const int64_t at = h == 0 ? 0 : half, len = h == 0 ? half : m - half;
+        C.middleRows(at, len).noalias() = a.middleRows(at, len) * b;
+      }
+    });
+    return;
+  }
+  if (work < (n == 1 ? kParallelGemvWork : kParallelGemmWork) || m < 2 * size) {
     C.noalias() = a * b;
     return;
   }
