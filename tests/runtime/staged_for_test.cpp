@@ -66,6 +66,37 @@ TEST(StagedFor, OverTheRowsOfASymbolicTensorWithBreak) {
   EXPECT_EQ(f(ag::zeros({0, 2})).to_vector<float>(), (std::vector<float>{0.f, 0.f}));
 }
 
+// A tensor loop whose condition is a constant while tracing (`t < 40`, t a constant tensor) runs
+// natively, its body copied into the graph each time: counted, and from 32 iterations on a
+// warning names the loop, once per loop; a staged one (a traced trip count) warns of nothing.
+TEST(StagedFor, AConstantConditionLoopOfManyIterationsWarnsOnceAndCounts) {
+  agtest::LogCapture logs(static_cast<unsigned>(ag::detail::LogTopic::Trace));
+  auto count_to = [](int64_t limit, uint32_t line) {
+    return [limit, line](Tensor x, Tensor n) {
+      Tensor t = int64_t{0};
+      Tensor acc = x;
+      ag::while_stmt([&] { return t < (limit > 0 ? Tensor(limit) : n); }, [&] { acc = acc + 1.0f, t = t + int64_t{1}; },
+                     ag::state(acc, t), {"acc", "t"}, LOC(line));
+      return acc;
+    };
+  };
+  auto unrolled = ag::function(count_to(40, 230), {.jit_compile = false, .name = "unrolled"});
+  const Tensor n = Tensor(int64_t{40});
+  EXPECT_EQ(unrolled(Tensor(1.0f), n).item<float>(), 41.0f);
+  EXPECT_EQ(unrolled(ag::constant({1.0f, 2.0f}), n).to_vector<float>(), (std::vector<float>{41.0f, 42.0f}));  // a retrace
+  EXPECT_EQ(logs.count_containing("40 plain-loop iterations unrolled"), 2u);
+  EXPECT_EQ(logs.count_containing("agc: warning: Function 'unrolled': the loop at cf.cpp:230 ran 40 iterations while tracing"), 1u);
+  auto few = ag::function(count_to(5, 231), {.jit_compile = false, .name = "few"});
+  EXPECT_EQ(few(Tensor(1.0f), n).item<float>(), 6.0f);
+  EXPECT_EQ(logs.count_containing("optimization, 5 plain-loop iterations unrolled"), 1u);
+  EXPECT_EQ(logs.count_containing("cf.cpp:231"), 0u);
+  auto staged = ag::function(count_to(0, 232), {.jit_compile = false, .name = "staged"});
+  EXPECT_EQ(staged(Tensor(1.0f), n).item<float>(), 41.0f);
+  EXPECT_NE(staged.concrete_functions()[0].graph_text().find("While"), std::string::npos);
+  EXPECT_EQ(logs.count_containing("cf.cpp:232"), 0u);
+  EXPECT_EQ(logs.count_containing("optimization, 0 plain-loop iterations unrolled"), 1u);
+}
+
 TEST(StagedFor, ConcreteIterableUnrollsAndCountsIterations) {
   agtest::LogCapture logs(static_cast<unsigned>(ag::detail::LogTopic::Trace));
   auto f = ag::function(

@@ -1,8 +1,13 @@
 // Small helpers of the operators: plain-loop flags and trace statistics.
 #include <fmt/format.h>
 
+#include <mutex>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "ag/detail/log.h"
 
 #include "ag/operators/control_flow.h"
 #include "ag/operators/functional.h"
@@ -48,8 +53,28 @@ void check_autograph(const char* construct, SourceLoc loc) {
       f->root->function_name ? *f->root->function_name : std::string("function"), construct, where(loc)));
 }
 
-void note_unrolled_iteration() {
-  if (TraceFrame* f = current_frame()) ++f->root->unrolled_iterations;
+void note_unrolled_loop(int64_t iterations, SourceLoc loc) noexcept {
+  TraceFrame* f = current_frame();
+  if (!f) return;
+  f->root->unrolled_iterations += iterations;
+  if (iterations < kWarnUnrolledIterations) return;
+  // Once per loop: a Function traced for many signatures would repeat it.
+  static std::mutex mutex;
+  static std::set<std::pair<std::string, uint32_t>> warned;
+  try {
+    {
+      std::lock_guard lock(mutex);
+      if (!warned.emplace(loc.file ? loc.file : "", loc.line).second) return;
+    }
+    log_line(fmt::format(
+        "agc: warning: {}the loop{} ran {} iterations while tracing, each one's ops copied into the graph: its "
+        "condition (or what it iterates) was a concrete tensor, a constant while tracing. To trace it once as a "
+        "staged loop, make it depend on a traced value (a tensor argument, ag::shape_of(x)); to unroll it on "
+        "purpose, loop over a C++ int",
+        f->root->function_name ? fmt::format("Function '{}': ", *f->root->function_name) : std::string(), where(loc),
+        iterations));
+  } catch (...) {  // a warning is never worth an exception out of a loop's end
+  }
 }
 }  // namespace detail
 

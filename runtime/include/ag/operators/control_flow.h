@@ -52,6 +52,7 @@ void while_stmt(CondFn&& cond_fn, Body&& body_fn, std::tuple<Ts&...> vars, Names
   } else {
     auto state = detail::erase_state(vars, names);
     auto cond_tensor = [&]() -> Tensor { return cond_fn(); };
+    detail::UnrolledLoop unrolled(loc);
     for (;;) {
       // While tracing, a condition that turns symbolic stages the rest of the loop; its probe
       // evaluation is rolled back so nothing of it stays in the graph.
@@ -63,6 +64,7 @@ void while_stmt(CondFn&& cond_fn, Body&& body_fn, std::tuple<Ts&...> vars, Names
         return;
       }
       if (!detail::truth(c, "while", loc)) return;
+      unrolled.iteration();
       body_fn();
     }
   }
@@ -95,6 +97,7 @@ void for_stmt(Iterable&& iterable, Extra&& extra_test, Body&& body_fn, std::tupl
     }
     if (it.rank() == 0) throw ValueError("for: cannot iterate over a scalar tensor" + loc.str());
     const int64_t n = it.shape()[0];
+    detail::UnrolledLoop unrolled(loc);
     for (int64_t i = 0; i < n; ++i) {
       if constexpr (has_extra) {
         Tensor e = extra_tensor();
@@ -107,7 +110,7 @@ void for_stmt(Iterable&& iterable, Extra&& extra_test, Body&& body_fn, std::tupl
         }
         if (!detail::truth(e, "for", loc)) return;
       }
-      if (detail::tracing()) detail::note_unrolled_iteration();
+      unrolled.iteration();
       body_fn(it[i]);
     }
   } else {

@@ -162,8 +162,29 @@ std::vector<Tensor> staged_cond(const Tensor& cond, FnRef<std::vector<Tensor>()>
 // Evaluates a loop condition for a native (unrolled) iteration. If it turns out symbolic the
 // ops it added are rolled back and nullopt-like false is returned with `symbolic` set.
 Tensor probe_condition(FnRef<Tensor()> cond_fn, std::span<StateVar> vars, bool& symbolic, SourceLoc loc);
-// Counts an iteration of a plain loop over a concrete tensor while tracing (AG_LOG=trace).
-void note_unrolled_iteration();
+// Reports a loop on tensors that ran `iterations` times natively while tracing (its condition,
+// or what it iterates, a concrete tensor), each iteration's ops copied into the graph: counted
+// for AG_LOG=trace, and from kWarnUnrolledIterations on a warning (once per loop) that names
+// the loop and how to stage it. Never throws.
+void note_unrolled_loop(int64_t iterations, SourceLoc loc) noexcept;
+inline constexpr int64_t kWarnUnrolledIterations = 32;
 bool tracing();
+
+// Counts a loop's native iterations while tracing and reports them when the loop ends.
+class UnrolledLoop {
+ public:
+  explicit UnrolledLoop(SourceLoc loc) : loc_(loc), tracing_(tracing()) {}
+  UnrolledLoop(const UnrolledLoop&) = delete;
+  UnrolledLoop& operator=(const UnrolledLoop&) = delete;
+  ~UnrolledLoop() {
+    if (iterations_ > 0) note_unrolled_loop(iterations_, loc_);
+  }
+  void iteration() { iterations_ += tracing_ ? 1 : 0; }
+
+ private:
+  SourceLoc loc_;
+  bool tracing_;
+  int64_t iterations_ = 0;
+};
 
 }  // namespace ag::detail
