@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "bench_util.h"
+#include "eigen_random.h"
 
 using ag::Tensor;
 
@@ -40,7 +41,9 @@ AG_FUNCTION Tensor encode(Tensor xs, Tensor w, Tensor u, Tensor b) {
   return h;
 }
 
-using Mat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using Mat = agbench::RowMajorMatrix;
+using agbench::random_matrix;
+using agbench::tensor_of;
 using Row = Eigen::Matrix<float, 1, Eigen::Dynamic>;
 
 // The same encoder by hand: one product per step into the gates, then the cell update by rows
@@ -60,15 +63,6 @@ Mat encode_eigen(const std::vector<float>& xs, int64_t steps, const Mat& w, cons
   }
   return h;
 }
-
-Mat random_matrix(int64_t rows, int64_t cols, float scale, unsigned seed) {
-  std::srand(seed);
-  Mat m(rows, cols);
-  for (int64_t i = 0; i < m.size(); ++i) m.data()[i] = scale * (static_cast<float>(std::rand()) / static_cast<float>(RAND_MAX) - 0.5f);
-  return m;
-}
-
-Tensor tensor_of(const Mat& m) { return ag::constant(std::vector<float>(m.data(), m.data() + m.size()), {m.rows(), m.cols()}); }
 
 int main(int argc, char** argv) {
   const int64_t steps = argc > 1 ? std::atoll(argv[1]) : 50;

@@ -12,6 +12,7 @@
 #include <cstdlib>
 
 #include "bench_util.h"
+#include "eigen_random.h"
 
 using ag::Tensor;
 
@@ -33,7 +34,9 @@ AG_FUNCTION Tensor decode(Tensor embed, Tensor w, Tensor u, Tensor b, Tensor v, 
   return total;
 }
 
-using Mat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using Mat = agbench::RowMajorMatrix;
+using agbench::random_matrix;
+using agbench::tensor_of;
 using Row = Eigen::Matrix<float, 1, Eigen::Dynamic>;
 
 int64_t decode_eigen(const Mat& embed, const Mat& w, const Mat& u, const Row& b, const Mat& v, int steps) {
@@ -49,17 +52,6 @@ int64_t decode_eigen(const Mat& embed, const Mat& w, const Mat& u, const Row& b,
     total += token;
   }
   return total;
-}
-
-Mat random_matrix(int64_t rows, int64_t cols, float scale, unsigned seed) {
-  std::srand(seed);
-  Mat m(rows, cols);
-  for (int64_t i = 0; i < m.size(); ++i) m.data()[i] = scale * (static_cast<float>(std::rand()) / static_cast<float>(RAND_MAX) - 0.5f);
-  return m;
-}
-
-Tensor tensor_of(const Mat& m) {
-  return ag::constant(std::vector<float>(m.data(), m.data() + m.size()), {m.rows(), m.cols()});
 }
 
 int main(int argc, char** argv) {

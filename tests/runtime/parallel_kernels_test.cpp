@@ -96,39 +96,45 @@ TEST(ParallelKernels, LargeMatmulsSplitIntoRowBlocksTheSameForEveryThreadCount) 
   }
 }
 
-// Mid-size products (2^22 to 2^24 multiply-adds, 96 rows or more): two halves of rows, the same
-// for every thread count; a transposed left operand too (an MLP's weight gradient).
+// Mid-size products (2^22 to 2^24 multiply-adds): two halves, of rows from 96 rows, else of
+// columns from 128, the same for every thread count; a transposed left operand too (an MLP's
+// weight gradient); smaller products whole.
 TEST(ParallelKernels, MidSizeMatmulsSplitInTwoHalvesTheSameForEveryThreadCount) {
-  const int64_t m = 301, k = 120, n = 200;  // 7.2M multiply-adds
-  const Tensor ai = ag::cast(ag::random_uniform({m, k}, ag::float32, -9, 9, 11), ag::int32),
-               bi = ag::cast(ag::random_uniform({k, n}, ag::float32, -9, 9, 12), ag::int32);
-  const std::vector<int32_t> va = ai.to_vector<int32_t>(), vb = bi.to_vector<int32_t>();
-  std::vector<int32_t> want(static_cast<size_t>(m * n), 0);
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t p = 0; p < k; ++p)
-      for (int64_t j = 0; j < n; ++j) want[i * n + j] += va[i * k + p] * vb[p * n + j];
-  const Tensor af = ag::random_uniform({m, k}, ag::float32, -1, 1, 13), bf = ag::random_uniform({k, n}, ag::float32, -1, 1, 14);
-  const Tensor at = ag::random_uniform({k, m}, ag::float32, -1, 1, 15);
-  Tensor one, one_t;
-  {
-    Threads t(1);
-    one = ag::matmul(af, bf);
-    one_t = ag::matmul(at, bf, true, false);
-    EXPECT_EQ(ag::matmul(ai, bi).to_vector<int32_t>(), want);
+  struct Case {
+    int64_t m, k, n;
+  };
+  for (const Case c : {Case{301, 120, 200}, Case{64, 300, 250}}) {  // 7.2M (rows), 4.8M (columns)
+    const int64_t m = c.m, k = c.k, n = c.n;
+    const Tensor ai = ag::cast(ag::random_uniform({m, k}, ag::float32, -9, 9, 11), ag::int32),
+                 bi = ag::cast(ag::random_uniform({k, n}, ag::float32, -9, 9, 12), ag::int32);
+    const std::vector<int32_t> va = ai.to_vector<int32_t>(), vb = bi.to_vector<int32_t>();
+    std::vector<int32_t> want(static_cast<size_t>(m * n), 0);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t p = 0; p < k; ++p)
+        for (int64_t j = 0; j < n; ++j) want[i * n + j] += va[i * k + p] * vb[p * n + j];
+    const Tensor af = ag::random_uniform({m, k}, ag::float32, -1, 1, 13), bf = ag::random_uniform({k, n}, ag::float32, -1, 1, 14);
+    const Tensor at = ag::random_uniform({k, m}, ag::float32, -1, 1, 15);
+    Tensor one, one_t;
+    {
+      Threads t(1);
+      one = ag::matmul(af, bf);
+      one_t = ag::matmul(at, bf, true, false);
+      EXPECT_EQ(ag::matmul(ai, bi).to_vector<int32_t>(), want) << m << " rows";
+    }
+    for (int threads : {2, 3}) {
+      Threads t(threads);
+      const int64_t before = ag::detail::parallel_loops_split();
+      EXPECT_EQ(ag::matmul(ai, bi).to_vector<int32_t>(), want) << m << " rows, " << threads << " threads";
+      EXPECT_EQ(ag::matmul(af, bf).to_vector<float>(), one.to_vector<float>()) << m << " rows, " << threads << " threads";
+      EXPECT_EQ(ag::matmul(at, bf, true, false).to_vector<float>(), one_t.to_vector<float>()) << m << " rows, " << threads << " threads";
+      EXPECT_EQ(ag::detail::parallel_loops_split(), before + 3) << m << " rows, " << threads << " threads: each product in halves";
+    }
   }
-  for (int threads : {2, 3}) {
-    Threads t(threads);
-    const int64_t before = ag::detail::parallel_loops_split();
-    EXPECT_EQ(ag::matmul(ai, bi).to_vector<int32_t>(), want) << threads << " threads";
-    EXPECT_EQ(ag::matmul(af, bf).to_vector<float>(), one.to_vector<float>()) << threads << " threads";
-    EXPECT_EQ(ag::matmul(at, bf, true, false).to_vector<float>(), one_t.to_vector<float>()) << threads << " threads";
-    EXPECT_EQ(ag::detail::parallel_loops_split(), before + 3) << threads << " threads: each product in two halves";
-  }
-  // 64 rows: too few to halve (each half would pack the whole right-hand side).
+  // Under 2^22 multiply-adds: whole (a split's hand-over costs more than half of it saves).
   Threads two(2);
-  const Tensor short_a = ag::random_uniform({64, 784}, ag::float32, -1, 1, 16), wide_b = ag::random_uniform({784, 256}, ag::float32, -1, 1, 17);
+  const Tensor a = ag::random_uniform({32, 128}, ag::float32, -1, 1, 16), b = ag::random_uniform({128, 512}, ag::float32, -1, 1, 17);
   const int64_t before = ag::detail::parallel_loops_split();
-  (void)ag::matmul(short_a, wide_b);
+  (void)ag::matmul(a, b);
   EXPECT_EQ(ag::detail::parallel_loops_split(), before);
 }
 

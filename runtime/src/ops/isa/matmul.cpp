@@ -1,5 +1,7 @@
 // Matrix multiplication with Eigen's GEMM; batched over broadcast leading dims. The same GEMM
 // serves compiled code (the JIT binds this level's gemm for large or dynamic matmuls).
+// Eigen's packed blocks of a product are on the stack up to 512 KB each
+// (EIGEN_STACK_ALLOCATION_LIMIT, runtime/CMakeLists.txt).
 #include <Eigen/Core>
 
 #include <algorithm>
@@ -18,14 +20,13 @@ using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 // (12.8M) ran slower split on 2 threads than whole on 1, so they stay whole; from 256^3 up, 2
 // threads took less time (docs/performance.md, "Measured decisions": parallel GEMM).
 constexpr int64_t kParallelGemmWork = int64_t{1} << 24;
-// Products of at least this many multiply-adds, and under kParallelGemmWork, with at least
-// 2 * kMinHalfRows rows, are cut in two halves of rows run as two tasks: an MLP's weight
-// gradient (784x64x256) took 1.8x less time on 2 threads, the same on one. Halves of fewer rows
-// (the MLP's 64x784x256 forward product in two of 32) cost 8% on one thread: each half packs
-// the whole right-hand side, and Eigen's kernels work in panels of 48 rows (docs/performance.md,
-// "Measured decisions": GEMM halves).
+// Products of at least this many multiply-adds, and under kParallelGemmWork, are cut in two
+// halves run as two tasks, the same on every thread count: of rows when each half keeps
+// kMinHalfRows rows (Eigen's kernels work in panels of 48 rows; halves of 32 rows cost 8% on
+// one thread), else of columns when each keeps kMinHalfColumns (docs/performance.md, "Measured
+// decisions": GEMM halves).
 constexpr int64_t kHalvedGemmWork = int64_t{1} << 22;
-constexpr int64_t kMinHalfRows = 48;
+constexpr int64_t kMinHalfRows = 48, kMinHalfColumns = 64;
 // A matrix-vector product (one column of C) streams its matrix once, a multiply-add per element
 // loaded: from 2^17 elements (1 MB of doubles) up, 2 threads halve it (conjugate gradients'
 // [512, 512] float64 product, 26 µs an iteration, docs/performance.md).
@@ -51,22 +52,24 @@ void gemm_blocks(const A& a, const B& b, T* c, int64_t m, int64_t k, int64_t n) 
     C.setZero();
     return;
   }
-  // Column blocks of a row-major C are not contiguous panels: Eigen evaluated them through a
-  // temporary (slower on 2 threads than one product on 1, measured on W8), so only rows split.
+  // Large products split by rows only (column blocks of a row-major C measured slower on W8,
+  // before Eigen's blocks moved to the stack).
   // A matrix-vector product's blocks hold at least half of kParallelGemvWork elements: each is
   // an Eigen GEMV call of its own, and 64-row blocks of CG's product cost 4% on one thread.
   const int64_t size = n == 1 ? std::max(gemm_block(m), (kParallelGemvWork / 2 / std::max<int64_t>(k, 1) + 15) / 16 * 16)
                               : gemm_block(m);
   const int64_t work = m * k * n;
-  if (n > 1 && work >= kHalvedGemmWork && work < kParallelGemmWork && m >= 2 * kMinHalfRows) {
-    // Halves of rows, a function of the shape alone as `size` is: one thread computes the
-    // same two products in turn. (Halves of columns, strided panels of C, took twice as long on
-    // one thread here, though not in a standalone Eigen program.)
-    const int64_t half = (m / 2 + 15) / 16 * 16;
+  const bool halve_rows = m >= 2 * kMinHalfRows, halve_columns = !halve_rows && n >= 2 * kMinHalfColumns;
+  if (n > 1 && work >= kHalvedGemmWork && work < kParallelGemmWork && (halve_rows || halve_columns)) {
+    // A function of the shape alone, as `size` is: one thread computes the same two products.
+    const int64_t dim = halve_rows ? m : n, half = (dim / 2 + 15) / 16 * 16;
     parallel_for(2, 1, [&](int64_t first, int64_t last) {
       for (int64_t h = first; h < last; ++h) {
-        const int64_t at = h == 0 ? 0 : half, len = h == 0 ? half : m - half;
-        C.middleRows(at, len).noalias() = a.middleRows(at, len) * b;
+        const int64_t at = h == 0 ? 0 : half, len = h == 0 ? half : dim - half;
+        if (halve_rows)
+          C.middleRows(at, len).noalias() = a.middleRows(at, len) * b;
+        else
+          C.middleCols(at, len).noalias() = a * b.middleCols(at, len);
       }
     });
     return;
