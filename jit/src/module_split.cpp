@@ -109,7 +109,8 @@ llvm::BasicBlock* unify_returns(llvm::Function& f) {
 // `target` instructions: the blocks some block outside every loop (so nothing jumps back into
 // it) dominates, but the one that returns, whose size comes closest. The moved code branches to
 // the return as an exit: the function returns which way it left, and the entry branches on
-// that. Returns it, or null when no block gives at least half the target.
+// that. Returns it, or null when no block gives at least half the target (and
+// kMinSecondPartInstructions).
 llvm::Function* outline_entry_tail(llvm::Function& entry, size_t target) {
   llvm::BasicBlock* exit = unify_returns(entry);
   if (!exit) return nullptr;
@@ -127,6 +128,7 @@ llvm::Function* outline_entry_tail(llvm::Function& entry, size_t target) {
   for (llvm::BasicBlock& bb : entry) {
     if (&bb == &entry.getEntryBlock() || &bb == exit || loops.getLoopFor(&bb)) continue;
     const size_t n = size[&bb], gap = n > target ? n - target : target - n;
+    if (n < kMinSecondPartInstructions) continue;  // would not pay for a second module
     if (gap < best_gap) {
       best = &bb;
       best_gap = gap;
@@ -174,7 +176,7 @@ std::vector<std::string> second_part_functions(llvm::Module& m) {
   std::vector<std::string> second;
   size_t second_cost = 0;
   for (const auto& [c, f] : kernels) {
-      if (second_cost <= first) {
+    if (second_cost <= first) {
       second.push_back(f->getName().str());
       second_cost += c;
     } else {
