@@ -1,7 +1,8 @@
 // matmul's transpose flags compiled: every combination on the small inline kernels, on GEMM and
 // on shapes known only at run time, three-way; matmul(transpose(a), b) left as written (the
-// eager code's rounding); and a matmul's gradient in a staged loop under a tape, whose loop body
-// then holds no Transpose.
+// eager code's rounding); a matmul's gradient in a staged loop under a tape, whose loop body
+// then holds no Transpose; and an MLP layer's products, which the GEMM halves on two threads.
+#include "ag/detail/parallel.h"
 #include "jit_test_util.h"
 #include "test_data.h"
 
@@ -72,6 +73,41 @@ TEST(JitMatMulTranspose, GradientInAStagedLoopMakesNoTranspose) {
   ASSERT_FALSE(plan.empty());
   EXPECT_EQ(plan.find("Transpose("), std::string::npos) << plan;
   EXPECT_NE(plan.find("transpose_"), std::string::npos) << plan;
+}
+
+// An MLP layer's forward product (64x784x256: halves of columns) and its weight gradient
+// (x^T dy, 784x64x256: halves of rows), the tape inside the trace and outside it: compiled on
+// 1 and 2 threads and eagerly, the same bits (the halves are fixed by the shape), and split.
+TEST(JitMatMulTranspose, AnMlpLayersProductsHalveWithTheSameBitsUnderATape) {
+  const Tensor x = sample(ag::float32, {64, 784}, 21, Values::Moderate), w = sample(ag::float32, {784, 256}, 22, Values::Moderate);
+  auto inside = [](Tensor xs, Tensor ws) {
+    ag::GradientTape tape;
+    tape.watch(ws);
+    const Tensor y = ag::matmul(xs, ws);
+    return tape.gradient(ag::reduce_sum(y * y), ws);  // dw = x^T (2 y): no reduction before the product
+  };
+  auto forward = ag::function([](Tensor xs, Tensor ws) { return ag::matmul(xs, ws); });
+  auto outside = [&](Tensor ws) {
+    ag::GradientTape tape;
+    tape.watch(ws);
+    const Tensor y = forward(x, ws);
+    return tape.gradient(ag::reduce_sum(y * y), ws);
+  };
+  auto jit = ag::function(inside);
+  Tensor one, one_forward;
+  {
+    const ag::detail::ScopedNumThreads scoped(1);
+    one = jit(x, w);
+    one_forward = forward(x, w);
+  }
+  const ag::detail::ScopedNumThreads scoped(2);
+  const agtest::Tol exact{.rtol = 0, .atol = 0};
+  const int64_t before = ag::detail::parallel_loops_split();
+  EXPECT_TRUE(agtest::same_tensor(one, jit(x, w), exact));
+  EXPECT_GE(ag::detail::parallel_loops_split(), before + 2) << "the forward product and the gradient's, in halves";
+  EXPECT_TRUE(agtest::same_tensor(one_forward, forward(x, w), exact));
+  EXPECT_TRUE(agtest::same_tensor(one, inside(x, w), exact)) << "eager";
+  EXPECT_TRUE(agtest::same_tensor(one, outside(w), exact)) << "the tape outside the trace";
 }
 
 }  // namespace

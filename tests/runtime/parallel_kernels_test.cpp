@@ -69,17 +69,29 @@ TEST(ParallelKernels, ScalarOperandsCastsAndComparisonsSplitToo) {
   EXPECT_GE(ag::detail::parallel_loops_split(), before + 6);  // every op above split
 }
 
+// Random int32 operands [m, k] and [k, n] (seeds `seed`, `seed` + 1) and their product by a plain
+// triple loop: every block boundary of a split product must land right.
+struct IntProduct {
+  Tensor a, b;
+  std::vector<int32_t> want;
+  IntProduct(int64_t m, int64_t k, int64_t n, uint64_t seed)
+      : a(ag::cast(ag::random_uniform({m, k}, ag::float32, -9, 9, seed), ag::int32)),
+        b(ag::cast(ag::random_uniform({k, n}, ag::float32, -9, 9, seed + 1), ag::int32)),
+        want(static_cast<size_t>(m * n), 0) {
+    const std::vector<int32_t> va = a.to_vector<int32_t>(), vb = b.to_vector<int32_t>();
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t p = 0; p < k; ++p)
+        for (int64_t j = 0; j < n; ++j) want[i * n + j] += va[i * k + p] * vb[p * n + j];
+  }
+};
+
 // Large products: blocks of rows of C on the pool. Integers against a plain triple loop (every
 // block boundary right), floats bit for bit across thread counts (the blocks do not depend on it).
 TEST(ParallelKernels, LargeMatmulsSplitIntoRowBlocksTheSameForEveryThreadCount) {
   const int64_t m = 301, k = 250, n = 230;  // 17M multiply-adds, rows not a multiple of the block
-  const Tensor ai = ag::cast(ag::random_uniform({m, k}, ag::float32, -9, 9, 1), ag::int32),
-               bi = ag::cast(ag::random_uniform({k, n}, ag::float32, -9, 9, 2), ag::int32);
-  const std::vector<int32_t> va = ai.to_vector<int32_t>(), vb = bi.to_vector<int32_t>();
-  std::vector<int32_t> want(static_cast<size_t>(m * n), 0);
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t p = 0; p < k; ++p)
-      for (int64_t j = 0; j < n; ++j) want[i * n + j] += va[i * k + p] * vb[p * n + j];
+  const IntProduct ints(m, k, n, 1);
+  const Tensor &ai = ints.a, &bi = ints.b;
+  const std::vector<int32_t>& want = ints.want;
   const Tensor af = ag::random_uniform({m, k}, ag::float32, -1, 1, 3), bf = ag::random_uniform({k, n}, ag::float32, -1, 1, 4);
   Tensor one;
   {
@@ -105,13 +117,9 @@ TEST(ParallelKernels, MidSizeMatmulsSplitInTwoHalvesTheSameForEveryThreadCount) 
   };
   for (const Case c : {Case{301, 120, 200}, Case{64, 300, 250}}) {  // 7.2M (rows), 4.8M (columns)
     const int64_t m = c.m, k = c.k, n = c.n;
-    const Tensor ai = ag::cast(ag::random_uniform({m, k}, ag::float32, -9, 9, 11), ag::int32),
-                 bi = ag::cast(ag::random_uniform({k, n}, ag::float32, -9, 9, 12), ag::int32);
-    const std::vector<int32_t> va = ai.to_vector<int32_t>(), vb = bi.to_vector<int32_t>();
-    std::vector<int32_t> want(static_cast<size_t>(m * n), 0);
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t p = 0; p < k; ++p)
-        for (int64_t j = 0; j < n; ++j) want[i * n + j] += va[i * k + p] * vb[p * n + j];
+    const IntProduct ints(m, k, n, 11);
+    const Tensor &ai = ints.a, &bi = ints.b;
+    const std::vector<int32_t>& want = ints.want;
     const Tensor af = ag::random_uniform({m, k}, ag::float32, -1, 1, 13), bf = ag::random_uniform({k, n}, ag::float32, -1, 1, 14);
     const Tensor at = ag::random_uniform({k, m}, ag::float32, -1, 1, 15);
     Tensor one, one_t;

@@ -16,9 +16,10 @@ namespace {
 template <class T>
 using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-// Products of at least this many multiply-adds run on the shared pool (256^3). W8's products
-// (12.8M) ran slower split on 2 threads than whole on 1, so they stay whole; from 256^3 up, 2
-// threads took less time (docs/performance.md, "Measured decisions": parallel GEMM).
+// Products of at least this many multiply-adds run on the shared pool in blocks of m / 8 rows
+// (256^3). W8's products (12.8M) ran slower in such blocks on 2 threads than whole on 1; from
+// 256^3 up, 2 threads took less time (docs/performance.md, "Measured decisions": parallel GEMM).
+// Below it, mid-size products run as two halves (kHalvedGemmWork).
 constexpr int64_t kParallelGemmWork = int64_t{1} << 24;
 // Products of at least this many multiply-adds, and under kParallelGemmWork, are cut in two
 // halves run as two tasks, the same on every thread count: of rows when each half keeps
