@@ -108,39 +108,48 @@ TEST(ParallelKernels, LargeMatmulsSplitIntoRowBlocksTheSameForEveryThreadCount) 
   }
 }
 
-// Mid-size products (2^22 to 2^24 multiply-adds): two halves, of rows from 96 rows, else of
-// columns from 128, the same for every thread count; a transposed left operand too (an MLP's
-// weight gradient); smaller products whole.
-TEST(ParallelKernels, MidSizeMatmulsSplitInTwoHalvesTheSameForEveryThreadCount) {
+// Mid-size products (2^20 to 2^24 multiply-adds) on 2 threads or more: two halves, of rows from
+// 96 rows, else of columns from 128; on one thread whole. The halves give the whole product bit
+// for bit (the cut keeps Eigen's panels, matmul.cpp's kColumnCutMultiple): floats and doubles, either
+// operand transposed, columns and rows that are no multiple of a panel, k longer than one of
+// Eigen's k blocks; integers against a triple loop.
+TEST(ParallelKernels, MidSizeMatmulsSplitInTwoHalvesWithTheWholeProductsBits) {
   struct Case {
     int64_t m, k, n;
   };
-  for (const Case c : {Case{301, 120, 200}, Case{64, 300, 250}}) {  // 7.2M (rows), 4.8M (columns)
+  // 7.2M (rows), 4.8M (columns), 6.7M (columns, k over Eigen's kc), 2.1M (an LSTM's gates,
+  // columns), 3.3M (rows, odd counts everywhere).
+  for (const Case c : {Case{301, 120, 200}, Case{64, 300, 250}, Case{64, 700, 150}, Case{32, 128, 512}, Case{101, 173, 191}}) {
     const int64_t m = c.m, k = c.k, n = c.n;
     const IntProduct ints(m, k, n, 11);
-    const Tensor &ai = ints.a, &bi = ints.b;
-    const std::vector<int32_t>& want = ints.want;
-    const Tensor af = ag::random_uniform({m, k}, ag::float32, -1, 1, 13), bf = ag::random_uniform({k, n}, ag::float32, -1, 1, 14);
-    const Tensor at = ag::random_uniform({k, m}, ag::float32, -1, 1, 15);
-    Tensor one, one_t;
-    {
-      Threads t(1);
-      one = ag::matmul(af, bf);
-      one_t = ag::matmul(at, bf, true, false);
-      EXPECT_EQ(ag::matmul(ai, bi).to_vector<int32_t>(), want) << m << " rows";
-    }
-    for (int threads : {2, 3}) {
-      Threads t(threads);
-      const int64_t before = ag::detail::parallel_loops_split();
-      EXPECT_EQ(ag::matmul(ai, bi).to_vector<int32_t>(), want) << m << " rows, " << threads << " threads";
-      EXPECT_EQ(ag::matmul(af, bf).to_vector<float>(), one.to_vector<float>()) << m << " rows, " << threads << " threads";
-      EXPECT_EQ(ag::matmul(at, bf, true, false).to_vector<float>(), one_t.to_vector<float>()) << m << " rows, " << threads << " threads";
-      EXPECT_EQ(ag::detail::parallel_loops_split(), before + 3) << m << " rows, " << threads << " threads: each product in halves";
+    for (ag::DType d : {ag::float32, ag::float64}) {
+      const Tensor a = ag::cast(ag::random_uniform({m, k}, ag::float32, -1, 1, 13), d),
+                   b = ag::cast(ag::random_uniform({k, n}, ag::float32, -1, 1, 14), d),
+                   at = ag::cast(ag::random_uniform({k, m}, ag::float32, -1, 1, 15), d),
+                   bt = ag::cast(ag::random_uniform({n, k}, ag::float32, -1, 1, 16), d);
+      std::vector<Tensor> one;
+      {
+        Threads t(1);
+        const int64_t before = ag::detail::parallel_loops_split();
+        one = {ag::matmul(a, b), ag::matmul(at, b, true, false), ag::matmul(a, bt, false, true)};
+        EXPECT_EQ(ag::matmul(ints.a, ints.b).to_vector<int32_t>(), ints.want) << m << "x" << k << "x" << n;
+        EXPECT_EQ(ag::detail::parallel_loops_split(), before) << "whole on one thread";
+      }
+      for (int threads : {2, 3}) {
+        Threads t(threads);
+        const std::string at_case = fmt::format("{}x{}x{} {}, {} threads", m, k, n, ag::dtype_name(d), threads);
+        const int64_t before = ag::detail::parallel_loops_split();
+        EXPECT_EQ(ag::matmul(ints.a, ints.b).to_vector<int32_t>(), ints.want) << at_case;
+        EXPECT_TRUE(same_bits(ag::matmul(a, b), one[0])) << at_case;
+        EXPECT_TRUE(same_bits(ag::matmul(at, b, true, false), one[1])) << at_case << ", a transposed";
+        EXPECT_TRUE(same_bits(ag::matmul(a, bt, false, true), one[2])) << at_case << ", b transposed";
+        EXPECT_EQ(ag::detail::parallel_loops_split(), before + 4) << at_case << ": each product in halves";
+      }
     }
   }
-  // Under 2^22 multiply-adds: whole (a split's hand-over costs more than half of it saves).
+  // Under 2^20 multiply-adds: whole (a split's hand-over costs more than half of it saves).
   Threads two(2);
-  const Tensor a = ag::random_uniform({32, 128}, ag::float32, -1, 1, 16), b = ag::random_uniform({128, 512}, ag::float32, -1, 1, 17);
+  const Tensor a = ag::random_uniform({32, 64}, ag::float32, -1, 1, 16), b = ag::random_uniform({64, 256}, ag::float32, -1, 1, 17);
   const int64_t before = ag::detail::parallel_loops_split();
   (void)ag::matmul(a, b);
   EXPECT_EQ(ag::detail::parallel_loops_split(), before);
@@ -271,6 +280,39 @@ TEST(ParallelKernels, ChunksAreClaimedSoASlowThreadLeavesTheRestToTheOthers) {
       EXPECT_EQ(b % kUnit, 0) << b;
       EXPECT_FALSE(after_slow) << "the chunk at " << b << " waited for the thread held up in chunk 0";
     }
+  }
+}
+
+// Loops one after another find the workers still lingering from the last one (thread_pool.cpp,
+// kLinger): the parts handed to them through their slots are counted, every item is still
+// computed once, and an error thrown in a worker's part reaches the caller.
+TEST(ParallelKernels, BackToBackLoopsAreHandedToLingeringWorkers) {
+  for (int threads : {2, 3}) {
+    Threads t(threads);
+    constexpr int64_t kN = 4096;
+    struct Record {
+      std::vector<std::atomic<int>> seen = std::vector<std::atomic<int>>(kN);
+      int64_t throw_at = -1;
+    } r;
+    auto count_items = [](void* c, int64_t b, int64_t e) {
+      auto& rec = *static_cast<Record*>(c);
+      for (int64_t i = b; i < e; ++i) {
+        if (i == rec.throw_at) throw ag::InvalidArgumentError("item " + std::to_string(i));
+        rec.seen[static_cast<size_t>(i)].fetch_add(1);
+      }
+    };
+    // Until a loop finds a worker lingering (the first ones wake the workers; under a loaded
+    // ctest -j2 a worker may wait for a CPU a while), for at most 5 s.
+    const int64_t lingered = ag::detail::parallel_loops_lingered();
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    int loops = 0;
+    while (ag::detail::parallel_loops_lingered() == lingered && std::chrono::steady_clock::now() < give_up) {
+      for (int k = 0; k < 20; ++k, ++loops) ag::detail::parallel_for_erased(kN, 256, count_items, &r, 1);
+    }
+    EXPECT_GT(ag::detail::parallel_loops_lingered(), lingered) << threads << " threads: no loop found a worker lingering";
+    for (int64_t i = 0; i < kN; ++i) ASSERT_EQ(r.seen[static_cast<size_t>(i)].load(), loops) << "item " << i;
+    r.throw_at = kN - 1;  // in the last worker's block
+    AG_EXPECT_ERROR(ag::InvalidArgumentError, ag::detail::parallel_for_erased(kN, 256, count_items, &r, 1), "item 4095");
   }
 }
 

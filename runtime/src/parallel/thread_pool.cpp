@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -42,10 +43,34 @@ int threads_from_env() {
   return static_cast<int>(n);
 }
 
+// A worker that has run its chunks of a split loop lingers, spinning, for kLinger in case
+// another split loop comes: the caller hands it the loop through its slot instead of the pool's
+// queue. A vCPU that went to sleep takes ~25 us to wake on a 2-vCPU VM, and a split loop every
+// ~60 us (an LSTM step's halved product) found its worker asleep every time: the caller claimed
+// both halves itself and paid the wake-up besides (2 threads 1.3x slower than 1). A slot goes
+// Away -> Idle (the worker lingers) -> Claimed (a caller is writing `job`) -> Offered -> Away
+// (the worker runs the job, then lingers again); a worker whose linger ends moves it Idle -> Away.
+struct LingerSlot {
+  enum : int { kAway, kIdle, kClaimed, kOffered };
+  std::atomic<int> state{kAway};
+  std::function<void()> job;  // written by the caller that claimed the slot, read by its worker
+};
+constexpr auto kLinger = std::chrono::microseconds(200);
+
+// The pool's workers and their slots; the slots outlive the workers (members are destroyed in
+// reverse order: the pool joins its workers first).
+struct WorkerPool {
+  explicit WorkerPool(int workers) : slots(static_cast<size_t>(workers)), pool(workers) {}
+  std::vector<LingerSlot> slots;
+  // Tasks scheduled on the pool and not started: a lingering worker leaves for them.
+  std::atomic<int> queued{0};
+  Eigen::ThreadPool pool;
+};
+
 struct PoolState {
   std::mutex mu;  // guards pool replacement
-  std::shared_ptr<Eigen::ThreadPool> pool;  // threads - 1 workers: the caller runs a chunk too
-  std::atomic<int> threads{0};              // 0: not read from the environment yet
+  std::shared_ptr<WorkerPool> pool;  // threads - 1 workers: the caller runs a chunk too
+  std::atomic<int> threads{0};       // 0: not read from the environment yet
 };
 
 // In a child of fork() the pool's workers do not exist: the child gets a fresh state (the same
@@ -81,14 +106,15 @@ int ensure_threads() {
   return n;
 }
 
-std::shared_ptr<Eigen::ThreadPool> current_pool(int threads) {
+std::shared_ptr<WorkerPool> current_pool(int threads) {
   PoolState& s = state();
   std::lock_guard lock(s.mu);
-  if (!s.pool || s.pool->NumThreads() != threads - 1) s.pool = std::make_shared<Eigen::ThreadPool>(threads - 1);
+  if (!s.pool || s.pool->pool.NumThreads() != threads - 1) s.pool = std::make_shared<WorkerPool>(threads - 1);
   return s.pool;
 }
 
 std::atomic<int64_t> g_split{0};
+std::atomic<int64_t> g_lingered{0};
 
 // Chunks per thread of a split loop: enough that a late worker costs the caller little, few enough
 // that a chunk's start is noise.
@@ -128,7 +154,49 @@ void wait_for(std::atomic<int64_t>& count, int64_t target) {
   for (int64_t c = count.load(std::memory_order_acquire); c != target; c = count.load(std::memory_order_acquire)) count.wait(c);
 }
 
+// The rest of a worker's task after its chunks: spin for a job offered through its slot, run it,
+// linger again; leave after kLinger without one, or as soon as the pool has tasks queued.
+void linger(WorkerPool& wp, LingerSlot& slot) {
+  slot.state.store(LingerSlot::kIdle, std::memory_order_release);
+  auto until = std::chrono::steady_clock::now() + kLinger;
+  for (int spins = 0;; ++spins) {
+    if (slot.state.load(std::memory_order_acquire) == LingerSlot::kOffered) {
+      const std::function<void()> job = std::move(slot.job);
+      slot.job = nullptr;
+      slot.state.store(LingerSlot::kAway, std::memory_order_release);
+      g_lingered.fetch_add(1, std::memory_order_relaxed);
+      job();
+      slot.state.store(LingerSlot::kIdle, std::memory_order_release);
+      until = std::chrono::steady_clock::now() + kLinger;
+      continue;
+    }
+    cpu_relax();
+    if (spins % 64 == 63 &&
+        (wp.queued.load(std::memory_order_relaxed) > 0 || std::chrono::steady_clock::now() > until)) {
+      int idle = LingerSlot::kIdle;
+      if (slot.state.compare_exchange_strong(idle, LingerSlot::kAway, std::memory_order_acq_rel)) return;
+      // A caller claimed the slot meanwhile: its job is on the way.
+    }
+  }
+}
+
+// Hands `job` to a lingering worker: true if one took it.
+bool offer_to_lingering(WorkerPool& wp, std::function<void()>& job) {
+  for (LingerSlot& slot : wp.slots) {
+    int idle = LingerSlot::kIdle;
+    if (slot.state.load(std::memory_order_relaxed) != idle ||
+        !slot.state.compare_exchange_strong(idle, LingerSlot::kClaimed, std::memory_order_acq_rel))
+      continue;
+    slot.job = std::move(job);
+    slot.state.store(LingerSlot::kOffered, std::memory_order_release);
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+int64_t parallel_loops_lingered() { return g_lingered.load(std::memory_order_relaxed); }
 
 int64_t parallel_loops_split() { return g_split.load(std::memory_order_relaxed); }
 
@@ -136,10 +204,10 @@ int parallel_threads() { return ensure_threads(); }
 
 void parallel_for_erased(int64_t n, int64_t grain, RangeFn fn, void* closure, int64_t unit) {
   const int threads = ensure_threads();
-  std::shared_ptr<Eigen::ThreadPool> pool;
+  std::shared_ptr<WorkerPool> pool;
   if (threads > 1 && n >= 2 * grain) pool = current_pool(threads);
   // Serial, or nested (a chunk that itself calls parallel_for): the caller does it all.
-  if (!pool || pool->CurrentThreadId() >= 0) {
+  if (!pool || pool->pool.CurrentThreadId() >= 0) {
     if (n > 0) fn(closure, 0, n);
     return;
   }
@@ -176,11 +244,20 @@ void parallel_for_erased(int64_t n, int64_t grain, RangeFn fn, void* closure, in
     }
   };
   g_split.fetch_add(1, std::memory_order_relaxed);
-  for (int64_t p = 1; p < participants; ++p)
-    pool->Schedule([split, run_chunks, p] {
+  WorkerPool* wp = pool.get();
+  for (int64_t p = 1; p < participants; ++p) {
+    std::function<void()> job = [split, run_chunks, p] {
       follow_denormal_mode();
       run_chunks(p);
+    };
+    if (offer_to_lingering(*wp, job)) continue;
+    wp->queued.fetch_add(1, std::memory_order_relaxed);
+    wp->pool.Schedule([wp, job = std::move(job)] {
+      wp->queued.fetch_sub(1, std::memory_order_relaxed);
+      job();
+      linger(*wp, wp->slots[static_cast<size_t>(wp->pool.CurrentThreadId())]);
     });
+  }
   run_chunks(0);
   wait_for(split->done, chunks);
   for (const std::exception_ptr& e : errors)

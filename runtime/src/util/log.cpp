@@ -1,7 +1,10 @@
 // Print and log sinks, and AG_LOG parsing.
 #include "ag/detail/log.h"
 
+#include <fmt/format.h>
+
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <cstdlib>
@@ -38,6 +41,16 @@ void set_log_sink(std::function<void(std::string_view)> sink) {
 }
 
 namespace detail {
+namespace {
+
+// AG_LOG's `time` word: every log line starts with the milliseconds since the runtime was
+// loaded, `[+12.34 ms]`, for timelines of a first call (which log line came when, and what the
+// gaps between them hold).
+std::atomic<bool> g_time_prefix{false};
+const auto g_loaded = std::chrono::steady_clock::now();
+void enable_time_prefix() { g_time_prefix.store(true, std::memory_order_relaxed); }
+
+}  // namespace
 
 unsigned parse_log_topics(std::string_view spec, std::vector<std::string>* unknown) {
   unsigned mask = 0;
@@ -52,6 +65,7 @@ unsigned parse_log_topics(std::string_view spec, std::vector<std::string>* unkno
     else if (word == "passes") mask |= static_cast<unsigned>(LogTopic::Passes);
     else if (word == "kernels") mask |= static_cast<unsigned>(LogTopic::Kernels);
     else if (word == "all") mask |= ~0u;
+    else if (word == "time") enable_time_prefix();
     else if (!word.empty() && unknown) unknown->emplace_back(word);
     pos = end + 1;
   }
@@ -68,7 +82,8 @@ unsigned parse_log_env() {
   const unsigned mask = parse_log_topics(e, &unknown);
   for (const std::string& word : unknown)
     log_line("agc: warning: AG_LOG: unknown topic '" + word +
-             "' (ignored); the topics are retrace, compile, trace, passes, kernels and all, separated by commas");
+             "' (ignored); the topics are retrace, compile, trace, passes, kernels and all, separated by commas "
+             "(and `time`, which starts each line with the milliseconds since the runtime was loaded)");
   return mask;
 }
 
@@ -100,7 +115,10 @@ void log_line(std::string_view line) {
     std::lock_guard lock(sinks().mu);
     sink = sinks().log;
   }
-  std::string text(line);
+  std::string text;
+  if (g_time_prefix.load(std::memory_order_relaxed))
+    text = fmt::format("[+{:.2f} ms] ", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - g_loaded).count());
+  text += line;
   text += '\n';
   if (sink) sink(text);
   else std::fwrite(text.data(), 1, text.size(), stderr);

@@ -33,6 +33,9 @@ void follow_denormal_mode();
 // Loops split over more than one thread since the process started (tests check that the
 // parallel path ran).
 int64_t parallel_loops_split();
+// Parts of split loops a lingering worker took from its slot rather than the pool's queue
+// (thread_pool.cpp, kLinger): tests check that back-to-back loops found the worker awake.
+int64_t parallel_loops_lingered();
 
 // The type-erased form, which compiled code calls through agc_rt_parallel_for. Chunks begin at
 // multiples of `unit` items (a compiled loop over one flat dim: where a vectorized loop and its

@@ -21,13 +21,25 @@ using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 // 256^3 up, 2 threads took less time (docs/performance.md, "Measured decisions": parallel GEMM).
 // Below it, mid-size products run as two halves (kHalvedGemmWork).
 constexpr int64_t kParallelGemmWork = int64_t{1} << 24;
-// Products of at least this many multiply-adds, and under kParallelGemmWork, are cut in two
-// halves run as two tasks, the same on every thread count: of rows when each half keeps
-// kMinHalfRows rows (Eigen's kernels work in panels of 48 rows; halves of 32 rows cost 8% on
-// one thread), else of columns when each keeps kMinHalfColumns (docs/performance.md, "Measured
-// decisions": GEMM halves).
-constexpr int64_t kHalvedGemmWork = int64_t{1} << 22;
+// Products of at least this many multiply-adds, and under kParallelGemmWork, run as two halves
+// on two threads or more: of rows when each half keeps kMinHalfRows rows (Eigen's kernels work
+// in panels of 48 rows; halves of 32 rows cost 8%), else of columns from 2 * kMinHalfColumns
+// (docs/performance.md, "Measured decisions": GEMM halves). An LSTM's per-step gate products
+// (1M and 2M) gain from it since the pool's workers linger between loops (thread_pool.cpp). On
+// one thread the product stays whole: the halves compute every element as the whole product
+// does (kColumnCutMultiple), so the result does not depend on the thread count.
+constexpr int64_t kHalvedGemmWork = int64_t{1} << 20;
 constexpr int64_t kMinHalfRows = 48, kMinHalfColumns = 64;
+// Where a half's cut falls so that each element of C is summed as in the whole product. Eigen
+// computes C^T = B^T A^T: C's columns are its lhs rows, packed in panels of mr = 3 vector
+// registers (48 floats on AVX-512, 24 doubles; 24 and 12 on AVX2), whose accumulation differs
+// by panel width (a one-register panel sums even and odd k apart); C's rows are its rhs
+// columns, in panels of nr = 4. A cut at a multiple of 48 columns, or of 16 rows, leaves every
+// element in the same kind of panel as in the whole product, with the same k blocks (Eigen
+// picks kc from k alone). The ParallelKernels tests compare the halves with the whole product
+// bit for bit.
+constexpr int64_t kColumnCutMultiple = 48, kRowCutMultiple = 16;
+
 // A matrix-vector product (one column of C) streams its matrix once, a multiply-add per element
 // loaded: from 2^17 elements (1 MB of doubles) up, 2 threads halve it (conjugate gradients'
 // [512, 512] float64 product, 26 µs an iteration, docs/performance.md).
@@ -61,9 +73,12 @@ void gemm_blocks(const A& a, const B& b, T* c, int64_t m, int64_t k, int64_t n) 
                               : gemm_block(m);
   const int64_t work = m * k * n;
   const bool halve_rows = m >= 2 * kMinHalfRows, halve_columns = !halve_rows && n >= 2 * kMinHalfColumns;
-  if (n > 1 && work >= kHalvedGemmWork && work < kParallelGemmWork && (halve_rows || halve_columns)) {
-    // A function of the shape alone, as `size` is: one thread computes the same two products.
-    const int64_t dim = halve_rows ? m : n, half = (dim / 2 + 15) / 16 * 16;
+  if (n > 1 && work >= kHalvedGemmWork && work < kParallelGemmWork && (halve_rows || halve_columns) &&
+      parallel_threads() > 1) {
+    // The cut nearest the middle at a multiple that keeps Eigen's panels (never 0: the halves
+    // keep at least kMinHalfRows or kMinHalfColumns).
+    const int64_t dim = halve_rows ? m : n, multiple = halve_rows ? kRowCutMultiple : kColumnCutMultiple;
+    const int64_t half = std::max<int64_t>(multiple, (dim / 2 + multiple / 2) / multiple * multiple);
     parallel_for(2, 1, [&](int64_t first, int64_t last) {
       for (int64_t h = first; h < last; ++h) {
         const int64_t at = h == 0 ? 0 : half, len = h == 0 ? half : dim - half;
