@@ -55,6 +55,7 @@ constexpr NamedPass kPasses[] = {
     {"licm", ag::hoist_loop_invariants},
     {"check-numerics", ag::insert_numeric_checks},
     {"unroll-short-reductions", ag::unroll_short_reductions},
+    {"fuse-conv-epilogues", ag::fuse_conv_epilogues},
     {"fuse-all-reduces", ag::fuse_all_reduces},
     {"optimize", whole_pipeline},
 };

@@ -12,6 +12,7 @@
 #include "ag/distribute.h"
 #include "ag/detail/variable_state.h"
 #include "ag/graph/verifier.h"
+#include "../ops/window/window_geometry.h"
 #include "text_reader.h"
 
 namespace ag {
@@ -250,7 +251,7 @@ class Parser {
   // (pooling), into its slot of attrs.window() (ops/window/window_geometry.h).
   static void set_window_pair(Node& n, const std::string& key, const Shape& pair, Cursor& c) {
     if (pair.rank() != 2) c.fail(fmt::format("'{}' is [height, width]", key));
-    const bool conv = n.op == OpKind::Conv2D || n.op == OpKind::Conv2DBackpropInput || n.op == OpKind::Conv2DBackpropFilter;
+    const bool conv = detail::is_conv(n.op);
     if (key == (conv ? "ksize" : "dilations")) c.fail(fmt::format("{} has no attribute '{}'", op_name(n.op), key));
     const int slot = (conv ? key == "dilations" : key == "strides") ? 2 : 0;
     if (n.attrs.window().rank() != 4) n.attrs.window() = Shape{1, 1, 1, 1};
@@ -304,6 +305,8 @@ class Parser {
         a.axis = parse_int(text, c);
       } else if (op_class(n.op) == OpClass::Window && (key == "strides" || key == "dilations" || key == "ksize")) {
         set_window_pair(n, key, parse_shape_text(text, c), c);
+      } else if (key == "relu" && n.op == OpKind::FusedConv2D && text.empty()) {
+        a.fused_relu() = true;
       } else if (key == "padding" && op_class(n.op) == OpClass::Window) {
         if (text != "SAME" && text != "VALID") c.fail("padding is SAME or VALID");
         a.padding() = text == "SAME" ? 1 : 0;
@@ -373,7 +376,7 @@ class Parser {
     }
     if (n.op == OpKind::TakeAlongAxis || n.op == OpKind::TakeAlongAxisGrad) require(seen.count("axis"), "axis");
     if (op_class(n.op) == OpClass::Window) {
-      const bool conv = n.op == OpKind::Conv2D || n.op == OpKind::Conv2DBackpropInput || n.op == OpKind::Conv2DBackpropFilter;
+      const bool conv = detail::is_conv(n.op);
       require(seen.count("strides") && seen.count(conv ? "dilations" : "ksize") && seen.count("padding"),
               conv ? "strides', 'dilations' and 'padding" : "ksize', 'strides' and 'padding");
       if (n.op == OpKind::Conv2DBackpropInput && n.inputs.size() == 2) require(seen.count("shape"), "shape");

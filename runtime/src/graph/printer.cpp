@@ -10,6 +10,7 @@
 #include "ag/distribute.h"
 #include "ag/detail/variable_state.h"
 #include "ag/print.h"
+#include "../ops/window/window_geometry.h"
 
 namespace ag {
 namespace {
@@ -176,6 +177,7 @@ std::string attrs_to_text(const Node& n, ConstantText constants) {
     case OpKind::TakeAlongAxis:
     case OpKind::TakeAlongAxisGrad: parts.push_back(fmt::format("axis={}", a.axis)); break;
     case OpKind::Conv2D:
+    case OpKind::FusedConv2D:
     case OpKind::Conv2DBackpropInput:
     case OpKind::Conv2DBackpropFilter:
     case OpKind::MaxPool:
@@ -184,11 +186,12 @@ std::string attrs_to_text(const Node& n, ConstantText constants) {
     case OpKind::MaxPoolGradGrad:
     case OpKind::AvgPoolGrad: {
       const Shape& w = a.window();
-      const bool conv = n.op == OpKind::Conv2D || n.op == OpKind::Conv2DBackpropInput || n.op == OpKind::Conv2DBackpropFilter;
+      const bool conv = detail::is_conv(n.op);
       parts.push_back((conv ? "strides=" : "ksize=") + Shape{w[0], w[1]}.str());
       parts.push_back((conv ? "dilations=" : "strides=") + Shape{w[2], w[3]}.str());
       parts.push_back(a.padding() ? "padding=SAME" : "padding=VALID");
       if (n.op == OpKind::Conv2DBackpropInput && n.inputs.size() == 2) parts.push_back("shape=" + a.shape.str());
+      if (n.op == OpKind::FusedConv2D && a.fused_relu()) parts.push_back("relu");
       break;
     }
     case OpKind::Concat:

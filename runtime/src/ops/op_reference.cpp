@@ -22,7 +22,7 @@ std::string dtypes_of(std::string_view rule) {
       {"compare", "numeric (`==`, `!=`: bool too) to bool"}, {"logical", "bool"}, {"select", "bool condition, any values"},
       {"reduce", "numeric (any, all: bool)"}, {"scan", "numeric"}, {"arg_reduce", "numeric to int64"},
       {"matmul", "numeric, not 8-bit"}, {"conv2d", "floating"}, {"conv2d_backprop_input", "floating"},
-      {"conv2d_backprop_filter", "floating"}, {"pool", "floating"}, {"pool_grad", "floating"}, {"pool_grad_grad", "floating"},
+      {"conv2d_backprop_filter", "floating"}, {"fused_conv2d", "floating"}, {"pool", "floating"}, {"pool_grad", "floating"}, {"pool_grad_grad", "floating"},
       {"argsort", "numeric to int32"}, {"take_along_axis", "any; int32/int64 indices"},
       {"take_along_axis_grad", "floating; int32/int64 indices"}, {"scatter_rows", "numeric; int32/int64 indices"},
       {"transpose", "any"}, {"reshape", "any"}, {"concat", "any, the same for all"}, {"slice", "any"},

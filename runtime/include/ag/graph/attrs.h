@@ -78,6 +78,9 @@ struct Attrs {
   int64_t& padding() { return axis; }
   int64_t loop_vars() const { return axis; }         // While: the first loop_vars inputs are carried
   int64_t& loop_vars() { return axis; }
+  // FusedConv2D: a relu follows the bias (passes/fuse_conv_epilogues.cpp).
+  bool fused_relu() const { return keepdims; }
+  bool& fused_relu() { return keepdims; }
   // While, in the JIT's plan only (jit/src/per_element_loops.h): its cond and body take one
   // element of each loop variable, and the loop runs once per element.
   bool per_element() const { return keepdims; }

@@ -66,6 +66,10 @@ struct KernelSet {
   // (ops/isa/random.cpp; bit-identical at every level).
   void (*random_fill)(DType dtype, void* out, int64_t n, bool normal, uint64_t seed, uint64_t counter, double a,
                       double b);
+  // FusedConv2D's epilogue in place on y [rows, oc]: + bias (unless null), then relu (when
+  // asked) (ops/isa/conv_epilogue.cpp).
+  void (*conv_epilogue_f32)(float* y, const float* bias, bool relu, int64_t rows, int64_t oc);
+  void (*conv_epilogue_f64)(double* y, const double* bias, bool relu, int64_t rows, int64_t oc);
 };
 
 // The kernel set of this process, chosen on first use: the one AG_KERNEL_ISA names (an

@@ -25,5 +25,7 @@ void compute_into(OpKind op, std::span<const Tensor> in, const Attrs& attrs, voi
 // Convolutions oneDNN has computed since the process started (tests check that float32
 // convolutions take that path, eagerly and from compiled code).
 uint64_t onednn_conv_calls();
+// Of those, FusedConv2D's with the bias added by oneDNN (tests check the fused path ran).
+uint64_t onednn_conv_bias_calls();
 
 }  // namespace ag::detail

@@ -48,14 +48,19 @@ Graph insert_numeric_checks(const Graph& g);
 // registers (k-means' distances fused into their argmin). ag-opt --pass=unroll-short-reductions.
 Graph unroll_short_reductions(const Graph& g);
 
+// Grappler's remapper for convolutions: Conv2D -> Add of a per-channel bias -> Relu (or two
+// of them) becomes one FusedConv2D, where the convolution's value has no other reader; oneDNN
+// adds the bias to each finished sum. ag-opt --pass=fuse-conv-epilogues.
+Graph fuse_conv_epilogues(const Graph& g);
+
 // Tensor fusion (Horovod's): small all-reduces of one reduction and dtype that nothing reads in
 // between become one all-reduce of a buffer they are packed into, each result sliced out of it.
 // The last pass of optimize(); ag-opt --pass=fuse-all-reduces.
 Graph fuse_all_reduces(const Graph& g);
 
 // custom gradients -> simplify -> fold -> CSE -> conditionals -> simplify -> prune -> loop
-// invariants -> CSE -> infer shapes -> unroll short reductions -> fuse all-reduces, verifying in
-// between.
+// invariants -> CSE -> infer shapes -> fuse conv epilogues -> unroll short reductions -> fuse
+// all-reduces, verifying in between.
 // With a non-empty dump_prefix, writes "<prefix>.<NN>-<pass>.graph.txt" after each pass.
 Graph optimize(const Graph& g, const std::string& dump_prefix = {});
 // The same pipeline, calling `after` with each pass's name ("traced" first, for the input) and

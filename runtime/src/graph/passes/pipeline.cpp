@@ -53,9 +53,13 @@ Graph optimize(const Graph& input, const OptimizeOptions& options,
   after("cse", g);
   g = infer_shapes(g);
   after("infer-shapes", g);
-  // These two need the static shapes infer_shapes found. Each is a stage only where it changed
+  // These three need the static shapes infer_shapes found. Each is a stage only where it changed
   // something, so the dumps and reports of other graphs keep their stages. The expressions a
   // reduction was unrolled from are left unread: prune drops them.
+  if (Graph fused = fuse_conv_epilogues(g); count_nodes(fused) != count_nodes(g)) {
+    g = std::move(fused);
+    after("fuse-conv-epilogues", g);
+  }
   if (Graph unrolled = options.unroll_short_reductions ? unroll_short_reductions(g) : g;
       count_nodes(unrolled) != count_nodes(g)) {
     g = prune(unrolled);

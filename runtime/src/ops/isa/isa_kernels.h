@@ -22,6 +22,9 @@ Tensor reduce_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, 
 Tensor matmul_kernel(std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc);
 // KernelSet::random_fill (kernel_set.h).
 void random_fill(DType dtype, void* out, int64_t n, bool normal, uint64_t seed, uint64_t counter, double a, double b);
+// FusedConv2D's bias and relu in place (KernelSet::conv_epilogue_f32).
+template <class T>
+void conv_epilogue(T* y, const T* bias, bool relu, int64_t rows, int64_t oc);
 // Row-major C[m, n] = op(A) op(B) with Eigen's blocked product (KernelSet::gemm_f32).
 template <class T>
 void gemm(const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n, int64_t transposes);

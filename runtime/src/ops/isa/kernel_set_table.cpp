@@ -110,5 +110,5 @@ namespace k = ag::detail::AG_KERNEL_NS;
 extern "C" const KernelSet AG_KERNEL_TABLE = {
     AG_KERNEL_ISA_NAME, kCompiledFeatures, &k::elementwise_kernel, &k::reduce_kernel, &k::matmul_kernel,
     &k::gemm<float>,    &k::gemm<double>,  &k::gemm<int32_t>,      &k::gemm<int64_t>,
-    &k::random_fill,
+    &k::random_fill,    &k::conv_epilogue<float>, &k::conv_epilogue<double>,
 };

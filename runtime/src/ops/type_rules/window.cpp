@@ -23,6 +23,21 @@ TensorType type_rule_conv2d(OpKind op, std::span<const TensorType> in, const Att
   return window_type(op, in, attrs, loc);
 }
 
+// FusedConv2D(x, filter[, bias]): conv2d's type; the bias one value per output channel.
+TensorType type_rule_fused_conv2d(OpKind op, std::span<const TensorType> in, const Attrs& attrs, SourceLoc loc) {
+  if (in.size() != 2 && in.size() != 3)
+    throw InternalError(fmt::format("{} takes 2 or 3 inputs, got {}", op_name(op), in.size()));
+  const TensorType t = window_type(op, in.first(2), attrs, loc);
+  if (in.size() == 3) {
+    require_same_dtype(op, in[0], in[2], loc);
+    const TensorType& b = in[2];
+    const int64_t oc = t.shape.rank() == 4 ? t.shape[3] : -1;
+    if (b.rank_unknown || b.shape.rank() != 1 || (b.shape[0] >= 0 && oc >= 0 && b.shape[0] != oc))
+      throw InternalError(fmt::format("{}: bias {} for {} output channels", op_name(op), describe(b), oc));
+  }
+  return t;
+}
+
 TensorType type_rule_conv2d_backprop_input(OpKind op, std::span<const TensorType> in, const Attrs& attrs, SourceLoc loc) {
   if (in.size() != 2 && in.size() != 3)
     throw InternalError(fmt::format("{} takes 2 or 3 inputs, got {}", op_name(op), in.size()));

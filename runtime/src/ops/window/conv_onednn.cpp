@@ -21,7 +21,7 @@ namespace {
 using dnnl::memory;
 using tag = memory::format_tag;
 
-std::atomic<uint64_t> g_calls{0};
+std::atomic<uint64_t> g_calls{0}, g_bias_calls{0};
 
 dnnl::engine& cpu_engine() {
   static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
@@ -66,13 +66,15 @@ struct KeyHash {
 struct ConvPrimitive {
   dnnl::primitive primitive;
   memory::desc data_a, data_b, result;  // the op's NHWC operands, in the order of onednn_conv
+  memory::desc bias;                     // FusedConv2D: [oc]
   memory::desc chosen_filter, user_filter;
   std::optional<dnnl::reorder> filter_reorder;  // HWIO <-> chosen; none when they are the same
 };
 
 memory::dims dims(int64_t a, int64_t b, int64_t c, int64_t d) { return {a, b, c, d}; }
 
-ConvPrimitive make_primitive(OpKind op, const WindowGeometry& g, int threads) {
+// nullopt for a FusedConv2D whose kernel is not brgconv (see onednn_conv_bias).
+std::optional<ConvPrimitive> make_primitive(OpKind op, const WindowGeometry& g, int threads) {
   dnnl::engine& eng = cpu_engine();
   const auto f32 = memory::data_type::f32;
   const memory::desc x(dims(g.n, g.ic, g.ih, g.iw), f32, tag::nhwc), y(dims(g.n, g.oc, g.oh, g.ow), f32, tag::nhwc);
@@ -80,13 +82,18 @@ ConvPrimitive make_primitive(OpKind op, const WindowGeometry& g, int threads) {
   const memory::desc any_filter(dims(g.oc, g.ic, g.kh, g.kw), f32, tag::any);
   const memory::dims strides{g.sh, g.sw}, dilations{g.dh - 1, g.dw - 1}, pad_l{g.pt, g.pl}, pad_r{g.pb, g.pr};
   const auto direct = dnnl::algorithm::convolution_direct;
-  const auto prop = op == OpKind::Conv2D ? dnnl::prop_kind::forward_inference : dnnl::prop_kind::forward_training;
-  const dnnl::convolution_forward::primitive_desc forward(
-      dnnl::convolution_forward::desc(prop, direct, x, any_filter, y, strides, dilations, pad_l, pad_r), eng);
+  const bool forward_only = op == OpKind::Conv2D || op == OpKind::FusedConv2D;
+  const auto prop = forward_only ? dnnl::prop_kind::forward_inference : dnnl::prop_kind::forward_training;
   ConvPrimitive p;
+  if (op == OpKind::FusedConv2D) p.bias = memory::desc({g.oc}, f32, tag::x);
+  const dnnl::convolution_forward::primitive_desc forward(
+      op == OpKind::FusedConv2D
+          ? dnnl::convolution_forward::desc(prop, direct, x, any_filter, p.bias, y, strides, dilations, pad_l, pad_r)
+          : dnnl::convolution_forward::desc(prop, direct, x, any_filter, y, strides, dilations, pad_l, pad_r),
+      eng);
   p.user_filter = user_filter;
   std::string impl;
-  if (op == OpKind::Conv2D) {
+  if (forward_only) {
     impl = forward.impl_info_str();
     p.primitive = dnnl::convolution_forward(forward);
     p.chosen_filter = forward.weights_desc();
@@ -114,9 +121,14 @@ ConvPrimitive make_primitive(OpKind op, const WindowGeometry& g, int threads) {
                            ? dnnl::reorder(dnnl::reorder::primitive_desc(eng, p.chosen_filter, eng, user_filter))
                            : dnnl::reorder(dnnl::reorder::primitive_desc(eng, user_filter, eng, p.chosen_filter));
   }
+  // brgconv adds the bias to each finished sum, as an Add after the convolution would; other
+  // kernels may start their sums at it, which changes the bits.
+  const bool exact_bias = op != OpKind::FusedConv2D || impl.rfind("brg", 0) == 0;
   if (log_enabled(LogTopic::Kernels))
-    log_line(fmt::format("agc: {} {}x{}x{}x{} * {}x{}x{}x{}: oneDNN {}, {} thread{}", op_name(op), g.n, g.ih, g.iw, g.ic,
-                         g.kh, g.kw, g.ic, g.oc, impl, threads, threads > 1 ? "s" : ""));
+    log_line(fmt::format("agc: {} {}x{}x{}x{} * {}x{}x{}x{}: oneDNN {}, {} thread{}{}", op_name(op), g.n, g.ih, g.iw, g.ic,
+                         g.kh, g.kw, g.ic, g.oc, impl, threads, threads > 1 ? "s" : "",
+                         exact_bias ? "" : " (not brgconv: a convolution without the bias instead, then agc adds it)"));
+  if (!exact_bias) return std::nullopt;
   return p;
 }
 
@@ -138,9 +150,7 @@ const ConvPrimitive* primitive_for(OpKind op, const WindowGeometry& g) {
   return it->second ? &*it->second : nullptr;
 }
 
-}  // namespace
-
-bool onednn_conv(OpKind op, const WindowGeometry& g, const float* a, const float* b, float* out) {
+bool run_conv(OpKind op, const WindowGeometry& g, const float* a, const float* b, const float* bias, float* out) {
   const ConvPrimitive* p = primitive_for(op, g);  // (sets this thread's OpenMP thread count)
   if (!p) return false;
   dnnl::engine& eng = cpu_engine();
@@ -159,6 +169,9 @@ bool onednn_conv(OpKind op, const WindowGeometry& g, const float* a, const float
   }
   if (op == OpKind::Conv2D) {
     p->primitive.execute(stream, {{DNNL_ARG_SRC, mem(p->data_a, a)}, {DNNL_ARG_WEIGHTS, filter}, {DNNL_ARG_DST, mem(p->result, out)}});
+  } else if (op == OpKind::FusedConv2D) {
+    p->primitive.execute(stream, {{DNNL_ARG_SRC, mem(p->data_a, a)}, {DNNL_ARG_WEIGHTS, filter}, {DNNL_ARG_BIAS, mem(p->bias, bias)},
+                                  {DNNL_ARG_DST, mem(p->result, out)}});
   } else if (op == OpKind::Conv2DBackpropInput) {
     p->primitive.execute(stream, {{DNNL_ARG_DIFF_DST, mem(p->data_a, a)}, {DNNL_ARG_WEIGHTS, filter},
                                   {DNNL_ARG_DIFF_SRC, mem(p->result, out)}});
@@ -172,9 +185,21 @@ bool onednn_conv(OpKind op, const WindowGeometry& g, const float* a, const float
   }
   stream.wait();
   g_calls.fetch_add(1, std::memory_order_relaxed);
+  if (bias) g_bias_calls.fetch_add(1, std::memory_order_relaxed);
   return true;
 }
 
+}  // namespace
+
+bool onednn_conv(OpKind op, const WindowGeometry& g, const float* a, const float* b, float* out) {
+  return run_conv(op, g, a, b, nullptr, out);
+}
+
+bool onednn_conv_bias(const WindowGeometry& g, const float* x, const float* w, const float* bias, float* out) {
+  return run_conv(OpKind::FusedConv2D, g, x, w, bias, out);
+}
+
 uint64_t onednn_conv_calls() { return g_calls.load(std::memory_order_relaxed); }
+uint64_t onednn_conv_bias_calls() { return g_bias_calls.load(std::memory_order_relaxed); }
 
 }  // namespace ag::detail

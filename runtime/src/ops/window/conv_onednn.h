@@ -13,4 +13,10 @@ namespace ag::detail {
 // back to agc's loops; AG_LOG=kernels says so).
 bool onednn_conv(OpKind op, const WindowGeometry& g, const float* a, const float* b, float* out);
 
+// FusedConv2D's convolution with its bias added by oneDNN to each finished sum (x, w, bias ->
+// y; its relu is the caller's). False when oneDNN's kernel for this geometry is not brgconv,
+// which alone is known to add the bias as an Add after the convolution would, bit for bit
+// (the caller then runs onednn_conv and adds the bias itself).
+bool onednn_conv_bias(const WindowGeometry& g, const float* x, const float* w, const float* bias, float* out);
+
 }  // namespace ag::detail

@@ -24,10 +24,6 @@ AxisWindow window_axis(int64_t in, int64_t k, int64_t stride, int64_t dilation, 
 
 namespace {
 
-bool is_conv(OpKind op) {
-  return op == OpKind::Conv2D || op == OpKind::Conv2DBackpropInput || op == OpKind::Conv2DBackpropFilter;
-}
-
 // A dim both sides may know: the known one, or a ValueError when they differ.
 int64_t agree(int64_t a, int64_t b, OpKind op, SourceLoc loc, const char* what) {
   if (a >= 0 && b >= 0 && a != b) value_error(op, loc, fmt::format("{} differ: {} vs {}", what, a, b));
@@ -72,6 +68,7 @@ WindowGeometry window_geometry(OpKind op, std::span<const Shape> in, const Attrs
   Shape x, f;
   switch (op) {
     case OpKind::Conv2D:
+    case OpKind::FusedConv2D:  // (and its bias, checked by its type rule)
       x = in[0];
       f = in[1];
       require_rank4(x, op, loc, "the input");
@@ -147,6 +144,7 @@ WindowGeometry window_geometry(OpKind op, std::span<const Shape> in, const Attrs
 Shape window_result_shape(OpKind op, const WindowGeometry& g) {
   switch (op) {
     case OpKind::Conv2D:
+    case OpKind::FusedConv2D:
     case OpKind::MaxPool:
     case OpKind::AvgPool:
     case OpKind::MaxPoolGradGrad: return g.output_shape();

@@ -11,7 +11,7 @@
 namespace ag::detail {
 
 // How the attrs of a Window op are laid out:
-//   Conv2D, Conv2DBackprop*: window() = {stride_h, stride_w, dilation_h, dilation_w}
+//   Conv2D, FusedConv2D, Conv2DBackprop*: window() = {stride_h, stride_w, dilation_h, dilation_w}
 //   MaxPool, AvgPool, *PoolGrad: window() = {ksize_h, ksize_w, stride_h, stride_w}
 //   padding() = 0 (VALID) or 1 (SAME), as TensorFlow computes SAME (extra padding after).
 //   Conv2DBackpropInput with two inputs: shape = its result's shape (conv2d_transpose's
@@ -42,6 +42,12 @@ struct WindowGeometry {
   Shape filter_shape() const { return Shape{kh, kw, ic, oc}; }
   Shape output_shape() const { return Shape{n, oh, ow, oc}; }
 };
+
+// The convolutions (strides and dilations in attrs.window()), not the pools.
+inline bool is_conv(OpKind op) {
+  return op == OpKind::Conv2D || op == OpKind::FusedConv2D || op == OpKind::Conv2DBackpropInput ||
+         op == OpKind::Conv2DBackpropFilter;
+}
 
 // The geometry of `op` on inputs of these shapes (static: unknown dims stay -1), checked:
 // ranks, channels that must agree, windows that must fit, a gradient's dims against its
