@@ -1,6 +1,7 @@
-// AG_NUM_THREADS with a bad value is a ValueError naming the variable, raised by the first
-// compile (before compiled code could reach the pool, where no error can be raised) and by the
-// first large eager op; nothing crashes. Run with AG_NUM_THREADS=lots (tests/jit/CMakeLists.txt).
+// AG_NUM_THREADS (or AG_POOL_LINGER_US) with a bad value is a ValueError naming the variable,
+// raised by the first compile (before compiled code could reach the pool, where no error can be
+// raised) and by the first large eager op; nothing crashes. Run with AG_NUM_THREADS=lots, and
+// with AG_POOL_LINGER_US=soon, the text to find as its argument (tests/jit/CMakeLists.txt).
 #include <cstdio>
 #include <string>
 
@@ -8,12 +9,14 @@
 
 namespace {
 
+const char* g_expected = "AG_NUM_THREADS=lots";
+
 template <class F>
 bool raises_value_error(const char* what, F&& f) {
   try {
     f();
   } catch (const ag::ValueError& e) {
-    const bool named = std::string(e.what()).find("AG_NUM_THREADS=lots") != std::string::npos;
+    const bool named = std::string(e.what()).find(g_expected) != std::string::npos;
     std::printf("%s: ValueError: %s\n", what, e.what());
     return named;
   } catch (const std::exception& e) {
@@ -26,7 +29,8 @@ bool raises_value_error(const char* what, F&& f) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  if (argc > 1) g_expected = argv[1];
   const ag::Tensor x = ag::ones({1 << 19});
   auto f = ag::function([](ag::Tensor v) { return ag::exp(v) * 2.f; });
   const bool compiled = raises_value_error("compiled call", [&] { f(x); });

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <mutex>
 #include <thread>
+#include <cstdlib>
 #include <cstring>
 
 #include "ag/detail/parallel.h"
@@ -285,8 +286,11 @@ TEST(ParallelKernels, ChunksAreClaimedSoASlowThreadLeavesTheRestToTheOthers) {
 
 // Loops one after another find the workers still lingering from the last one (thread_pool.cpp,
 // kLinger): the parts handed to them through their slots are counted, every item is still
-// computed once, and an error thrown in a worker's part reaches the caller.
+// computed once, and an error thrown in a worker's part reaches the caller. Run again by ctest
+// with AG_POOL_LINGER_US=0 (tests/runtime/CMakeLists.txt): then no loop finds one.
 TEST(ParallelKernels, BackToBackLoopsAreHandedToLingeringWorkers) {
+  const char* env = std::getenv("AG_POOL_LINGER_US");
+  const bool off = env && std::string(env) == "0";
   for (int threads : {2, 3}) {
     Threads t(threads);
     constexpr int64_t kN = 4096;
@@ -302,14 +306,15 @@ TEST(ParallelKernels, BackToBackLoopsAreHandedToLingeringWorkers) {
       }
     };
     // Until a loop finds a worker lingering (the first ones wake the workers; under a loaded
-    // ctest -j2 a worker may wait for a CPU a while), for at most 5 s.
+    // ctest -j2 a worker may wait for a CPU a while), for at most 5 s; 2000 loops when off.
     const int64_t lingered = ag::detail::parallel_loops_lingered();
     const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
     int loops = 0;
-    while (ag::detail::parallel_loops_lingered() == lingered && std::chrono::steady_clock::now() < give_up) {
+    while (off ? loops < 2000 : ag::detail::parallel_loops_lingered() == lingered && std::chrono::steady_clock::now() < give_up) {
       for (int k = 0; k < 20; ++k, ++loops) ag::detail::parallel_for_erased(kN, 256, count_items, &r, 1);
     }
-    EXPECT_GT(ag::detail::parallel_loops_lingered(), lingered) << threads << " threads: no loop found a worker lingering";
+    if (off) EXPECT_EQ(ag::detail::parallel_loops_lingered(), lingered) << threads << " threads: a worker lingered";
+    else EXPECT_GT(ag::detail::parallel_loops_lingered(), lingered) << threads << " threads: no loop found a worker lingering";
     for (int64_t i = 0; i < kN; ++i) ASSERT_EQ(r.seen[static_cast<size_t>(i)].load(), loops) << "item " << i;
     r.throw_at = kN - 1;  // in the last worker's block
     AG_EXPECT_ERROR(ag::InvalidArgumentError, ag::detail::parallel_for_erased(kN, 256, count_items, &r, 1), "item 4095");

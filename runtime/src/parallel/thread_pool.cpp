@@ -56,6 +56,20 @@ struct LingerSlot {
   std::function<void()> job;  // written by the caller that claimed the slot, read by its worker
 };
 constexpr auto kLinger = std::chrono::microseconds(200);
+// kLinger, or AG_POOL_LINGER_US (0: workers go straight back to the pool, which sleeps them
+// after its own short spin). Read with AG_NUM_THREADS (ensure_threads), so that a bad value is
+// a ValueError where errors can be raised, never on a worker.
+std::chrono::microseconds linger_from_env() {
+  const char* e = std::getenv("AG_POOL_LINGER_US");
+  if (!e || !*e) return kLinger;
+  char* end = nullptr;
+  const long us = std::strtol(e, &end, 10);
+  if (*end || us < 0 || us > 1000000)
+    throw ValueError(fmt::format("AG_POOL_LINGER_US={}: expected microseconds from 0 to 1000000", e));
+  return std::chrono::microseconds(us);
+}
+std::atomic<int64_t> g_linger_us{-1};  // -1: not read yet
+std::chrono::microseconds linger_time() { return std::chrono::microseconds(g_linger_us.load(std::memory_order_relaxed)); }
 
 // The pool's workers and their slots; the slots outlive the workers (members are destroyed in
 // reverse order: the pool joins its workers first).
@@ -100,6 +114,7 @@ int ensure_threads() {
   std::lock_guard lock(s.mu);
   n = s.threads.load(std::memory_order_relaxed);
   if (n == 0) {
+    g_linger_us.store(linger_from_env().count(), std::memory_order_relaxed);
     n = threads_from_env();
     s.threads.store(n, std::memory_order_release);
   }
@@ -157,8 +172,9 @@ void wait_for(std::atomic<int64_t>& count, int64_t target) {
 // The rest of a worker's task after its chunks: spin for a job offered through its slot, run it,
 // linger again; leave after kLinger without one, or as soon as the pool has tasks queued.
 void linger(WorkerPool& wp, LingerSlot& slot) {
+  if (linger_time().count() <= 0) return;
   slot.state.store(LingerSlot::kIdle, std::memory_order_release);
-  auto until = std::chrono::steady_clock::now() + kLinger;
+  auto until = std::chrono::steady_clock::now() + linger_time();
   for (int spins = 0;; ++spins) {
     if (slot.state.load(std::memory_order_acquire) == LingerSlot::kOffered) {
       const std::function<void()> job = std::move(slot.job);
@@ -167,7 +183,7 @@ void linger(WorkerPool& wp, LingerSlot& slot) {
       g_lingered.fetch_add(1, std::memory_order_relaxed);
       job();
       slot.state.store(LingerSlot::kIdle, std::memory_order_release);
-      until = std::chrono::steady_clock::now() + kLinger;
+      until = std::chrono::steady_clock::now() + linger_time();
       continue;
     }
     cpu_relax();
@@ -270,6 +286,8 @@ namespace ag {
 
 void set_num_threads(int n) {
   if (n < 1 || n > 1024) throw ValueError(fmt::format("set_num_threads({}): expected 1 to 1024 threads", n));
+  if (detail::g_linger_us.load(std::memory_order_relaxed) < 0)
+    detail::g_linger_us.store(detail::linger_from_env().count(), std::memory_order_relaxed);
   detail::PoolState& s = detail::state();
   std::lock_guard lock(s.mu);
   s.threads.store(n, std::memory_order_release);  // the pool is rebuilt at its next use
