@@ -132,7 +132,8 @@ TEST(FusedConvolutions, InAStagedLoopAndUnderTapes) {
   EXPECT_EQ(count_ops(g, ag::OpKind::Conv2D), 0) << ag::graph_to_text(g);
 
   auto loss = [](Tensor x, Tensor w, Tensor b) { return ag::reduce_sum(ag::square(ag::relu(ag::nn::bias_add(ag::nn::conv2d(x, w, 1, "SAME"), b)))); };
-  auto outside = [&](auto&& fn) {
+  // fn's loss and its gradients for w and b, by a tape around the call.
+  auto loss_and_gradients = [](auto&& fn, Tensor x, Tensor w, Tensor b) {
     ag::GradientTape tape;
     tape.watch(w);
     tape.watch(b);
@@ -140,14 +141,8 @@ TEST(FusedConvolutions, InAStagedLoopAndUnderTapes) {
     const std::vector<Tensor> grads = tape.gradient(l, std::vector<ag::GradSource>{w, b});
     return std::make_tuple(l, grads[0], grads[1]);
   };
-  auto inside = [&](Tensor x, Tensor w, Tensor b) {
-    ag::GradientTape tape;
-    tape.watch(w);
-    tape.watch(b);
-    const Tensor l = loss(x, w, b);
-    const std::vector<Tensor> grads = tape.gradient(l, std::vector<ag::GradSource>{w, b});
-    return std::make_tuple(l, grads[0], grads[1]);
-  };
+  auto outside = [&](auto&& fn) { return loss_and_gradients(fn, x, w, b); };
+  auto inside = [&](Tensor x, Tensor w, Tensor b) { return loss_and_gradients(loss, x, w, b); };
   // The reductions of the loss and of the bias gradient may sum in another order compiled.
   const agtest::Tol sums{.rtol = 1e-5, .atol = 1e-6};
   auto compiled = ag::function(loss);
