@@ -107,6 +107,10 @@ TEST(FusedConvolutions, EitherEpilogueAloneAndWhatIsLeftUnfused) {
   auto f = ag::function(layer);
   const std::vector<float> y = f(xn, w, b).to_vector<float>();
   EXPECT_GT(std::count_if(y.begin(), y.end(), [](float v) { return std::isnan(v); }), 0) << "relu kept no NaN";
+  // Nested: an outer Function calls the compiled layer twice, the second time on its output.
+  auto twice = [&](Tensor x, Tensor w, Tensor w2, Tensor b) { return f(f(x, w, b), w2, b); };
+  const Tensor w2 = sample(ag::float32, {3, 3, 8, 8}, 11, Values::Moderate) * 0.3f;
+  agtest::expect_three_way("nested layers", twice, kExact, x, w, w2, b);
 }
 
 // A stack of layers in a staged loop (the fused node inside the While's body), and the gradient

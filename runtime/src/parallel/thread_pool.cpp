@@ -271,7 +271,9 @@ void parallel_for_erased(int64_t n, int64_t grain, RangeFn fn, void* closure, in
     wp->pool.Schedule([wp, job = std::move(job)] {
       wp->queued.fetch_sub(1, std::memory_order_relaxed);
       job();
-      linger(*wp, wp->slots[static_cast<size_t>(wp->pool.CurrentThreadId())]);
+      // Eigen runs a task on the scheduling thread itself when its queue push fails: no worker,
+      // no slot (slots[-1] corrupted the heap, 1 in ~25 runs of the runtime tests).
+      if (const int worker = wp->pool.CurrentThreadId(); worker >= 0) linger(*wp, wp->slots[static_cast<size_t>(worker)]);
     });
   }
   run_chunks(0);

@@ -23,9 +23,13 @@ using tag = memory::format_tag;
 
 std::atomic<uint64_t> g_calls{0}, g_bias_calls{0};
 
+// The engine and the primitives are never destroyed: at exit, static destructors ran in an
+// order where the primitive cache outlived oneDNN's own state and crashed in its destructor
+// (1 in ~25 runs of the runtime tests); a process's last convolution may also run during
+// static destruction.
 dnnl::engine& cpu_engine() {
-  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  return engine;
+  static auto* engine = new dnnl::engine(dnnl::engine::kind::cpu, 0);
+  return *engine;
 }
 
 // oneDNN runs on OpenMP threads: as many as agc's pool has (AG_NUM_THREADS,
@@ -135,7 +139,7 @@ std::optional<ConvPrimitive> make_primitive(OpKind op, const WindowGeometry& g, 
 // nullptr when oneDNN has no implementation (remembered, so it is asked once).
 const ConvPrimitive* primitive_for(OpKind op, const WindowGeometry& g) {
   static std::mutex mutex;
-  static std::unordered_map<Key, std::optional<ConvPrimitive>, KeyHash> cache;
+  static auto& cache = *new std::unordered_map<Key, std::optional<ConvPrimitive>, KeyHash>;  // never destroyed (cpu_engine)
   const int threads = match_thread_count();
   std::lock_guard lock(mutex);
   auto [it, inserted] = cache.try_emplace(Key{op, g, threads});
