@@ -143,7 +143,7 @@ class JitBackend final : public CompilerBackend {
       detail::log_line(fmt::format("agc: jit: {}: engine {:.2f} ms, plan + key + disk lookup {:.2f} ms, IR {:.2f} ms, "
                                    "optimize {:.2f} ms, codegen {:.2f} ms{}, link {:.2f} ms (O{}{}, {} loop nests{}, {}){}",
                                    options.name, ms(t0, t_engine), ms(t_engine, t_planned), times.lower_ms, times.optimize_ms,
-                                   times.codegen_ms, kernels, times.link_ms, level, times.short_pipeline ? " short pipeline" : "",
+                                   times.codegen_ms, kernels, times.link_ms, level, times.short_pipeline ? " short pipeline" : level == 2 ? " agc pipeline" : "",
                                    program.loop_nests, program.rolled_loops ? " rolled" : "",
                                    exe->loaded_from_disk() ? "disk cache hit" : disk ? "stored in " + disk->dir() : "disk cache off",
                                    object.empty() ? "" : fmt::format(", object {} bytes", object.size())));

@@ -9,9 +9,11 @@
 namespace ag::jit {
 
 struct JitConfig {
-  // AG_JIT_OPT: the IR optimization level (0 = none and a fast instruction selector, 1-3 = LLVM's
-  // O1-O3 pipelines). The default is O2, not O3: no workload ran faster at O3, and O3 compiled
-  // larger graphs slower (docs/jit.md, "Compile times").
+  // AG_JIT_OPT: the IR optimization level (0 = none and a fast instruction selector, 1 and 3 =
+  // LLVM's O1 and O3 pipelines, 2 = agc's: O2's function passes without its interprocedural half,
+  // function_pipeline.h). The default is 2: no workload ran faster at O3, O3 compiled larger
+  // graphs slower, and agc's pipeline gave the code LLVM's O2 gave in 0.77x the time (docs/jit.md,
+  // "Compile times").
   int opt_level = 2;
   // AG_JIT_ROLL: "auto" (outer loops stay loops above kRolledLoopNests loop nests), "1", "0".
   std::string roll = "auto";

@@ -1,5 +1,8 @@
-// The O1-O3 pipelines with the target's TargetMachine and libmvec vector math; assembly printing.
+// agc's pipeline (the default) or LLVM's O1/O3, with the target's TargetMachine and libmvec vector
+// math; assembly printing.
 #include "optimizer.h"
+
+#include "function_pipeline.h"
 
 #include "ag/detail/log.h"
 
@@ -203,9 +206,14 @@ bool optimize_module(llvm::Module& m, llvm::TargetMachine& tm, int level) {
     // identical functions (unnamed_addr: parallel_loops.cpp): merged before anything optimizes
     // them, they are optimized and compiled once.
     mpm.addPass(llvm::MergeFunctionsPass());
-    mpm.addPass(pb.buildPerModuleDefaultPipeline(level <= 1   ? llvm::OptimizationLevel::O1
-                                                 : level == 2 ? llvm::OptimizationLevel::O2
-                                                              : llvm::OptimizationLevel::O3));
+    if (level == 2) {
+      // agc's pipeline: O2's function passes without its interprocedural half
+      // (function_pipeline.cpp; docs/jit.md, "Compile times").
+      mpm.addPass(llvm::AlwaysInlinerPass());
+      mpm.addPass(llvm::createModuleToFunctionPassAdaptor(agc_function_pipeline(options)));
+    } else {
+      mpm.addPass(pb.buildPerModuleDefaultPipeline(level <= 1 ? llvm::OptimizationLevel::O1 : llvm::OptimizationLevel::O3));
+    }
   }
   mpm.run(m, mam);
   return short_pipeline;

@@ -145,7 +145,7 @@ TEST(CompileCost, ModulesWithNothingToOptimizeTakeTheShortPipeline) {
   auto sum = [](Tensor v) { return ag::reduce_sum(v * v); };
   const Tensor x = ag::random_uniform({(1 << 20) + 13}, ag::float32, -3, 3, 5), one = ag::constant({2.5f});
   const Tensor m = ag::random_uniform({10, 10}, ag::int32, -2, 3, 1);
-  const std::string kShort = "(O2 short pipeline, ", kDefault = "(O2, ";
+  const std::string kShort = "(O2 short pipeline, ", kDefault = "(O2 agc pipeline, ";
   auto expect_pipeline = [&](const std::string& what, const std::string& line, const std::string& want) {
     EXPECT_NE(line.find(want), std::string::npos) << what << ": " << line;
   };
