@@ -83,10 +83,6 @@ int main(int argc, char** argv) {
     max_diff = std::max({max_diff, std::abs(our_call[k] - their_call[k]), std::abs(our_put[k] - their_put[k])});
   if (max_diff > 1e-3f) std::printf("warning: the prices differ by %g\n", static_cast<double>(max_diff));
 
-  const double by_hand = agbench::time_per_call([&] {
-    price_by_hand(spot, strike, years, their_call, their_put);
-    agbench::keep(their_call);
-  });
   const Eigen::ArrayXf es = Eigen::Map<const Eigen::ArrayXf>(spot.data(), n), ek = Eigen::Map<const Eigen::ArrayXf>(strike.data(), n),
                        ey = Eigen::Map<const Eigen::ArrayXf>(years.data(), n);
   Eigen::ArrayXf eigen_call(n), eigen_put(n);
@@ -95,14 +91,20 @@ int main(int argc, char** argv) {
   for (int64_t k = 0; k < n; ++k)
     eigen_diff = std::max({eigen_diff, std::abs(eigen_call[k] - their_call[static_cast<size_t>(k)]), std::abs(eigen_put[k] - their_put[static_cast<size_t>(k)])});
   if (eigen_diff > 1e-3f) std::printf("warning: Eigen's prices differ by %g\n", static_cast<double>(eigen_diff));
-  const double eigen = agbench::time_per_call([&] {
+  auto run_by_hand = [&] {
+    price_by_hand(spot, strike, years, their_call, their_put);
+    agbench::keep(their_call);
+  };
+  auto run_eigen = [&] {
     price_with_eigen(es, ek, ey, eigen_call, eigen_put);
     agbench::keep(eigen_call);
-  });
-  auto set_threads = [](int k) { ag::set_num_threads(k); };
+  };
+  auto run_agc = [&] { agbench::keep(f(ts, tk, ty)); };
+  const std::vector<double> t = agbench::time_interleaved(ag::set_num_threads, {{run_by_hand}, {run_eigen}, {run_agc, 1}, {run_agc, 2}});
+  const double by_hand = t[0], eigen = t[1];
   std::vector<agbench::Row> rows;
   for (int threads : {1, 2}) {
-    const double agc = agbench::time_with_threads(set_threads, threads, [&] { agbench::keep(f(ts, tk, ty)); });
+    const double agc = t[static_cast<size_t>(threads) + 1];
     rows.push_back({fmt::format("price, {} thread{}", threads, threads > 1 ? "s" : ""), agbench::ms(agc), agbench::ms(eigen) + " Eigen",
                     fmt::format("{:.2f}x", agc / eigen),
                     threads == 1 ? fmt::format("{:.2f} ns per option; plain loop {} ({:.2f}x); prices within {:.1e} of the loop's",

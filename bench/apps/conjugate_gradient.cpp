@@ -86,14 +86,18 @@ int main(int argc, char** argv) {
   if (max_diff > 1e-6) std::printf("warning: the solutions differ by %g\n", max_diff);
 
   std::vector<agbench::Row> rows;
-  for (int threads : {1, 2}) {
+  auto run_agc = [&] { agbench::keep(f(ta, tb, ttol, titers)); };
+  auto run_eigen = [&] {
+    int its = 0;
+    agbench::keep(solve_eigen(a, b, tol, max_iters, &its));
+  };
+  auto set_threads = [](int threads) {
     ag::set_num_threads(threads);
     Eigen::setNbThreads(threads);
-    const double agc = agbench::time_per_call([&] { agbench::keep(f(ta, tb, ttol, titers)); });
-    const double eigen = agbench::time_per_call([&] {
-      int its = 0;
-      agbench::keep(solve_eigen(a, b, tol, max_iters, &its));
-    });
+  };
+  const std::vector<double> t = agbench::time_interleaved(set_threads, {{run_eigen, 1}, {run_agc, 1}, {run_eigen, 2}, {run_agc, 2}});
+  for (int threads : {1, 2}) {
+    const double eigen = t[threads == 1 ? 0 : 2], agc = t[threads == 1 ? 1 : 3];
     rows.push_back({fmt::format("solve, {} thread{}", threads, threads > 1 ? "s" : ""), agbench::ms(agc), agbench::ms(eigen) + " Eigen",
                     fmt::format("{:.2f}x", agc / eigen), fmt::format("{:.1f} us per iteration", agc / iterations * 1e6)});
   }

@@ -72,11 +72,13 @@ int main(int argc, char** argv) {
   for (size_t k = 0; k < got.size(); ++k) differ += got[k] != theirs[k], alive += theirs[k];
   if (differ != 0) std::printf("warning: %lld cells differ from the loop's\n", static_cast<long long>(differ));
 
-  const double by_hand = agbench::time_per_call([&] { agbench::keep(life_by_hand(b0, n, generations)); });
-  auto set_threads = [](int k) { ag::set_num_threads(k); };
+  auto run_agc = [&] { agbench::keep(f(tb, tg)); };
+  const std::vector<double> t = agbench::time_interleaved(
+      ag::set_num_threads, {{[&] { agbench::keep(life_by_hand(b0, n, generations)); }}, {run_agc, 1}, {run_agc, 2}});
+  const double by_hand = t[0];
   std::vector<agbench::Row> rows;
   for (int threads : {1, 2}) {
-    const double agc = agbench::time_with_threads(set_threads, threads, [&] { agbench::keep(f(tb, tg)); });
+    const double agc = t[static_cast<size_t>(threads)];
     rows.push_back({fmt::format("life (one call), {} thread{}", threads, threads > 1 ? "s" : ""), agbench::ms(agc),
                     agbench::ms(by_hand) + " plain loop", fmt::format("{:.2f}x", agc / by_hand),
                     threads == 1 ? fmt::format("{:.1f} us per generation; {} cells differ, {} alive", agc / generations * 1e6, differ, alive)

@@ -64,9 +64,9 @@ int main(int argc, char** argv) {
   for (size_t k = 0; k < got.size(); ++k) max_diff = std::max(max_diff, std::abs(got[k] - theirs[k]));
   if (max_diff > 1e-4f) std::printf("warning: the grid differs from the plain loop's by %g\n", static_cast<double>(max_diff));
 
-  const double agc = agbench::time_per_call([&] { agbench::keep(f(tu, ts)); });
-  const double plain = agbench::time_per_call([&] { agbench::keep(heat_by_hand(u0, n, steps)); });
-  const double agc2 = agbench::time_with_threads(ag::set_num_threads, 2, [&] { agbench::keep(f(tu, ts)); });
+  auto run_agc = [&] { agbench::keep(f(tu, ts)); };
+  const std::vector<double> t = agbench::time_interleaved(ag::set_num_threads, {{run_agc, 1}, {[&] { agbench::keep(heat_by_hand(u0, n, steps)); }}, {run_agc, 2}});
+  const double agc = t[0], plain = t[1], agc2 = t[2];
   agbench::print_table(fmt::format("Heat stencil: {}x{} grid, {} Jacobi steps", n, n, steps),
                        {{"solve (one call), 1 thread", agbench::ms(agc), agbench::ms(plain) + " plain loop",
                          fmt::format("{:.2f}x", agc / plain),

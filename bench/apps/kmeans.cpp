@@ -86,9 +86,9 @@ int main(int argc, char** argv) {
   for (size_t k = 0; k < got.size(); ++k) max_diff = std::max(max_diff, std::abs(got[k] - theirs[k]));
   if (max_diff > 1e-3f) std::printf("warning: the centroids differ from the loop's by %g\n", static_cast<double>(max_diff));
 
-  const double agc = agbench::time_per_call([&] { agbench::keep(f(tx, tc, n)); });
-  const double plain = agbench::time_per_call([&] { agbench::keep(kmeans_by_hand(x, c0, iterations)); });
-  const double agc2 = agbench::time_with_threads(ag::set_num_threads, 2, [&] { agbench::keep(f(tx, tc, n)); });
+  auto run_agc = [&] { agbench::keep(f(tx, tc, n)); };
+  const std::vector<double> t = agbench::time_interleaved(ag::set_num_threads, {{run_agc, 1}, {[&] { agbench::keep(kmeans_by_hand(x, c0, iterations)); }}, {run_agc, 2}});
+  const double agc = t[0], plain = t[1], agc2 = t[2];
   const double eager = agbench::time_per_call([&] { agbench::keep(kmeans(tx, tc, n)); }, 0.05, 2);
   agbench::print_table(fmt::format("k-means: {} points, {} centroids, {} iterations", kPoints, kClusters, iterations),
                        {{"solve, 1 thread", agbench::ms(agc), agbench::ms(plain) + " plain loop", fmt::format("{:.2f}x", agc / plain),

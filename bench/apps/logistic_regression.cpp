@@ -70,9 +70,9 @@ int main(int argc, char** argv) {
   for (int64_t k = 0; k < kFeatures; ++k) max_diff = std::max(max_diff, std::abs(w[static_cast<size_t>(k)] - theirs(k, 0)));
   if (max_diff > 1e-3f) std::printf("warning: the weights differ from Eigen's by %g\n", static_cast<double>(max_diff));
 
-  const double agc = agbench::time_per_call([&] { agbench::keep(f(tx, ty, tw, n)); });
-  const double eigen = agbench::time_per_call([&] { agbench::keep(train_eigen(x, y, w0, steps)); });
-  const double agc2 = agbench::time_with_threads(ag::set_num_threads, 2, [&] { agbench::keep(f(tx, ty, tw, n)); });
+  auto run_agc = [&] { agbench::keep(f(tx, ty, tw, n)); };
+  const std::vector<double> t = agbench::time_interleaved(ag::set_num_threads, {{run_agc, 1}, {[&] { agbench::keep(train_eigen(x, y, w0, steps)); }}, {run_agc, 2}});
+  const double agc = t[0], eigen = t[1], agc2 = t[2];
   agbench::print_table(fmt::format("Logistic regression: {} samples x {} features, {} gradient steps", kSamples, kFeatures, steps),
                        {{"train, 1 thread", agbench::ms(agc), agbench::ms(eigen) + " Eigen", fmt::format("{:.2f}x", agc / eigen),
                          fmt::format("{:.1f} us per step; weights within {:.1e} of Eigen's", agc / steps * 1e6, max_diff)},

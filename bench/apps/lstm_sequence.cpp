@@ -84,10 +84,12 @@ int main(int argc, char** argv) {
   for (size_t k = 0; k < got.size(); ++k) max_diff = std::max(max_diff, std::abs(got[k] - theirs.data()[k]));
 
   std::vector<agbench::Row> rows;
-  const double eigen = agbench::time_per_call([&] { agbench::keep(encode_eigen(xs, steps, w, u, b)); });
+  auto run_agc = [&] { agbench::keep(f(txs, tw, tu, tb)); };
+  const std::vector<double> t = agbench::time_interleaved(
+      ag::set_num_threads, {{[&] { agbench::keep(encode_eigen(xs, steps, w, u, b)); }}, {run_agc, 1}, {run_agc, 2}});
+  const double eigen = t[0];
   for (int threads : {1, 2}) {
-    ag::set_num_threads(threads);
-    const double agc = agbench::time_per_call([&] { agbench::keep(f(txs, tw, tu, tb)); });
+    const double agc = t[static_cast<size_t>(threads)];
     rows.push_back({fmt::format("encode, {} thread{}", threads, threads > 1 ? "s" : ""), agbench::us(agc), agbench::us(eigen) + " Eigen",
                     fmt::format("{:.2f}x", agc / eigen),
                     threads == 1 ? fmt::format("{:.1f} us per step; h within {:.1e} of Eigen's", agc / static_cast<double>(steps) * 1e6, max_diff)

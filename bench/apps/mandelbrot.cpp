@@ -68,9 +68,9 @@ int main() {
   const std::vector<float> theirs = escape_counts_by_hand(cr, ci), got = ours.to_vector<float>();
   size_t differ = 0;
   for (size_t k = 0; k < got.size(); ++k) differ += got[k] != theirs[k];
-  const double agc = agbench::time_per_call([&] { agbench::keep(f(tr, ti)); });
-  const double plain = agbench::time_per_call([&] { agbench::keep(escape_counts_by_hand(cr, ci)); });
-  const double agc2 = agbench::time_with_threads(ag::set_num_threads, 2, [&] { agbench::keep(f(tr, ti)); });
+  auto run_agc = [&] { agbench::keep(f(tr, ti)); };
+  const std::vector<double> t = agbench::time_interleaved(ag::set_num_threads, {{run_agc, 1}, {[&] { agbench::keep(escape_counts_by_hand(cr, ci)); }}, {run_agc, 2}});
+  const double agc = t[0], plain = t[1], agc2 = t[2];
   agbench::print_table(fmt::format("Mandelbrot: {}x{} grid, at most {} iterations", kSize, kSize, kMaxIterations),
                        {{"escape counts, 1 thread", agbench::ms(agc), agbench::ms(plain) + " per-point loop",
                          fmt::format("{:.2f}x", agc / plain), fmt::format("{} of {} counts differ", differ, got.size())},

@@ -94,10 +94,13 @@ int main(int argc, char** argv) {
   float max_diff = 0;
   for (size_t k = 0; k < got.size(); ++k) max_diff = std::max(max_diff, std::abs(got[k] - theirs[k]));
   ag::set_num_threads(1);
-  const double plain = agbench::time_per_call([&] { agbench::keep(simulate_by_hand(pos, vel, mass, steps)); });
+  auto run_agc = [&] { agbench::keep(f(tp, tv, tm, n)); };
+  const std::vector<double> t = agbench::time_interleaved(
+      ag::set_num_threads, {{[&] { agbench::keep(simulate_by_hand(pos, vel, mass, steps)); }}, {run_agc, 1}, {run_agc, 2}});
+  const double plain = t[0];
   std::vector<agbench::Row> rows;
   for (int threads : {1, 2}) {
-    const double agc = agbench::time_with_threads(ag::set_num_threads, threads, [&] { agbench::keep(f(tp, tv, tm, n)); });
+    const double agc = t[static_cast<size_t>(threads)];
     rows.push_back({fmt::format("simulate ({} thread{})", threads, threads > 1 ? "s" : ""), agbench::ms(agc),
                     agbench::ms(plain) + " plain loop (1 thread)", fmt::format("{:.2f}x", agc / plain),
                     fmt::format("state within {:.1e} of the loop's", max_diff)});

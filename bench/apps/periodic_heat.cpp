@@ -64,11 +64,13 @@ int main(int argc, char** argv) {
   for (size_t k = 0; k < got.size(); ++k) max_diff = std::max(max_diff, std::abs(got[k] - theirs[k]));
   if (max_diff > 1e-4f) std::printf("warning: the grids differ by %g\n", static_cast<double>(max_diff));
 
-  const double by_hand = agbench::time_per_call([&] { agbench::keep(diffuse_by_hand(u0, n, steps)); });
-  auto set_threads = [](int k) { ag::set_num_threads(k); };
+  auto run_agc = [&] { agbench::keep(f(tu, ts)); };
+  const std::vector<double> t = agbench::time_interleaved(
+      ag::set_num_threads, {{[&] { agbench::keep(diffuse_by_hand(u0, n, steps)); }}, {run_agc, 1}, {run_agc, 2}});
+  const double by_hand = t[0];
   std::vector<agbench::Row> rows;
   for (int threads : {1, 2}) {
-    const double agc = agbench::time_with_threads(set_threads, threads, [&] { agbench::keep(f(tu, ts)); });
+    const double agc = t[static_cast<size_t>(threads)];
     rows.push_back({fmt::format("diffuse (one call), {} thread{}", threads, threads > 1 ? "s" : ""), agbench::ms(agc),
                     agbench::ms(by_hand) + " plain loop", fmt::format("{:.2f}x", agc / by_hand),
                     threads == 1 ? fmt::format("{:.1f} us per step; grid within {:.1e} of the loop's", agc / steps * 1e6, max_diff)

@@ -74,8 +74,10 @@ int main(int argc, char** argv) {
   if (ours != theirs) std::printf("note: token checksums differ (agc %lld, Eigen %lld): float rounding chose another token\n",
                                   static_cast<long long>(ours), static_cast<long long>(theirs));
 
-  const double agc = agbench::time_per_call([&] { agbench::keep(f(args[0], args[1], args[2], args[3], args[4], n)); });
-  const double eigen = agbench::time_per_call([&] { agbench::keep(decode_eigen(embed, w, u, b, v, steps)); });
+  const std::vector<double> t = agbench::time_interleaved(
+      ag::set_num_threads, {{[&] { agbench::keep(f(args[0], args[1], args[2], args[3], args[4], n)); }},
+                            {[&] { agbench::keep(decode_eigen(embed, w, u, b, v, steps)); }}});
+  const double agc = t[0], eigen = t[1];
   agbench::print_table(fmt::format("RNN greedy decode: hidden {}, vocabulary {}, {} steps, one thread", kHidden, kVocab, steps),
                        {{"decode (one call)", agbench::us(agc), agbench::us(eigen) + " Eigen", fmt::format("{:.2f}x", agc / eigen),
                          fmt::format("{:.1f} ns per step", agc / steps * 1e9)},

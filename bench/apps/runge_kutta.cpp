@@ -129,14 +129,17 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < got.size(); ++i) max_diff = std::max(max_diff, std::abs(got[i] - theirs[i]));
   if (max_diff > 1e-6) std::printf("warning: the states differ by %g\n", max_diff);
 
-  const double by_hand = agbench::time_per_call([&] {
-    int s = 0;
-    agbench::keep(integrate_by_hand(x0, t_end, 1e-3, &s));
-  });
-  auto set_threads = [](int k) { ag::set_num_threads(k); };
+  auto run_agc = [&] { agbench::keep(f(tx, tend, th)); };
+  const std::vector<double> t = agbench::time_interleaved(ag::set_num_threads, {{[&] {
+                                                                                  int s = 0;
+                                                                                  agbench::keep(integrate_by_hand(x0, t_end, 1e-3, &s));
+                                                                                }},
+                                                                                {run_agc, 1},
+                                                                                {run_agc, 2}});
+  const double by_hand = t[0];
   std::vector<agbench::Row> rows;
   for (int threads : {1, 2}) {
-    const double agc = agbench::time_with_threads(set_threads, threads, [&] { agbench::keep(f(tx, tend, th)); });
+    const double agc = t[static_cast<size_t>(threads)];
     rows.push_back({fmt::format("integrate, {} thread{}", threads, threads > 1 ? "s" : ""), agbench::ms(agc),
                     agbench::ms(by_hand) + " by hand", fmt::format("{:.2f}x", agc / by_hand),
                     threads == 1 ? fmt::format("{} accepted steps; state within {:.1e} of the loop's", steps, max_diff)

@@ -106,11 +106,15 @@ int main() {
   if (max_diff > 1e-3f) std::printf("warning: the outputs differ by %g\n", static_cast<double>(max_diff));
 
   std::vector<agbench::Row> rows;
-  for (int threads : {1, 2}) {
+  auto run_agc = [&] { agbench::keep(f(tx, twqkv, two, tw1, tw2, tg1, tg2)); };
+  auto run_eigen = [&] { agbench::keep(block_eigen(x, wqkv, wo, w1, w2, g1, g2)); };
+  auto set_threads = [](int threads) {
     ag::set_num_threads(threads);
     Eigen::setNbThreads(threads);
-    const double agc = agbench::time_per_call([&] { agbench::keep(f(tx, twqkv, two, tw1, tw2, tg1, tg2)); });
-    const double eigen = agbench::time_per_call([&] { agbench::keep(block_eigen(x, wqkv, wo, w1, w2, g1, g2)); });
+  };
+  const std::vector<double> t = agbench::time_interleaved(set_threads, {{run_eigen, 1}, {run_agc, 1}, {run_eigen, 2}, {run_agc, 2}});
+  for (int threads : {1, 2}) {
+    const double eigen = t[threads == 1 ? 0 : 2], agc = t[threads == 1 ? 1 : 3];
     rows.push_back({fmt::format("block, {} thread{}", threads, threads > 1 ? "s" : ""), agbench::ms(agc), agbench::ms(eigen) + " Eigen",
                     fmt::format("{:.2f}x", agc / eigen), ""});
   }

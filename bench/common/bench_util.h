@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,6 +48,41 @@ double time_with_threads(SetThreads&& set_threads, int threads, F&& f) {
   const double t = time_per_call(f);
   set_threads(1);
   return t;
+}
+
+// One callable of time_interleaved; `threads` > 0: agc's pool at that many threads for its rounds.
+struct Timed {
+  std::function<void()> call;
+  int threads = 0;
+};
+
+// Seconds per call of each callable: one round of each in turn (at least `min_seconds`), then
+// again, `rounds` times; the best round of each. On a machine whose speed drifts over seconds (a
+// shared VM's slow phases), callables timed one after the other (time_per_call) met different
+// phases and their ratio moved by 1.3x between runs; taken in turn, a slow phase slows each of
+// them alike. `set_threads` (ag::set_num_threads) is called with 1 after.
+inline std::vector<double> time_interleaved(const std::function<void(int)>& set_threads, const std::vector<Timed>& timed,
+                                            double min_seconds = 0.1, int rounds = 5) {
+  using clock = std::chrono::steady_clock;
+  std::vector<double> best(timed.size(), 1e300);
+  std::vector<int64_t> iters(timed.size(), 1);
+  for (int r = 0; r < rounds; ++r) {
+    for (std::size_t k = 0; k < timed.size(); ++k) {
+      if (timed[k].threads > 0) set_threads(timed[k].threads);
+      for (;;) {
+        const auto t0 = clock::now();
+        for (int64_t i = 0; i < iters[k]; ++i) timed[k].call();
+        const double s = std::chrono::duration<double>(clock::now() - t0).count();
+        if (s >= min_seconds) {
+          best[k] = std::min(best[k], s / static_cast<double>(iters[k]));
+          break;
+        }
+        iters[k] = s <= 0 ? iters[k] * 10 : std::max(iters[k] + 1, static_cast<int64_t>(iters[k] * min_seconds / s * 1.2));
+      }
+      if (timed[k].threads > 0) set_threads(1);
+    }
+  }
+  return best;
 }
 
 struct Row {
