@@ -193,11 +193,18 @@ class Planner {
       vp.storage = ValueStorage::View;
       vp.root = s.buffer_of(in);
     }
-    // A view planned before its input became a view (a squeeze of such a slice) names the
-    // buffer's owner as its root, so that liveness keeps that buffer alive while it is read.
-    for (uint32_t i = 0; i < g.nodes.size(); ++i)
-      for (ValuePlan& vp : s.values[i])
-        if (vp.storage == ValueStorage::View && s.at(vp.root).storage == ValueStorage::View) vp.root = s.at(vp.root).root;
+    reroot_views(s);
+  }
+
+  // A view planned before its root became a view itself (a squeeze of a slice made a view here,
+  // a slice of an update that update_in_place then made a view of its input's buffer) names the
+  // buffer's owner as its root instead: liveness extends only a view's root, so a view of a view
+  // left the owner free for reuse while it was still read (random graphs 4016..4019: a slice of
+  // an in-place slice update, read by a fused loop later, found its rows overwritten).
+  static void reroot_views(ScopePlan& s) {
+    for (auto& outs : s.values)
+      for (ValuePlan& vp : outs)
+        while (vp.storage == ValueStorage::View && s.at(vp.root).storage == ValueStorage::View) vp.root = s.at(vp.root).root;
   }
 
   // Results of functions and If branches are written straight into their sinks when the value
@@ -311,6 +318,7 @@ class Planner {
       out.root = root;
       any = true;
     }
+    if (any) reroot_views(s);
     return any;
   }
 

@@ -62,22 +62,22 @@ TEST(AgcPipeline, GivesTheCodeOfLlvmsPipeline) {
   };
   // Integer results stay scalar loops for LLVM's vectorizer.
   auto collatz_step = [](Tensor n) { return ag::where(n % 2 == 0, n / 2, 3 * n + 1); };
-  // A staged loop of arithmetic on scalars (LICM, induction variables, CSE across iterations).
-  auto sum_of_squares = [](Tensor n) {
-    Tensor i = ag::constant(0), s = ag::constant(0);
+  // A staged loop whose body has a loop-invariant product (LICM) and a vector state.
+  auto accumulate = [](Tensor x, Tensor n) {
+    Tensor i = ag::constant(0), acc = ag::zeros_like(x);
     ag::while_stmt([&] { return i < n; },
                    [&] {
-                     s += i * i;
+                     acc = acc + ag::exp(x) * 0.5f;
                      i += 1;
                    },
-                   ag::state(i, s), {"i", "s"}, AG_SOURCE_LOC("agc_pipeline_test.cpp", 72));
-    return s;
+                   ag::state(i, acc), {"i", "acc"}, AG_SOURCE_LOC("agc_pipeline_test.cpp", 70));
+    return acc;
   };
   expect_code_of_llvms_pipeline("periodic stencil", stencil, ag::random_uniform({64, 254}, ag::float32, 0, 1, 3));
   expect_code_of_llvms_pipeline("nearest centroid", nearest, ag::random_uniform({1000, 8}, ag::float32, -1, 1, 4),
                                 ag::random_uniform({6, 8}, ag::float32, -1, 1, 5));
   expect_code_of_llvms_pipeline("collatz step", collatz_step, ag::random_uniform({4099}, ag::int32, 1, 1000, 6));
-  expect_code_of_llvms_pipeline("sum of squares", sum_of_squares, Tensor(1000));
+  expect_code_of_llvms_pipeline("staged accumulation", accumulate, ag::random_uniform({1000}, ag::float32, -1, 1, 7), Tensor(50));
 }
 
 }  // namespace

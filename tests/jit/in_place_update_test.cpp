@@ -144,4 +144,23 @@ TEST(JitInPlaceUpdate, SlicesReadByLoopsAreViewsAndOthersCopies) {
   EXPECT_EQ(count_views(agtest::fused_plan(f, dynamic, x, w), "Slice"), std::make_pair(6, 4));
 }
 
+// A slice of an update made in place is a view of x's buffer, and that buffer stays x's while
+// the slice is read: here by fused loops computed after later values took arena buffers
+// (plan.cpp, reroot_views). The slice named the update as its root, the update became a view of
+// x afterwards, and x's buffer went to `p` while the concatenation's loops still read it
+// (random graphs 4016..4019 in the long mode).
+TEST(JitInPlaceUpdate, SlicesOfAnUpdateKeepItsBufferAliveUntilRead) {
+  auto f = [](Tensor a, Tensor b) {
+    const Tensor x = ag::tanh(b) + ag::zeros({3, 4});
+    const Tensor u = x.at(Slice{1}).set(a(Slice{0, -1}) * 0.5f);
+    const Tensor left = ag::slice(u, {0, 0}, {3, 1}), right = ag::slice(u, {0, 1}, {3, 3});
+    const Tensor p = ag::atan(a * 3.0f), q = ag::exp(p) + a;
+    return ag::concat({left - ag::slice(p, {0, 0}, {3, 1}), right - ag::slice(q, {0, 1}, {3, 3})}, 1);
+  };
+  const Tensor a = sample(ag::float32, {3, 4}, 11, Values::Moderate), b = sample(ag::float32, {4}, 12, Values::Moderate);
+  agtest::expect_three_way("slices of an update", f, {.rtol = 1e-5, .atol = 1e-6}, a, b);
+  const std::string plan = agtest::fused_plan(f, {}, a, b);
+  EXPECT_NE(update_line(plan).find("view of %"), std::string::npos) << plan;  // the update is in place
+}
+
 }  // namespace

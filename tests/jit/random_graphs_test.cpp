@@ -2,8 +2,9 @@
 // matmuls, transposes, concats of slices (some empty), gathers with data-dependent indices, If
 // and While with carried values; float32 or float64 values and int32 or int64 integers; some
 // functions with an input_signature of unknown dims (and a run-time size-1 operand). Each graph
-// runs eagerly, through the interpreter and through the JIT (one function in 8 at AG_JIT_OPT=3,
-// the rest at 0); the results must agree. The programs run on 3 x 4 inputs, and in the Wide suites
+// runs eagerly, through the interpreter and through the JIT (one function in 8 optimized: two of
+// three of those at the default level, agc's pipeline, the third at LLVM's O3; the rest at 0);
+// the results must agree. The programs run on 3 x 4 inputs, and in the Wide suites
 // on inputs up to [2400, 250] (vector loops, the thread pool, streaming stores).
 // AG_RANDOM_GRAPHS=<n> runs n graphs instead of the default 1024 (the long mode: e.g. 20000), and
 // scales the Wide suites with it (n/32 functions of 4 programs, n/128 gradient graphs).
@@ -149,6 +150,15 @@ void expect_same_bits_for_thread_counts(const std::string& what, F fn, const ag:
   }
 }
 
+// The JIT's level for function (or gradient graph) k: every 8th is optimized (its compile
+// dominates the cost), two of three of those by agc's pipeline (the default, AG_JIT_OPT=2) and
+// the third by LLVM's O3; the others take the fast path. Both code generators and both
+// optimization pipelines are checked, and the suite stays quick.
+const char* opt_level_for(int k) {
+  if (k % 8) return "0";
+  return (k / 8) % 3 == 2 ? "3" : "2";
+}
+
 // Runs graphs [first, first + count) of the seeded sequence on [rows, cols] inputs. `streaming`:
 // results of 4 KB or more are stored around the cache (AG_NONTEMPORAL), as large ones are.
 void run_graphs(int first, int count, Dims dims = {}, bool streaming = false) {
@@ -157,11 +167,9 @@ void run_graphs(int first, int count, Dims dims = {}, bool streaming = false) {
   int checked = 0;
   for (int base = first; base < first + count; base += RandomFunction::kPrograms) {
     const RandomFunction f(base, dims);
-    // Every 8th function goes through the full O3 pipeline (its compile dominates the cost),
-    // the others through the fast path: both code generators are checked, the suite stays quick.
     // Every 3rd has rolled loops (its row reductions accumulate in registers; rolled_loops_test).
     const int k = f.index();
-    setenv("AG_JIT_OPT", k % 8 ? "0" : "3", 1);
+    setenv("AG_JIT_OPT", opt_level_for(k), 1);
     setenv("AG_JIT_ROLL", k % 3 ? "auto" : "1", 1);
     const std::string what = fmt::format("random graphs {}..{} ([{}, {}], {}, {}{}{})", base, base + f.kPrograms - 1, dims.rows,
                                          dims.cols, ag::dtype_name(f.fdt), ag::dtype_name(f.idt),
@@ -211,7 +219,7 @@ void run_gradient_graphs(int first, int count, Dims dims = {}) {
     options.input_signature = mix.signature;
     const std::string what = fmt::format("gradients of random graph {} ([{}, {}], {}, {}{})", base, M, K, ag::dtype_name(fdt),
                                          ag::dtype_name(idt), unknown ? ", unknown dims" : "");
-    setenv("AG_JIT_OPT", k % 8 ? "0" : "3", 1);  // as above: both code generators, a quick suite
+    setenv("AG_JIT_OPT", opt_level_for(k), 1);
     setenv("AG_JIT_ROLL", k % 3 ? "auto" : "1", 1);
     expect_three_way_judged(what, fn, options, {.rtol = 1e-3, .atol = 1e-4}, a, b, n);
     if (fdt == ag::float64) {
