@@ -19,35 +19,27 @@ inline void keep(const T& v) {
   asm volatile("" : : "r,m"(v) : "memory");
 }
 
+// One round of f: calls in a row until at least `min_seconds` have passed, `iters` of them
+// (grown and kept for the next round); the seconds per call.
+template <class F>
+double time_round(F&& f, int64_t& iters, double min_seconds) {
+  using clock = std::chrono::steady_clock;
+  for (;;) {
+    const auto t0 = clock::now();
+    for (int64_t i = 0; i < iters; ++i) f();
+    const double s = std::chrono::duration<double>(clock::now() - t0).count();
+    if (s >= min_seconds) return s / static_cast<double>(iters);
+    iters = s <= 0 ? iters * 10 : std::max(iters + 1, static_cast<int64_t>(iters * min_seconds / s * 1.2));
+  }
+}
+
 // Seconds per call of f: the best of `rounds` rounds of at least `min_seconds` each.
 template <class F>
 double time_per_call(F&& f, double min_seconds = 0.1, int rounds = 5) {
-  using clock = std::chrono::steady_clock;
   double best = 1e300;
   int64_t iters = 1;
-  for (int r = 0; r < rounds; ++r) {
-    for (;;) {
-      const auto t0 = clock::now();
-      for (int64_t i = 0; i < iters; ++i) f();
-      const double s = std::chrono::duration<double>(clock::now() - t0).count();
-      if (s >= min_seconds) {
-        best = std::min(best, s / static_cast<double>(iters));
-        break;
-      }
-      iters = s <= 0 ? iters * 10 : std::max(iters + 1, static_cast<int64_t>(iters * min_seconds / s * 1.2));
-    }
-  }
+  for (int r = 0; r < rounds; ++r) best = std::min(best, time_round(f, iters, min_seconds));
   return best;
-}
-
-// Seconds per call of f with agc's pool at `threads` threads (`set_threads`: ag::set_num_threads),
-// restored to one thread after.
-template <class SetThreads, class F>
-double time_with_threads(SetThreads&& set_threads, int threads, F&& f) {
-  set_threads(threads);
-  const double t = time_per_call(f);
-  set_threads(1);
-  return t;
 }
 
 // One callable of time_interleaved; `threads` > 0: agc's pool at that many threads for its rounds.
@@ -60,25 +52,15 @@ struct Timed {
 // again, `rounds` times; the best round of each. On a machine whose speed drifts over seconds (a
 // shared VM's slow phases), callables timed one after the other (time_per_call) met different
 // phases and their ratio moved by 1.3x between runs; taken in turn, a slow phase slows each of
-// them alike. `set_threads` (ag::set_num_threads) is called with 1 after.
+// them alike. `set_threads` (ag::set_num_threads) is called with 1 after a callable's round.
 inline std::vector<double> time_interleaved(const std::function<void(int)>& set_threads, const std::vector<Timed>& timed,
                                             double min_seconds = 0.1, int rounds = 5) {
-  using clock = std::chrono::steady_clock;
   std::vector<double> best(timed.size(), 1e300);
   std::vector<int64_t> iters(timed.size(), 1);
   for (int r = 0; r < rounds; ++r) {
     for (std::size_t k = 0; k < timed.size(); ++k) {
       if (timed[k].threads > 0) set_threads(timed[k].threads);
-      for (;;) {
-        const auto t0 = clock::now();
-        for (int64_t i = 0; i < iters[k]; ++i) timed[k].call();
-        const double s = std::chrono::duration<double>(clock::now() - t0).count();
-        if (s >= min_seconds) {
-          best[k] = std::min(best[k], s / static_cast<double>(iters[k]));
-          break;
-        }
-        iters[k] = s <= 0 ? iters[k] * 10 : std::max(iters[k] + 1, static_cast<int64_t>(iters[k] * min_seconds / s * 1.2));
-      }
+      best[k] = std::min(best[k], time_round(timed[k].call, iters[k], min_seconds));
       if (timed[k].threads > 0) set_threads(1);
     }
   }
