@@ -4,7 +4,6 @@
 #include "engine.h"
 
 #include <llvm/Config/llvm-config.h>
-#include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/IRCompileLayer.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
@@ -41,6 +40,7 @@
 #include "rt_helper_types.h"
 #include "target.h"
 #include "process_symbols.h"
+#include "object_emitter.h"
 #include "warm_up.h"
 
 namespace ag::jit {
@@ -95,9 +95,9 @@ std::string compile_part(llvm::Module& m, TargetMachinePool& machines, int level
   if (short_pipeline) *short_pipeline = took_short;
   optimize_ms = ms_since(t0);
   const auto t1 = std::chrono::steady_clock::now();
-  std::unique_ptr<llvm::MemoryBuffer> object = take(orc::SimpleCompiler(*lease.tm)(m), "compile");
+  std::string object = lease.object(m);
   codegen_ms = ms_since(t1);
-  return object->getBuffer().str();
+  return object;
 }
 
 // The module as compiled, for inspection: `m` optimized and, if its kernels compile apart
@@ -372,7 +372,9 @@ std::unique_ptr<CodeHandle> Engine::compile(const Program& program, const std::s
   const std::string id = "agc." + std::to_string(m.counter.fetch_add(1)) + "." + name;
   CompileTimes t;
   llvm::LLVMContext ctx;
-  std::unique_ptr<llvm::Module> mod = m.build(program, ctx, id);
+  // Named by the function, not `id`: the object is then the same bytes in any process, whatever
+  // was compiled before it (the disk cache's entries, codegen_reuse_test).
+  std::unique_ptr<llvm::Module> mod = m.build(program, ctx, name);
   t.lower_ms = ms_since(t0);
   const std::vector<std::string> objects = m.compile_objects(*mod, program.config, parallel, t);
   const auto t_link = Clock::now();
@@ -408,7 +410,7 @@ double Engine::warm_up() {
     std::unique_ptr<llvm::Module> mod = warm_up_module(ctx, impl_->jit->getDataLayout(), impl_->jit->getTargetTriple().str());
     auto lease = take(impl_->machines->take(level), "target machine");
     optimize_at(*mod, *lease.tm, level);
-    if (!begun()) take(orc::SimpleCompiler(*lease.tm)(*mod), "compile the warm-up module");
+    if (!begun()) lease.object(*mod);
   });
   return ms_since(t0);
 }
@@ -463,6 +465,7 @@ void Engine::remove(void* dylib) { impl_->remove(*static_cast<orc::JITDylib*>(dy
 int64_t Engine::live_functions() const { return impl_->live.load(); }
 int64_t Engine::split_compiles() const { return impl_->split.load(); }
 int64_t Engine::split_compiles_in_parallel() const { return impl_->split_in_parallel.load(); }
+int64_t Engine::reused_codegen_runs() { return ObjectEmitter::reused_runs(); }
 
 CodeHandle::CodeHandle(std::shared_ptr<Engine> engine, void* dylib, EntryFn entry, bool uses_call_state)
     : engine_(std::move(engine)), dylib_(dylib), entry_(entry), uses_call_state_(uses_call_state) {}

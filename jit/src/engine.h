@@ -88,6 +88,9 @@ class Engine : public std::enable_shared_from_this<Engine> {
   // compiled on a pool thread (tests: the split and its parallel path ran).
   int64_t split_compiles() const;
   int64_t split_compiles_in_parallel() const;
+  // Objects emitted, in this process, by a code generation pipeline that had emitted one before
+  // (object_emitter.h; tests: the reuse ran).
+  static int64_t reused_codegen_runs();
   struct Impl;
 
  private:

@@ -1,5 +1,6 @@
 // A few TargetMachines per optimization level, handed to one compile at a time (engine.cpp):
-// creating one costs as much as compiling a small function. LLVM: included by engine code only.
+// creating one costs as much as compiling a small function, and each keeps its code generation
+// pipeline (object_emitter.h). LLVM: included by engine code only.
 #pragma once
 
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
@@ -8,7 +9,10 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
+
+#include "object_emitter.h"
 
 namespace ag::jit {
 
@@ -16,16 +20,30 @@ class TargetMachinePool {
  public:
   explicit TargetMachinePool(llvm::orc::JITTargetMachineBuilder jtmb) : jtmb_(std::move(jtmb)) {}
 
+  // A machine and its code generation pipeline (object_emitter.h), built on its first object.
+  struct Machine {
+    std::unique_ptr<llvm::TargetMachine> tm;
+    std::unique_ptr<ObjectEmitter> emitter;  // declared after tm: destroyed before it
+  };
+
   struct Lease {
-    Lease(TargetMachinePool* p, int l, std::unique_ptr<llvm::TargetMachine> t) : pool(p), level(l), tm(std::move(t)) {}
+    Lease(TargetMachinePool* p, int l, Machine m) : pool(p), level(l), tm(std::move(m.tm)), emitter(std::move(m.emitter)) {}
     Lease(Lease&& o) noexcept = default;
     Lease& operator=(Lease&&) = delete;
     ~Lease() {
-      if (tm) pool->give_back(level, std::move(tm));
+      if (tm) pool->give_back(level, Machine{std::move(tm), std::move(emitter)});
+    }
+    // `m`'s object file: through this machine's pipeline, or one built for `m` alone when
+    // AG_JIT_REUSE_CODEGEN=0.
+    std::string object(llvm::Module& m) {
+      if (!ObjectEmitter::reuse()) return emit_object_once(*tm, m);
+      if (!emitter) emitter = std::make_unique<ObjectEmitter>(*tm);
+      return emitter->emit(m);
     }
     TargetMachinePool* pool;
     int level;
     std::unique_ptr<llvm::TargetMachine> tm;
+    std::unique_ptr<ObjectEmitter> emitter;
   };
   llvm::Expected<Lease> take(int level) {
     {
@@ -42,18 +60,17 @@ class TargetMachinePool {
     auto tm = b.createTargetMachine();
     if (!tm) return tm.takeError();
     if (level == 0) (*tm)->setO0WantsFastISel(true);  // the fast path: FastISel, no IR passes
-    return Lease(this, level, std::move(*tm));
+    return Lease(this, level, Machine{std::move(*tm), nullptr});
   }
 
  private:
-  void give_back(int level, std::unique_ptr<llvm::TargetMachine> tm) {
-    if (!tm) return;
+  void give_back(int level, Machine m) {
     std::lock_guard lock(mu_);
-    free_[level].push_back(std::move(tm));
+    free_[level].push_back(std::move(m));
   }
   llvm::orc::JITTargetMachineBuilder jtmb_;
   std::mutex mu_;
-  std::map<int, std::vector<std::unique_ptr<llvm::TargetMachine>>> free_;
+  std::map<int, std::vector<Machine>> free_;
 };
 
 }  // namespace ag::jit
