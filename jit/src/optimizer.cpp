@@ -32,6 +32,8 @@
 
 #include <algorithm>
 #include <deque>
+#include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -68,8 +70,7 @@ struct VectorLibrary {
   std::vector<llvm::VecDesc> descs;
 };
 
-VectorLibrary vector_library(const llvm::TargetMachine& tm) {
-  const bool avx2 = tm.getMCSubtargetInfo()->checkFeatures("+avx2");
+VectorLibrary vector_library(bool avx2) {
   struct Fn {
     const char* libm;       // the double variant's name; float adds "f"
     const char* intrinsic;  // "llvm.exp" (".f32"/".f64" added), or nullptr
@@ -100,6 +101,25 @@ VectorLibrary vector_library(const llvm::TargetMachine& tm) {
     }
   }
   return lib;
+}
+
+// The library info of a target: its triple's, with the vector math above. Built once per
+// (triple, AVX2 or not) in a process, as the VecDescs' strings must outlive it; building it for
+// each compile (some 300 names formatted, then sorted) was 5% of a small module's optimize stage.
+const llvm::TargetLibraryInfoImpl& library_info(const std::string& triple, bool avx2) {
+  struct Info {
+    VectorLibrary vector_math;
+    llvm::TargetLibraryInfoImpl impl;
+  };
+  static std::mutex mu;
+  static std::map<std::pair<std::string, bool>, std::unique_ptr<Info>> built;
+  const std::lock_guard lock(mu);
+  std::unique_ptr<Info>& info = built[{triple, avx2}];
+  if (!info) {
+    info = std::make_unique<Info>(Info{vector_library(avx2), llvm::TargetLibraryInfoImpl(llvm::Triple(triple))});
+    info->impl.addVectorizableFunctions(info->vector_math.descs);
+  }
+  return info->impl;
 }
 
 // The function an IR unit the pass manager hands a pass belongs to (null for a module or an SCC).
@@ -175,10 +195,7 @@ bool optimize_module(llvm::Module& m, llvm::TargetMachine& tm, int level) {
   });
   llvm::PassBuilder pb(&tm, options, std::nullopt, &instrumentation);
 
-  const llvm::Triple triple(m.getTargetTriple());
-  llvm::TargetLibraryInfoImpl tlii(triple);
-  const VectorLibrary vector_math = vector_library(tm);
-  tlii.addVectorizableFunctions(vector_math.descs);
+  const llvm::TargetLibraryInfoImpl& tlii = library_info(m.getTargetTriple(), tm.getMCSubtargetInfo()->checkFeatures("+avx2"));
   // Registered before the defaults, so the vectorizer sees this TLI.
   fam.registerPass([&] { return llvm::TargetLibraryAnalysis(tlii); });
 
