@@ -30,9 +30,7 @@ std::string ObjectEmitter::emit(llvm::Module& m) {
   buffer_.clear();
   pipeline_.run(m);
   if (runs_++ > 0) g_reused_runs.fetch_add(1);
-  std::string object(buffer_.begin(), buffer_.end());
-  buffer_.clear();
-  return object;
+  return std::string(buffer_.begin(), buffer_.end());
 }
 
 bool ObjectEmitter::reuse() {

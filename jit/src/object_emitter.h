@@ -3,7 +3,7 @@
 // for its analyses) and tearing it down was 28% of the code generation of a small module and 5%
 // of a large one, every compile (valgrind: W5's power entry, a transformer block). The pipeline
 // is made to run again: the MachineModuleInfo pass resets its MCContext when a run ends and the
-// AsmPrinter finishes and resets its object streamer, which writes into buffer_, emptied after
+// AsmPrinter finishes and resets its object streamer, which writes into buffer_, emptied before
 // each run. One emitter per TargetMachine, and a TargetMachine serves one compile at a time
 // (target_machine_pool.h). AG_JIT_REUSE_CODEGEN=0 builds a pipeline per module instead (a
 // debugging switch; the objects are the same bytes: CodegenReuse tests). LLVM: included by
@@ -14,7 +14,6 @@
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/Support/raw_ostream.h>
 
-#include <memory>
 #include <string>
 
 namespace llvm {

@@ -21,8 +21,9 @@ namespace ag::jit {
 inline constexpr const char* kEmittedOptimized = "agc-emitted-optimized";
 void mark_emitted_optimized(llvm::Function& f);
 
-// Runs agc's pipeline (`level` 2: O2's function passes, function_pipeline.h) or LLVM's O1/O3 module
-// pipeline with `tm` (without a TargetMachine nothing vectorizes) and a TargetLibraryInfo that maps exp/log/sin/cos/pow/tanh to libmvec's vector variants. A module
+// Runs agc's pipeline (`level` 2: O2's function passes, function_pipeline.h) or LLVM's O1/O3
+// module pipeline with `tm` (without a TargetMachine nothing vectorizes) and a TargetLibraryInfo
+// that maps exp/log/sin/cos/pow/tanh to libmvec's vector variants. A module
 // where that pipeline has nothing to do (every optimizable function loop-free, or each of its
 // loops calling agc code: nothing to vectorize, unroll or hoist) gets a short clean-up pipeline
 // instead (docs/jit.md, "Compile times"); returns true then.
