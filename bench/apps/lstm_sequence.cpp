@@ -83,10 +83,20 @@ int main(int argc, char** argv) {
   float max_diff = 0;
   for (size_t k = 0; k < got.size(); ++k) max_diff = std::max(max_diff, std::abs(got[k] - theirs.data()[k]));
 
+  // The same Function compiled with AG_JIT_PACK_WEIGHTS=0: the GEMM packs W and U again in every
+  // step, as Eigen's does (docs/jit.md, "Weights packed before their loop").
+  ::setenv("AG_JIT_PACK_WEIGHTS", "0", 1);
+  auto repacking = ag::function(encode);
+  agbench::keep(repacking(txs, tw, tu, tb));
+  ::unsetenv("AG_JIT_PACK_WEIGHTS");
+
   std::vector<agbench::Row> rows;
   auto run_agc = [&] { agbench::keep(f(txs, tw, tu, tb)); };
   const std::vector<double> t = agbench::time_interleaved(
-      ag::set_num_threads, {{[&] { agbench::keep(encode_eigen(xs, steps, w, u, b)); }}, {run_agc, 1}, {run_agc, 2}});
+      ag::set_num_threads, {{[&] { agbench::keep(encode_eigen(xs, steps, w, u, b)); }},
+                            {run_agc, 1},
+                            {run_agc, 2},
+                            {[&] { agbench::keep(repacking(txs, tw, tu, tb)); }, 1}});
   const double eigen = t[0];
   for (int threads : {1, 2}) {
     const double agc = t[static_cast<size_t>(threads)];
@@ -95,6 +105,9 @@ int main(int argc, char** argv) {
                     threads == 1 ? fmt::format("{:.1f} us per step; h within {:.1e} of Eigen's", agc / static_cast<double>(steps) * 1e6, max_diff)
                                  : "Eigen on 1 thread"});
   }
+  rows.push_back({"encode, 1 thread, weights packed every step (AG_JIT_PACK_WEIGHTS=0)", agbench::us(t[3]),
+                  agbench::us(eigen) + " Eigen", fmt::format("{:.2f}x", t[3] / eigen),
+                  fmt::format("packed before the loop: {:.2f}x this", t[1] / t[3])});
   ag::set_num_threads(1);
   rows.push_back({"first call (trace + compile, default threads)", agbench::ms(first), "", "", ""});
   agbench::print_table(fmt::format("LSTM encoder: batch {}, input {}, hidden {}, {} steps, float32", kBatch, kInput, kHidden, steps), rows);

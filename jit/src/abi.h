@@ -145,4 +145,10 @@ void agc_rt_pack_gemm_lhs(const void* a, void* ap, int64_t m, int64_t k, int64_t
 // agc_rt_gemm_{f32,f64,i32,i64}(a, b, c, m, k, n): row-major C[m,n] = A[m,k] * B[k,n] for large
 // or dynamically shaped matmuls, bound to the eager kernels' GEMM of the process's
 // instruction-set level (ag::detail::kernels(), see engine.cpp).
+// A GEMM's B operand (float64 != 0: doubles, else floats) packed once, before a staged loop whose
+// products by it all have the shapes m, k, n (lower/lower_control.cpp): a buffer the call owns,
+// or null (the products then read B). agc_rt_gemm_packed_b_{f32,f64}(a, b, packed, c, m, k, n,
+// transposes) are the GEMM reading it, bound to the process's kernel set like the GEMM.
+void* agc_rt_gemm_pack_b(ag::jit::JitCallCtx* ctx, int32_t float64, const void* b, int64_t m, int64_t k, int64_t n,
+                         int64_t transposes);
 }

@@ -141,10 +141,14 @@ class JitBackend final : public CompilerBackend {
                                             times.kernels_in_parallel ? " on a second thread" : "", times.split_ms)
                               : "";
       detail::log_line(fmt::format("agc: jit: {}: engine {:.2f} ms, plan + key + disk lookup {:.2f} ms, IR {:.2f} ms, "
-                                   "optimize {:.2f} ms, codegen {:.2f} ms{}, link {:.2f} ms (O{}{}, {} loop nests{}, {}){}",
+                                   "optimize {:.2f} ms, codegen {:.2f} ms{}, link {:.2f} ms (O{}{}, {} loop nests{}{}, {}){}",
                                    options.name, ms(t0, t_engine), ms(t_engine, t_planned), times.lower_ms, times.optimize_ms,
                                    times.codegen_ms, kernels, times.link_ms, level, times.short_pipeline ? " short pipeline" : level == 2 ? " agc pipeline" : "",
                                    program.loop_nests, program.rolled_loops ? " rolled" : "",
+                                   program.packed_operands
+                                       ? fmt::format(", {} loop-invariant GEMM operand{} packed before the loop",
+                                                     program.packed_operands, program.packed_operands > 1 ? "s" : "")
+                                       : "",
                                    exe->loaded_from_disk() ? "disk cache hit" : disk ? "stored in " + disk->dir() : "disk cache off",
                                    object.empty() ? "" : fmt::format(", object {} bytes", object.size())));
     }
@@ -213,8 +217,7 @@ std::string compile_saved(std::shared_ptr<const Graph> graph, const std::string&
   const detail::ForkGatePass pass;
   const JitConfig config = JitConfig::from_environment();
   Program program = plan_program(std::move(graph));
-  program.config = config;
-  program.rolled_loops = config.rolled(program.loop_nests);
+  apply_config(program, config);
   return compile_aot_object(program, name, cpu, kEntrySymbol);
 }
 bool can_run_saved(const std::string& cpu) { return cpu_level_fits(cpu); }

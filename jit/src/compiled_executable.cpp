@@ -42,8 +42,7 @@ Tensor with_dims(const Tensor& t, const int64_t* dims, int64_t rank) {
 
 CompiledExecutable::CompiledExecutable(std::shared_ptr<const Graph> graph, const JitConfig& config)
     : program_(plan_program(std::move(graph))) {
-  program_.config = config;
-  program_.rolled_loops = config.rolled(program_.loop_nests);
+  apply_config(program_, config);
   consts_.assign(program_.nodes.size(), nullptr);
   for (size_t id = 0; id < program_.nodes.size(); ++id) {
     const Node* n = program_.nodes[id].node;

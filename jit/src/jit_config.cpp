@@ -32,6 +32,7 @@ JitConfig JitConfig::from_environment() {
     throw ValueError("AG_JIT_ROLL='" + c.roll + "': expected auto, 1 or 0");
   c.vector_loops = env("AG_JIT_VECTOR_LOOPS") != "0";
   c.split_kernels = env("AG_JIT_SPLIT") != "0";
+  c.pack_loop_weights = env("AG_JIT_PACK_WEIGHTS") != "0";
   c.nontemporal = detail::nontemporal_setting();
   if (c.nontemporal < 0) c.last_level_cache_bytes = detail::last_level_cache_bytes();
   c.kernel_isa = std::string(ag::kernel_isa());
@@ -48,8 +49,8 @@ bool JitConfig::rolled(int64_t loop_nests) const {
 bool JitConfig::streams(int64_t bytes) const { return detail::past_nontemporal_threshold(bytes, nontemporal); }
 
 std::string JitConfig::key() const {
-  return fmt::format("O{}|roll={}|vector_loops={}|split={}|nontemporal={}|llc={}|kernels={}{}{}", opt_level, roll,
-                     vector_loops, split_kernels, nontemporal, last_level_cache_bytes, kernel_isa,
+  return fmt::format("O{}|roll={}|vector_loops={}|split={}|pack={}|nontemporal={}|llc={}|kernels={}{}{}", opt_level, roll,
+                     vector_loops, split_kernels, pack_loop_weights, nontemporal, last_level_cache_bytes, kernel_isa,
                      test_miscompile.empty() ? "" : "|miscompile=" + test_miscompile, profile ? "|profile" : "");
 }
 

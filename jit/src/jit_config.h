@@ -22,6 +22,9 @@ struct JitConfig {
   bool vector_loops = true;
   // AG_JIT_SPLIT=0: a module's kernels compile in the module, not as a second one.
   bool split_kernels = true;
+  // AG_JIT_PACK_WEIGHTS=0: a staged loop's products read their loop-invariant B as it is, packed
+  // by the GEMM in every iteration, instead of packed once before the loop (matmul_forms.h).
+  bool pack_loop_weights = true;
   // AG_NONTEMPORAL (detail::nontemporal_setting): -1 auto, 0 never, else a size in bytes; with
   // auto, the last-level cache size decides.
   int64_t nontemporal = -1;

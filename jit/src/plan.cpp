@@ -6,6 +6,7 @@
 
 #include "arena.h"
 #include "fusion.h"
+#include "matmul_forms.h"
 #include "concat_segments.h"
 #include "per_element_loops.h"
 #include "plan_updates.h"
@@ -459,7 +460,25 @@ int64_t count_loop_nests(const ScopePlan& s) {
   return n;
 }
 
+// The products whose B is packed before their loop (matmul_forms.h), in every staged loop.
+int64_t count_packed_operands(const ScopePlan& s) {
+  int64_t n = 0;
+  for (size_t i = 0; i < s.values.size(); ++i) {
+    const Node& node = s.graph->nodes[i];
+    if (node.op == OpKind::While && !node.attrs.per_element() && s.children[i].size() == 2)
+      n += static_cast<int64_t>(loop_invariant_gemm_operands(*s.children[i][1]->graph, node.attrs.loop_vars()).size());
+    for (const auto& child : s.children[i]) n += count_packed_operands(*child);
+  }
+  return n;
+}
+
 }  // namespace
+
+void apply_config(Program& program, const JitConfig& config) {
+  program.config = config;
+  program.rolled_loops = config.rolled(program.loop_nests);
+  if (!config.pack_loop_weights) program.packed_operands = 0;
+}
 
 Program plan_program(std::shared_ptr<const Graph> graph) {
   Program prog;
@@ -472,6 +491,7 @@ Program plan_program(std::shared_ptr<const Graph> graph) {
   prog.root = planner.plan(*prog.graph, ScopeKind::Function, param_slots);
   plan_results(prog);
   prog.loop_nests = count_loop_nests(*prog.root);
+  prog.packed_operands = count_packed_operands(*prog.root);
   return prog;
 }
 

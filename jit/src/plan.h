@@ -99,12 +99,18 @@ struct Program {
   // included (matmul kernels are shared functions and not counted): the function's size, as
   // LLVM's optimizer and code generator see it.
   int64_t loop_nests = 0;
+  // Products in staged loops whose B operand is packed once before the loop (matmul_forms.h).
+  int64_t packed_operands = 0;
   // Outer loops stay loops: LLVM may not unroll them, and row reductions accumulate in
   // registers (docs/jit.md, "Compile times"). Set by the backend from loop_nests.
   bool rolled_loops = false;
-  // The settings this program is compiled under (set by the backend).
+  // The settings this program is compiled under (set by the backend: apply_config).
   JitConfig config;
 };
+
+// Compiles `program` under `config`: its settings, and what they decide of the plan (rolled
+// loops, packed loop weights).
+void apply_config(Program& program, const JitConfig& config);
 
 // Plans `graph` and its sub-graphs (recursively, one ScopePlan per If/While instance), after
 // marking the Whiles that run element by element (per_element_loops.h): Program::graph is then

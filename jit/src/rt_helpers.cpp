@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "ag/detail/kernel_set.h"
 #include "ag/detail/ops_internal.h"
 #include "ag/detail/out_of_memory.h"
 #include "ag/detail/parallel.h"
@@ -162,6 +163,29 @@ int64_t agc_rt_ipow_i64(int64_t base, int64_t exponent) { return ag::jit::wrappi
 void agc_rt_pack_gemm_lhs(const void* a, void* ap, int64_t m, int64_t k, int64_t width, int64_t lanes, int64_t elem_bytes) {
   if (elem_bytes == 4) ag::jit::pack_gemm_lhs<int32_t>(a, ap, m, k, width, lanes);
   else ag::jit::pack_gemm_lhs<int64_t>(a, ap, m, k, width, lanes);
+}
+
+// B packed once for the products after it (KernelSet::gemm_pack_b_*): in a buffer the call owns
+// (freed with agc_rt_free, or when the call ends), or null when gemm would not read a packed B
+// or the buffer cannot be had; the products then read B itself, so nothing fails here.
+void* agc_rt_gemm_pack_b(JitCallCtx* ctx, int32_t float64, const void* b, int64_t m, int64_t k, int64_t n, int64_t transposes) {
+  const ag::detail::KernelSet& ks = ag::detail::kernels();
+  const int64_t bytes = float64 ? ks.gemm_packed_b_bytes_f64(m, k, n) : ks.gemm_packed_b_bytes_f32(m, k, n);
+  if (bytes <= 0) return nullptr;
+  CallState& st = ag::jit::state_of(ctx);
+  void* packed = nullptr;
+  try {
+    std::vector<ag::detail::Storage*>& owned = st.owned();
+    owned.reserve(owned.size() + 1);
+    ag::detail::Storage* s = ag::detail::Storage::allocate(static_cast<size_t>(bytes));
+    owned.push_back(s);
+    packed = s->data;
+  } catch (...) {
+    return nullptr;
+  }
+  if (float64) ks.gemm_pack_b_f64(static_cast<const double*>(b), packed, m, k, n, transposes);
+  else ks.gemm_pack_b_f32(static_cast<const float*>(b), packed, m, k, n, transposes);
+  return packed;
 }
 
 }  // extern "C"

@@ -32,4 +32,15 @@ TEST(AotSourcesForm, EqualsTheFunctionsRunEagerly) {
   EXPECT_THROW(test_functions::soft_clamp(ag::zeros({2, 4}), Tensor(1.0f)), ag::ValueError);
 }
 
+// A staged loop of products by weights it does not change: compiled ahead of time, B packed before
+// the loop, the eager result bit for bit (the packed products are Eigen's).
+TEST(AotSourcesForm, ALoopOfProductsByTheSameWeightsHasTheEagerBits) {
+  const Tensor xs = ag::random_uniform({4, 16, 48}, ag::float32, -1, 1, 3), w = ag::random_uniform({48, 64}, ag::float32, -0.2, 0.2, 4),
+               u = ag::random_uniform({64, 64}, ag::float32, -0.1, 0.1, 5);
+  const std::vector<float> got = test_functions::rnn_final_state(xs, w, u).to_vector<float>(),
+                           want = aot_test::rnn_final_state(xs, w, u).to_vector<float>();
+  ASSERT_EQ(got.size(), want.size());
+  EXPECT_EQ(got, want);
+}
+
 }  // namespace

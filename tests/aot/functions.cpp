@@ -19,4 +19,11 @@ AG_FUNCTION ag::Tensor soft_clamp(ag::Tensor x, ag::Tensor limit) {
   return y;
 }
 
+AG_FUNCTION ag::Tensor rnn_final_state(ag::Tensor xs, ag::Tensor w, ag::Tensor u) {
+  ag::Tensor h = ag::zeros({xs.shape()[1], u.shape()[0]});
+  const ag::Tensor steps = ag::gather(ag::shape_of(xs), 0);
+  for (ag::Tensor t = int64_t{0}; t < steps; t += 1) h = (ag::matmul(ag::gather(xs, t), w) + ag::matmul(h, u)) * 0.5f;
+  return h;
+}
+
 }  // namespace aot_test

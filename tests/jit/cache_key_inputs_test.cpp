@@ -41,6 +41,7 @@ TEST(CacheKeyInputs, EachSettingMissesTheEntryCompiledWithoutIt) {
   const std::pair<const char*, const char*> settings[] = {
       {"AG_JIT_OPT", "1"},          {"AG_JIT_ROLL", "1"},        {"AG_JIT_VECTOR_LOOPS", "0"},
       {"AG_JIT_SPLIT", "0"},        {"AG_NONTEMPORAL", "4096"},  {"AG_NONTEMPORAL", "0"},
+      {"AG_JIT_PACK_WEIGHTS", "0"},
   };
   for (const auto& [name, value] : settings) {
     const agtest::ScopedEnv changed(name, value);
@@ -53,7 +54,7 @@ TEST(CacheKeyInputs, EachSettingMissesTheEntryCompiledWithoutIt) {
 TEST(CacheKeyInputs, TheKeyNamesEverySettingAndTheHashCoversTheOpTableAndTheAbi) {
   const ag::jit::JitConfig c = ag::jit::JitConfig::from_environment();
   const std::string key = c.key();
-  for (const char* part : {"O2", "roll=auto", "vector_loops=true", "split=true", "nontemporal=-1", "llc=", "kernels="})
+  for (const char* part : {"O2", "roll=auto", "vector_loops=true", "split=true", "pack=true", "nontemporal=-1", "llc=", "kernels="})
     EXPECT_NE(key.find(part), std::string::npos) << key << " lacks " << part;
   {
     const agtest::ScopedEnv bad("AG_JIT_ROLL", "sometimes");

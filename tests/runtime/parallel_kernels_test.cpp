@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "ag/detail/kernel_set.h"
 #include "ag/detail/parallel.h"
 #include "test_util.h"
 
@@ -111,7 +112,7 @@ TEST(ParallelKernels, LargeMatmulsSplitIntoRowBlocksTheSameForEveryThreadCount) 
 
 // Mid-size products (2^20 to 2^24 multiply-adds) on 2 threads or more: two halves, of rows from
 // 96 rows, else of columns from 128; on one thread whole. The halves give the whole product bit
-// for bit (the cut keeps Eigen's panels, matmul.cpp's kColumnCutMultiple): floats and doubles, either
+// for bit (the cut keeps Eigen's panels, gemm_split.h's kColumnCutMultiple): floats and doubles, either
 // operand transposed, columns and rows that are no multiple of a panel, k longer than one of
 // Eigen's k blocks; integers against a triple loop.
 TEST(ParallelKernels, MidSizeMatmulsSplitInTwoHalvesWithTheWholeProductsBits) {
@@ -154,6 +155,74 @@ TEST(ParallelKernels, MidSizeMatmulsSplitInTwoHalvesWithTheWholeProductsBits) {
   const int64_t before = ag::detail::parallel_loops_split();
   (void)ag::matmul(a, b);
   EXPECT_EQ(ag::detail::parallel_loops_split(), before);
+}
+
+// The GEMM with a packed B (KernelSet::gemm_pack_b_*: compiled code packs a weight that stays the
+// same through a staged loop) gives gemm's bits: on 1, 2 and 3 threads (whole, and the halves of
+// rows or columns), either operand transposed, k over Eigen's kc, odd sizes. Products that gemm
+// does not run as one blocked product pack nothing (matrix-vector, small, row blocks); a buffer
+// packed for other shapes is not read.
+template <class T>
+void expect_packed_products_with_gemms_bits(ag::DType d) {
+  const ag::detail::KernelSet& ks = ag::detail::kernels();
+  const auto bytes = d == ag::float32 ? ks.gemm_packed_b_bytes_f32 : ks.gemm_packed_b_bytes_f64;
+  auto pack = [&](const T* b, void* p, int64_t m, int64_t k, int64_t n, int64_t t) {
+    if constexpr (std::is_same_v<T, float>) ks.gemm_pack_b_f32(b, p, m, k, n, t);
+    else ks.gemm_pack_b_f64(b, p, m, k, n, t);
+  };
+  auto packed_gemm = [&](const T* a, const T* b, const void* p, T* c, int64_t m, int64_t k, int64_t n, int64_t t) {
+    if constexpr (std::is_same_v<T, float>) ks.gemm_packed_b_f32(a, b, p, c, m, k, n, t);
+    else ks.gemm_packed_b_f64(a, b, p, c, m, k, n, t);
+  };
+  auto gemm = [&](const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n, int64_t t) {
+    if constexpr (std::is_same_v<T, float>) ks.gemm_f32(a, b, c, m, k, n, t);
+    else ks.gemm_f64(a, b, c, m, k, n, t);
+  };
+  struct Case {
+    int64_t m, k, n;
+  };
+  // An LSTM's two gate products, halves of rows and of columns, k over kc, odd sizes, small.
+  for (const Case c : {Case{32, 64, 512}, Case{32, 128, 512}, Case{301, 120, 200}, Case{64, 700, 150}, Case{101, 173, 191},
+                       Case{7, 9, 13}, Case{40, 50, 60}}) {
+    const int64_t m = c.m, k = c.k, n = c.n;
+    const std::vector<T> a = ag::cast(ag::random_uniform({m * k}, ag::float32, -1, 1, 21), d).to_vector<T>();
+    const std::vector<T> b = ag::cast(ag::random_uniform({k * n}, ag::float32, -1, 1, 22), d).to_vector<T>();
+    const int64_t size = bytes(m, k, n);
+    ASSERT_GT(size, 0) << m << "x" << k << "x" << n;
+    std::vector<char> buffer(static_cast<size_t>(size));
+    for (int64_t t = 0; t < 4; ++t) {
+      pack(b.data(), buffer.data(), m, k, n, t);
+      std::vector<T> want(static_cast<size_t>(m * n)), got(want.size(), T(7));
+      for (int threads : {1, 2, 3}) {
+        Threads th(threads);
+        gemm(a.data(), b.data(), want.data(), m, k, n, t);
+        const int64_t before = ag::detail::parallel_loops_split(), products = ag::detail::gemm_packed_b_products();
+        packed_gemm(a.data(), b.data(), buffer.data(), got.data(), m, k, n, t);
+        const bool halves = threads > 1 && m * k * n >= (int64_t{1} << 20);
+        EXPECT_EQ(ag::detail::parallel_loops_split(), before + (halves ? 1 : 0)) << m << "x" << k << "x" << n;
+        EXPECT_EQ(ag::detail::gemm_packed_b_products(), products + 1) << "read the packed panels";
+        EXPECT_EQ(std::memcmp(want.data(), got.data(), want.size() * sizeof(T)), 0)
+            << ag::dtype_name(d) << " " << m << "x" << k << "x" << n << ", transposes " << t << ", " << threads << " threads";
+      }
+    }
+    // Packed for [m, k] x [k, n], asked for [m - 1, k] x [k, n]: B itself is read.
+    std::vector<T> want(static_cast<size_t>((m - 1) * n)), got(want.size());
+    gemm(a.data(), b.data(), want.data(), m - 1, k, n, 0);
+    pack(b.data(), buffer.data(), m, k, n, 0);
+    const int64_t products = ag::detail::gemm_packed_b_products();
+    packed_gemm(a.data(), b.data(), buffer.data(), got.data(), m - 1, k, n, 0);
+    EXPECT_EQ(want, got) << "other shapes";
+    EXPECT_EQ(ag::detail::gemm_packed_b_products(), products) << "other shapes: B itself";
+  }
+  EXPECT_EQ(bytes(1, 64, 64), 0) << "a row vector times a matrix";
+  EXPECT_EQ(bytes(64, 64, 1), 0) << "a matrix times a column vector";
+  EXPECT_EQ(bytes(5, 5, 5), 0) << "Eigen's coefficient-wise product";
+  EXPECT_EQ(bytes(1024, 256, 256), 0) << "row blocks on the pool";
+}
+
+TEST(ParallelKernels, PackedOperandProductsHaveTheGemmsBits) {
+  expect_packed_products_with_gemms_bits<float>(ag::float32);
+  expect_packed_products_with_gemms_bits<double>(ag::float64);
 }
 
 // Matrix-vector products split from 2^17 elements of the matrix (a GEMV streams it once): blocks

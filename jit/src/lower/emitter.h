@@ -45,6 +45,9 @@ struct Scope {
   std::vector<Sink> sinks;                // per result
   // Result buffers of slice updates whose box was computed before them (node, buffer).
   std::vector<std::pair<uint32_t, llvm::Value*>> update_buffers;
+  // Products whose B operand was packed before the loop this scope is the body of (node, the
+  // packed panels: null at run time when the GEMM does not pack): lower_control.cpp.
+  std::vector<std::pair<uint32_t, llvm::Value*>> packed_b;
 
   const Graph& graph() const { return *plan->graph; }
   const LVal& at(ValueId v) const { return values[v.node][v.index]; }

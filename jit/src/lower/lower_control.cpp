@@ -4,6 +4,7 @@
 // the one the current state is not in: plan_updates.h, twin), in owned buffers (sizes known at
 // run time) or in runtime slots (TensorArrays, moved rather than copied so writes stay in place).
 #include "emitter.h"
+#include "../matmul_forms.h"
 
 namespace ag::jit {
 namespace {
@@ -126,6 +127,7 @@ class WhileLowering : NodeLowering {
 
   void lower() {
     initial_state();
+    pack_invariant_operands();
     llvm::Function* fn = b_.GetInsertBlock()->getParent();
     llvm::BasicBlock* pre = b_.GetInsertBlock();
     head_ = llvm::BasicBlock::Create(e_.context(), "while.cond", fn);
@@ -142,6 +144,7 @@ class WhileLowering : NodeLowering {
     body(params, arena);
     b_.CreateBr(head_);
     b_.SetInsertPoint(exit_);
+    for (const auto& [node, packed] : packed_) e_.owned_free(packed);
     deliver_final_state();
     s_.values[i_] = state_;
   }
@@ -188,6 +191,24 @@ class WhileLowering : NodeLowering {
     }
   }
 
+  // Before the loop: the B operands of the body's products that stay the same through it, packed
+  // once (matmul_forms.h); each iteration's product reads the panels (lower_matmul.cpp).
+  void pack_invariant_operands() {
+    if (!e_.program().config.pack_loop_weights) return;
+    const Graph& body = *s_.plan->children[i_][1]->graph;
+    for (uint32_t j : loop_invariant_gemm_operands(body, static_cast<int64_t>(nvars_))) {
+      const Node& n = body.nodes[j];
+      const Shape &a = body.type(n.inputs[0]).shape, &w = body.type(n.inputs[1]).shape;
+      const bool ta = n.attrs.transpose_a(), tb = n.attrs.transpose_b();
+      const LVal weight = e_.as_buffer(s_.at(n_.inputs[static_cast<size_t>(param_index(body, n.inputs[1]))]));
+      llvm::Value* packed = b_.CreateCall(
+          e_.runtime("agc_rt_gemm_pack_b"),
+          {e_.ctx(), e_.i32(n.outputs[0].dtype == DType::Float64 ? 1 : 0), weight.ptr, e_.i64(a[ta ? 1 : 0]),
+           e_.i64(a[ta ? 0 : 1]), e_.i64(w[tb ? 0 : 1]), e_.i64((ta ? 1 : 0) | (tb ? 2 : 0))});
+      packed_.push_back({j, packed});
+    }
+  }
+
   // Phis for what changes between iterations: registers, owned pointers and their dynamic dims.
   void open_phis(llvm::BasicBlock* pre) {
     auto make_phi = [&](size_t k, llvm::Value*& value) {
@@ -221,6 +242,7 @@ class WhileLowering : NodeLowering {
     Scope body;
     body.plan = s_.plan->children[i_][1].get();
     body.arena = arena;
+    body.packed_b = packed_;
     // A twin state's next value goes into the buffer the current one is not in.
     body.sinks.resize(nvars_);
     for (size_t k = 0; k < nvars_; ++k)
@@ -355,6 +377,7 @@ class WhileLowering : NodeLowering {
   std::vector<llvm::Value*> static_ptr_;
   std::vector<llvm::Value*> twin_ptr_;
   std::vector<std::vector<llvm::PHINode*>> phis_;
+  std::vector<std::pair<uint32_t, llvm::Value*>> packed_;  // body node, its packed B (or null)
   llvm::BasicBlock* head_ = nullptr;
   llvm::BasicBlock* body_bb_ = nullptr;
   llvm::BasicBlock* exit_ = nullptr;

@@ -3,6 +3,7 @@
 // 10x10 product costs a direct call and no dispatch), and a chain of them r = matmul(x, r) is one
 // loop over that kernel; large or dynamic shapes call the runtime's Eigen GEMM.
 #include "emitter.h"
+#include "../matmul_forms.h"
 #include "../optimizer.h"
 
 #include <fmt/format.h>
@@ -14,16 +15,9 @@
 namespace ag::jit {
 namespace {
 
-// Products up to this many multiply-adds are emitted inline (Eigen wins above ~32^3).
-constexpr int64_t kInlineMatMulWork = 32 * 32 * 32;
-// Rows up to this many elements are handled as one panel of LLVM vectors; wider rows in panels
-// of this many columns.
-constexpr int64_t kVectorRowMax = 32;
 // Independent float accumulators a block wants: a float FMA's latency (4 cycles) times its
 // throughput (2 per cycle).
 constexpr int64_t kFmaChains = 8;
-// A kernel unrolls k up to this many steps (its vector form); beyond, it is a loop over k.
-constexpr int64_t kUnrolledKMax = 64;
 // Chains of this many products or more are emitted as a loop (lower_matmul_chain).
 constexpr int64_t kMinMatMulChain = 8;
 // A row block's k steps: straight code up to kStraightK of them, else a loop of kLoopKStep steps
@@ -318,7 +312,7 @@ int64_t Emitter::matmul_chain_length(const Scope& s, uint32_t i) const {
   const TensorType& t = first.outputs[0];
   if (t.shape.rank() != 2 || !t.shape.is_fully_defined() || s.type(first.inputs[0]).shape.rank() != 2) return 0;
   const int64_t m = s.type(first.inputs[0]).shape[0], k = s.type(first.inputs[0]).shape[1], n = t.shape[1];
-  if (k < 0 || m * k * n > kInlineMatMulWork || (n <= kVectorRowMax && k > kUnrolledKMax)) return 0;
+  if (k < 0 || !matmul_inline(m, k, n)) return 0;
   // The position of the chained operand, from the second product.
   if (i + 1 >= g.nodes.size()) return 0;
   const Node& second = g.nodes[i + 1];
@@ -432,7 +426,7 @@ void Emitter::lower_matmul(Scope& s, uint32_t i) {
   llvm::Value* c = result_buffer(s, i, out.dims);
 
   const int64_t cm = const_value(m), ck = const_value(k), cn = const_value(nn);
-  const bool inline_loops = cm >= 0 && ck >= 0 && cn >= 0 && cm * ck * cn <= kInlineMatMulWork && (cn > kVectorRowMax || ck <= kUnrolledKMax);
+  const bool inline_loops = cm >= 0 && ck >= 0 && cn >= 0 && matmul_inline(cm, ck, cn);
   if (!inline_loops && ra == 2 && rb == 2 && lower_matvec(s, i, a, bm, c)) {
     finish_result(s, i, out, c);
     return;
@@ -451,7 +445,13 @@ void Emitter::lower_matmul(Scope& s, uint32_t i) {
     llvm::Value* pb = b_.CreateInBoundsGEP(et, bm.ptr, b_.CreateMul(linear_offset(*w.find(&b_batch), idx), kn));
     llvm::Value* pc = b_.CreateInBoundsGEP(et, c, b_.CreateMul(linear_offset(*w.find(&o_batch), idx), mn));
     if (!inline_loops) {
-      b_.CreateCall(runtime(gemm_name(d)), {pa, pb, pc, m, k, nn, i64((ta ? 1 : 0) | (tb ? 2 : 0))});
+      llvm::Value* transposes = i64((ta ? 1 : 0) | (tb ? 2 : 0));
+      const auto packed = std::find_if(s.packed_b.begin(), s.packed_b.end(), [&](const auto& p) { return p.first == i; });
+      if (packed != s.packed_b.end())
+        b_.CreateCall(runtime(d == DType::Float64 ? "agc_rt_gemm_packed_b_f64" : "agc_rt_gemm_packed_b_f32"),
+                      {pa, pb, packed->second, pc, m, k, nn, transposes});
+      else
+        b_.CreateCall(runtime(gemm_name(d)), {pa, pb, pc, m, k, nn, transposes});
       return;
     }
     if (a_rows) pa = transpose_into(d, pa, a_rows, ck, cm);

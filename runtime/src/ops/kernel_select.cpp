@@ -2,6 +2,7 @@
 // Built for the baseline ISA: it runs before anything knows what the CPU supports.
 #include <fmt/format.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <string_view>
 
@@ -97,6 +98,13 @@ const KernelSet& kernels() {
   static const KernelSet& chosen = choose();
   return chosen;
 }
+
+namespace {
+std::atomic<int64_t> g_packed_b_products{0};
+}  // namespace
+
+int64_t gemm_packed_b_products() { return g_packed_b_products.load(std::memory_order_relaxed); }
+void count_gemm_packed_b_product() { g_packed_b_products.fetch_add(1, std::memory_order_relaxed); }
 
 }  // namespace ag::detail
 

@@ -70,12 +70,30 @@ struct KernelSet {
   // asked) (ops/isa/conv_epilogue.cpp).
   void (*conv_epilogue_f32)(float* y, const float* bias, bool relu, int64_t rows, int64_t oc);
   void (*conv_epilogue_f64)(double* y, const double* bias, bool relu, int64_t rows, int64_t oc);
+  // The GEMM with B packed once for many products of the same shapes (ops/isa/matmul_packed.cpp;
+  // compiled code packs a weight that stays the same through a staged loop before the loop).
+  // gemm_packed_b_bytes: the bytes of B's packed form for the product gemm(a, b, c, m, k, n, _),
+  // 0 when gemm would not pack B (a matrix-vector or small product, or one in row blocks);
+  // gemm_pack_b packs it there; gemm_packed_b is gemm with B read from `packed` (B itself when
+  // `packed` is null or was packed for other shapes): the same bits as gemm.
+  int64_t (*gemm_packed_b_bytes_f32)(int64_t m, int64_t k, int64_t n);
+  int64_t (*gemm_packed_b_bytes_f64)(int64_t m, int64_t k, int64_t n);
+  void (*gemm_pack_b_f32)(const float* b, void* packed, int64_t m, int64_t k, int64_t n, int64_t transposes);
+  void (*gemm_pack_b_f64)(const double* b, void* packed, int64_t m, int64_t k, int64_t n, int64_t transposes);
+  void (*gemm_packed_b_f32)(const float* a, const float* b, const void* packed, float* c, int64_t m, int64_t k, int64_t n,
+                            int64_t transposes);
+  void (*gemm_packed_b_f64)(const double* a, const double* b, const void* packed, double* c, int64_t m, int64_t k,
+                            int64_t n, int64_t transposes);
 };
 
 // The kernel set of this process, chosen on first use: the one AG_KERNEL_ISA names (an
 // ag::Error when it was not built or this CPU lacks a feature it needs), else the widest one
 // this CPU supports.
 const KernelSet& kernels();
+// Products that read a packed B (KernelSet::gemm_packed_b_*) since the process started: tests
+// check that the packed path ran, not a fallback to gemm.
+int64_t gemm_packed_b_products();
+void count_gemm_packed_b_product();
 // Every kernel set this build contains, narrowest first.
 std::span<const KernelSet* const> built_kernel_sets();
 // The features `set` needs that this CPU lacks, comma-separated ("" when it can run).

@@ -28,5 +28,12 @@ void conv_epilogue(T* y, const T* bias, bool relu, int64_t rows, int64_t oc);
 // Row-major C[m, n] = op(A) op(B) with Eigen's blocked product (KernelSet::gemm_f32).
 template <class T>
 void gemm(const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n, int64_t transposes);
+// The GEMM with a packed B (KernelSet::gemm_pack_b_f32 and its neighbours; matmul_packed.cpp).
+template <class T>
+int64_t gemm_packed_b_bytes(int64_t m, int64_t k, int64_t n);
+template <class T>
+void gemm_pack_b(const T* b, void* packed, int64_t m, int64_t k, int64_t n, int64_t transposes);
+template <class T>
+void gemm_packed_b(const T* a, const T* b, const void* packed, T* c, int64_t m, int64_t k, int64_t n, int64_t transposes);
 
 }  // namespace ag::detail::AG_KERNEL_NS

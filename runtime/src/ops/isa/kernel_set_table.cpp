@@ -111,4 +111,6 @@ extern "C" const KernelSet AG_KERNEL_TABLE = {
     AG_KERNEL_ISA_NAME, kCompiledFeatures, &k::elementwise_kernel, &k::reduce_kernel, &k::matmul_kernel,
     &k::gemm<float>,    &k::gemm<double>,  &k::gemm<int32_t>,      &k::gemm<int64_t>,
     &k::random_fill,    &k::conv_epilogue<float>, &k::conv_epilogue<double>,
+    &k::gemm_packed_b_bytes<float>, &k::gemm_packed_b_bytes<double>, &k::gemm_pack_b<float>, &k::gemm_pack_b<double>,
+    &k::gemm_packed_b<float>, &k::gemm_packed_b<double>,
 };

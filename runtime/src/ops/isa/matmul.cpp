@@ -8,6 +8,7 @@
 
 #include "../broadcast.h"
 #include "ag/detail/parallel.h"
+#include "gemm_split.h"
 #include "isa_kernels.h"
 
 namespace ag::detail::AG_KERNEL_NS {
@@ -16,46 +17,8 @@ namespace {
 template <class T>
 using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-// Products of at least this many multiply-adds run on the shared pool in blocks of m / 8 rows
-// (256^3). W8's products (12.8M) ran slower in such blocks on 2 threads than whole on 1; from
-// 256^3 up, 2 threads took less time (docs/performance.md, "Measured decisions": parallel GEMM).
-// Below it, mid-size products run as two halves (kHalvedGemmWork).
-constexpr int64_t kParallelGemmWork = int64_t{1} << 24;
-// Products of at least this many multiply-adds, and under kParallelGemmWork, run as two halves
-// on two threads or more: of rows when each half keeps kMinHalfRows rows (Eigen's kernels work
-// in panels of 48 rows; halves of 32 rows cost 8%), else of columns from 2 * kMinHalfColumns
-// (docs/performance.md, "Measured decisions": GEMM halves). An LSTM's per-step gate products
-// (1M and 2M) gain from it since the pool's workers linger between loops (thread_pool.cpp). On
-// one thread the product stays whole: the halves compute every element as the whole product
-// does (kColumnCutMultiple), so the result does not depend on the thread count.
-constexpr int64_t kHalvedGemmWork = int64_t{1} << 20;
-constexpr int64_t kMinHalfRows = 48, kMinHalfColumns = 64;
-// Where a half's cut falls so that each element of C is summed as in the whole product. Eigen
-// computes C^T = B^T A^T: C's columns are its lhs rows, packed in panels of mr = 3 vector
-// registers (48 floats on AVX-512, 24 doubles; 24 and 12 on AVX2), whose accumulation differs
-// by panel width (a one-register panel sums even and odd k apart); C's rows are its rhs
-// columns, in panels of nr = 4. A cut at a multiple of 48 columns, or of 16 rows, leaves every
-// element in the same kind of panel as in the whole product, with the same k blocks (Eigen
-// picks kc from k alone). The ParallelKernels tests compare the halves with the whole product
-// bit for bit.
-constexpr int64_t kColumnCutMultiple = 48, kRowCutMultiple = 16;
-
-// A matrix-vector product (one column of C) streams its matrix once, a multiply-add per element
-// loaded: from 2^17 elements (1 MB of doubles) up, 2 threads halve it (conjugate gradients'
-// [512, 512] float64 product, 26 µs an iteration, docs/performance.md).
-constexpr int64_t kParallelGemvWork = int64_t{1} << 17;
-
-// The block size along a dim of C: about an eighth of it, a multiple of 16, at least 64 (smaller
-// products lose more to Eigen's packing than threads win back). A function of the shape alone,
-// never of the thread count, so that every thread count computes the same blocks.
-int64_t gemm_block(int64_t dim) { return std::max<int64_t>(64, (dim / 8 + 15) / 16 * 16); }
-
-}  // namespace
-
-namespace {
-
-// Large products are cut into blocks of rows of C, each one Eigen product of its own, and the blocks are spread over the shared pool. Eigen picks its
-// cache blocking from each product's shape, so the blocks (and hence the float rounding) are
+// Large products are cut into blocks of rows of C, each one Eigen product of its own, and the
+// blocks are spread over the shared pool (gemm_split.h). Eigen picks its cache blocking from each product's shape, so the blocks (and hence the float rounding) are
 // the same on 1 thread as on many: the result does not depend on the thread count. A and B are
 // Eigen expressions: maps, or transposes of maps (a transposed operand is packed as cheaply).
 template <class A, class B, class T>
@@ -67,18 +30,10 @@ void gemm_blocks(const A& a, const B& b, T* c, int64_t m, int64_t k, int64_t n) 
   }
   // Large products split by rows only (column blocks of a row-major C measured slower on W8,
   // before Eigen's blocks moved to the stack).
-  // A matrix-vector product's blocks hold at least half of kParallelGemvWork elements: each is
-  // an Eigen GEMV call of its own, and 64-row blocks of CG's product cost 4% on one thread.
-  const int64_t size = n == 1 ? std::max(gemm_block(m), (kParallelGemvWork / 2 / std::max<int64_t>(k, 1) + 15) / 16 * 16)
-                              : gemm_block(m);
-  const int64_t work = m * k * n;
-  const bool halve_rows = m >= 2 * kMinHalfRows, halve_columns = !halve_rows && n >= 2 * kMinHalfColumns;
-  if (n > 1 && work >= kHalvedGemmWork && work < kParallelGemmWork && (halve_rows || halve_columns) &&
-      parallel_threads() > 1) {
-    // The cut nearest the middle at a multiple that keeps Eigen's panels (never 0: the halves
-    // keep at least kMinHalfRows or kMinHalfColumns).
-    const int64_t dim = halve_rows ? m : n, multiple = halve_rows ? kRowCutMultiple : kColumnCutMultiple;
-    const int64_t half = std::max<int64_t>(multiple, (dim / 2 + multiple / 2) / multiple * multiple);
+  const GemmSplit split = gemm_split(m, k, n);
+  if (split.kind == GemmSplit::RowHalves || split.kind == GemmSplit::ColumnHalves) {
+    const bool halve_rows = split.kind == GemmSplit::RowHalves;
+    const int64_t dim = halve_rows ? m : n, half = split.cut;
     parallel_for(2, 1, [&](int64_t first, int64_t last) {
       for (int64_t h = first; h < last; ++h) {
         const int64_t at = h == 0 ? 0 : half, len = h == 0 ? half : dim - half;
@@ -90,10 +45,11 @@ void gemm_blocks(const A& a, const B& b, T* c, int64_t m, int64_t k, int64_t n) 
     });
     return;
   }
-  if (work < (n == 1 ? kParallelGemvWork : kParallelGemmWork) || m < 2 * size) {
+  if (split.kind == GemmSplit::Whole) {
     C.noalias() = a * b;
     return;
   }
+  const int64_t size = split.block;
   const int64_t blocks = (m + size - 1) / size;
   parallel_for(blocks, 1, [&](int64_t first, int64_t last) {
     for (int64_t blk = first; blk < last; ++blk) {
