@@ -1,9 +1,11 @@
 #include "matmul_forms.h"
 
+#include <algorithm>
+
 namespace ag::jit {
 
-std::vector<uint32_t> loop_invariant_gemm_operands(const Graph& body, int64_t loop_vars) {
-  std::vector<uint32_t> nodes;
+std::vector<LoopInvariantOperand> loop_invariant_gemm_operands(const Graph& body, int64_t loop_vars) {
+  std::vector<LoopInvariantOperand> nodes;
   for (uint32_t i = 0; i < body.nodes.size(); ++i) {
     const Node& n = body.nodes[i];
     if (n.op != OpKind::MatMul) continue;
@@ -14,14 +16,12 @@ std::vector<uint32_t> loop_invariant_gemm_operands(const Graph& body, int64_t lo
       continue;
     const ValueId w = n.inputs[1];
     if (body.nodes[w.node].op != OpKind::Placeholder) continue;
-    int64_t param = -1;
-    for (size_t p = 0; p < body.params.size(); ++p)
-      if (body.params[p] == w.node) param = static_cast<int64_t>(p);
-    if (param < loop_vars) continue;
+    const auto param = std::find(body.params.begin(), body.params.end(), w.node);
+    if (param == body.params.end() || param - body.params.begin() < loop_vars) continue;
     const bool ta = n.attrs.transpose_a(), tb = n.attrs.transpose_b();
     const int64_t m = a.shape[ta ? 1 : 0], k = a.shape[ta ? 0 : 1], cols = b.shape[tb ? 0 : 1];
     if (m < 2 || cols < 2 || k < 1 || matmul_inline(m, k, cols)) continue;
-    nodes.push_back(i);
+    nodes.push_back({i, static_cast<size_t>(param - body.params.begin())});
   }
   return nodes;
 }

@@ -23,11 +23,16 @@ inline bool matmul_inline(int64_t m, int64_t k, int64_t n) {
   return m * k * n <= kInlineMatMulWork && (n > kVectorRowMax || k <= kUnrolledKMax);
 }
 
+// A product of a While body whose B operand is the body's parameter `param`, past the loop
+// variables: the loop does not change it.
+struct LoopInvariantOperand {
+  uint32_t node;
+  size_t param;
+};
 // The top-level MatMul nodes of a While body (`loop_vars` loop variables) whose B operand stays
-// the same through the loop (a body input past the loop variables) and that call the GEMM on
-// static float shapes of rank 2 with more than one row and column: their B is packed before the
-// loop and each iteration's product reads the packed panels (KernelSet::gemm_pack_b_f32; an
-// LSTM's gate weights). In node order.
-std::vector<uint32_t> loop_invariant_gemm_operands(const Graph& body, int64_t loop_vars);
+// the same through the loop and that call the GEMM on static float shapes of rank 2 with more
+// than one row and column: their B is packed before the loop and each iteration's product reads
+// the packed panels (KernelSet::gemm_pack_b_f32; an LSTM's gate weights). In node order.
+std::vector<LoopInvariantOperand> loop_invariant_gemm_operands(const Graph& body, int64_t loop_vars);
 
 }  // namespace ag::jit

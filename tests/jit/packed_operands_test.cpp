@@ -23,10 +23,9 @@ const agtest::Tol kExact{.rtol = 0, .atol = 0};
 
 std::string ir_of(auto& f, const auto&... args) { return f.get_concrete_function(args...).llvm_ir(false); }
 
-// h = (x_t W + h U) / 2 for each step t of xs [steps, batch, in]: additions and halvings round as
-// the eager ops do, so only the products could tell compiled code from eager code.
-Tensor recur(Tensor xs, Tensor w, Tensor u) {
-  Tensor h = ag::zeros({xs.shape()[1], u.shape()[0]}, xs.dtype());
+// h = (x_t W + h U) / 2 for each step t of xs [steps, batch, in] from h: additions and halvings
+// round as the eager ops do, so only the products could tell compiled code from eager code.
+Tensor recur_from(Tensor h, Tensor xs, Tensor w, Tensor u, ag::SourceLoc loc) {
   const Tensor steps = ag::gather(ag::shape_of(xs), 0);
   Tensor t = int64_t{0};
   ag::while_stmt([&] { return t < steps; },
@@ -34,8 +33,12 @@ Tensor recur(Tensor xs, Tensor w, Tensor u) {
                    h = (ag::matmul(ag::gather(xs, t), w) + ag::matmul(h, u)) * 0.5;
                    t += 1;
                  },
-                 ag::state(h, t), {"h", "t"}, LOC(1));
+                 ag::state(h, t), {"h", "t"}, loc);
   return h;
+}
+
+Tensor recur(Tensor xs, Tensor w, Tensor u) {
+  return recur_from(ag::zeros({xs.shape()[1], u.shape()[0]}, xs.dtype()), xs, w, u, LOC(1));
 }
 
 // The same with W stored [out, in] and U [hidden, hidden] read transposed, and x_t read
@@ -170,16 +173,7 @@ Tensor decay(Tensor xs, Tensor w) {
 
 // recur for a batch known only at run time: h starts as the first step's input product times 0.
 Tensor recur_any_batch(Tensor xs, Tensor w, Tensor u) {
-  Tensor h = ag::matmul(ag::gather(xs, 0), w) * 0.0f;
-  const Tensor steps = ag::gather(ag::shape_of(xs), 0);
-  Tensor t = int64_t{0};
-  ag::while_stmt([&] { return t < steps; },
-                 [&] {
-                   h = (ag::matmul(ag::gather(xs, t), w) + ag::matmul(h, u)) * 0.5f;
-                   t += 1;
-                 },
-                 ag::state(h, t), {"h", "t"}, LOC(4));
-  return h;
+  return recur_from(ag::matmul(ag::gather(xs, 0), w) * 0.0f, xs, w, u, LOC(4));
 }
 
 TEST(PackedGemmOperands, NotAWeightTheLoopChangesNorShapesKnownOnlyAtRunTime) {

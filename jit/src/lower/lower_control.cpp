@@ -196,11 +196,11 @@ class WhileLowering : NodeLowering {
   void pack_invariant_operands() {
     if (!e_.program().config.pack_loop_weights) return;
     const Graph& body = *s_.plan->children[i_][1]->graph;
-    for (uint32_t j : loop_invariant_gemm_operands(body, static_cast<int64_t>(nvars_))) {
+    for (const auto [j, param] : loop_invariant_gemm_operands(body, static_cast<int64_t>(nvars_))) {
       const Node& n = body.nodes[j];
       const Shape &a = body.type(n.inputs[0]).shape, &w = body.type(n.inputs[1]).shape;
       const bool ta = n.attrs.transpose_a(), tb = n.attrs.transpose_b();
-      const LVal weight = e_.as_buffer(s_.at(n_.inputs[static_cast<size_t>(param_index(body, n.inputs[1]))]));
+      const LVal weight = e_.as_buffer(s_.at(n_.inputs[param]));
       llvm::Value* packed = b_.CreateCall(
           e_.runtime("agc_rt_gemm_pack_b"),
           {e_.ctx(), e_.i32(n.outputs[0].dtype == DType::Float64 ? 1 : 0), weight.ptr, e_.i64(a[ta ? 1 : 0]),
