@@ -3,7 +3,7 @@
 // reads the panels (KernelSet::gemm_packed_b_*). The packed products are Eigen's own, so the
 // compiled loop gives the eager bits on one thread and two; checked with floats and doubles,
 // either operand transposed, under tapes inside and outside the trace, in a nested Function,
-// with one tensor as both weights; and where nothing is packed: a weight that the loop changes,
+// with one tensor as both weights, in a loop inside another; and where nothing is packed: a weight that the loop changes,
 // unknown shapes. The IR shows which products read packed panels.
 #include "ag/detail/kernel_set.h"
 #include "ag/detail/parallel.h"
@@ -102,6 +102,29 @@ TEST(PackedGemmOperands, ALoopOfNoIterationGivesItsInitialState) {
   const Tensor xs = data(ag::float32, {0, 16, 48}, 1, 1.0), w = data(ag::float32, {48, 64}, 2, 0.2),
                u = data(ag::float32, {64, 64}, 3, 0.1);
   agtest::expect_three_way("no step", recur, kExact, xs, w, u);
+}
+
+// A staged loop inside a staged loop: the inner loop's weights are packed before the inner loop,
+// in every outer iteration (the outer loop changes h0, not the weights).
+Tensor recur_twice(Tensor xs, Tensor w, Tensor u, Tensor rounds) {
+  Tensor h = ag::zeros({xs.shape()[1], u.shape()[0]}, xs.dtype());
+  Tensor r = int64_t{0};
+  ag::while_stmt([&] { return r < rounds; },
+                 [&] {
+                   h = recur_from(h, xs, w, u, LOC(5)) + 0.25;
+                   r += 1;
+                 },
+                 ag::state(h, r), {"h", "r"}, LOC(6));
+  return h;
+}
+
+TEST(PackedGemmOperands, AStagedLoopInsideAnother) {
+  const Tensor xs = data(ag::float32, {3, 16, 48}, 18, 1.0), w = data(ag::float32, {48, 64}, 19, 0.2),
+               u = data(ag::float32, {64, 64}, 20, 0.1), rounds(int64_t{4});
+  agtest::expect_three_way("nested loops", recur_twice, kExact, xs, w, u, rounds);
+  auto f = ag::function(recur_twice);
+  EXPECT_TRUE(reads_packed_panels(ir_of(f, xs, w, u, rounds)));
+  EXPECT_EQ(packed_products_of_a_call(f, xs, w, u, rounds), 4 * 3 * 2);
 }
 
 // One tensor as both weights (in == hidden), and the loop in a Function that another calls.
