@@ -3,8 +3,8 @@
 // reads the panels (KernelSet::gemm_packed_b_*). The packed products are Eigen's own, so the
 // compiled loop gives the eager bits on one thread and two; checked with floats and doubles,
 // either operand transposed, under tapes inside and outside the trace, in a nested Function,
-// with one tensor as both weights, in a loop inside another; and where nothing is packed: a weight that the loop changes,
-// unknown shapes. The IR shows which products read packed panels.
+// with one tensor as both weights, in a loop inside another; and where nothing is packed: a
+// weight that the loop changes, unknown shapes. The IR shows which products read packed panels.
 #include "ag/detail/kernel_set.h"
 #include "ag/detail/parallel.h"
 #include "jit_test_util.h"
