@@ -460,19 +460,18 @@ int64_t count_loop_nests(const ScopePlan& s) {
   return n;
 }
 
-// The products whose B is packed before their loop (matmul_forms.h), in every staged loop.
-int64_t count_packed_operands(const ScopePlan& s) {
-  int64_t n = 0;
-  for (size_t i = 0; i < s.values.size(); ++i) {
-    const Node& node = s.graph->nodes[i];
-    if (node.op == OpKind::While && !node.attrs.per_element() && s.children[i].size() == 2)
-      n += static_cast<int64_t>(loop_invariant_gemm_operands(*s.children[i][1]->graph, node.attrs.loop_vars()).size());
-    for (const auto& child : s.children[i]) n += count_packed_operands(*child);
-  }
-  return n;
-}
-
 }  // namespace
+
+void for_each_packed_operand(const ScopePlan& s, const std::function<void(const Graph& body, uint32_t node)>& f) {
+  for (uint32_t i = 0; i < s.children.size(); ++i) {
+    const Node& n = s.graph->nodes[i];
+    if (n.op == OpKind::While && !n.attrs.per_element() && s.children[i].size() == 2) {
+      const Graph& body = *s.children[i][1]->graph;
+      for (const LoopInvariantOperand& op : loop_invariant_gemm_operands(body, n.attrs.loop_vars())) f(body, op.node);
+    }
+    for (const auto& child : s.children[i]) for_each_packed_operand(*child, f);
+  }
+}
 
 void apply_config(Program& program, const JitConfig& config) {
   program.config = config;
@@ -491,7 +490,7 @@ Program plan_program(std::shared_ptr<const Graph> graph) {
   prog.root = planner.plan(*prog.graph, ScopeKind::Function, param_slots);
   plan_results(prog);
   prog.loop_nests = count_loop_nests(*prog.root);
-  prog.packed_operands = count_packed_operands(*prog.root);
+  for_each_packed_operand(*prog.root, [&](const Graph&, uint32_t) { ++prog.packed_operands; });
   return prog;
 }
 

@@ -3,6 +3,7 @@
 // liveness, the static arena layout, and the global node table the runtime helpers index. No LLVM.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -107,6 +108,10 @@ struct Program {
   // The settings this program is compiled under (set by the backend: apply_config).
   JitConfig config;
 };
+
+// f(body, node) for each product in a staged loop of `s` and its sub-scopes whose B operand is
+// packed before the loop (matmul_forms.h; unless AG_JIT_PACK_WEIGHTS=0).
+void for_each_packed_operand(const ScopePlan& s, const std::function<void(const Graph& body, uint32_t node)>& f);
 
 // Compiles `program` under `config`: its settings, and what they decide of the plan (rolled
 // loops, packed loop weights).

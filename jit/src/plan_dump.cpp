@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <set>
 
 #include "ag/graph/printer.h"
 
@@ -28,16 +29,9 @@ const char* storage_name(ValueStorage s) {
   return "?";
 }
 
-// Each (sub-)graph's plan. A sub-graph planned more than once (one plan per If/While instance)
-// shows its first instance's plan; fusion decides the same way for each.
-void index_scopes(const ScopePlan& s, std::map<const Graph*, const ScopePlan*>& out) {
-  out.emplace(s.graph, &s);
-  for (const auto& per_node : s.children)
-    for (const auto& child : per_node) index_scopes(*child, out);
-}
-
 struct PlanNotes {
   std::map<const Graph*, const ScopePlan*> scopes;
+  std::set<std::pair<const Graph*, uint32_t>> packed_b;  // products whose B is packed before their loop
 
   const ScopePlan* scope(const Graph& g) const {
     const auto it = scopes.find(&g);
@@ -54,6 +48,7 @@ struct PlanNotes {
       if (vp.storage == ValueStorage::View || vp.storage == ValueStorage::Box) note += fmt::format(" of %{}", vp.root.node);
       if (vp.twin_offset >= 0) note += " twin";
     }
+    if (packed_b.count({&g, node})) note += ", B packed before the loop";
     if (!s->groups[node].empty()) {
       note += ", group=";
       for (size_t k = 0; k < s->groups[node].size(); ++k) note += fmt::format("{}%{}", k ? "," : "", s->groups[node][k]);
@@ -66,6 +61,22 @@ struct PlanNotes {
     return fmt::format("fused group %{}", s->groups[node][0]);
   }
 };
+
+// Each (sub-)graph's plan. A sub-graph planned more than once (one plan per If/While instance)
+// shows its first instance's plan; fusion decides the same way for each.
+void index_scopes(const ScopePlan& s, std::map<const Graph*, const ScopePlan*>& out) {
+  out.emplace(s.graph, &s);
+  for (const auto& per_node : s.children)
+    for (const auto& child : per_node) index_scopes(*child, out);
+}
+
+PlanNotes notes_of_program(const Program& program) {
+  PlanNotes p;
+  index_scopes(*program.root, p.scopes);
+  if (program.config.pack_loop_weights)
+    for_each_packed_operand(*program.root, [&](const Graph& body, uint32_t node) { p.packed_b.insert({&body, node}); });
+  return p;
+}
 
 GraphNotes notes_of(const PlanNotes& p) {
   GraphNotes n;
@@ -97,16 +108,14 @@ std::vector<std::string> plan_node_keys(const Program& program) {
 }
 
 std::string plan_graph_text(const Program& program) {
-  PlanNotes p;
-  index_scopes(*program.root, p.scopes);
+  const PlanNotes p = notes_of_program(program);
   return "// storage of each value and its fused group as planned by the JIT (group=%N: computed in the loop "
          "nest that materializes %N)\n" +
          graph_to_text(*program.graph, notes_of(p));
 }
 
 std::string plan_graph_dot(const Program& program) {
-  PlanNotes p;
-  index_scopes(*program.root, p.scopes);
+  const PlanNotes p = notes_of_program(program);
   return graph_to_dot(*program.graph, notes_of(p));
 }
 

@@ -97,6 +97,16 @@ TEST(PackedGemmOperands, AnRnnsWeightsArePackedBeforeItsLoopAndGiveTheEagerBits)
       }
 }
 
+// AG_DUMP's plan (`.fused.graph.txt`) marks the two products.
+TEST(PackedGemmOperands, ThePlanDumpMarksThePackedProducts) {
+  const Tensor xs = data(ag::float32, {4, 16, 48}, 1, 1.0), w = data(ag::float32, {48, 64}, 2, 0.2),
+               u = data(ag::float32, {64, 64}, 3, 0.1);
+  const std::string plan = agtest::fused_plan(recur, {}, xs, w, u);
+  EXPECT_EQ(agtest::occurrences(plan, "B packed before the loop"), 2) << plan;
+  const agtest::ScopedEnv off("AG_JIT_PACK_WEIGHTS", "0");
+  EXPECT_EQ(agtest::occurrences(agtest::fused_plan(recur, {}, xs, w, u), "B packed before the loop"), 0);
+}
+
 // A loop of no iteration packs and multiplies nothing it should not: h stays zero.
 TEST(PackedGemmOperands, ALoopOfNoIterationGivesItsInitialState) {
   const Tensor xs = data(ag::float32, {0, 16, 48}, 1, 1.0), w = data(ag::float32, {48, 64}, 2, 0.2),
