@@ -476,7 +476,8 @@ void for_each_packed_operand(const ScopePlan& s, const std::function<void(const 
 void apply_config(Program& program, const JitConfig& config) {
   program.config = config;
   program.rolled_loops = config.rolled(program.loop_nests);
-  if (!config.pack_loop_weights) program.packed_operands = 0;
+  program.packed_operands = 0;
+  if (config.pack_loop_weights) for_each_packed_operand(*program.root, [&](const Graph&, uint32_t) { ++program.packed_operands; });
 }
 
 Program plan_program(std::shared_ptr<const Graph> graph) {
@@ -490,7 +491,6 @@ Program plan_program(std::shared_ptr<const Graph> graph) {
   prog.root = planner.plan(*prog.graph, ScopeKind::Function, param_slots);
   plan_results(prog);
   prog.loop_nests = count_loop_nests(*prog.root);
-  for_each_packed_operand(*prog.root, [&](const Graph&, uint32_t) { ++prog.packed_operands; });
   return prog;
 }
 

@@ -101,6 +101,7 @@ struct Program {
   // LLVM's optimizer and code generator see it.
   int64_t loop_nests = 0;
   // Products in staged loops whose B operand is packed once before the loop (matmul_forms.h).
+  // Set by apply_config, as is rolled_loops.
   int64_t packed_operands = 0;
   // Outer loops stay loops: LLVM may not unroll them, and row reductions accumulate in
   // registers (docs/jit.md, "Compile times"). Set by the backend from loop_nests.

@@ -31,6 +31,20 @@ T wrapping_pow(T base, T exponent) {
   return static_cast<T>(result);
 }
 
+// A buffer of `bytes` the call owns (freed with agc_rt_free, or when the call ends), or null when
+// it cannot be had.
+void* try_allocate_owned(CallState& st, int64_t bytes) {
+  try {
+    std::vector<detail::Storage*>& owned = st.owned();
+    owned.reserve(owned.size() + 1);
+    detail::Storage* s = detail::Storage::allocate(static_cast<size_t>(bytes));
+    owned.push_back(s);
+    return s->data;
+  } catch (...) {
+    return nullptr;
+  }
+}
+
 // A buffer could not be allocated. The code follows up with agc_rt_out_of_memory, which names
 // the value; this is what remains should it not.
 std::exception_ptr allocation_failure(int64_t bytes) {
@@ -86,16 +100,9 @@ extern "C" {
 
 void* agc_rt_alloc(JitCallCtx* ctx, int64_t bytes) {
   CallState& st = ag::jit::state_of(ctx);
-  try {
-    std::vector<ag::detail::Storage*>& owned = st.owned();
-    owned.reserve(owned.size() + 1);
-    ag::detail::Storage* s = ag::detail::Storage::allocate(static_cast<size_t>(bytes));
-    owned.push_back(s);
-    return s->data;
-  } catch (...) {
-    st.error = allocation_failure(bytes);
-    return nullptr;
-  }
+  void* p = ag::jit::try_allocate_owned(st, bytes);
+  if (!p) st.error = allocation_failure(bytes);
+  return p;
 }
 
 void agc_rt_free(JitCallCtx* ctx, void* p) {
@@ -171,18 +178,8 @@ void agc_rt_pack_gemm_lhs(const void* a, void* ap, int64_t m, int64_t k, int64_t
 void* agc_rt_gemm_pack_b(JitCallCtx* ctx, int32_t float64, const void* b, int64_t m, int64_t k, int64_t n, int64_t transposes) {
   const ag::detail::KernelSet& ks = ag::detail::kernels();
   const int64_t bytes = float64 ? ks.gemm_packed_b_bytes_f64(m, k, n) : ks.gemm_packed_b_bytes_f32(m, k, n);
-  if (bytes <= 0) return nullptr;
-  CallState& st = ag::jit::state_of(ctx);
-  void* packed = nullptr;
-  try {
-    std::vector<ag::detail::Storage*>& owned = st.owned();
-    owned.reserve(owned.size() + 1);
-    ag::detail::Storage* s = ag::detail::Storage::allocate(static_cast<size_t>(bytes));
-    owned.push_back(s);
-    packed = s->data;
-  } catch (...) {
-    return nullptr;
-  }
+  void* packed = bytes > 0 ? ag::jit::try_allocate_owned(ag::jit::state_of(ctx), bytes) : nullptr;
+  if (!packed) return nullptr;
   if (float64) ks.gemm_pack_b_f64(static_cast<const double*>(b), packed, m, k, n, transposes);
   else ks.gemm_pack_b_f32(static_cast<const float*>(b), packed, m, k, n, transposes);
   return packed;

@@ -108,8 +108,7 @@ int main(int argc, char** argv) {
                                          sig.name));
       auto graph = std::make_shared<const ag::Graph>(model.graph(sig.name));
       ag::jit::Program program = ag::jit::plan_program(graph);
-      program.config = config;
-      program.rolled_loops = config.rolled(program.loop_nests);
+      ag::jit::apply_config(program, config);
       Compiled c{sig.name, {}};
       for (const std::string& cpu : cpus) {
         const std::string symbol = fmt::format("agc_aot_{}_{}_{}", name, sig.name, symbol_part(cpu));
