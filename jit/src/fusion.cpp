@@ -17,8 +17,9 @@
 //     inside another;
 //   - a value read at the same place by several consumers (the same group, the same evaluation
 //     context, none broadcasting it) fuses: each reading evaluates it at the same index and LLVM
-//     merges the copies; a cheap value that expands its inputs (`pos[None] - pos[:, None]`) fuses
-//     into each of several groups, recomputed there rather than written and read back.
+//     merges the copies; a cheap value that reads at most one input of its own size (`pos[None] -
+//     pos[:, None]` reads none, `x + bias` one) fuses into each of several groups, recomputed
+//     there rather than written and read back.
 // Sizes are compared on static dims: an unknown dim is taken not to broadcast.
 #include "fusion.h"
 
@@ -157,17 +158,22 @@ std::vector<std::vector<uint32_t>> fuse_elementwise(const Graph& g, std::vector<
       vp.storage = ValueStorage::Fused;
       continue;
     }
-    // Several groups: only a cheap value that expands its inputs, recomputed in each.
-    if (reduction || !is_cheap_to_recompute(p.op) || cs.size() > kMaxSharedConsumers) continue;
+    // Several groups: only a cheap value that reads at most one input of its own size (the
+    // others expanded: broadcast, or fills), recomputed in each. Each group then reads that input
+    // where it would have read the value: never more memory traffic than writing the value and
+    // reading it back, one loop nest fewer (a bias add feeding an activation and its gradient's
+    // mask, a shifted logit feeding exp and the loss).
+    if (reduction || !is_cheap_to_recompute(p.op) || p.op == OpKind::CheckNumerics || cs.size() > kMaxSharedConsumers)
+      continue;
     const int64_t elements = p.outputs[0].shape.num_elements();
-    const bool expands = elements > 0 && std::all_of(p.inputs.begin(), p.inputs.end(), [&](ValueId in) {
-                           const int64_t e = g.type(in).shape.num_elements();
-                           return e >= 0 && e * kExpansion <= elements;
-                         });
+    const auto read_in_full = std::count_if(p.inputs.begin(), p.inputs.end(), [&](ValueId in) {
+      const int64_t e = g.type(in).shape.num_elements();
+      return !is_fill(g.nodes[in.node].op) && !(e >= 0 && e * kExpansion <= elements);
+    });
     const bool broadcast = std::any_of(cs.begin(), cs.end(), [&](uint32_t c) {
       return root[c] == kShared || broadcasts_into(p.outputs[0].shape, space(reading_context(c)));
     });
-    if (!expands || broadcast) continue;
+    if (elements <= 0 || read_in_full > 1 || broadcast) continue;
     root[i] = context[i] = kShared;
     vp.storage = ValueStorage::Fused;
   }

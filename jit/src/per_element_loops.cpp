@@ -180,7 +180,7 @@ class NegativeZeros {
       }
       case OpKind::Cast: return !is_floating(g_.type(n.inputs[0]).dtype);
       case OpKind::Const: return !has_negative_zero(n.attrs.value);
-      case OpKind::Fill:
+      case OpKind::Fill: return never(n.inputs[0]);  // its value is its input (FillLike's an attribute)
       case OpKind::FillLike: return !is_negative_zero(n.attrs.scalar);
       case OpKind::Abs: return true;
       case OpKind::Add: return never(n.inputs[0]) || never(n.inputs[1]);

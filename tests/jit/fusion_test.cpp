@@ -87,6 +87,62 @@ TEST(JitFusion, AGroupRecomputesAtMostFourBroadcastOps) {
   agtest::expect_three_way("x + 9 cheap ops on b", fn, {}, kX, kB);
 }
 
+// A cheap value read by loops of two groups is recomputed in each when it reads at most one input
+// of its own size: each loop reads that input where it would have read the value, and the value's
+// own loop nest is gone. Reading two such inputs, it is written once and read back instead.
+TEST(JitFusion, ABiasAddReadByTwoLoopsIsRecomputedInEach) {
+  auto fn = [](Tensor x, Tensor b) {
+    const Tensor h = x + b;
+    return ag::reduce_sum(ag::relu(h), {1}) + ag::reduce_max(h * h, {1});
+  };
+  // Rows of 64: each reduction is a loop of its own (not inline).
+  const Tensor x = ag::random_uniform({256, 64}, ag::float32, -2, 2, 19), b = ag::random_uniform({64}, ag::float32, -2, 2, 20);
+  const std::string plan = fused_plan(fn, {}, x, b);
+  const std::string add = plan_line(plan, "Add");
+  EXPECT_TRUE(is_fused(add)) << plan;
+  const std::string sum = group_of(plan_line(plan, "ReduceSum")), max = group_of(plan_line(plan, "ReduceMax"));
+  EXPECT_NE(sum, max) << plan;
+  EXPECT_TRUE(add.find("group=" + sum + "," + max) != std::string::npos ||
+              add.find("group=" + max + "," + sum) != std::string::npos)
+      << plan;
+  agtest::expect_three_way("h = x + b read by two reductions", fn, {}, x, b);
+
+  auto two_full = [](Tensor x, Tensor y) {
+    const Tensor h = x + y;
+    return ag::reduce_sum(ag::relu(h), {1}) + ag::reduce_max(h * h, {1});
+  };
+  const Tensor y = ag::random_uniform({256, 64}, ag::float32, -2, 2, 15);
+  const std::string written = fused_plan(two_full, {}, x, y);
+  EXPECT_FALSE(is_fused(plan_line(written, "Add"))) << written;
+  agtest::expect_three_way("h = x + y read by two reductions", two_full, {}, x, y);
+}
+
+// The dense layer's case under a tape, inside the Function: h = x w1 + b feeds the activation the
+// next layer multiplies (written for the product) and, in the gradient, the activation's mask (in
+// the loop of the gradient's select); h is recomputed in both. Eager == interpreter == JIT.
+TEST(JitFusion, TheBiasAddOfADenseLayerAndItsGradientsMask) {
+  const Tensor x = ag::random_uniform({64, 32}, ag::float32, -1, 1, 16);
+  const Tensor w1 = ag::random_uniform({32, 48}, ag::float32, -0.5, 0.5, 17);
+  const Tensor b = ag::random_uniform({48}, ag::float32, -0.5, 0.5, 18);
+  const Tensor w2 = ag::random_uniform({48, 8}, ag::float32, -0.5, 0.5, 21);
+  auto fn = [](Tensor x, Tensor w1, Tensor b, Tensor w2) {
+    ag::GradientTape tape;
+    tape.watch(w1);
+    tape.watch(b);
+    const Tensor h = ag::matmul(x, w1) + b;
+    const Tensor loss = ag::reduce_sum(ag::square(ag::matmul(ag::relu(h), w2)));
+    const std::vector<Tensor> g = tape.gradient(loss, {w1, b});
+    return ag::concat({ag::reshape(g[0], {-1}), g[1]}, 0);
+  };
+  const std::string plan = fused_plan(fn, {}, x, w1, b, w2);
+  const std::string add = plan_line(plan, "Add"), relu = plan_line(plan, "Relu"), select = plan_line(plan, "Select");
+  EXPECT_FALSE(is_fused(relu)) << plan;
+  EXPECT_TRUE(is_fused(add)) << plan;
+  EXPECT_NE(add.find(group_of(relu)), std::string::npos) << plan;
+  EXPECT_NE(add.find(group_of(select)), std::string::npos) << plan;
+  agtest::expect_three_way("gradient of a dense layer with relu", fn, {.rtol = 1e-5, .atol = 1e-5}, x, w1, b, w2);
+}
+
 TEST(JitFusion, UnknownDimsDecideOnTheStaticDims) {
   // b misses x's unknown leading dim: it broadcasts whatever that dim is.
   const ag::FunctionOptions rows{.input_signature = {ag::TensorSpec({-1, 4}, ag::float32), ag::TensorSpec({4}, ag::float32)}};

@@ -1,4 +1,7 @@
-// Constant folding with the eager kernels, and shapes known statically (ShapeOf).
+// Constant folding with the eager kernels, and shapes known statically (ShapeOf). A folded value
+// whose elements are all equal stays a Fill of one scalar constant.
+#include <cstring>
+
 #include "ag/construct.h"
 #include "ag/detail/ops_internal.h"
 #include "ag/graph/passes.h"
@@ -8,6 +11,31 @@ namespace ag {
 namespace {
 
 constexpr int64_t kFoldLimit = 1 << 16;  // larger results stay ops: constants bloat graphs and caches
+
+// A constant operand: a Const, or a Fill of one (what a folded uniform value becomes, below).
+bool is_constant(const Graph& g, ValueId v) {
+  const Node& n = g.nodes[v.node];
+  return detail::is_const(g, v) || (n.op == OpKind::Fill && detail::is_const(g, n.inputs[0]) &&
+                                     n.outputs[0].shape.num_elements() <= kFoldLimit);
+}
+
+Tensor constant_value(const Graph& g, ValueId v) {
+  const Node& n = g.nodes[v.node];
+  if (n.op != OpKind::Fill) return detail::const_value(g, v);
+  const Tensor scalar = detail::const_value(g, n.inputs[0]);
+  return detail::eval_op(OpKind::Fill, {&scalar, 1}, n.attrs, n.loc);
+}
+
+// Whether every element of `t` (more than one) has the first one's bytes.
+bool is_uniform(const Tensor& t) {
+  const int64_t n = t.num_elements();
+  if (n < 2 || t.dtype() == DType::List) return false;
+  const size_t size = dtype_size(t.dtype());
+  const auto* bytes = static_cast<const unsigned char*>(detail::impl_of(t)->data);
+  for (int64_t i = 1; i < n; ++i)
+    if (std::memcmp(bytes, bytes + static_cast<size_t>(i) * size, size) != 0) return false;
+  return true;
+}
 
 bool foldable(const Graph& g, const Node& n) {
   if (n.op == OpKind::Const || n.op == OpKind::Placeholder || op_info(n.op).stateful) return false;
@@ -22,7 +50,7 @@ bool foldable(const Graph& g, const Node& n) {
   const int64_t size = n.outputs[0].shape.num_elements();
   if (size > kFoldLimit || (size < 0 && n.op != OpKind::Range)) return false;
   for (ValueId v : n.inputs)
-    if (!detail::is_const(g, v)) return false;
+    if (!is_constant(g, v)) return false;
   return true;
 }
 
@@ -43,6 +71,23 @@ Graph fold_constants(const Graph& g) {
       c.loc = n.loc;
       rb.emit(id, std::move(c));
     };
+    auto emit_uniform = [&](const Tensor& value) {
+      Tensor first = zeros(Shape{}, value.dtype());
+      std::memcpy(detail::impl_of(first)->data, detail::impl_of(value)->data, dtype_size(value.dtype()));
+      Node scalar;
+      scalar.op = OpKind::Const;
+      scalar.outputs = {detail::type_of(first)};
+      scalar.attrs.value = std::move(first);
+      scalar.loc = n.loc;
+      Node fill;
+      fill.op = OpKind::Fill;
+      fill.inputs = {rb.out().add(std::move(scalar))};
+      fill.attrs.shape = value.shape();
+      fill.attrs.dtype = value.dtype();
+      fill.outputs = {detail::type_of(value)};
+      fill.loc = n.loc;
+      rb.emit(id, std::move(fill));
+    };
     // The shape of a statically shaped value is a constant, whatever the value.
     if (n.op == OpKind::ShapeOf) {
       const TensorType& t = rb.out().type(n.inputs[0]);
@@ -54,9 +99,16 @@ Graph fold_constants(const Graph& g) {
     }
     if (foldable(rb.out(), n)) {
       std::vector<Tensor> in;
-      for (ValueId v : n.inputs) in.push_back(detail::const_value(rb.out(), v));
+      for (ValueId v : n.inputs) in.push_back(constant_value(rb.out(), v));
       try {
         Tensor value = detail::eval_op(n.op, in, n.attrs, n.loc);
+        if (is_uniform(value)) {
+          // A Fill of its one value, not a dense constant: the JIT evaluates a fill in the loop
+          // that reads it (reading nothing), where a constant is a buffer to read (the gradient
+          // of a mean, 1/N in every element of the batch's shape).
+          emit_uniform(value);
+          return;
+        }
         if (value.num_elements() <= kFoldLimit) {
           emit_const(std::move(value));
           return;

@@ -74,6 +74,9 @@ bool is_const(const Graph& g, ValueId v) { return g.nodes[v.node].op == OpKind::
 const Tensor& const_value(const Graph& g, ValueId v) { return g.nodes[v.node].attrs.value; }
 
 bool const_all_equal(const Graph& g, ValueId v, double x) {
+  // A Fill of a constant (a folded uniform value, fold.cpp): its one value.
+  if (g.nodes[v.node].op == OpKind::Fill && is_const(g, g.nodes[v.node].inputs[0]))
+    return g.nodes[v.node].outputs[0].shape.num_elements() > 0 && const_all_equal(g, g.nodes[v.node].inputs[0], x);
   if (!is_const(g, v)) return false;
   const Tensor& t = const_value(g, v);
   if (t.dtype() == DType::List) return false;
