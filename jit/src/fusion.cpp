@@ -46,6 +46,24 @@ bool broadcasts_into(const Shape& v, const Shape& loop) {
   return false;
 }
 
+// Whether input shape `v` of a value evaluated in the loop of reduction `r` repeats along an axis
+// `r` reduces (a row's mean subtracted inside a row reduction): read there, the reduction's loop
+// walks a buffer whose stride along the reduced axis is 0.
+bool repeats_along_reduced_axes(const Graph& g, const Node& r, const Shape& v) {
+  const OpClass k = op_class(r.op);
+  if (k != OpClass::Reduce && k != OpClass::ArgReduce) return false;
+  const Shape& loop = g.type(r.inputs[0]).shape;
+  const int64_t rank = loop.rank(), off = rank - v.rank();
+  auto reduced = [&](int64_t a) {
+    if (k == OpClass::ArgReduce) return a == (r.attrs.axis < 0 ? r.attrs.axis + rank : r.attrs.axis);
+    const Shape& axes = r.attrs.axes();
+    return std::find(axes.begin(), axes.end(), a) != axes.end();
+  };
+  for (int64_t a = 0; a < rank; ++a)
+    if (reduced(a) && loop[static_cast<size_t>(a)] != 1 && (a < off || v[static_cast<size_t>(a - off)] == 1)) return true;
+  return false;
+}
+
 // A value of `out` elements computed from inputs at least this many times smaller expands them
 // (broadcasting): recomputing it where it is read is cheaper than writing and reading it back.
 constexpr int64_t kExpansion = 2;
@@ -173,7 +191,17 @@ std::vector<std::vector<uint32_t>> fuse_elementwise(const Graph& g, std::vector<
     const bool broadcast = std::any_of(cs.begin(), cs.end(), [&](uint32_t c) {
       return root[c] == kShared || broadcasts_into(p.outputs[0].shape, space(reading_context(c)));
     });
-    if (elements <= 0 || read_in_full > 1 || broadcast) continue;
+    // A value that reads an input of its own size goes into a reduction's loop only if its other
+    // inputs do not repeat along the reduced axes: the reduction would lose its vector code (a
+    // layer norm's variance over x - mean(x) ran as a scalar loop; x - mean written once kept it).
+    // One that expands all its inputs does (n-body's differences, summed over j).
+    const bool repeats_in_a_reduction = !broadcast && read_in_full == 1 && std::any_of(cs.begin(), cs.end(), [&](uint32_t c) {
+      const Node& r = g.nodes[reading_context(c)];  // no consumer is shared (`broadcast`)
+      return std::any_of(p.inputs.begin(), p.inputs.end(), [&](ValueId in) {
+        return !is_fill(g.nodes[in.node].op) && g.type(in).shape.rank() > 0 && repeats_along_reduced_axes(g, r, g.type(in).shape);
+      });
+    });
+    if (elements <= 0 || read_in_full > 1 || broadcast || repeats_in_a_reduction) continue;
     root[i] = context[i] = kShared;
     vp.storage = ValueStorage::Fused;
   }

@@ -117,6 +117,20 @@ TEST(JitFusion, ABiasAddReadByTwoLoopsIsRecomputedInEach) {
   agtest::expect_three_way("h = x + y read by two reductions", two_full, {}, x, y);
 }
 
+// Not into a reduction's loop when an input repeats along the reduced axis: a layer norm's
+// x - mean(x) feeds the variance (a row reduction) and the normalized output; it is written once,
+// and the variance's loop reads one buffer along its rows.
+TEST(JitFusion, ALayerNormsCenteredValueIsWrittenOnce) {
+  auto fn = [](Tensor x) {
+    const Tensor centered = x - ag::reduce_mean(x, {1}, true);
+    return centered * ag::rsqrt(ag::reduce_mean(centered * centered, {1}, true) + 1e-5f);
+  };
+  const Tensor x = ag::random_uniform({128, 128}, ag::float32, -2, 2, 22);
+  const std::string plan = fused_plan(fn, {}, x);
+  EXPECT_FALSE(is_fused(plan_line(plan, "Sub"))) << plan;
+  agtest::expect_three_way("layer norm", fn, {.rtol = 1e-5, .atol = 1e-6}, x);
+}
+
 // The dense layer's case under a tape, inside the Function: h = x w1 + b feeds the activation the
 // next layer multiplies (written for the product) and, in the gradient, the activation's mask (in
 // the loop of the gradient's select); h is recomputed in both. Eager == interpreter == JIT.

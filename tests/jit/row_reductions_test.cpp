@@ -4,7 +4,10 @@
 // (Emitter::row_vectors; a max or min on ordered integer keys). Three-way for sums, means,
 // products, maxima and minima of both float dtypes, every row count around a group's
 // (the rows after the last whole group are reduced one by one), unknown row counts, special
-// values, the pool's split, under a tape; the vector form checked in the IR.
+// values, the pool's split, under a tape; the vector form checked in the IR. Long rows of a float
+// sum (at least 4 vectors) accumulate each row in a register (lower_reduce.cpp, the row form):
+// a variance or a log-sum-exp written as one expression, whose fused operand reads a row's mean
+// or max repeated along the row.
 #include "ag/detail/parallel.h"
 #include "jit_test_util.h"
 #include "test_data.h"
@@ -167,6 +170,70 @@ TEST(JitRowReductions, RowsThatAreNotWholeVectorsKeepTheScalarWalk) {
   agtest::expect_three_way("13 columns", f, kTol, x);
   auto jit = ag::function(f);
   EXPECT_FALSE(has_row_vectors(jit, x));
+}
+
+// The row form: each row's sum in a register (a phi named acc in the IR before optimization),
+// where the memory form loaded and stored the output per element.
+bool accumulates_rows_in_registers(auto& f, const auto&... args) {
+  const std::string ir = f.get_concrete_function(args...).llvm_ir(false);
+  return ir.find("%acc = phi float") != std::string::npos || ir.find("%acc = phi double") != std::string::npos;
+}
+
+TEST(JitRowReductions, LongRowsOfAFusedOperandAccumulateInRegisters) {
+  auto variance = [](Tensor t) { return ag::reduce_mean(ag::square(t - ag::reduce_mean(t, {1}, true)), {1}); };
+  auto log_sum_exp = [](Tensor t) {
+    const Tensor m = ag::reduce_max(t, {1}, true);
+    return ag::log(ag::reduce_sum(ag::exp(t - m), {1})) + ag::squeeze(m, {1});
+  };
+  for (ag::DType d : {ag::float32, ag::float64})
+    for (const ag::Shape& shape : {ag::Shape{301, 256}, ag::Shape{7, 1000}, ag::Shape{40, 72}}) {
+      const Tensor x = ag::cast(sample(ag::float32, shape, 10, Values::Moderate), d);
+      const std::string tag = std::string(ag::dtype_name(d)) + " " + shape.str();
+      agtest::expect_three_way("variance " + tag, variance, kTol, x);
+      agtest::expect_three_way("log-sum-exp " + tag, log_sum_exp, kTol, x);
+      auto jit = ag::function(variance);
+      EXPECT_TRUE(accumulates_rows_in_registers(jit, x)) << tag;
+    }
+  // Unknown row counts and lengths; rows shorter than 4 vectors keep the memory form.
+  const ag::FunctionOptions unknown{.input_signature = {ag::TensorSpec({-1, -1}, ag::float32)}};
+  const Tensor x = sample(ag::float32, {33, 130}, 11, Values::Moderate);
+  agtest::expect_three_way_with("variance, unknown dims", variance, unknown, kTol, x);
+  auto any = ag::function(variance, unknown);
+  EXPECT_TRUE(accumulates_rows_in_registers(any, x));
+  const Tensor short_rows = sample(ag::float32, {64, 24}, 12, Values::Moderate);
+  auto short_jit = ag::function(variance);
+  EXPECT_FALSE(accumulates_rows_in_registers(short_jit, short_rows));
+}
+
+TEST(JitRowReductions, LongRowsOnTwoThreadsUnderATapeAndInAStagedLoop) {
+  const Tensor x = sample(ag::float32, {4096, 256}, 13, Values::Moderate);
+  auto variance = [](Tensor t) { return ag::reduce_mean(ag::square(t - ag::reduce_mean(t, {1}, true)), {1}); };
+  for (int threads : {1, 2}) {
+    const ag::detail::ScopedNumThreads scoped(threads);
+    agtest::expect_three_way("variance, " + std::to_string(threads) + " threads", variance, kTol, x);
+  }
+  auto jit = ag::function(variance);
+  EXPECT_TRUE(agtest::ir_calls(jit.get_concrete_function(x).llvm_ir(true), "agc_rt_parallel_for"));
+  // The gradient of a layer norm's loss under a tape inside the trace, and the statistic in a
+  // staged loop that rescales the rows.
+  const Tensor small = sample(ag::float32, {50, 128}, 14, Values::Moderate);
+  auto gradient = [&](Tensor t) {
+    ag::GradientTape tape;
+    tape.watch(t);
+    return tape.gradient(ag::reduce_sum(variance(t) * ag::reduce_sum(t, {1})), t);
+  };
+  agtest::expect_three_way("variance gradient, tape inside", gradient, {.rtol = 1e-4, .atol = 1e-4}, small);
+  auto staged = [&](Tensor t, Tensor n) {
+    Tensor i = 0;
+    ag::while_stmt([&] { return i < n; },
+                   [&] {
+                     t = t * ag::rsqrt(ag::expand_dims(variance(t), 1) + 1e-3f) + 0.5f;
+                     i += 1;
+                   },
+                   ag::state(t, i), {"t", "i"}, AG_SOURCE_LOC("row_reductions_test.cpp", 230));
+    return t;
+  };
+  agtest::expect_three_way("variance in a staged loop", staged, {.rtol = 1e-4, .atol = 1e-4}, small, ag::constant(int32_t{3}));
 }
 
 }  // namespace
