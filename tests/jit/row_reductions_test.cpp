@@ -4,10 +4,10 @@
 // (Emitter::row_vectors; a max or min on ordered integer keys). Three-way for sums, means,
 // products, maxima and minima of both float dtypes, every row count around a group's
 // (the rows after the last whole group are reduced one by one), unknown row counts, special
-// values, the pool's split, under a tape; the vector form checked in the IR. Long rows of a float
-// sum (at least 4 vectors) accumulate each row in a register (lower_reduce.cpp, the row form):
+// values, the pool's split, under a tape; the vector form checked in the IR. Long rows (at least 4
+// vectors) of any reduction accumulate each row in a register (lower_reduce.cpp, the row form):
 // a variance or a log-sum-exp written as one expression, whose fused operand reads a row's mean
-// or max repeated along the row.
+// or max repeated along the row; integer sums and any/all alike.
 #include "ag/detail/parallel.h"
 #include "jit_test_util.h"
 #include "test_data.h"
@@ -194,13 +194,23 @@ TEST(JitRowReductions, LongRowsOfAFusedOperandAccumulateInRegisters) {
       auto jit = ag::function(variance);
       EXPECT_TRUE(accumulates_rows_in_registers(jit, x)) << tag;
     }
-  // Unknown row counts and lengths; rows shorter than 4 vectors keep the memory form.
+  // Integers and booleans too: an int32 sum of squares about the row's minimum, a row's any.
+  const Tensor ints = ag::cast(sample(ag::float32, {97, 300}, 15, Values::Moderate) * 50.f, ag::int32);
+  auto int_sum = [](Tensor t) { return ag::reduce_sum(ag::square(t - ag::reduce_min(t, {1}, true)), {1}); };
+  auto near_max = [](Tensor t) { return ag::reduce_any(t > ag::reduce_max(t, {1}, true) - 2, {1}); };
+  agtest::expect_three_way("int32 sum of squares", int_sum, {.rtol = 0, .atol = 0}, ints);
+  agtest::expect_three_way("any near the row's max", near_max, {.rtol = 0, .atol = 0}, ints);
+  auto int_jit = ag::function(int_sum);
+  EXPECT_NE(int_jit.get_concrete_function(ints).llvm_ir(false).find("%acc = phi i32"), std::string::npos);
+  // Unknown row counts and lengths; rows of 3 vectors keep the memory form (2 take the
+  // row-vector path).
   const ag::FunctionOptions unknown{.input_signature = {ag::TensorSpec({-1, -1}, ag::float32)}};
   const Tensor x = sample(ag::float32, {33, 130}, 11, Values::Moderate);
   agtest::expect_three_way_with("variance, unknown dims", variance, unknown, kTol, x);
   auto any = ag::function(variance, unknown);
   EXPECT_TRUE(accumulates_rows_in_registers(any, x));
-  const Tensor short_rows = sample(ag::float32, {64, 24}, 12, Values::Moderate);
+  const int64_t three_vectors = 3 * agtest::jit_vector_bytes() / 4;  // floats: under 4 vectors, over 2
+  const Tensor short_rows = sample(ag::float32, {64, three_vectors}, 12, Values::Moderate);
   auto short_jit = ag::function(variance);
   EXPECT_FALSE(accumulates_rows_in_registers(short_jit, short_rows));
 }

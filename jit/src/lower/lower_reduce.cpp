@@ -14,7 +14,8 @@
 namespace ag::jit {
 namespace {
 
-// Rows of at least this many vectors are reduced in registers (ReductionLowering::long_rows).
+// Rows of at least this many vectors (of the output's dtype) are reduced in registers
+// (ReductionLowering::long_rows).
 constexpr int64_t kRowFormVectors = 4;
 // A short kept suffix of at most this many outputs is accumulated in registers.
 constexpr int64_t kRegisterAccumulators = 8;
@@ -176,11 +177,12 @@ class ReductionLowering : NodeLowering {
   bool keyed() const { return fp_ && (n_.op == OpKind::ReduceMax || n_.op == OpKind::ReduceMin); }
 
   // Whether the rows of walk `w` (its dims from `kept` on) hold at least kRowFormVectors vectors,
-  // or a count known only at run time. A float sum over such rows takes the row form in every
+  // or a count known only at run time. Any reduction over such rows takes the row form in every
   // program: in memory, a fused operand that reads a buffer repeated along the row (a row's mean
   // subtracted inside the row's sum) left LLVM a load and a store per element it did not
-  // vectorize (a variance over [4096, 256]: 3.5 ms, 0.36 ms in registers). Short rows keep the
-  // memory form, whose rows LLVM interleaves once it unrolls them.
+  // vectorize (a variance over [4096, 256] floats: 3.5 ms, 0.33 ms in registers; an int32 sum
+  // of squares 2.7 -> 0.35 ms, a row's any 3.2 -> 0.34 ms). Short rows keep the memory form,
+  // whose rows LLVM interleaves once it unrolls them.
   bool long_rows(const Walk& w, size_t kept) const {
     const int64_t lanes = e_.vector_width() / static_cast<int64_t>(dtype_size(d_));
     int64_t n = 1;
@@ -209,7 +211,7 @@ class ReductionLowering : NodeLowering {
     // five instructions per element that nothing vectorizes (a softmax's row max over
     // [4,128,128] took 285 µs; as keys, 5 µs).
     auto serial = [&] {
-      if ((e_.program().rolled_loops || keyed() || (reassociable() && long_rows(w, kept))) && kept < w.dims.size()) {
+      if ((e_.program().rolled_loops || keyed() || long_rows(w, kept)) && kept < w.dims.size()) {
         reduce_rows(w, acc_strides, kept, rows_independent);
         return;
       }
