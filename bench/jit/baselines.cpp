@@ -88,6 +88,16 @@ void column_sums_plain(const float* x, float* out, int64_t rows, int64_t cols) {
     for (int64_t j = 0; j < cols; ++j) out[j] += x[r * cols + j];
 }
 
+void row_variances_eigen(const float* x, float* out, int64_t rows, int64_t cols) {
+  using Rows = Eigen::Array<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const Eigen::Map<const Rows> X(x, rows, cols);
+  Eigen::Map<Eigen::ArrayXf> variances(out, rows);
+  for (int64_t r = 0; r < rows; ++r) {
+    const auto row = X.row(r);
+    variances(r) = (row - row.mean()).square().mean();
+  }
+}
+
 int64_t stream_triad(float* a, const float* b, const float* c, int64_t n, float s) {
   for (int64_t i = 0; i < n; ++i) a[i] = b[i] + s * c[i];
   return 3 * n * static_cast<int64_t>(sizeof(float));

@@ -24,6 +24,9 @@ float sum_squares_eigen(const float* x, int64_t n);
 // W3 column sums of a row-major rows x cols matrix into out[cols], row after row (the loop
 // vectorizes over the columns; Eigen's colwise().sum() of a row-major map took 7x as long).
 void column_sums_plain(const float* x, float* out, int64_t rows, int64_t cols);
+// W3 row variances of a row-major rows x cols matrix into out[rows], with Eigen: each row's mean,
+// then the mean of its squared deviations (vectorized, reassociated sums).
+void row_variances_eigen(const float* x, float* out, int64_t rows, int64_t cols);
 // STREAM triad a = b + s*c; returns bytes moved.
 int64_t stream_triad(float* a, const float* b, const float* c, int64_t n, float s);
 // y = s*x stored around the cache (non-temporal stores; y 64-byte aligned, n a multiple of 16):

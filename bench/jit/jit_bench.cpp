@@ -2,7 +2,7 @@
 //   W1 power (100 chained 10x10 int32 matmuls)   JIT vs eager, interpreter, Eigen fixed-size, plain loop
 //   W2 Collatz steps from 27                     JIT vs plain C++ on ints
 //   W3 fused chains on 1M / 16M float32          JIT vs Eigen array expression vs plain loop, % of triad bandwidth;
-//      a full reduction and column sums (reduction_rows.cpp), 1 and 2 threads
+//      a full reduction, row variances and column sums (reduction_rows.cpp), 1 and 2 threads
 //   W4 dispatch of a trivial cached call         ns above a direct C++ call, with membarrier and without
 //   W5 first call                                trace + optimize + codegen, and the same from the disk cache
 //   W5b a large graph (40 small dense layers)     first call and cached call, rolled and unrolled loops
