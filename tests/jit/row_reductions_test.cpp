@@ -244,6 +244,16 @@ TEST(JitRowReductions, LongRowsOnTwoThreadsUnderATapeAndInAStagedLoop) {
     return t;
   };
   agtest::expect_three_way("variance in a staged loop", staged, {.rtol = 1e-4, .atol = 1e-4}, small, ag::constant(int32_t{3}));
+  // The tape outside the trace (the Function's gradient), and the variance as a nested Function.
+  auto inner = ag::function(variance);
+  auto outer = ag::function([&](Tensor t) { return ag::reduce_sum(inner(t * 2.f) * ag::reduce_sum(t, {1})); });
+  ag::GradientTape eager_tape, staged_tape;
+  eager_tape.watch(small);
+  staged_tape.watch(small);
+  const Tensor eager = eager_tape.gradient(ag::reduce_sum(variance(small * 2.f) * ag::reduce_sum(small, {1})), small);
+  const Tensor compiled = staged_tape.gradient(outer(small), small);
+  agtest::expect_same(eager, compiled, {.rtol = 1e-4, .atol = 1e-4}, "variance gradient, tape outside, nested Function");
+  EXPECT_GE(outer.stats().compiles, 1);
 }
 
 }  // namespace

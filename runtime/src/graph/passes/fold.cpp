@@ -74,19 +74,7 @@ Graph fold_constants(const Graph& g) {
     auto emit_uniform = [&](const Tensor& value) {
       Tensor first = zeros(Shape{}, value.dtype());
       std::memcpy(detail::impl_of(first)->data, detail::impl_of(value)->data, dtype_size(value.dtype()));
-      Node scalar;
-      scalar.op = OpKind::Const;
-      scalar.outputs = {detail::type_of(first)};
-      scalar.attrs.value = std::move(first);
-      scalar.loc = n.loc;
-      Node fill;
-      fill.op = OpKind::Fill;
-      fill.inputs = {rb.out().add(std::move(scalar))};
-      fill.attrs.shape = value.shape();
-      fill.attrs.dtype = value.dtype();
-      fill.outputs = {detail::type_of(value)};
-      fill.loc = n.loc;
-      rb.emit(id, std::move(fill));
+      rb.emit(id, detail::fill_of_constant(rb.out(), std::move(first), detail::type_of(value), n.loc));
     };
     // The shape of a statically shaped value is a constant, whatever the value.
     if (n.op == OpKind::ShapeOf) {

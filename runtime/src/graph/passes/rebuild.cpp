@@ -86,6 +86,17 @@ bool const_all_equal(const Graph& g, ValueId v, double x) {
   return n > 0;
 }
 
+Node fill_of_constant(Graph& out, Tensor scalar, const TensorType& type, SourceLoc loc) {
+  const TensorType scalar_type = type_of(scalar);
+  Attrs value;
+  value.value = std::move(scalar);
+  const ValueId c = out.add(make_node(OpKind::Const, {}, scalar_type, std::move(value), loc));
+  Attrs fill;
+  fill.shape = type.shape;
+  fill.dtype = type.dtype;
+  return make_node(OpKind::Fill, {c}, type, std::move(fill), loc);
+}
+
 Node make_node(OpKind op, std::vector<ValueId> inputs, TensorType type, Attrs attrs, SourceLoc loc) {
   Node n;
   n.op = op;

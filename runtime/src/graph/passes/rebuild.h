@@ -42,6 +42,10 @@ Graph rebuild(const Graph& g, const std::function<void(GraphRebuilder&, uint32_t
 // A node of one output, for a pass that adds nodes of its own.
 Node make_node(OpKind op, std::vector<ValueId> inputs, TensorType type, Attrs attrs, SourceLoc loc);
 
+// A Fill of type `type` whose one value is the scalar constant `scalar` (added to `out`): the
+// node that reads no memory where a dense constant would be a buffer.
+Node fill_of_constant(Graph& out, Tensor scalar, const TensorType& type, SourceLoc loc);
+
 // Applies `pass` to the sub-graphs of node n (returns a copy of n with new sub-graphs).
 Node with_transformed_subgraphs(Node n, Graph (*pass)(const Graph&));
 

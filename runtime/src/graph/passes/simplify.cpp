@@ -101,19 +101,8 @@ Graph simplify_algebra(const Graph& g) {
     if (n.op == OpKind::FillLike && !n.outputs[0].rank_unknown && n.outputs[0].shape.is_fully_defined() &&
         n.outputs[0].dtype != DType::List) {
       const TensorType& t = n.outputs[0];
-      Node value;
-      value.op = OpKind::Const;
-      value.attrs.value = Tensor::make_scalar(t.dtype, n.attrs.scalar, static_cast<int64_t>(n.attrs.scalar));
-      value.outputs = {TensorType{t.dtype, Shape{}}};
-      value.loc = n.loc;
-      Node fill;
-      fill.op = OpKind::Fill;
-      fill.inputs = {rb.out().add(std::move(value))};
-      fill.attrs.shape = t.shape;
-      fill.attrs.dtype = t.dtype;
-      fill.outputs = {t};
-      fill.loc = n.loc;
-      rb.emit(id, std::move(fill));
+      rb.emit(id, detail::fill_of_constant(rb.out(), Tensor::make_scalar(t.dtype, n.attrs.scalar, static_cast<int64_t>(n.attrs.scalar)),
+                                           t, n.loc));
       return;
     }
     rb.emit(id, std::move(n));
