@@ -1,5 +1,5 @@
 // W3's reduction rows: a full reduction (fixed 128K-element chunks over the pool), row variances
-// written as one expression (each row in a register) and column sums (fixed blocks of rows with
+// written as one expression (each row in a register, long rows and short) and column sums (fixed blocks of rows with
 // partial rows; lower_reduce.cpp), each on 1 and 2 threads next to Eigen's vectorized sum or a
 // plain loop.
 #include "reduction_rows.h"
@@ -51,15 +51,17 @@ void reduction_rows(int reps, const ag::Tensor& x, std::vector<float>& y, int it
     row(w, "Eigen (X * X + 1).sum() (vectorized)", t_eigen);
     row(w, "plain loop, summed in order", t_plain);
   }
-  {
-    // Row variances as one expression: the operand reads each row's mean repeated along the row;
-    // each row accumulates in a register (lower_reduce.cpp, long_rows). Rows of 256.
-    const int64_t cols = 256, rows = n / cols;
+  // Row variances as one expression: the operand reads each row's mean repeated along the row;
+  // each row accumulates in a register (lower_reduce.cpp, long_rows). Rows of 256, and of 48
+  // (3 AVX-512 vectors, 6 AVX2 ones: short rows with a row constant).
+  for (const int64_t cols : {int64_t{256}, int64_t{48}}) {
+    const int64_t rows = n / cols;
     const double t_eigen = time_ns([&] { bench::row_variances_eigen(px, y.data(), rows, cols); keep(y[0]); }, iters, reps);
     char w[112];
     std::snprintf(w, sizeof w, "W3 row variances reduce_mean(square(x - mean), {1}), %lldx%lld float32",
                   static_cast<long long>(rows), static_cast<long long>(cols));
-    jit_rows(w, bench::row_variances, ag::reshape(x, {rows, cols}), n, t_eigen, "Eigen's", iters, reps);
+    jit_rows(w, bench::row_variances, ag::reshape(ag::slice(x, {0}, {rows * cols}), {rows, cols}), rows * cols, t_eigen, "Eigen's", iters,
+             reps);
     row(w, "Eigen, row by row: (row - row.mean()).square().mean() (preallocated output)", t_eigen);
   }
   if (n < (1 << 24)) return;

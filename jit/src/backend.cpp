@@ -136,9 +136,11 @@ class JitBackend final : public CompilerBackend {
     if (detail::log_enabled(detail::LogTopic::Compile)) {
       auto ms = [](Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
       const std::string kernels =
-          times.kernels_apart ? fmt::format(" + {} kernel{} as a second module {:.2f} ms{} (bitcode {:.2f} ms)", times.kernels_apart,
-                                            times.kernels_apart > 1 ? "s" : "", times.kernels_ms,
-                                            times.kernels_in_parallel ? " on a second thread" : "", times.split_ms)
+          times.kernels_apart ? fmt::format(" + {} kernel{} as a second module {:.2f} ms{} (bitcode {:.2f} ms, optimize {:.2f} ms, codegen {:.2f} ms)",
+                                            times.kernels_apart, times.kernels_apart > 1 ? "s" : "",
+                                            times.kernels_optimize_ms + times.kernels_codegen_ms,
+                                            times.kernels_in_parallel ? " on a second thread" : "", times.split_ms,
+                                            times.kernels_optimize_ms, times.kernels_codegen_ms)
                               : "";
       detail::log_line(fmt::format("agc: jit: {}: engine {:.2f} ms, plan + key + disk lookup {:.2f} ms, IR {:.2f} ms, "
                                    "optimize {:.2f} ms, codegen {:.2f} ms{}, link {:.2f} ms (O{}{}, {} loop nests{}{}, {}){}",

@@ -180,7 +180,6 @@ struct Engine::Impl {
     const std::string bitcode = split_off(mod, names);
     times.split_ms = ms_since(t0);
     std::vector<std::string> objects(2);
-    double second_optimize = 0, second_codegen = 0;
     std::thread::id compiled_on[2];  // either part may go to either thread
     auto part = [&](int64_t i) {
       compiled_on[i] = std::this_thread::get_id();
@@ -189,7 +188,7 @@ struct Engine::Impl {
       } else {
         llvm::LLVMContext ctx;
         std::unique_ptr<llvm::Module> kernels = second_part(ctx, bitcode, names);
-        objects[1] = compile_part(*kernels, *machines, level, second_optimize, second_codegen);
+        objects[1] = compile_part(*kernels, *machines, level, times.kernels_optimize_ms, times.kernels_codegen_ms);
       }
     };
     if (parallel) {
@@ -201,7 +200,6 @@ struct Engine::Impl {
       part(1);
     }
     times.kernels_in_parallel = compiled_on[0] != compiled_on[1];
-    times.kernels_ms = second_optimize + second_codegen;
     times.kernels_apart = static_cast<int>(names.size());
     split.fetch_add(1);
     if (times.kernels_in_parallel) split_in_parallel.fetch_add(1);

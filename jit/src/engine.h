@@ -24,7 +24,8 @@ struct CompileTimes {
   double link_ms = 0;      // linking the objects into a JITDylib
   int kernels_apart = 0;   // kernels compiled as a second module (module_split.h), or 0
   double split_ms = 0;     // writing that module's bitcode
-  double kernels_ms = 0;   // its optimization and code generation
+  double kernels_optimize_ms = 0;  // its optimization
+  double kernels_codegen_ms = 0;   // and its code generation
   bool kernels_in_parallel = false;  // the two parts compiled on two threads (either may take either part)
   bool short_pipeline = false;  // the module took the short pipeline (optimize_module)
 };

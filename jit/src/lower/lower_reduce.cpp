@@ -17,6 +17,8 @@ namespace {
 // Rows of at least this many vectors (of the output's dtype) are reduced in registers
 // (ReductionLowering::long_rows).
 constexpr int64_t kRowFormVectors = 4;
+// Rows of up to this many elements keep the memory form even with a row constant (a row of 2).
+constexpr int64_t kShortestRowForm = 2;
 // A short kept suffix of at most this many outputs is accumulated in registers.
 constexpr int64_t kRegisterAccumulators = 8;
 
@@ -176,13 +178,16 @@ class ReductionLowering : NodeLowering {
   // A float max or min: reduced on ordered integer keys (ordered_key).
   bool keyed() const { return fp_ && (n_.op == OpKind::ReduceMax || n_.op == OpKind::ReduceMin); }
 
-  // Whether the rows of walk `w` (its dims from `kept` on) hold at least kRowFormVectors vectors,
-  // or a count known only at run time. Any reduction over such rows takes the row form in every
-  // program: in memory, a fused operand that reads a buffer repeated along the row (a row's mean
-  // subtracted inside the row's sum) left LLVM a load and a store per element it did not
-  // vectorize (a variance over [4096, 256] floats: 3.5 ms, 0.33 ms in registers; an int32 sum
-  // of squares 2.7 -> 0.35 ms, a row's any 3.2 -> 0.34 ms). Short rows keep the memory form,
-  // whose rows LLVM interleaves once it unrolls them.
+  // Whether the rows of walk `w` (its dims from `kept` on) take the row form in every program:
+  // rows of at least kRowFormVectors vectors, or of a count known only at run time, and rows of
+  // more than kShortestRowForm elements whose fused operand reads a buffer repeated along them.
+  // In memory, such an operand (a row's mean subtracted inside the row's sum) left LLVM a load
+  // and a store per element it did not vectorize: a variance over [4096, 256] floats 3.5 ms,
+  // 0.33 ms in registers (an int32 sum of squares 2.7 -> 0.35 ms, a row's any 3.2 -> 0.34 ms);
+  // over rows of 12 to 56 floats, 2.0-3.1 ms against 0.3-0.7 ms, even a row of 3 vectors
+  // (docs/performance.md, "Measured decisions": rows with a row constant). Other short rows keep
+  // the memory form, whose rows LLVM interleaves once it unrolls them (a plain sum over rows of
+  // 10 or 12 floats on AVX2: 1.1-1.5x faster than in registers).
   bool long_rows(const Walk& w, size_t kept) const {
     const int64_t lanes = e_.vector_width() / static_cast<int64_t>(dtype_size(d_));
     int64_t n = 1;
@@ -191,7 +196,23 @@ class ReductionLowering : NodeLowering {
       if (!c) return true;
       n *= c->getSExtValue();
     }
-    return n >= kRowFormVectors * lanes;
+    return n >= kRowFormVectors * lanes || (n > kShortestRowForm && reads_a_row_constant(w, kept));
+  }
+
+  // Whether the fused operand reads a buffer that is constant along the rows of `w` (stride 0 on
+  // every dim from `kept` on) but not a single value (a stride elsewhere): a row's statistic.
+  bool reads_a_row_constant(const Walk& w, size_t kept) const {
+    for (const auto& [leaf, strides] : w.strides) {
+      if (leaf == &acc_view_) continue;
+      bool constant_along_rows = true, varies_by_row = false;
+      for (size_t k = 0; k < strides.size(); ++k) {
+        const bool zero = e_.is_const(strides[k], 0);
+        if (k >= kept) constant_along_rows = constant_along_rows && zero;
+        else varies_by_row = varies_by_row || !zero;
+      }
+      if (constant_along_rows && varies_by_row) return true;
+    }
+    return false;
   }
 
   llvm::Value* combine(llvm::Value* a, llvm::Value* v) { return reduction_combine(b_, n_.op, fp_, a, v); }
