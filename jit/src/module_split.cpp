@@ -175,8 +175,9 @@ std::vector<std::string> second_part_functions(llvm::Module& m) {
   std::stable_sort(kernels.begin(), kernels.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   std::vector<std::string> second;
   size_t second_cost = 0;
+  auto weighed_first = [&] { return first * kCallingSideWeight / 100; };
   for (const auto& [c, f] : kernels) {
-    if (second_cost <= first) {
+    if (second_cost <= weighed_first()) {
       second.push_back(f->getName().str());
       second_cost += c;
     } else {
@@ -184,9 +185,11 @@ std::vector<std::string> second_part_functions(llvm::Module& m) {
     }
   }
   // Still lopsided (an MLP's train step: forty small loop nests, each too small to move alone):
-  // the rest of the entry from some point on moves too, as one function, to even the sides.
-  if (large_entry && first > second_cost + 3 * kFunctionCost)
-    if (const llvm::Function* tail = outline_entry_tail(*entry, (first - second_cost) / 2)) {
+  // the rest of the entry from some point on moves too, as one function, to even the sides: t
+  // instructions moved leave weighed (first - t) against second + t.
+  if (large_entry && weighed_first() > second_cost + 3 * kFunctionCost)
+    if (const llvm::Function* tail =
+            outline_entry_tail(*entry, (weighed_first() - second_cost) * 100 / (100 + kCallingSideWeight))) {
       second.push_back(tail->getName().str());
       second_cost += cost(*tail);
     }

@@ -26,7 +26,8 @@ namespace ag::jit {
 // When the calling thread's side still costs more than the other by three functions' worth,
 // the rest of the entry from some block on moves too, as one function (`agc_entry.tail`), of
 // about half the difference (an MLP's train step: forty nests each too small to move alone).
-// Sides are weighed as instructions plus kFunctionCost per function.
+// Sides are weighed as instructions plus kFunctionCost per function, the calling thread's side
+// times kCallingSideWeight percent.
 // Deterministic: the same module always splits the same way, whatever the thread count.
 std::vector<std::string> second_part_functions(llvm::Module& m);
 constexpr size_t kMinSecondPartInstructions = 64;
@@ -36,6 +37,10 @@ constexpr size_t kMaxNestInstructions = 400;
 // LLVM's passes cost each function about as much as this many instructions (codegen's ~150
 // machine passes, each with its analyses): 20 functions of 10 instructions take llc 5x one.
 constexpr size_t kFunctionCost = 60;
+// The calling thread's side (the entry, its loops not moved, the module's own setup) took
+// 1.2-1.5x the time per instruction of the second side in five of six split apps of bench/apps
+// (MLP 1.39, transformer 1.54, Game of Life 1.32, Runge-Kutta 1.19, n-body 1.30; k-means 0.93).
+constexpr size_t kCallingSideWeight = 130;
 
 // Moves `names` out of `m`: they become external (other functions of `m` call them by name)
 // and, in `m`, declarations. Returns the second module as bitcode, for another LLVMContext.
