@@ -38,8 +38,9 @@ constexpr size_t kMaxNestInstructions = 400;
 // machine passes, each with its analyses): 20 functions of 10 instructions take llc 5x one.
 constexpr size_t kFunctionCost = 60;
 // The calling thread's side (the entry, its loops not moved, the module's own setup) took
-// 1.2-1.5x the time per instruction of the second side in five of six split apps of bench/apps
-// (MLP 1.39, transformer 1.54, Game of Life 1.32, Runge-Kutta 1.19, n-body 1.30; k-means 0.93).
+// 1.2-1.5x the time per unit of weight (instructions + kFunctionCost) of the second side in
+// five of six split apps of bench/apps (MLP 1.39, transformer 1.54, Game of Life 1.32,
+// Runge-Kutta 1.19, n-body 1.30; k-means 0.93).
 constexpr size_t kCallingSideWeight = 130;
 
 // Moves `names` out of `m`: they become external (other functions of `m` call them by name)
