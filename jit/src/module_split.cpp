@@ -47,15 +47,15 @@ bool used_across(const llvm::Value& v, const std::set<const llvm::Function*>& pa
   return false;
 }
 
-// The loops of `l` to outline: `l` itself, or when it is larger than kMaxNestInstructions, the
-// loops inside it (by the same rule). A small one stays: its call would cost more than it saves
-// the compile.
-void collect_nests(const llvm::Loop& l, std::vector<std::vector<llvm::BasicBlock*>>& nests) {
+// The loops of `l` to outline: `l` itself, or when it is larger than `max_nest`, the loops
+// inside it (by the same rule). A small one stays: its call would cost more than it saves the
+// compile.
+void collect_nests(const llvm::Loop& l, size_t max_nest, std::vector<std::vector<llvm::BasicBlock*>>& nests) {
   size_t size = 0;
   for (const llvm::BasicBlock* bb : l.getBlocks()) size += bb->size();
   if (size < kMinNestInstructions) return;
-  if (size > kMaxNestInstructions && !l.getSubLoops().empty()) {
-    for (const llvm::Loop* sub : l) collect_nests(*sub, nests);
+  if (size > max_nest && !l.getSubLoops().empty()) {
+    for (const llvm::Loop* sub : l) collect_nests(*sub, max_nest, nests);
     return;
   }
   nests.emplace_back(l.getBlocks().begin(), l.getBlocks().end());
@@ -68,7 +68,10 @@ int outline_loop_nests(llvm::Function& entry) {
   {
     llvm::DominatorTree dt(entry);
     llvm::LoopInfo loops(dt);
-    for (const llvm::Loop* l : loops) collect_nests(*l, nests);
+    // A staged loop holding most of the entry (an LSTM's time steps) would move whole, leaving
+    // the calling thread nothing: its inner nests move instead.
+    const size_t max_nest = std::min(kMaxNestInstructions, instructions(entry) / 2);
+    for (const llvm::Loop* l : loops) collect_nests(*l, max_nest, nests);
   }
   int moved = 0;
   for (const std::vector<llvm::BasicBlock*>& blocks : nests) {

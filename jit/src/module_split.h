@@ -20,9 +20,10 @@ namespace ag::jit {
 // pay for a module of their own (kMinSecondPartInstructions). An entry function of
 // kOutlineNestsAbove instructions or more first has its top-level loop nests (of
 // kMinNestInstructions or more) moved into functions of their own, which count as kernels; a
-// nest of more than kMaxNestInstructions with loops inside (a staged while whose body holds an
-// ODE solver's dozens of stages) gives its inner nests instead, by the same rule: as one
-// function it is one thread's work, and LLVM's time on it grows faster than its size.
+// nest of more than kMaxNestInstructions, or than half the entry, with loops inside (a staged
+// while whose body holds an ODE solver's dozens of stages, or an LSTM's six nests) gives its
+// inner nests instead, by the same rule: as one function it is one thread's work, and LLVM's
+// time on it grows faster than its size.
 // When the calling thread's side still costs more than the other by three functions' worth,
 // the rest of the entry from some block on moves too, as one function (`agc_entry.tail`), of
 // about half the difference (an MLP's train step: forty nests each too small to move alone).
@@ -31,7 +32,9 @@ namespace ag::jit {
 // Deterministic: the same module always splits the same way, whatever the thread count.
 std::vector<std::string> second_part_functions(llvm::Module& m);
 constexpr size_t kMinSecondPartInstructions = 64;
-constexpr size_t kOutlineNestsAbove = 500;
+// Entries of 150 to 500 instructions compiled on one thread took 13-25 ms in a new process (an
+// LSTM encoder, a heat stencil, logistic regression, conjugate gradients); split, 8-12 ms.
+constexpr size_t kOutlineNestsAbove = 150;
 constexpr size_t kMinNestInstructions = 32;
 constexpr size_t kMaxNestInstructions = 400;
 // LLVM's passes cost each function about as much as this many instructions (codegen's ~150
