@@ -54,15 +54,22 @@ llvm::orc::JITTargetMachineBuilder jit_target_machine() {
 }
 
 int vector_bytes(const llvm::orc::JITTargetMachineBuilder& target) {
-  // The host's builder lists its features ("+avx2"); a named CPU's has none but its name.
-  std::vector<std::string> features = target.getFeatures().getFeatures();
-  if (features.empty()) {
-    llvm::SmallVector<llvm::StringRef, 64> implied;
-    llvm::X86::getFeaturesForCPU(target.getCPU(), implied);
-    for (llvm::StringRef f : implied) features.push_back("+" + f.str());
+  // The host's builder lists its features ("+avx2", "-avx512f"); a named CPU's has none but its
+  // name, whose list names features without those they imply: x86-64-v4 lists avx512vl and
+  // avx512bw but not avx512f, and took 32-byte vectors until the implied ones were added.
+  llvm::StringMap<bool> enabled;
+  for (const std::string& f : target.getFeatures().getFeatures())
+    if (f.size() > 1) enabled[f.substr(1)] = f[0] == '+';
+  if (enabled.empty()) {
+    llvm::SmallVector<llvm::StringRef, 64> named;
+    llvm::X86::getFeaturesForCPU(target.getCPU(), named);
+    for (llvm::StringRef f : named) {
+      enabled[f] = true;
+      llvm::X86::updateImpliedFeatures(f, true, enabled);  // sets those `f` implies, not `f`
+    }
   }
-  auto has = [&](const char* f) { return std::find(features.begin(), features.end(), f) != features.end(); };
-  return has("+avx512f") ? 64 : has("+avx2") ? 32 : 16;
+  const bool wide = enabled.lookup("avx512f") && (!enabled.count("evex512") || enabled.lookup("evex512"));
+  return wide ? 64 : enabled.lookup("avx2") ? 32 : 16;
 }
 
 }  // namespace ag::jit
