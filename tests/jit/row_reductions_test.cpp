@@ -210,6 +210,30 @@ TEST(JitRowReductions, LongRowsOfAFusedOperandAccumulateInRegisters) {
   EXPECT_TRUE(accumulates_rows_in_registers(any, x));
 }
 
+// A row statistic in compositions, eager == interpreter == JIT: the gradient of a loss weighted
+// by it under a tape inside the trace, and the statistic in a staged loop that rescales the rows.
+// `statistic` may be a Function (then nested in both).
+template <class Statistic>
+void expect_row_statistic_in_compositions(Statistic statistic, const Tensor& x, const std::string& tag) {
+  auto gradient = [&](Tensor t) {
+    ag::GradientTape tape;
+    tape.watch(t);
+    return tape.gradient(ag::reduce_sum(statistic(t) * ag::reduce_sum(t, {1})), t);
+  };
+  agtest::expect_three_way("gradient, tape inside, " + tag, gradient, {.rtol = 1e-4, .atol = 1e-4}, x);
+  auto staged = [&](Tensor t, Tensor n) {
+    Tensor i = 0;
+    ag::while_stmt([&] { return i < n; },
+                   [&] {
+                     t = t * ag::rsqrt(ag::expand_dims(statistic(t), 1) + 1e-3f) + 0.5f;
+                     i += 1;
+                   },
+                   ag::state(t, i), {"t", "i"}, AG_SOURCE_LOC("row_reductions_test.cpp", 226));
+    return t;
+  };
+  agtest::expect_three_way("in a staged loop, " + tag, staged, {.rtol = 1e-4, .atol = 1e-4}, x, ag::constant(int32_t{3}));
+}
+
 // Short rows with a row constant inside the reduction (the row's mean subtracted in its sum, a
 // log-sum-exp's max) take the row form too: in memory they were 5-7x slower for rows of 12 to
 // 56 floats on AVX-512 (3 vectors, 1.25, 1.5, 0.75 of one). A plain reduction over such rows
@@ -247,24 +271,7 @@ TEST(JitRowReductions, ShortRowsWithARowConstantAccumulateInRegisters) {
   auto int_jit = ag::function(int_sum);
   EXPECT_NE(int_jit.get_concrete_function(ints).llvm_ir(false).find("%acc = phi i32"), std::string::npos);
   const Tensor x = sample(ag::float32, {61, 3 * float_lanes / 2}, 18, Values::Moderate);
-  auto inner = ag::function(variance);
-  auto taped = [&](Tensor t) {
-    ag::GradientTape tape;
-    tape.watch(t);
-    return tape.gradient(ag::reduce_sum(inner(t) * ag::reduce_sum(t, {1})), t);
-  };
-  agtest::expect_three_way("variance gradient, tape outside a nested Function", taped, {.rtol = 1e-4, .atol = 1e-4}, x);
-  auto staged = [&](Tensor t, Tensor n) {
-    Tensor i = 0;
-    ag::while_stmt([&] { return i < n; },
-                   [&] {
-                     t = t * ag::rsqrt(ag::expand_dims(variance(t), 1) + 1e-3f) + 0.5f;
-                     i += 1;
-                   },
-                   ag::state(t, i), {"t", "i"}, AG_SOURCE_LOC("row_reductions_test.cpp", 259));
-    return t;
-  };
-  agtest::expect_three_way("variance in a staged loop, short rows", staged, kTol, x, ag::constant(int32_t{3}));
+  expect_row_statistic_in_compositions(ag::function(variance), x, "a nested Function's variance, short rows");
 }
 
 TEST(JitRowReductions, LongRowsOnTwoThreadsUnderATapeAndInAStagedLoop) {
@@ -276,26 +283,8 @@ TEST(JitRowReductions, LongRowsOnTwoThreadsUnderATapeAndInAStagedLoop) {
   }
   auto jit = ag::function(variance);
   EXPECT_TRUE(agtest::ir_calls(jit.get_concrete_function(x).llvm_ir(true), "agc_rt_parallel_for"));
-  // The gradient of a layer norm's loss under a tape inside the trace, and the statistic in a
-  // staged loop that rescales the rows.
   const Tensor small = sample(ag::float32, {50, 128}, 14, Values::Moderate);
-  auto gradient = [&](Tensor t) {
-    ag::GradientTape tape;
-    tape.watch(t);
-    return tape.gradient(ag::reduce_sum(variance(t) * ag::reduce_sum(t, {1})), t);
-  };
-  agtest::expect_three_way("variance gradient, tape inside", gradient, {.rtol = 1e-4, .atol = 1e-4}, small);
-  auto staged = [&](Tensor t, Tensor n) {
-    Tensor i = 0;
-    ag::while_stmt([&] { return i < n; },
-                   [&] {
-                     t = t * ag::rsqrt(ag::expand_dims(variance(t), 1) + 1e-3f) + 0.5f;
-                     i += 1;
-                   },
-                   ag::state(t, i), {"t", "i"}, AG_SOURCE_LOC("row_reductions_test.cpp", 230));
-    return t;
-  };
-  agtest::expect_three_way("variance in a staged loop", staged, {.rtol = 1e-4, .atol = 1e-4}, small, ag::constant(int32_t{3}));
+  expect_row_statistic_in_compositions(variance, small, "variance");
   // The tape outside the trace (the Function's gradient), and the variance as a nested Function.
   auto inner = ag::function(variance);
   auto outer = ag::function([&](Tensor t) { return ag::reduce_sum(inner(t * 2.f) * ag::reduce_sum(t, {1})); });
