@@ -33,7 +33,8 @@ namespace ag::jit {
 std::vector<std::string> second_part_functions(llvm::Module& m);
 constexpr size_t kMinSecondPartInstructions = 64;
 // Entries of 150 to 500 instructions compiled on one thread took 13-25 ms in a new process (an
-// LSTM encoder, a heat stencil, logistic regression, conjugate gradients); split, 8-12 ms.
+// LSTM encoder, a heat stencil, logistic regression, conjugate gradients); split, their slower
+// side 10-15 ms.
 constexpr size_t kOutlineNestsAbove = 150;
 constexpr size_t kMinNestInstructions = 32;
 constexpr size_t kMaxNestInstructions = 400;
