@@ -1,7 +1,7 @@
 // W3's reduction rows: a full reduction (fixed 128K-element chunks over the pool), row variances
-// written as one expression (each row in a register, long rows and short) and column sums (fixed blocks of rows with
-// partial rows; lower_reduce.cpp), each on 1 and 2 threads next to Eigen's vectorized sum or a
-// plain loop.
+// written as one expression (each row in a register, long rows and short) and column sums (fixed
+// blocks of rows with partial rows; lower_reduce.cpp), each on 1 and 2 threads next to Eigen's
+// vectorized sum or a plain loop.
 #include "reduction_rows.h"
 
 #include <cstdio>
@@ -60,8 +60,8 @@ void reduction_rows(int reps, const ag::Tensor& x, std::vector<float>& y, int it
     char w[112];
     std::snprintf(w, sizeof w, "W3 row variances reduce_mean(square(x - mean), {1}), %lldx%lld float32",
                   static_cast<long long>(rows), static_cast<long long>(cols));
-    jit_rows(w, bench::row_variances, ag::reshape(ag::slice(x, {0}, {rows * cols}), {rows, cols}), rows * cols, t_eigen, "Eigen's", iters,
-             reps);
+    const ag::Tensor m = ag::reshape(ag::slice(x, {0}, {rows * cols}), {rows, cols});
+    jit_rows(w, bench::row_variances, m, rows * cols, t_eigen, "Eigen's", iters, reps);
     row(w, "Eigen, row by row: (row - row.mean()).square().mean() (preallocated output)", t_eigen);
   }
   if (n < (1 << 24)) return;

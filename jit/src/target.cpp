@@ -7,7 +7,6 @@
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/X86TargetParser.h>
 
-#include <algorithm>
 #include <cstdlib>
 #include <string>
 

@@ -142,7 +142,8 @@ TEST_F(SplitCompile, ALargeEntryMovesItsLoopNestsToTheSecondModule) {
 TEST_F(SplitCompile, AMidSizeEntrysStagedLoopGivesItsInnerNestsToTheSecondModule) {
   const Threads threads(2);
   const Tensor h = ag::random_uniform({8, 16}, ag::float32, -1, 1, 31), c = ag::random_uniform({8, 16}, ag::float32, -1, 1, 32);
-  const Tensor w = ag::random_uniform({8, 16}, ag::float32, -0.8, 0.8, 33), u = ag::random_uniform({8, 16}, ag::float32, -0.8, 0.8, 34);
+  const Tensor w = ag::random_uniform({8, 16}, ag::float32, -0.8, 0.8, 33);
+  const Tensor u = ag::random_uniform({8, 16}, ag::float32, -0.8, 0.8, 34);
   const Tensor steps = ag::constant(int32_t{5});
   const SplitCounts before = counts();
   agtest::expect_three_way("recurrent cell", recurrent_cell, {.rtol = 1e-4, .atol = 1e-5}, h, c, w, u, steps);
