@@ -1,7 +1,7 @@
 // W3's reduction rows: a full reduction (fixed 128K-element chunks over the pool), row variances
-// written as one expression (each row in a register, long rows and short) and column sums (fixed
-// blocks of rows with partial rows; lower_reduce.cpp), each on 1 and 2 threads next to Eigen's
-// vectorized sum or a plain loop.
+// written as one expression (each row in a register, long rows and short; rows shorter than two
+// vectors folded in groups) and column sums (fixed blocks of rows with partial rows;
+// lower_reduce.cpp), each on 1 and 2 threads next to Eigen's vectorized sum or a plain loop.
 #include "reduction_rows.h"
 
 #include <cstdio>
@@ -52,9 +52,11 @@ void reduction_rows(int reps, const ag::Tensor& x, std::vector<float>& y, int it
     row(w, "plain loop, summed in order", t_plain);
   }
   // Row variances as one expression: the operand reads each row's mean repeated along the row;
-  // each row accumulates in a register (lower_reduce.cpp, long_rows). Rows of 256, and of 48
-  // (3 AVX-512 vectors, 6 AVX2 ones: short rows with a row constant).
-  for (const int64_t cols : {int64_t{256}, int64_t{48}}) {
+  // each row accumulates in a register (lower_reduce.cpp, long_rows). Rows of 256, of 48 (3
+  // AVX-512 vectors, 6 AVX2 ones: short rows with a row constant), and of 12 (3/4 of an AVX-512
+  // vector, 1.5 AVX2 ones: groups of rows folded in registers, the last vector of each row read
+  // under a mask; Emitter::row_vectors).
+  for (const int64_t cols : {int64_t{256}, int64_t{48}, int64_t{12}}) {
     const int64_t rows = n / cols;
     const double t_eigen = time_ns([&] { bench::row_variances_eigen(px, y.data(), rows, cols); keep(y[0]); }, iters, reps);
     char w[112];

@@ -4,7 +4,8 @@
 // (Emitter::row_vectors; a max or min on ordered integer keys). Three-way for sums, means,
 // products, maxima and minima of both float dtypes, every row count around a group's
 // (the rows after the last whole group are reduced one by one), unknown row counts, special
-// values, the pool's split, under a tape; the vector form checked in the IR. Long rows (at least 4
+// values, the pool's split, under a tape; the vector form checked in the IR. Rows that end in a
+// partial vector (12 or 20 floats on AVX-512) read it under a mask. Long rows (at least 3
 // vectors) of any reduction accumulate each row in a register (lower_reduce.cpp, the row form):
 // a variance or a log-sum-exp written as one expression, whose fused operand reads a row's mean
 // or max repeated along the row; integer sums and any/all alike.
@@ -22,16 +23,54 @@ const agtest::Tol kTol{.rtol = 1e-5, .atol = 1e-5};
 
 // The IR has the vector form: the tree's shuffles (rows.kept, rows.moved) or, for the rows after
 // the last whole group, the halving of one row's vector (rows.low, rows.high).
-bool has_row_vectors(auto& f, const auto&... args) {
-  const std::string ir = f.get_concrete_function(args...).llvm_ir(false);
+bool has_row_vectors_in(const std::string& ir) {
   return ir.find("%rows.kept") != std::string::npos || ir.find("%rows.low") != std::string::npos;
 }
+bool has_row_vectors(auto& f, const auto&... args) { return has_row_vectors_in(f.get_concrete_function(args...).llvm_ir(false)); }
 
-// Whether rows of `bytes` take the vector form here: one or two whole vectors (Emitter::
-// kMaxRowVectors), on the x86-64 level the tests run at.
-bool row_form_fits(int64_t bytes) {
+// Whether rows of `bytes` take the vector form here, on the x86-64 level the tests run at: at
+// most two vectors (Emitter::kMaxRowVectors), whole, or ending in a partial one read under a
+// mask (Emitter::row_tail_fits: over half a vector on AVX-512, over one on AVX2, and at least
+// 2^15 `elements` in all when their number is known).
+bool row_form_fits(int64_t bytes, int64_t elements = -1) {
   const int64_t vector = agtest::jit_vector_bytes();
-  return bytes % vector == 0 && bytes <= 2 * vector;
+  if (bytes > 2 * vector) return false;
+  if (bytes % vector == 0) return true;
+  if (elements >= 0 && elements < (1 << 15)) return false;
+  return vector == 64 ? bytes > vector / 2 : vector == 32 && bytes > vector;
+}
+
+// The IR reads a row's last, partial vector under a mask.
+bool reads_a_partial_row_vector_in(const std::string& ir) {
+  return ir.find("%rows.tail") != std::string::npos && ir.find("@llvm.masked.load") != std::string::npos;
+}
+bool reads_a_partial_row_vector(auto& f, const auto&... args) {
+  return reads_a_partial_row_vector_in(f.get_concrete_function(args...).llvm_ir(false));
+}
+
+// A softmax's squared error and its gradient, eager == interpreter == JIT with the tape inside
+// the trace, eager == compiled with the tape outside (the Function's own gradient). Returns the
+// IR of the Function with the tape inside.
+std::string expect_softmax_gradient_both_ways(const Tensor& logits, const Tensor& target, const std::string& tag) {
+  auto loss = [](Tensor z, Tensor y) {
+    Tensor e = ag::exp(z - ag::reduce_max(z, {1}, true));
+    return ag::reduce_sum(ag::square(e / ag::reduce_sum(e, {1}, true) - y));
+  };
+  auto inside = [&](Tensor z, Tensor y) {
+    ag::GradientTape tape;
+    tape.watch(z);
+    return tape.gradient(loss(z, y), z);
+  };
+  agtest::expect_three_way(tag + " gradient, tape inside", inside, kTol, logits, target);
+  auto staged = ag::function(loss);
+  ag::GradientTape eager_tape, staged_tape;
+  eager_tape.watch(logits);
+  staged_tape.watch(logits);
+  const Tensor eager = eager_tape.gradient(loss(logits, target), logits);
+  const Tensor compiled = staged_tape.gradient(staged(logits, target), logits);
+  agtest::expect_same(eager, compiled, kTol, tag + " gradient, tape outside");
+  auto jit = ag::function(inside);
+  return jit.get_concrete_function(logits, target).llvm_ir(false);
 }
 
 TEST(JitRowReductions, SumsMeansProductsAndExtremesOfEveryRowCount) {
@@ -124,29 +163,12 @@ TEST(JitRowReductions, LargeOperandsSplitByGroupsOfRowsOnTwoThreads) {
 TEST(JitRowReductions, ASoftmaxAndItsGradientUnderATapeInsideTheTraceAndOutside) {
   const Tensor logits = sample(ag::float32, {50, 16}, 6, Values::Moderate);
   const Tensor target = sample(ag::float32, {50, 16}, 7, Values::Moderate);
-  auto loss = [](Tensor z, Tensor y) {
-    Tensor e = ag::exp(z - ag::reduce_max(z, {1}, true));
-    return ag::reduce_sum(ag::square(e / ag::reduce_sum(e, {1}, true) - y));
-  };
-  auto inside = [&](Tensor z, Tensor y) {
-    ag::GradientTape tape;
-    tape.watch(z);
-    return tape.gradient(loss(z, y), z);
-  };
-  agtest::expect_three_way("softmax gradient, tape inside", inside, kTol, logits, target);
-  auto jit = ag::function(inside);
-  EXPECT_EQ(has_row_vectors(jit, logits, target), row_form_fits(16 * 4));
-  auto staged = ag::function(loss);
-  ag::GradientTape eager_tape, staged_tape;
-  eager_tape.watch(logits);
-  staged_tape.watch(logits);
-  const Tensor eager = eager_tape.gradient(loss(logits, target), logits);
-  const Tensor compiled = staged_tape.gradient(staged(logits, target), logits);
-  agtest::expect_same(eager, compiled, kTol, "softmax gradient, tape outside");
+  EXPECT_EQ(has_row_vectors_in(expect_softmax_gradient_both_ways(logits, target, "softmax")), row_form_fits(16 * 4));
 }
 
-TEST(JitRowReductions, InsideANestedFunctionInAStagedLoop) {
-  // A row-normalizing Function called from another one's staged loop: inlined into its trace.
+// A row-normalizing Function called from another one's staged loop (inlined into its trace),
+// eager == interpreter == JIT; returns the outer Function's IR.
+std::string expect_normalizing_in_a_staged_loop(const Tensor& x, const std::string& tag) {
   auto normalize = ag::function([](Tensor t) { return t / ag::reduce_sum(ag::abs(t), {1}, true); });
   auto outer = [&](Tensor t, Tensor n) {
     Tensor i = 0;
@@ -158,18 +180,78 @@ TEST(JitRowReductions, InsideANestedFunctionInAStagedLoop) {
                    ag::state(t, i), {"t", "i"}, AG_SOURCE_LOC("row_reductions_test.cpp", 150));
     return t;
   };
-  const Tensor x = sample(ag::float32, {67, 16}, 9, Values::Moderate);
-  agtest::expect_three_way("nested, staged", outer, kTol, x, ag::constant(int32_t{4}));
+  agtest::expect_three_way(tag, outer, kTol, x, ag::constant(int32_t{4}));
   auto jit = ag::function(outer);
-  EXPECT_EQ(has_row_vectors(jit, x, ag::constant(int32_t{4})), row_form_fits(16 * 4));
+  return jit.get_concrete_function(x, ag::constant(int32_t{4})).llvm_ir(false);
 }
 
-TEST(JitRowReductions, RowsThatAreNotWholeVectorsKeepTheScalarWalk) {
-  const Tensor x = sample(ag::float32, {100, 13}, 8, Values::Moderate);
-  auto f = [](Tensor t) { return ag::reduce_sum(t, {1}); };
-  agtest::expect_three_way("13 columns", f, kTol, x);
+TEST(JitRowReductions, InsideANestedFunctionInAStagedLoop) {
+  const Tensor x = sample(ag::float32, {67, 16}, 9, Values::Moderate);
+  EXPECT_EQ(has_row_vectors_in(expect_normalizing_in_a_staged_loop(x, "nested, staged")), row_form_fits(16 * 4));
+}
+
+// Rows that are not whole vectors: their last vector read under a mask (its other lanes the
+// reduction's initial value) where masked loads are cheap, the row long enough and the operand
+// large enough; shorter rows, small operands (17 rows) and rows of three vectors or more keep
+// the memory form. Widths are in vectors of this machine's JIT; rows of 9 to 15 floats in
+// memory were 1.2-1.9x slower than a plain loop.
+TEST(JitRowReductions, RowsEndingInAPartialVectorReadItUnderAMask) {
+  const int64_t float_lanes = agtest::jit_vector_bytes() / 4;
+  for (ag::DType d : {ag::float32, ag::float64}) {
+    const int64_t lanes = float_lanes / (d == ag::float64 ? 2 : 1);
+    for (int64_t width : {lanes / 2 + 1, 3 * lanes / 4, lanes - 1, lanes + 1, 3 * lanes / 2, 2 * lanes - 1, lanes / 2, 2 * lanes + 1}) {
+      if (width < 2 || width % lanes == 0) continue;
+      for (int64_t rows : {1, 17, 7001}) {
+        const Tensor x = ag::cast(sample(ag::float32, {rows, width}, 21, Values::Moderate), d);
+        const Tensor p = ag::cast(sample(ag::float32, {1, width}, 22, Values::Moderate), d);
+        const std::string tag = std::string(ag::dtype_name(d)) + " " + std::to_string(rows) + " x " + std::to_string(width);
+        auto reductions = [](Tensor v, Tensor q) {
+          return std::make_tuple(ag::reduce_sum(v * q, {1}), ag::reduce_mean(ag::exp(v * 0.1), {1}, true),
+                                 ag::reduce_prod(v * 0.01 + 1.0, {1}), ag::reduce_max(v - q, {1}), ag::reduce_min(v, {1}, true));
+        };
+        agtest::expect_three_way("partial row vectors, " + tag, reductions, {.rtol = 1e-5, .atol = 1e-4}, x, p);
+        if (rows == 1) continue;  // one row is a 1-D walk, a full reduction
+        auto sum_only = ag::function([](Tensor v, Tensor q) { return ag::reduce_sum(v * q, {1}); });
+        auto max_only = ag::function([](Tensor v, Tensor q) { return ag::reduce_max(v - q, {1}); });
+        const bool fits = row_form_fits(width * static_cast<int64_t>(ag::dtype_size(d)), rows * width);
+        EXPECT_EQ(has_row_vectors(sum_only, x, p), fits) << tag;
+        EXPECT_EQ(reads_a_partial_row_vector(sum_only, x, p), fits) << tag;
+        EXPECT_EQ(reads_a_partial_row_vector(max_only, x, p), fits) << tag;
+      }
+    }
+  }
+}
+
+// The lanes past a row's end are masked off: the next row's first element (huge) never reaches
+// a row's sum, maximum or product; NaN, infinities and -0 in a row's last element stay there.
+TEST(JitRowReductions, APartialVectorsMaskedLanesTakeNothingFromTheNextRow) {
+  const int64_t width = 3 * agtest::jit_vector_bytes() / 4 / 4 + 1;  // floats: 13 on AVX-512
+  const int64_t rows = 3001;
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  std::vector<float> v(static_cast<size_t>(rows * width), 0.5f);
+  for (int64_t r = 0; r < rows; ++r) v[static_cast<size_t>(r * width)] = 1e30f;  // each row's first element
+  v[static_cast<size_t>(6 * width - 1)] = nan;   // row 5's last
+  v[static_cast<size_t>(8 * width - 1)] = inf;   // row 7's last
+  v[static_cast<size_t>(9 * width - 1)] = -inf;  // row 8's last
+  for (int64_t j = 0; j < width; ++j) v[static_cast<size_t>(20 * width + j)] = -0.0f;  // row 20: only -0
+  const Tensor x = ag::constant(v, {rows, width});
+  auto f = [](Tensor t) {
+    Tensor tail = ag::slice(t, {0, 1}, {-1, -1});  // without the huge first element
+    return std::make_tuple(ag::reduce_sum(tail, {1}), ag::reduce_max(tail, {1}), ag::reduce_min(tail, {1}), ag::reduce_prod(tail, {1}));
+  };
+  agtest::expect_three_way("masked lanes", f, {}, x);
   auto jit = ag::function(f);
-  EXPECT_FALSE(has_row_vectors(jit, x));
+  const auto [sum_t, max_t, min_t, prod_t] = jit(x);
+  const std::vector<float> sums = sum_t.to_vector<float>(), maxima = max_t.to_vector<float>(), minima = min_t.to_vector<float>();
+  EXPECT_FLOAT_EQ(sums[0], 0.5f * static_cast<float>(width - 1));
+  EXPECT_EQ(maxima[0], 0.5f);
+  EXPECT_TRUE(std::isnan(sums[5]) && std::isnan(maxima[5]) && std::isnan(minima[5]));
+  EXPECT_EQ(maxima[7], inf);
+  EXPECT_EQ(minima[8], -inf);
+  EXPECT_TRUE(maxima[20] == 0.0f && std::signbit(maxima[20]));
+  EXPECT_EQ(maxima[rows - 1], 0.5f);
+  auto sum_jit = ag::function([](Tensor t) { return ag::reduce_sum(ag::slice(t, {0, 1}, {-1, -1}), {1}); });
+  EXPECT_EQ(reads_a_partial_row_vector(sum_jit, x), row_form_fits((width - 1) * 4, rows * (width - 1)));
 }
 
 // The row form: each row's sum in a register (a phi named acc in the IR before optimization),
@@ -236,8 +318,10 @@ void expect_row_statistic_in_compositions(Statistic statistic, const Tensor& x, 
 
 // Short rows with a row constant inside the reduction (the row's mean subtracted in its sum, a
 // log-sum-exp's max) take the row form too: in memory they were 5-7x slower for rows of 12 to
-// 56 floats on AVX-512 (3 vectors, 1.25, 1.5, 0.75 of one). A plain reduction over such rows
-// keeps the memory form. Widths are in vectors of this machine's JIT (x86-64-v2, v3 or v4).
+// 56 floats on AVX-512 (3 vectors, 1.25, 1.5, 0.75 of one); those of at most two vectors take
+// the row vectors where they fit (a partial one under a mask), faster still. A plain reduction
+// over such rows never takes the row form. Widths are in vectors of this machine's JIT
+// (x86-64-v2, v3 or v4).
 TEST(JitRowReductions, ShortRowsWithARowConstantAccumulateInRegisters) {
   auto variance = [](Tensor t) { return ag::reduce_mean(ag::square(t - ag::reduce_mean(t, {1}, true)), {1}); };
   auto log_sum_exp = [](Tensor t) {
@@ -255,11 +339,13 @@ TEST(JitRowReductions, ShortRowsWithARowConstantAccumulateInRegisters) {
       agtest::expect_three_way("variance " + tag, variance, kTol, x);
       agtest::expect_three_way("log-sum-exp " + tag, log_sum_exp, kTol, x);
       auto jit = ag::function(variance);
-      EXPECT_TRUE(accumulates_rows_in_registers(jit, x)) << tag;
+      const bool row_vectors = row_form_fits(width * static_cast<int64_t>(ag::dtype_size(d)), 173 * width);
+      EXPECT_TRUE(row_vectors ? has_row_vectors(jit, x) : accumulates_rows_in_registers(jit, x)) << tag;
       if (width < 4 * lanes) {
         agtest::expect_three_way("sum of squares " + tag, sum_of_squares, kTol, x);
         auto plain = ag::function(sum_of_squares);
         EXPECT_FALSE(accumulates_rows_in_registers(plain, x)) << tag;
+        EXPECT_EQ(has_row_vectors(plain, x), row_vectors) << tag;
       }
     }
   }
@@ -295,6 +381,39 @@ TEST(JitRowReductions, LongRowsOnTwoThreadsUnderATapeAndInAStagedLoop) {
   const Tensor compiled = staged_tape.gradient(outer(small), small);
   agtest::expect_same(eager, compiled, {.rtol = 1e-4, .atol = 1e-4}, "variance gradient, tape outside, nested Function");
   EXPECT_GE(outer.stats().compiles + outer.stats().disk_hits, 1);
+}
+
+// A softmax over ten classes (an MNIST classifier's, a batch of 4000), its gradient under a tape
+// inside the trace and outside, a variance over partial rows in compositions, a nested Function
+// in a staged loop, and a large operand split over two threads.
+TEST(JitRowReductions, PartialRowVectorsInCompositions) {
+  const Tensor logits = sample(ag::float32, {4000, 10}, 23, Values::Moderate);
+  const Tensor target = sample(ag::float32, {4000, 10}, 24, Values::Moderate);
+  const std::string ir = expect_softmax_gradient_both_ways(logits, target, "ten-class softmax");
+  EXPECT_EQ(reads_a_partial_row_vector_in(ir), row_form_fits(10 * 4, 4000 * 10));
+
+  const int64_t width = 3 * agtest::jit_vector_bytes() / 2 / 4 - 1;  // floats: 23 on AVX-512
+  auto variance = [](Tensor t) { return ag::reduce_mean(ag::square(t - ag::reduce_mean(t, {1}, true)), {1}); };
+  const Tensor rows = sample(ag::float32, {1500, width}, 25, Values::Moderate);
+  expect_row_statistic_in_compositions(ag::function(variance), rows, "a nested Function's variance, partial rows");
+  auto variance_jit = ag::function(variance);
+  EXPECT_EQ(reads_a_partial_row_vector(variance_jit, rows), row_form_fits(width * 4, 1500 * width));
+
+  const Tensor x = sample(ag::float32, {1500, width}, 26, Values::Moderate);
+  EXPECT_EQ(reads_a_partial_row_vector_in(expect_normalizing_in_a_staged_loop(x, "nested, staged, partial rows")),
+            row_form_fits(width * 4, 1500 * width));
+
+  const Tensor large = sample(ag::float32, {30000, width}, 27, Values::Moderate);
+  auto mean_square = [](Tensor t) { return ag::reduce_mean(ag::square(t), {1}); };
+  for (int threads : {1, 2}) {
+    const ag::detail::ScopedNumThreads scoped(threads);
+    agtest::expect_three_way("large, partial rows, " + std::to_string(threads) + " threads", mean_square, kTol, large);
+  }
+  auto large_jit = ag::function(mean_square);
+  if (row_form_fits(width * 4, 30000 * width)) {  // the row vectors' groups of rows split over the pool
+    EXPECT_TRUE(reads_a_partial_row_vector(large_jit, large));
+    EXPECT_TRUE(agtest::ir_calls(large_jit.get_concrete_function(large).llvm_ir(true), "agc_rt_parallel_for"));
+  }
 }
 
 }  // namespace

@@ -185,8 +185,9 @@ class Emitter : public Codegen {
   static constexpr int64_t kMaxColumnVectors = 8, kMaxRowVectors = 2;
   using Combine = std::function<llvm::Value*(llvm::Value*, llvm::Value*)>;
   // The vector of elements [block * lanes, (block + 1) * lanes) of row `row` of a reduction's
-  // operand (lanes: the target's register of its dtype).
-  using RowBlock = std::function<llvm::Value*(llvm::Value* row, llvm::Value* block)>;
+  // operand (lanes: the target's register of its dtype); with a `mask`, only its lanes are read
+  // (a row's last, partial block; the other lanes hold anything).
+  using RowBlock = std::function<llvm::Value*(llvm::Value* row, llvm::Value* block, llvm::Value* mask)>;
   // x's RowBlock in its walk [R, C] (the walk's inner dim read contiguously or broadcast).
   RowBlock walk_blocks(Scope& s, ValueId x, const Walk& w, DType d);
   // Column reductions: whether x's walk [R, C] into `acc_view` (rows reduced, columns kept and
@@ -202,16 +203,27 @@ class Emitter : public Codegen {
   void column_vectors(DType d, int64_t blocks, llvm::Value* init, const Combine& combine, const RowBlock& element,
                       llvm::Value* first, llvm::Value* count, llvm::Value* out, int64_t chains);
   // Row reductions: whether x's walk [R, C] into `acc_view` (columns reduced, rows kept and
-  // contiguous) fits: C a static multiple of the vector width, at most kMaxRowVectors of them,
-  // x's expression vectorizable.
+  // contiguous) fits: C static, at most kMaxRowVectors vectors, x's expression vectorizable; C a
+  // multiple of the vector width, or (with masked loads: row_tail_fits) ending in a partial one.
   bool row_vectors_fit(Scope& s, ValueId x, const Walk& w, const LVal& acc_view, DType d);
-  // out[r] = init combined with row r's elements, for r in [0, rows) (rows of `blocks` vectors):
-  // each group of `lanes` rows folded into one vector and stored whole; the order of a row's
-  // terms is a tree's (for float sums and products, which may be reassociated, and for
-  // operations whose order does not matter).
+  // Whether `rows` (-1: unknown) rows of `columns` elements of `d`, not a multiple of the vector
+  // width, may end in a masked partial vector (a masked load: a plain instruction on AVX-512,
+  // vmaskmov on AVX2): on AVX-512 a row over half a vector long, on AVX2 over a vector. Shorter
+  // rows stay in memory, where LLVM vectorizes them across rows: the masked form measured slower
+  // there (a max of exp over rows of 5-7 floats on AVX2, a sum of squares over rows of 2-6 floats
+  // on AVX-512). So do fewer than kMinPartialRowElements elements in all: a group of rows is
+  // straight code, and an MLP's softmax over [64, 10] grew its train step's code by a third
+  // (compile time) to save well under a microsecond per call.
+  bool row_tail_fits(int64_t rows, int64_t columns, DType d) const;
+  static constexpr int64_t kMinPartialRowElements = 1 << 15;
+  // out[r] = init combined with row r's elements, for r in [0, rows) (rows of `blocks` vectors,
+  // the last holding only `tail` elements when tail > 0: read under a mask, its other lanes
+  // replaced by init): each group of `lanes` rows folded into one vector and stored whole; the
+  // order of a row's terms is a tree's (for float sums and products, which may be reassociated,
+  // and for operations whose order does not matter).
   // `finish` (if given) turns each result (a vector of a group's, a row's scalar) into what is
   // stored: a keyed max's float.
-  void row_vectors(DType d, int64_t blocks, llvm::Value* rows, llvm::Value* init, const Combine& combine,
+  void row_vectors(DType d, int64_t blocks, int64_t tail, llvm::Value* rows, llvm::Value* init, const Combine& combine,
                    const RowBlock& element, llvm::Value* out,
                    const std::function<llvm::Value*(llvm::Value*)>& finish = nullptr);
   // A matrix-vector product (2-D, one side of size 1) whose other short side is static, as one

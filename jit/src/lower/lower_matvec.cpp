@@ -66,7 +66,7 @@ bool Emitter::lower_matvec(Scope& s, uint32_t i, const LVal& a, const LVal& bm, 
   };
   // The matrix's row `row`, block `blk`, times the vector's matching elements: its block (rows)
   // or its element `row` (columns).
-  const RowBlock element = [&](llvm::Value* row, llvm::Value* blk) {
+  const RowBlock element = [&](llvm::Value* row, llvm::Value* blk, llvm::Value*) {  // whole blocks: no mask
     llvm::Value* first = b_.CreateMul(blk, i64(lanes));
     llvm::Value* at = b_.CreateAdd(b_.CreateMul(row, i64(width)), first);
     llvm::Value* factor = rows ? load_vector(vector->ptr, first)
@@ -74,7 +74,7 @@ bool Emitter::lower_matvec(Scope& s, uint32_t i, const LVal& a, const LVal& bm, 
     return contracted(b_.CreateFMul(load_vector(matrix->ptr, at), factor));
   };
   llvm::Value* zero = constant(d, 0, 0);
-  if (rows) row_vectors(d, blocks, matrix->dims[0], zero, add, element, c);
+  if (rows) row_vectors(d, blocks, /*tail=*/0, matrix->dims[0], zero, add, element, c);
   else column_vectors(d, blocks, zero, add, element, i64(0), matrix->dims[0], c, std::max<int64_t>(1, kChains / blocks));
   return true;
 }

@@ -119,20 +119,24 @@ class ReductionLowering : NodeLowering {
       // Short rows: each group of rows folded in vector registers, every output stored once; a
       // float max or min on ordered keys, turned back into floats before the store.
       const int64_t lanes = e_.vector_width() / static_cast<int64_t>(dtype_size(d_));
-      const int64_t blocks = llvm::cast<llvm::ConstantInt>(w.dims[1])->getSExtValue() / lanes;
+      const int64_t columns = llvm::cast<llvm::ConstantInt>(w.dims[1])->getSExtValue();
+      const int64_t blocks = (columns + lanes - 1) / lanes, tail = columns % lanes;
       if (keyed()) {
         const bool is_max = n_.op == OpKind::ReduceMax;
         const Emitter::RowBlock blocks_of = e_.walk_blocks(s_, x_, w, d_);
-        e_.row_vectors(d_, blocks, w.dims[0], ordered_key(b_, init_, is_max),
+        e_.row_vectors(d_, blocks, tail, w.dims[0], ordered_key(b_, init_, is_max),
                        [&](llvm::Value* a, llvm::Value* v) {
                          return b_.CreateIntrinsic(is_max ? llvm::Intrinsic::smax : llvm::Intrinsic::smin, {a->getType()}, {a, v});
                        },
-                       [&](llvm::Value* r, llvm::Value* blk) { return ordered_key(b_, blocks_of(r, blk), is_max); }, acc_,
+                       [&](llvm::Value* r, llvm::Value* blk, llvm::Value* mask) {
+                         return ordered_key(b_, blocks_of(r, blk, mask), is_max);
+                       },
+                       acc_,
                        [&](llvm::Value* key) {
                          return from_ordered_key(b_, key, key->getType()->getWithNewType(init_->getType()), is_max);
                        });
       } else {
-        e_.row_vectors(d_, blocks, w.dims[0], init_, [&](llvm::Value* a, llvm::Value* v) { return combine(a, v); },
+        e_.row_vectors(d_, blocks, tail, w.dims[0], init_, [&](llvm::Value* a, llvm::Value* v) { return combine(a, v); },
                        e_.walk_blocks(s_, x_, w, d_), acc_);
       }
     } else {

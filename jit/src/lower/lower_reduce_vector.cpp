@@ -44,9 +44,9 @@ std::vector<size_t> tree_leaf_of_lane(unsigned lanes) {
 
 Emitter::RowBlock Emitter::walk_blocks(Scope& s, ValueId x, const Walk& w, DType d) {
   const unsigned lanes = static_cast<unsigned>(vector_bytes_ / static_cast<int64_t>(dtype_size(d)));
-  return [this, &s, x, &w, lanes](llvm::Value* row, llvm::Value* block) {
+  return [this, &s, x, &w, lanes](llvm::Value* row, llvm::Value* block, llvm::Value* mask) {
     std::vector<std::pair<const LVal*, llvm::Value*>> loaded;  // per block: its own elements
-    return eval_vector(s, x, w, {row}, b_.CreateMul(block, i64(lanes)), lanes, nullptr, loaded);
+    return eval_vector(s, x, w, {row}, b_.CreateMul(block, i64(lanes)), lanes, mask, loaded);
   };
 }
 
@@ -82,7 +82,7 @@ void Emitter::column_vectors(DType d, int64_t blocks, llvm::Value* init, const C
     for (int64_t c = 0; c < sets; ++c)
       for (size_t blk = 0; blk < nb; ++blk) {
         llvm::Value*& sum = sums[static_cast<size_t>(c) * nb + blk];
-        sum = combine(sum, element(b_.CreateAdd(row0, i64(c)), i64(static_cast<int64_t>(blk))));
+        sum = combine(sum, element(b_.CreateAdd(row0, i64(c)), i64(static_cast<int64_t>(blk)), nullptr));
       }
     return sums;
   };
@@ -119,22 +119,45 @@ bool Emitter::row_vectors_fit(Scope& s, ValueId x, const Walk& w, const LVal& ac
   if (!inner_dims_contiguous(w, [&](llvm::Value* v, int64_t c) { return is_const(v, c); })) return false;
   const auto* row = llvm::dyn_cast<llvm::ConstantInt>(w.dims[1]);
   const int64_t lanes = vector_bytes_ / static_cast<int64_t>(dtype_size(d));
-  return row && lanes >= 2 && row->getSExtValue() % lanes == 0 && row->getSExtValue() / lanes <= kMaxRowVectors &&
-         vectorizable(s, x, d);
+  if (!row || lanes < 2) return false;
+  const int64_t columns = row->getSExtValue();
+  const auto* rows = llvm::dyn_cast<llvm::ConstantInt>(w.dims[0]);
+  const bool fits = columns % lanes == 0 || row_tail_fits(rows ? rows->getSExtValue() : -1, columns, d);
+  return fits && (columns + lanes - 1) / lanes <= kMaxRowVectors && vectorizable(s, x, d);
 }
 
-void Emitter::row_vectors(DType d, int64_t blocks, llvm::Value* rows, llvm::Value* init, const Combine& combine,
+bool Emitter::row_tail_fits(int64_t rows, int64_t columns, DType d) const {
+  const int64_t lanes = vector_bytes_ / static_cast<int64_t>(dtype_size(d));
+  if (rows >= 0 && rows * columns < kMinPartialRowElements) return false;
+  if (vector_bytes_ == 64) return columns > lanes / 2;
+  return vector_bytes_ == 32 && columns > lanes;
+}
+
+void Emitter::row_vectors(DType d, int64_t blocks, int64_t tail, llvm::Value* rows, llvm::Value* init, const Combine& combine,
                           const RowBlock& element, llvm::Value* out, const std::function<llvm::Value*(llvm::Value*)>& finish) {
   const unsigned lanes = static_cast<unsigned>(vector_bytes_ / static_cast<int64_t>(dtype_size(d)));
   auto result = [&](llvm::Value* v) { return finish ? finish(v) : v; };
   const bool was = emitting_vectors_;
   emitting_vectors_ = true;
+  // The partial block's lanes: its `tail` elements read, init in the others (so that the tree
+  // combines nothing that is not the row's).
+  llvm::Value* tail_mask = nullptr;
+  if (tail > 0) {
+    std::vector<llvm::Constant*> lane_in;
+    for (unsigned l = 0; l < lanes; ++l) lane_in.push_back(b_.getInt1(l < static_cast<unsigned>(tail)));
+    tail_mask = llvm::ConstantVector::get(lane_in);
+  }
+  llvm::Value* splat_init = b_.CreateVectorSplat(lanes, init);
+  auto block_of = [&](llvm::Value* r, int64_t blk) {
+    if (!tail_mask || blk + 1 < blocks) return element(r, i64(blk), nullptr);
+    return b_.CreateSelect(tail_mask, element(r, i64(blk), tail_mask), splat_init, "rows.tail");
+  };
   // Rows' blocks combined into one vector each (lane j: the row's elements j, j + lanes, ...).
   auto row_vectors_of = [&](const std::vector<llvm::Value*>& row) {
     std::vector<llvm::Value*> v;
-    for (llvm::Value* r : row) v.push_back(element(r, i64(0)));
+    for (llvm::Value* r : row) v.push_back(block_of(r, 0));
     for (int64_t blk = 1; blk < blocks; ++blk)
-      for (size_t k = 0; k < row.size(); ++k) v[k] = combine(v[k], element(row[k], i64(blk)));
+      for (size_t k = 0; k < row.size(); ++k) v[k] = combine(v[k], block_of(row[k], blk));
     return v;
   };
   // Folds a and b over groups of g lanes: lanes i % g < g/2 get a's elements i and i + g/2
@@ -150,7 +173,6 @@ void Emitter::row_vectors(DType d, int64_t blocks, llvm::Value* rows, llvm::Valu
   };
   const std::vector<size_t> leaf_of_lane = tree_leaf_of_lane(lanes);
   llvm::Value* groups = b_.CreateUDiv(rows, i64(lanes));
-  llvm::Value* splat_init = b_.CreateVectorSplat(lanes, init);
   parallel_loop_nest({groups}, {out}, [&](const std::vector<llvm::Value*>& idx) {
     llvm::Value* row0 = b_.CreateMul(idx[0], i64(lanes));
     std::vector<llvm::Value*> row(lanes), level(lanes);
