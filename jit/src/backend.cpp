@@ -30,6 +30,9 @@ class JitExecutable final : public CompiledExecutable {
   JitExecutable(std::shared_ptr<const Graph> graph, std::shared_ptr<Engine> engine, std::string name, const JitConfig& config)
       : CompiledExecutable(std::move(graph), config), engine_(std::move(engine)), name_(std::move(name)) {}
 
+  // A compile plans before it has the engine (JitBackend::compile); set before the code.
+  void set_engine(std::shared_ptr<Engine> engine) { engine_ = std::move(engine); }
+
   void set_handle(std::shared_ptr<CodeHandle> code, bool from_disk) {
     const EntryFn entry = code->entry();
     const bool uses_call_state = code->uses_call_state();
@@ -69,14 +72,19 @@ class JitExecutable final : public CompiledExecutable {
 
 void write_file(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
-// The compile's stages in a profile (ag/profiler.h): the engine and the plan as measured; the
-// IR, optimization, codegen and link laid end to end from their durations (CompileTimes).
-void profile_stages(const std::string& name, detail::ProfileClock::time_point t0, detail::ProfileClock::time_point engine,
-                    detail::ProfileClock::time_point planned, const CompileTimes& times, bool from_disk) {
-  detail::profile_event("compile", "jit: engine", t0, engine);
-  detail::profile_event("compile", fmt::format("jit: plan {} + key + disk lookup", name), engine, planned);
-  if (from_disk) return;
-  detail::ProfileClock::time_point at = planned;
+// The compile's stages in a profile (ag/profiler.h): the plan (with its key and disk lookup),
+// the wait for the engine and a disk hit's link as measured; the IR, optimization, codegen and
+// link laid end to end from their durations (CompileTimes).
+void profile_stages(const std::string& name, detail::ProfileClock::time_point t0, detail::ProfileClock::time_point planned,
+                    detail::ProfileClock::time_point engine, detail::ProfileClock::time_point loaded, const CompileTimes& times,
+                    bool from_disk) {
+  detail::profile_event("compile", fmt::format("jit: plan {} + key + disk lookup", name), t0, planned);
+  detail::profile_event("compile", "jit: engine", planned, engine);
+  if (from_disk) {
+    detail::profile_event("compile", "jit: link (disk cache hit)", engine, loaded);
+    return;
+  }
+  detail::ProfileClock::time_point at = engine;
   const std::pair<const char*, double> stages[] = {
       {"jit: LLVM IR", times.lower_ms}, {"jit: optimize", times.optimize_ms}, {"jit: codegen", times.codegen_ms},
       {"jit: link", times.link_ms}};
@@ -107,23 +115,34 @@ class JitBackend final : public CompilerBackend {
     // (docs/performance.md, "Measured decisions": settings first).
     const JitConfig config = JitConfig::from_environment();
     const int level = config.opt_level;
+    // The plan, its key and the disk cache's entry come before the engine, which the warm-up
+    // thread may still be creating in a new process: they overlap its creation (a disk hit's
+    // first call waited for the engine, then planned and read the file).
+    auto exe = std::make_unique<JitExecutable>(std::move(graph), nullptr, options.name.empty() ? "fn" : options.name, config);
+    const Program& program = exe->program();
+    auto key_for = [&](const std::string& target_id) {
+      return cache_key(*program.graph, target_id + "|" + config.key() + (program.rolled_loops ? "|rolled" : ""));
+    };
+    std::string target_id = Engine::target_id_for_environment();
+    CacheKey key = key_for(target_id);
+    DiskCache* disk = DiskCache::current();
+    std::optional<std::string> cached = disk ? disk->load(key) : std::nullopt;
+    const auto t_planned = Clock::now();
     std::shared_ptr<Engine> engine = this->engine();
     const auto t_engine = Clock::now();
-    auto exe = std::make_unique<JitExecutable>(std::move(graph), engine, options.name.empty() ? "fn" : options.name, config);
-    const Program& program = exe->program();
-    const CacheKey key = cache_key(*program.graph, engine->target_id() + "|" + config.key() +
-                                                       (program.rolled_loops ? "|rolled" : ""));
-    DiskCache* disk = DiskCache::current();
-    if (disk) {
-      if (std::optional<std::string> object = disk->load(key)) {
-        try {
-          exe->set_handle(engine->load_object(*object, options.name), /*from_disk=*/true);
-        } catch (const InternalError& e) {
-          disk->discard(key, e.what());
-        }
+    exe->set_engine(engine);
+    if (engine->target_id() != target_id) {  // AG_JIT_CPU changed after the engine was created
+      key = key_for(engine->target_id());
+      cached = disk ? disk->load(key) : std::nullopt;
+    }
+    if (cached) {
+      try {
+        exe->set_handle(engine->load_object(*cached, options.name), /*from_disk=*/true);
+      } catch (const InternalError& e) {
+        disk->discard(key, e.what());
       }
     }
-    const auto t_planned = Clock::now();
+    const auto t_loaded = Clock::now();
     CompileTimes times;
     std::string object;
     if (!exe->loaded_from_disk()) {
@@ -132,7 +151,7 @@ class JitBackend final : public CompilerBackend {
                       /*from_disk=*/false);
       if (disk) disk->store(key, object);
     }
-    if (detail::profiling()) profile_stages(options.name, t0, t_engine, t_planned, times, exe->loaded_from_disk());
+    if (detail::profiling()) profile_stages(options.name, t0, t_planned, t_engine, t_loaded, times, exe->loaded_from_disk());
     if (detail::log_enabled(detail::LogTopic::Compile)) {
       auto ms = [](Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
       const std::string kernels =
@@ -142,9 +161,9 @@ class JitBackend final : public CompilerBackend {
                                             times.kernels_in_parallel ? " on a second thread" : "", times.split_ms,
                                             times.kernels_optimize_ms, times.kernels_codegen_ms)
                               : "";
-      detail::log_line(fmt::format("agc: jit: {}: engine {:.2f} ms, plan + key + disk lookup {:.2f} ms, IR {:.2f} ms, "
+      detail::log_line(fmt::format("agc: jit: {}: plan + key + disk lookup {:.2f} ms, engine {:.2f} ms, IR {:.2f} ms, "
                                    "optimize {:.2f} ms, codegen {:.2f} ms{}, link {:.2f} ms (O{}{}, {} loop nests{}{}, {}){}",
-                                   options.name, ms(t0, t_engine), ms(t_engine, t_planned), times.lower_ms, times.optimize_ms,
+                                   options.name, ms(t0, t_planned), ms(t_planned, t_engine), times.lower_ms, times.optimize_ms,
                                    times.codegen_ms, kernels, times.link_ms, level, times.short_pipeline ? " short pipeline" : level == 2 ? " agc pipeline" : "",
                                    program.loop_nests, program.rolled_loops ? " rolled" : "",
                                    program.packed_operands

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <atomic>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -142,7 +143,11 @@ void DiskCache::store(const CacheKey& key, std::string_view object) {
   const std::string tmp = fmt::format("{}/.{}.{}.{}.{}.tmp", dir_, key.hex(), ::getpid(),
                                       std::hash<std::thread::id>{}(std::this_thread::get_id()), counter.fetch_add(1));
   {
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    // The directory removed while the process runs (a user clearing the cache): created again,
+    // and checked as at first, rather than no store succeeding until the process restarts.
+    if (fd < 0 && errno == ENOENT && trust_problem(dir_).empty())
+      fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0) return;  // a read-only or full cache only costs the next process a compile
     bool ok = ::write(fd, &h, sizeof h) == static_cast<ssize_t>(sizeof h) &&
               ::write(fd, object.data(), object.size()) == static_cast<ssize_t>(object.size());

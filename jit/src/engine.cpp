@@ -244,6 +244,8 @@ struct Engine::Impl {
   }
 };
 
+std::string Engine::target_id_for_environment() { return current_target_id(); }
+
 std::shared_ptr<Engine> Engine::get() {
   static std::mutex mu;
   static auto* current = new std::weak_ptr<Engine>;  // never destroyed: the background compiler may run at exit
@@ -306,10 +308,8 @@ Engine::Engine() : impl_(std::make_unique<Impl>()) {
   m.jtmb = std::make_unique<orc::JITTargetMachineBuilder>(jit_target_machine());
   m.jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Default);
   m.machines = std::make_shared<TargetMachinePool>(*m.jtmb);
-  std::string features;
-  for (const std::string& f : m.jtmb->getFeatures().getFeatures()) features += f + ",";
   m.vector_bytes = vector_bytes(*m.jtmb);
-  m.target_id = m.jtmb->getTargetTriple().str() + "|" + m.jtmb->getCPU() + "|" + features + "|llvm-" LLVM_VERSION_STRING;
+  m.target_id = target_id_of(*m.jtmb);
 
   orc::LLJITBuilder builder;
   builder.setJITTargetMachineBuilder(*m.jtmb);

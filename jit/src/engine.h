@@ -58,6 +58,10 @@ class Engine : public std::enable_shared_from_this<Engine> {
 
   // Triple, CPU name and features, LLVM version: part of every disk-cache key.
   const std::string& target_id() const;
+  // The target_id an engine created now would have (AG_JIT_CPU as set now), without creating
+  // one: a compile keys its disk-cache entry while the warm-up thread creates the engine.
+  // Throws as get() does for a bad AG_JIT_CPU.
+  static std::string target_id_for_environment();
   // The CPU the code is generated for (the host's name, or AG_JIT_CPU).
   const std::string& cpu() const;
   // Lowers, optimizes (at program.config.opt_level) and compiles `program`; with `object`, also returns its disk-

@@ -3,11 +3,14 @@
 
 #include <fmt/format.h>
 #include <llvm/ADT/SmallVector.h>
+#include <llvm/Config/llvm-config.h>
 #include <llvm/ADT/StringMap.h>
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/X86TargetParser.h>
 
 #include <cstdlib>
+#include <map>
+#include <mutex>
 #include <string>
 
 #include "ag/error.h"
@@ -50,6 +53,28 @@ llvm::orc::JITTargetMachineBuilder jit_target_machine() {
   llvm::orc::JITTargetMachineBuilder jtmb{llvm::Triple(llvm::sys::getProcessTriple())};
   jtmb.setCPU(cpu);  // no explicit features: exactly those the CPU name implies
   return jtmb;
+}
+
+std::string target_id_of(const llvm::orc::JITTargetMachineBuilder& target) {
+  std::string features;
+  for (const std::string& f : target.getFeatures().getFeatures()) features += f + ",";
+  return target.getTargetTriple().str() + "|" + target.getCPU() + "|" + features + "|llvm-" LLVM_VERSION_STRING;
+}
+
+const std::string& current_target_id() {
+  // Host detection costs a fraction of a millisecond: once per AG_JIT_CPU value. The map is never
+  // destroyed (compiles may run at exit) and never shrinks, so a returned reference stays valid.
+  static std::mutex mu;
+  static auto* known = new std::map<std::string, std::string>;
+  const char* env = std::getenv("AG_JIT_CPU");
+  const std::string cpu = env ? env : "";
+  {
+    std::lock_guard lock(mu);
+    if (auto it = known->find(cpu); it != known->end()) return it->second;
+  }
+  std::string id = target_id_of(jit_target_machine());
+  std::lock_guard lock(mu);
+  return known->emplace(cpu, std::move(id)).first->second;
 }
 
 int vector_bytes(const llvm::orc::JITTargetMachineBuilder& target) {

@@ -3,6 +3,8 @@
 
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 
+#include <string>
+
 namespace ag::jit {
 
 // AG_JIT_CPU unset, empty or "host": the host CPU with its detected features. Otherwise an
@@ -12,6 +14,11 @@ namespace ag::jit {
 // ag::Error for an unknown name, or for a CPU with features this one lacks (its code could
 // not run here).
 llvm::orc::JITTargetMachineBuilder jit_target_machine();
+
+// Triple, CPU name and features, LLVM version: the target's part of every disk-cache key.
+std::string target_id_of(const llvm::orc::JITTargetMachineBuilder& target);
+// target_id_of(jit_target_machine()) for AG_JIT_CPU as set now, computed once per value.
+const std::string& current_target_id();
 
 // The width in bytes of the widest vector registers of that target: 64 (AVX-512), 32 (AVX2) or
 // 16 (SSE), for the kernels agc splits into vectors itself (small matmuls).

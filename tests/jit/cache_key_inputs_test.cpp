@@ -1,6 +1,7 @@
 // The disk-cache key covers everything that changes generated code: each setting the JIT reads
 // while compiling (JitConfig), changed alone, misses the entry compiled without it and makes
 // one of its own; the op table and the ABI headers are among the files hashed into every key.
+// The target in the key is the engine's, which a compile reads before it has the engine.
 #include <filesystem>
 #include <string>
 
@@ -49,6 +50,34 @@ TEST(CacheKeyInputs, EachSettingMissesTheEntryCompiledWithoutIt) {
     EXPECT_EQ(compile_once(x), std::make_pair(int64_t{0}, int64_t{1})) << name << "=" << value << " has an entry of its own";
   }
   EXPECT_EQ(compile_once(x), std::make_pair(int64_t{0}, int64_t{1})) << "back to the defaults: their entry";
+}
+
+// A compile keys its entry with the target an engine created now would have, before it waits
+// for the engine (the warm-up thread may be creating it); the engine of a process is made once,
+// so AG_JIT_CPU changed later does not change the code: the key is then the engine's again.
+TEST(CacheKeyInputs, TheTargetInTheKeyIsTheEnginesOnceItExists) {
+  if (!ag::jit_available()) GTEST_SKIP() << "no JIT";
+  const CacheDir dir;
+  const agtest::ScopedEnv cache("AG_CACHE_DIR", dir.path.c_str());
+  const Tensor x = ag::random_normal({64, 64}, ag::float32, 0, 1, /*seed=*/4);
+  ASSERT_EQ(compile_once(x), std::make_pair(int64_t{1}, int64_t{0}));
+  {
+    const agtest::ScopedEnv other("AG_JIT_CPU", "x86-64");  // not this engine's target at any level ctest runs
+    EXPECT_EQ(compile_once(x), std::make_pair(int64_t{0}, int64_t{1})) << "keyed with a target the code was not compiled for";
+  }
+  {
+    const agtest::ScopedEnv bad("AG_JIT_CPU", "not-a-cpu");
+    auto f = ag::function(chain);
+    try {
+      (void)f(x);
+      ADD_FAILURE() << "a bad AG_JIT_CPU was accepted";
+    } catch (const ag::InternalError& e) {
+      ADD_FAILURE() << "an internal error for a user's setting: " << e.what();
+    } catch (const ag::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("AG_JIT_CPU=not-a-cpu"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(compile_once(x), std::make_pair(int64_t{0}, int64_t{1}));
 }
 
 TEST(CacheKeyInputs, TheKeyNamesEverySettingAndTheHashCoversTheOpTableAndTheAbi) {

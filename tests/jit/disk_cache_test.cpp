@@ -1,7 +1,8 @@
 // The on-disk code cache, across processes: a second process loads the machine code instead of
 // compiling; corrupted and truncated entries are reported, deleted and recompiled; concurrent
 // writers leave one valid entry; AG_CACHE_DIR=off; untrusted directories; the size cap; directory
-// scans only when needed; temporary files of crashed writers are swept.
+// scans only when needed; temporary files of crashed writers are swept; a directory removed while
+// the process runs is created again.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "../common/scoped_env.h"
+#include "ag/ag.h"
 #include "helper_process.h"
 
 namespace {
@@ -67,6 +70,29 @@ TEST_F(DiskCache, SecondProcessLoadsMachineCodeInsteadOfCompiling) {
   // Another signature is another entry.
   EXPECT_EQ(run_helper(dir_, 2).compiles, 1);
   EXPECT_EQ(entries().size(), 2u);
+}
+
+// In this process: a user clearing the cache while a program runs loses its entries, not the
+// cache (the directory is created again, private, at the next store).
+ag::Tensor plus_one(ag::Tensor x) { return x * 2.0f + 1.0f; }
+
+TEST_F(DiskCache, ADirectoryRemovedWhileTheProcessRunsIsCreatedAgain) {
+  if (!ag::jit_available()) GTEST_SKIP() << "no JIT";
+  const agtest::ScopedEnv cache("AG_CACHE_DIR", dir_.c_str());
+  auto compile = [](int64_t n) {
+    auto f = ag::function(plus_one);
+    (void)f(ag::ones({n}));
+    return std::make_pair(f.stats().compiles, f.stats().disk_hits);
+  };
+  EXPECT_EQ(compile(3), std::make_pair(int64_t{1}, int64_t{0}));
+  EXPECT_EQ(entries().size(), 1u);
+  fs::remove_all(dir_);
+  EXPECT_EQ(compile(4), std::make_pair(int64_t{1}, int64_t{0}));
+  EXPECT_EQ(entries().size(), 1u) << "the store after the removal wrote nothing";
+  EXPECT_EQ(compile(4), std::make_pair(int64_t{0}, int64_t{1}));
+  struct stat st {};
+  ASSERT_EQ(::stat(dir_.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
 }
 
 TEST_F(DiskCache, CorruptedEntryIsReportedDeletedAndRecompiled) {

@@ -148,7 +148,7 @@ TEST(JitSavedModel, SavedCodeIsLinkedNotCompiled) {
   capture.reset();
   EXPECT_NE(log.find("agc: jit: predict: linked the saved model's code"), std::string::npos) << log;
   EXPECT_NE(log.find("agc: jit: step: linked the saved model's code"), std::string::npos) << log;
-  EXPECT_EQ(log.find("agc: jit: predict: engine"), std::string::npos) << "predict was compiled:\n" << log;
+  EXPECT_EQ(log.find("agc: jit: predict: plan + key"), std::string::npos) << "predict was compiled:\n" << log;
   ASSERT_EQ(here.size(), want.size());
   for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(here[i], want[i], 1e-6f) << i;
   EXPECT_LT(losses.back(), losses.front());
@@ -163,7 +163,7 @@ TEST(JitSavedModel, SavedCodeIsLinkedNotCompiled) {
   const std::string out = agtest::read_all(p);
   ::pclose(p);
   EXPECT_NE(out.find("agc: jit: predict: linked the saved model's code"), std::string::npos) << out;
-  EXPECT_EQ(out.find("agc: jit: predict: engine"), std::string::npos) << out;
+  EXPECT_EQ(out.find("agc: jit: predict: plan + key"), std::string::npos) << out;
   const Tensor first_row = ag::constant(std::vector<float>{0.5f, -1.0f, 0.25f, 2.0f}, {1, 4});
   const std::vector<float> interpreted =
       ag::saved_model::load(dir, {.jit_compile = false}).call("predict", {first_row})[0].to_vector<float>();
