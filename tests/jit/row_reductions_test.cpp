@@ -222,6 +222,49 @@ TEST(JitRowReductions, RowsEndingInAPartialVectorReadItUnderAMask) {
   }
 }
 
+// An unknown row count takes the partial vectors whatever it turns out to be (no size to weigh):
+// no rows, fewer than a group, groups and the rows after them, one trace; and a Hessian-vector
+// product through a softmax over such rows (grad of grad).
+TEST(JitRowReductions, PartialRowVectorsWithUnknownRowCountsAndSecondOrder) {
+  const int64_t width = 14;  // floats: partial on AVX-512 (0.875 of a vector) and AVX2 (1.75)
+  auto f = [](Tensor t) { return std::make_tuple(ag::reduce_sum(ag::square(t), {1}), ag::reduce_max(t, {1}, true)); };
+  const ag::FunctionOptions options{.input_signature = {ag::TensorSpec({-1, width}, ag::float32, "t")}};
+  auto jit = ag::function(f, options);
+  for (int64_t rows : {0, 5, 16, 33, 1000}) {
+    const Tensor x = sample(ag::float32, {rows, width}, 28, Values::Moderate);
+    agtest::expect_three_way_with("unknown rows, " + std::to_string(rows), f, options, kTol, x);
+    const auto [sums, maxima] = jit(x);
+    const auto [eager_sums, eager_maxima] = f(x);
+    agtest::expect_same(eager_sums, sums, kTol, "one trace, sums, " + std::to_string(rows) + " rows");
+    agtest::expect_same(eager_maxima, maxima, {.rtol = 0, .atol = 0}, "one trace, maxima, " + std::to_string(rows) + " rows");
+  }
+  EXPECT_EQ(jit.stats().traces, 1);
+  EXPECT_EQ(reads_a_partial_row_vector(jit, sample(ag::float32, {9, width}, 28, Values::Moderate)), row_form_fits(width * 4));
+
+  // d/dz <grad softmax loss, v>: the softmax's row reductions in the forward pass, its gradient's
+  // and their own gradients, over a batch large enough for the partial vectors.
+  const Tensor z = sample(ag::float32, {4000, 10}, 29, Values::Moderate);
+  const Tensor v = sample(ag::float32, {4000, 10}, 30, Values::Moderate);
+  auto hvp = [](Tensor logits, Tensor dir) {
+    auto loss = [](Tensor a) {
+      Tensor e = ag::exp(a - ag::reduce_max(a, {1}, true));
+      return ag::reduce_sum(ag::log(ag::reduce_sum(e, {1})) * 0.5f);
+    };
+    ag::GradientTape outer;
+    outer.watch(logits);
+    Tensor g;
+    {
+      ag::GradientTape inner;
+      inner.watch(logits);
+      g = inner.gradient(loss(logits), logits);
+    }
+    return outer.gradient(ag::reduce_sum(g * dir), logits);
+  };
+  agtest::expect_three_way("Hessian-vector product over ten classes", hvp, {.rtol = 1e-4, .atol = 1e-5}, z, v);
+  auto hvp_jit = ag::function(hvp);
+  EXPECT_EQ(reads_a_partial_row_vector(hvp_jit, z, v), row_form_fits(10 * 4, 4000 * 10));
+}
+
 // The lanes past a row's end are masked off: the next row's first element (huge) never reaches
 // a row's sum, maximum or product; NaN, infinities and -0 in a row's last element stay there.
 TEST(JitRowReductions, APartialVectorsMaskedLanesTakeNothingFromTheNextRow) {
