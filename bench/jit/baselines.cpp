@@ -88,6 +88,16 @@ void column_sums_plain(const float* x, float* out, int64_t rows, int64_t cols) {
     for (int64_t j = 0; j < cols; ++j) out[j] += x[r * cols + j];
 }
 
+void row_argmax_eigen(const float* x, int64_t* out, int64_t rows, int64_t cols) {
+  using Rows = Eigen::Array<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const Eigen::Map<const Rows> X(x, rows, cols);
+  for (int64_t r = 0; r < rows; ++r) {
+    Eigen::Index at = 0;
+    X.row(r).maxCoeff(&at);
+    out[r] = static_cast<int64_t>(at);
+  }
+}
+
 void row_variances_eigen(const float* x, float* out, int64_t rows, int64_t cols) {
   using Rows = Eigen::Array<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   const Eigen::Map<const Rows> X(x, rows, cols);

@@ -27,6 +27,8 @@ void column_sums_plain(const float* x, float* out, int64_t rows, int64_t cols);
 // W3 row variances of a row-major rows x cols matrix into out[rows], with Eigen: each row's mean,
 // then the mean of its squared deviations (vectorized, reassociated sums).
 void row_variances_eigen(const float* x, float* out, int64_t rows, int64_t cols);
+// W3 row argmax: each row's first index of its maximum (NaN never greater), Eigen's maxCoeff.
+void row_argmax_eigen(const float* x, int64_t* out, int64_t rows, int64_t cols);
 // STREAM triad a = b + s*c; returns bytes moved.
 int64_t stream_triad(float* a, const float* b, const float* c, int64_t n, float s);
 // y = s*x stored around the cache (non-temporal stores; y 64-byte aligned, n a multiple of 16):

@@ -1,7 +1,7 @@
 // W3's reduction rows: a full reduction (fixed 128K-element chunks over the pool), row variances
 // written as one expression (each row in a register, long rows and short; rows shorter than two
-// vectors folded in groups) and column sums (fixed blocks of rows with partial rows;
-// lower_reduce.cpp), each on 1 and 2 threads next to Eigen's vectorized sum or a plain loop.
+// vectors folded in groups), a row argmax over ten classes and column sums (fixed blocks of rows
+// with partial rows; lower_reduce.cpp), each on 1 and 2 threads next to Eigen or a plain loop.
 #include "reduction_rows.h"
 
 #include <cstdio>
@@ -65,6 +65,19 @@ void reduction_rows(int reps, const ag::Tensor& x, std::vector<float>& y, int it
     const ag::Tensor m = ag::reshape(ag::slice(x, {0}, {rows * cols}), {rows, cols});
     jit_rows(w, bench::row_variances, m, rows * cols, t_eigen, "Eigen's", iters, reps);
     row(w, "Eigen, row by row: (row - row.mean()).square().mean() (preallocated output)", t_eigen);
+  }
+  {
+    // An argmax over ten classes (a classifier's prediction): a row's vectors, a horizontal
+    // maximum, the first lane equal to it (Emitter::arg_reduce_rows).
+    const int64_t cols = 10, rows = n / cols;
+    std::vector<int64_t> idx(static_cast<size_t>(rows));
+    const double t_eigen = time_ns([&] { bench::row_argmax_eigen(px, idx.data(), rows, cols); keep(idx[0]); }, iters, reps);
+    char w[96];
+    std::snprintf(w, sizeof w, "W3 row argmax argmax(x, 1), %lldx%lld float32", static_cast<long long>(rows),
+                  static_cast<long long>(cols));
+    const ag::Tensor m = ag::reshape(ag::slice(x, {0}, {rows * cols}), {rows, cols});
+    jit_rows(w, bench::row_argmax, m, rows * cols, t_eigen, "Eigen's", iters, reps);
+    row(w, "Eigen, row by row: row.maxCoeff(&index) (preallocated output)", t_eigen);
   }
   if (n < (1 << 24)) return;
   // Column reductions: fixed blocks of rows into partial rows over the pool (lower_reduce.cpp);

@@ -28,6 +28,7 @@ ag::Tensor trivial(ag::Tensor x) { return x + 1.0f; }
 ag::Tensor dense_layer(ag::Tensor x, ag::Tensor w, ag::Tensor b) { return ag::tanh(ag::matmul(x, w) + b); }
 ag::Tensor sum_squares(ag::Tensor x) { return ag::reduce_sum(x * x + 1.0f); }
 ag::Tensor column_sums(ag::Tensor x) { return ag::reduce_sum(x, {0}); }
+ag::Tensor row_argmax(ag::Tensor x) { return ag::argmax(x, 1); }
 ag::Tensor row_variances(ag::Tensor x) { return ag::reduce_mean(ag::square(x - ag::reduce_mean(x, {1}, true)), {1}); }
 
 ag::Tensor dense_stack(ag::Tensor x, ag::Tensor w, ag::Tensor b) {

@@ -15,6 +15,7 @@ ag::Tensor sum_squares(ag::Tensor x);           // W3's reduction: reduce_sum(x*
 ag::Tensor column_sums(ag::Tensor x);           // W3's column reduction: reduce_sum(x, {0})
 // W3's row variances, one expression: reduce_mean(square(x - reduce_mean(x, {1}, true)), {1}).
 ag::Tensor row_variances(ag::Tensor x);
+ag::Tensor row_argmax(ag::Tensor x);            // W3's arg-reduction: argmax(x, 1)
 // W5b: 40 layers of tanh(x @ w + b*i), minus each row's max, plus each column's mean; summed.
 ag::Tensor dense_stack(ag::Tensor x, ag::Tensor w, ag::Tensor b);
 // W6: pi from `batches` batches of kPiBatch uniform points, one batch per staged iteration.

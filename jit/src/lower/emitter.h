@@ -206,6 +206,10 @@ class Emitter : public Codegen {
   // contiguous) fits: C static, at most kMaxRowVectors vectors, x's expression vectorizable; C a
   // multiple of the vector width, or (with masked loads: row_tail_fits) ending in a partial one.
   bool row_vectors_fit(Scope& s, ValueId x, const Walk& w, const LVal& acc_view, DType d);
+  // The rows part of it, for any operand of a 2-D walk [R, C] reduced along C.
+  bool rows_fit_vectors(Scope& s, ValueId x, const Walk& w, DType d);
+  // The constant mask of a vector of `lanes` whose first `tail` lanes are set; null for 0.
+  llvm::Value* lanes_below(unsigned lanes, int64_t tail);
   // Whether `rows` (-1: unknown) rows of `columns` elements of `d`, not a multiple of the vector
   // width, may end in a masked partial vector (a masked load: a plain instruction on AVX-512,
   // vmaskmov on AVX2): on AVX-512 a row over half a vector long, on AVX2 over a vector. Shorter
@@ -235,6 +239,10 @@ class Emitter : public Codegen {
   void describe_inline_reduction(Scope& s, uint32_t i);
   llvm::Value* eval_inline_reduction(Scope& s, ValueId v, const Walk& w, const std::vector<llvm::Value*>& idx);
   void lower_arg_reduce(Scope& s, uint32_t i);
+  // Node i's arg-reduction over the last axis of a 2-D walk `w` (rows of at most kMaxRowVectors
+  // vectors, whole or, where row_tail_fits, ending in a partial one) into `dst`, a row's vectors
+  // at a time (lower_reduce_vector.cpp); false when it does not apply.
+  bool arg_reduce_rows(Scope& s, uint32_t i, const Walk& w, llvm::Value* dst);
   // A small product with its rows' column segments packed into whole vectors
   // (lower_matmul_packed.cpp): the layout, or nothing where the row kernel does as well.
   struct GemmPacking {

@@ -428,6 +428,7 @@ void Emitter::lower_arg_reduce(Scope& s, uint32_t i) {
   std::vector<const LVal*> leaves;
   collect_leaves(s, x, leaves);
   const Walk w = make_walk(in.dims, leaves, /*collapse=*/false);
+  if (rank == 2 && axis == 1 && arg_reduce_rows(s, i, w, dst)) return finish_result(s, i, out, dst);
   // The best value and its index in registers: output elements are independent, so the pool
   // may split a large one's outer loop (each element found by one thread, the same answer).
   parallel_loop_nest(
