@@ -18,13 +18,15 @@ size_t count(const std::string& text, const std::string& needle) {
 Tensor nearest(Tensor x) { return ag::argmin(x * x + 1.0f, 1); }
 
 TEST(JitLoopUnrolling, AShortInnermostLoopIsUnrolledWhole) {
-  const Tensor x = ag::random_uniform({300, 8}, ag::float32, -2, 2, 3);
-  agtest::expect_three_way("argmin over 8", nearest, {}, x);
+  // Rows of 7: no whole vector at any level (rows of 8 are two SSE vectors or one AVX2 one, which
+  // an arg-reduction takes in vector registers instead: arg_row_reductions_test.cpp).
+  const Tensor x = ag::random_uniform({300, 7}, ag::float32, -2, 2, 3);
+  agtest::expect_three_way("argmin over 7", nearest, {}, x);
   auto f = ag::function(nearest);
   const auto& cf = f.get_concrete_function(x);
   EXPECT_NE(cf.llvm_ir(false).find("llvm.loop.unroll.full"), std::string::npos) << cf.llvm_ir(false);
-  // Unrolled: the seven comparisons after the first element are straight-line code.
-  EXPECT_GE(count(cf.llvm_ir(true), "fcmp olt"), 7u) << cf.llvm_ir(true);
+  // Unrolled: the six comparisons after the first element are straight-line code.
+  EXPECT_GE(count(cf.llvm_ir(true), "fcmp olt"), 6u) << cf.llvm_ir(true);
 }
 
 TEST(JitLoopUnrolling, LongerLoopsStayLoops) {
