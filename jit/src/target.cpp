@@ -3,8 +3,8 @@
 
 #include <fmt/format.h>
 #include <llvm/ADT/SmallVector.h>
-#include <llvm/Config/llvm-config.h>
 #include <llvm/ADT/StringMap.h>
+#include <llvm/Config/llvm-config.h>
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/X86TargetParser.h>
 

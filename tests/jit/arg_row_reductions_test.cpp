@@ -125,6 +125,24 @@ TEST(JitArgRowReductions, FusedOperandsUnknownRowsAndAStagedLoop) {
   agtest::expect_three_way("greedy decoding", decode, kExact, logits, ag::constant(int32_t{5}));
   auto decode_jit = ag::function(decode);
   EXPECT_TRUE(takes_the_vector_form(decode_jit, logits, ag::constant(int32_t{5})));
+
+  // A nested Function's argmax picks the logit a loss keeps: its gradient under a tape outside
+  // the trace and inside it, against eager.
+  auto pick = ag::function([](Tensor z) { return ag::one_hot(ag::argmax(z, 1), z.shape()[1]); });
+  auto picked_loss = [&](Tensor z) { return ag::reduce_sum(pick(z) * z * z); };
+  ag::GradientTape eager_tape, staged_tape;
+  eager_tape.watch(logits);
+  staged_tape.watch(logits);
+  auto staged_loss = ag::function(picked_loss);
+  const Tensor eager = eager_tape.gradient(ag::reduce_sum(ag::one_hot(ag::argmax(logits, 1), logits.shape()[1]) * logits * logits), logits);
+  agtest::expect_same(eager, staged_tape.gradient(staged_loss(logits), logits), kExact, "argmax's pick, tape outside");
+  auto inside = [&](Tensor z) {
+    ag::GradientTape tape;
+    tape.watch(z);
+    return tape.gradient(picked_loss(z), z);
+  };
+  agtest::expect_three_way("argmax's pick, tape inside", inside, kExact, logits);
+  EXPECT_TRUE(takes_the_vector_form(pick, logits));
 }
 
 }  // namespace

@@ -216,11 +216,11 @@ void Emitter::row_vectors(DType d, int64_t blocks, int64_t tail, llvm::Value* ro
 
 // An argmax or argmin over rows of at most two vectors: each row's vectors (NaN lanes and the
 // lanes past a partial row's end set to the worst value), the best value by a horizontal maximum
-// or minimum, then the first lane equal to it. The answers
-// are the scalar walk's: its first occurrence of the best (OEQ: -0 and +0 are equal, the first
-// wins); NaN never compares better, so a row that starts with NaN, or holds only NaN, gives 0.
-// As the scalar walk's loop, each row was one dependent compare-and-select chain: an argmax
-// over rows of 10 to 32 floats ran 1.1-1.2x a plain scalar loop (docs/jit.md).
+// or minimum, then the first lane equal to it. The answers are the scalar walk's: its first
+// occurrence of the best (OEQ: -0 and +0 are equal, the first wins); NaN never compares better,
+// so a row that starts with NaN, or holds only NaN, gives 0. As the scalar walk's loop, each row
+// was one dependent compare-and-select chain: an argmax over rows of 10 to 32 floats ran
+// 1.1-1.2x a plain scalar loop (docs/jit.md).
 bool Emitter::arg_reduce_rows(Scope& s, uint32_t i, const Walk& w, llvm::Value* dst) {
   const Node& n = s.graph().nodes[i];
   const ValueId x = n.inputs[0];
@@ -250,16 +250,19 @@ bool Emitter::arg_reduce_rows(Scope& s, uint32_t i, const Walk& w, llvm::Value* 
       if (blk == 0) first = b_.CreateExtractElement(loaded, uint64_t{0});
       llvm::Value* keep = b_.CreateFCmpORD(loaded, loaded);
       if (partial) keep = b_.CreateAnd(keep, tail_mask);
-      v[static_cast<size_t>(blk)] = b_.CreateSelect(keep, loaded, worst, "rows.tail");
+      v[static_cast<size_t>(blk)] = b_.CreateSelect(keep, loaded, worst, "arg.lanes");
     }
-    llvm::FastMathFlags no_nans;
-    no_nans.setNoNaNs();
-    llvm::Value* folded = v[0];
-    for (size_t blk = 1; blk < v.size(); ++blk)
-      folded = is_max ? b_.CreateMaxNum(folded, v[blk]) : b_.CreateMinNum(folded, v[blk]);
-    if (auto* fold = llvm::dyn_cast<llvm::Instruction>(folded); fold && v.size() > 1) fold->setFastMathFlags(no_nans);
-    llvm::CallInst* best = is_max ? b_.CreateFPMaxReduce(folded) : b_.CreateFPMinReduce(folded);
-    best->setFastMathFlags(no_nans);
+    llvm::Value* best = nullptr;
+    {
+      const llvm::IRBuilderBase::FastMathFlagGuard guard(b_);
+      llvm::FastMathFlags no_nans;
+      no_nans.setNoNaNs();
+      b_.setFastMathFlags(no_nans);
+      llvm::Value* folded = v[0];
+      for (size_t blk = 1; blk < v.size(); ++blk)
+        folded = is_max ? b_.CreateMaxNum(folded, v[blk]) : b_.CreateMinNum(folded, v[blk]);
+      best = is_max ? b_.CreateFPMaxReduce(folded) : b_.CreateFPMinReduce(folded);
+    }
     llvm::Value* best_splat = b_.CreateVectorSplat(ulanes, best);
     // The first lane equal to the best: the blocks from the last to the first, so the first wins
     // (a row of NaN, all lanes now the worst value, gives its first).
