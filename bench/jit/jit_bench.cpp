@@ -6,6 +6,7 @@
 //   W4 dispatch of a trivial cached call         ns above a direct C++ call, with membarrier and without
 //   W5 first call                                trace + optimize + codegen, and the same from the disk cache
 //   W5b a large graph (40 small dense layers)     first call and cached call, rolled and unrolled loops
+//   W5c a second Function of the same kernels    its first call, kernels shared and compiled again
 //   W6 Monte Carlo pi, 1M points (a simulation with a random Generator in a staged loop)
 //                                                JIT vs interpreter, eager, plain C++ over std::mt19937,
 //                                                and the draws alone as compiled code ran them before
@@ -43,6 +44,7 @@
 #include "gradient_rows.h"
 #include "large_graph_rows.h"
 #include "reduction_rows.h"
+#include "shared_kernel_rows.h"
 #include "table.h"
 #include "workloads.h"
 
@@ -478,13 +480,12 @@ int main(int argc, char** argv) {
   if (wanted("W1")) w1(reps);
   if (wanted("W1") || wanted("W1b")) w1b(reps);
   if (wanted("W2")) w2(reps);
-  if (wanted("W3")) {
-    w3(reps, int64_t{1} << 20);
-    w3(quick ? 2 : reps, int64_t{1} << 24);
-  }
-  if (wanted("W4")) bench::dispatch_rows(std::filesystem::canonical("/proc/self/exe").string(), reps);
-  if (wanted("W5")) w5(std::filesystem::canonical("/proc/self/exe").string());
+  if (wanted("W3")) w3(reps, int64_t{1} << 20), w3(quick ? 2 : reps, int64_t{1} << 24);
+  const std::string self = std::filesystem::canonical("/proc/self/exe").string();
+  if (wanted("W4")) bench::dispatch_rows(self, reps);
+  if (wanted("W5")) w5(self);
   if (wanted("W5") || wanted("W5b")) bench::large_graph_rows(reps);
+  if (wanted("W5") || wanted("W5c")) bench::shared_kernel_rows();
   if (wanted("W6")) w6(reps);
   if (wanted("W7")) {
     // glibc elides the atomics of uncontended locks while a process has never had a second

@@ -161,10 +161,15 @@ class JitBackend final : public CompilerBackend {
                                             times.kernels_in_parallel ? " on a second thread" : "", times.split_ms,
                                             times.kernels_optimize_ms, times.kernels_codegen_ms)
                               : "";
+      const std::string shared =
+          times.kernels_shared ? fmt::format(" + {} kernel{} shared (compiled before in this process; named in {:.2f} ms)",
+                                             times.kernels_shared, times.kernels_shared > 1 ? "s" : "", times.naming_ms)
+          : times.naming_ms > 0 ? fmt::format(" (kernels named in {:.2f} ms)", times.naming_ms)
+                                : "";
       detail::log_line(fmt::format("agc: jit: {}: plan + key + disk lookup {:.2f} ms, engine {:.2f} ms, IR {:.2f} ms, "
-                                   "optimize {:.2f} ms, codegen {:.2f} ms{}, link {:.2f} ms (O{}{}, {} loop nests{}{}, {}){}",
+                                   "optimize {:.2f} ms, codegen {:.2f} ms{}{}, link {:.2f} ms (O{}{}, {} loop nests{}{}, {}){}",
                                    options.name, ms(t0, t_planned), ms(t_planned, t_engine), times.lower_ms, times.optimize_ms,
-                                   times.codegen_ms, kernels, times.link_ms, level, times.short_pipeline ? " short pipeline" : level == 2 ? " agc pipeline" : "",
+                                   times.codegen_ms, kernels, shared, times.link_ms, level, times.short_pipeline ? " short pipeline" : level == 2 ? " agc pipeline" : "",
                                    program.loop_nests, program.rolled_loops ? " rolled" : "",
                                    program.packed_operands
                                        ? fmt::format(", {} loop-invariant GEMM operand{} packed before the loop",

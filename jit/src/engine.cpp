@@ -31,6 +31,8 @@
 #include "ag/detail/parallel.h"
 #include "lower/build_module.h"
 #include "lower/node_lines.h"
+#include "llvm_errors.h"
+#include "module_compile.h"
 #include "module_split.h"
 #include "object_helpers.h"
 #include "optimizer.h"
@@ -40,6 +42,7 @@
 #include "rt_helper_types.h"
 #include "target.h"
 #include "process_symbols.h"
+#include "shared_kernels.h"
 #include "object_emitter.h"
 #include "warm_up.h"
 
@@ -48,77 +51,10 @@ namespace {
 
 namespace orc = llvm::orc;
 
-std::string message_of(llvm::Error e) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << e;
-  return s;
-}
-
-template <class T>
-T take(llvm::Expected<T> v, const char* what) {
-  if (!v) throw InternalError(std::string("jit: ") + what + ": " + message_of(v.takeError()));
-  return std::move(*v);
-}
-
-void check(llvm::Error e, const char* what) {
-  if (e) throw InternalError(std::string("jit: ") + what + ": " + message_of(std::move(e)));
-}
-
 void* addr(auto* f) { return reinterpret_cast<void*>(f); }
 
 double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
-
-}  // namespace
-
-// Whether the module took the short pipeline (optimize_module).
-bool optimize_at(llvm::Module& m, llvm::TargetMachine& tm, int level) {
-  return level > 0 && optimize_module(m, tm, level);
-}
-
-namespace {
-
-// The kernels that compile as a second module (module_split.h); none with AG_JIT_SPLIT=0.
-std::vector<std::string> kernels_apart(llvm::Module& m, const JitConfig& config) {
-  if (!config.split_kernels) return {};
-  return second_part_functions(m);
-}
-
-// One module's optimization and code generation, with a pooled machine of its level.
-std::string compile_part(llvm::Module& m, TargetMachinePool& machines, int level, double& optimize_ms, double& codegen_ms,
-                         bool* short_pipeline = nullptr) {
-  auto lease = take(machines.take(level), "target machine");
-  const auto t0 = std::chrono::steady_clock::now();
-  const bool took_short = optimize_at(m, *lease.tm, level);
-  if (short_pipeline) *short_pipeline = took_short;
-  optimize_ms = ms_since(t0);
-  const auto t1 = std::chrono::steady_clock::now();
-  std::string object = lease.object(m);
-  codegen_ms = ms_since(t1);
-  return object;
-}
-
-// The module as compiled, for inspection: `m` optimized and, if its kernels compile apart
-// (module_split.h), their module (in a context of its own) optimized too, with the machine that
-// did it.
-struct InspectedParts {
-  TargetMachinePool::Lease lease;
-  std::unique_ptr<llvm::LLVMContext> ctx;
-  std::unique_ptr<llvm::Module> kernels;
-};
-InspectedParts optimize_for_inspection(llvm::Module& m, TargetMachinePool& machines, const JitConfig& config) {
-  const int level = config.opt_level;
-  InspectedParts parts{take(machines.take(level), "target machine"), nullptr, nullptr};
-  if (const std::vector<std::string> names = kernels_apart(m, config); !names.empty()) {
-    const std::string bitcode = split_off(m, names);
-    parts.ctx = std::make_unique<llvm::LLVMContext>();
-    parts.kernels = second_part(*parts.ctx, bitcode, names);
-    optimize_at(*parts.kernels, *parts.lease.tm, level);
-  }
-  optimize_at(m, *parts.lease.tm, level);
-  return parts;
 }
 
 constexpr const char* kKernelsHeader = "\n; ---- compiled as a second module, on a second thread (docs/jit.md, \"Two threads per compile\") ----\n";
@@ -136,17 +72,20 @@ void append(Executable::MappedText& to, Executable::MappedText more) {
 struct Engine::Impl {
   std::unique_ptr<orc::LLJIT> jit;
   orc::JITDylib* runtime = nullptr;
+  orc::JITDylib* kernels = nullptr;  // agc.kernels: kernels shared across compiles
+  std::unique_ptr<SharedKernels> shared;  // after `jit`: destroyed before it
   std::unique_ptr<orc::JITTargetMachineBuilder> jtmb;
   std::shared_ptr<TargetMachinePool> machines;
   std::string target_id;
   int vector_bytes = 16;  // the target's widest vector registers: 16 (SSE), 32 (AVX2), 64 (AVX-512)
   std::atomic<uint64_t> counter{0};
   std::atomic<int64_t> live{0};  // per-function JITDylibs not removed yet
-  std::atomic<int64_t> split{0}, split_in_parallel{0};  // compiles whose kernels compiled apart
+  std::unique_ptr<ModuleCompiler> compiler;
 
   orc::JITDylib& new_dylib(const std::string& id) {
     llvm::Expected<orc::JITDylib&> jd = jit->createJITDylib(id);
     if (!jd) throw InternalError("jit: create JITDylib: " + message_of(jd.takeError()));
+    jd->addToLinkOrder(*kernels);
     jd->addToLinkOrder(*runtime);
     live.fetch_add(1);
     return *jd;
@@ -170,42 +109,6 @@ struct Engine::Impl {
     return build_module(p, ctx, jit->getDataLayout(), jit->getTargetTriple().str(), vector_bytes, name, node_lines);
   }
 
-  // The module's objects: one, or two when its kernels compile apart (module_split.h), the
-  // second on a pool thread when `parallel` and the pool has one.
-  std::vector<std::string> compile_objects(llvm::Module& mod, const JitConfig& config, bool parallel, CompileTimes& times) {
-    const int level = config.opt_level;
-    const std::vector<std::string> names = kernels_apart(mod, config);
-    if (names.empty()) return {compile_part(mod, *machines, level, times.optimize_ms, times.codegen_ms, &times.short_pipeline)};
-    const auto t0 = std::chrono::steady_clock::now();
-    const std::string bitcode = split_off(mod, names);
-    times.split_ms = ms_since(t0);
-    std::vector<std::string> objects(2);
-    std::thread::id compiled_on[2];  // either part may go to either thread
-    auto part = [&](int64_t i) {
-      compiled_on[i] = std::this_thread::get_id();
-      if (i == 0) {
-        objects[0] = compile_part(mod, *machines, level, times.optimize_ms, times.codegen_ms, &times.short_pipeline);
-      } else {
-        llvm::LLVMContext ctx;
-        std::unique_ptr<llvm::Module> kernels = second_part(ctx, bitcode, names);
-        objects[1] = compile_part(*kernels, *machines, level, times.kernels_optimize_ms, times.kernels_codegen_ms);
-      }
-    };
-    if (parallel) {
-      detail::parallel_for(2, 1, [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) part(i);
-      });
-    } else {
-      part(0);
-      part(1);
-    }
-    times.kernels_in_parallel = compiled_on[0] != compiled_on[1];
-    times.kernels_apart = static_cast<int>(names.size());
-    split.fetch_add(1);
-    if (times.kernels_in_parallel) split_in_parallel.fetch_add(1);
-    return objects;
-  }
-
   // Links the objects of one function into a JITDylib of its own and returns its entry. The
   // symbols of the objects after the first (the kernels a split compile made apart) are looked
   // up, and so made ready, before the entry: with only the entry looked up, LLVM 19's ORC
@@ -214,9 +117,9 @@ struct Engine::Impl {
   // (JitConcurrency.DifferentFunctionsCompileInParallel crashed in 1 run of 30, 1 of 4 with the
   // disk cache).
   struct Linked {
-    orc::JITDylib* dylib;
-    EntryFn entry;
-    bool uses_call_state;  // calls_context_helpers
+    orc::JITDylib* dylib = nullptr;
+    EntryFn entry = nullptr;
+    bool uses_call_state = true;  // calls_context_helpers
   };
   Linked link(const std::string& id, const std::vector<std::string_view>& objects, const char* what) {
     orc::JITDylib& jd = new_dylib(id);
@@ -353,9 +256,14 @@ Engine::Engine() : impl_(std::make_unique<Impl>()) {
   }
   check(m.runtime->define(orc::absoluteSymbols(std::move(symbols))), "bind runtime symbols");
   check(add_process_symbols(*m.runtime, m.jit->getDataLayout().getGlobalPrefix()), "process symbols");
+  m.kernels = &m.jit->getExecutionSession().createBareJITDylib("agc.kernels");
+  m.kernels->addToLinkOrder(*m.runtime);
+  m.shared = std::make_unique<SharedKernels>(*m.jit, *m.kernels);
+  m.compiler = std::make_unique<ModuleCompiler>(*m.machines, *m.shared, m.target_id);
 }
 
 Engine::~Engine() {
+  impl_->shared.reset();  // its objects leave while the session runs
   if (impl_->jit) llvm::consumeError(impl_->jit->getExecutionSession().endSession());
 }
 
@@ -374,14 +282,28 @@ std::unique_ptr<CodeHandle> Engine::compile(const Program& program, const std::s
   // was compiled before it (the disk cache's entries, codegen_reuse_test).
   std::unique_ptr<llvm::Module> mod = m.build(program, ctx, name);
   t.lower_ms = ms_since(t0);
-  const std::vector<std::string> objects = m.compile_objects(*mod, program.config, parallel, t);
+  ModuleCompiler::Objects objects = m.compiler->compile(*mod, program.config, parallel, t);
+  // The shared kernels the code calls: in its disk-cache entry (which links alone, each kernel
+  // then the function's own), and in what says whether it reads its CallState.
+  std::vector<std::string> all = objects.linked;
+  SharedObjects kernels;
+  if (objects.claim) {
+    for (std::string& o : m.shared->objects_of(*objects.claim)) all.push_back(std::move(o));
+    kernels = SharedKernels::held_by(*objects.claim);
+  }
   const auto t_link = Clock::now();
-  const Impl::Linked linked =
-      m.link(id, std::vector<std::string_view>(objects.begin(), objects.end()), "cannot link compiled code");
+  Impl::Linked linked;
+  try {
+    linked = m.link(id, std::vector<std::string_view>(objects.linked.begin(), objects.linked.end()), "cannot link compiled code");
+  } catch (...) {
+    m.shared->release(kernels);
+    throw;
+  }
   t.link_ms = ms_since(t_link);
-  if (object) *object = bundle_objects(objects);
+  if (!kernels.empty()) linked.uses_call_state = calls_context_helpers(std::vector<std::string_view>(all.begin(), all.end()));
+  if (object) *object = bundle_objects(all);
   if (times) *times = t;
-  return std::make_unique<CodeHandle>(shared_from_this(), linked.dylib, linked.entry, linked.uses_call_state);
+  return std::make_unique<CodeHandle>(shared_from_this(), linked.dylib, linked.entry, linked.uses_call_state, std::move(kernels));
 }
 
 std::unique_ptr<CodeHandle> Engine::load_object(std::string_view object, const std::string& name) {
@@ -416,8 +338,8 @@ double Engine::warm_up() {
 std::string Engine::ir(const Program& program, const std::string& name, bool optimized) {
   llvm::LLVMContext ctx;
   std::unique_ptr<llvm::Module> mod = impl_->build(program, ctx, name);
-  std::optional<InspectedParts> parts;
-  if (optimized) parts.emplace(optimize_for_inspection(*mod, *impl_->machines, program.config));
+  std::optional<ModuleCompiler::Inspected> parts;
+  if (optimized) parts.emplace(impl_->compiler->optimize_for_inspection(*mod, program.config));
   std::string text;
   llvm::raw_string_ostream os(text);
   mod->print(os, nullptr);
@@ -431,7 +353,7 @@ std::string Engine::ir(const Program& program, const std::string& name, bool opt
 std::string Engine::assembly(const Program& program, const std::string& name) {
   llvm::LLVMContext ctx;
   std::unique_ptr<llvm::Module> mod = impl_->build(program, ctx, name);
-  const InspectedParts parts = optimize_for_inspection(*mod, *impl_->machines, program.config);
+  const ModuleCompiler::Inspected parts = impl_->compiler->optimize_for_inspection(*mod, program.config);
   std::string text = emit_assembly(*mod, *parts.lease.tm);
   if (parts.kernels) text += kKernelsHeader + emit_assembly(*parts.kernels, *parts.lease.tm);
   return text;
@@ -440,8 +362,8 @@ std::string Engine::assembly(const Program& program, const std::string& name) {
 Executable::MappedText Engine::ir_by_node(const Program& program, const std::string& name, bool optimized) {
   llvm::LLVMContext ctx;
   std::unique_ptr<llvm::Module> mod = impl_->build(program, ctx, name, /*node_lines=*/true);
-  std::optional<InspectedParts> parts;
-  if (optimized) parts.emplace(optimize_for_inspection(*mod, *impl_->machines, program.config));
+  std::optional<ModuleCompiler::Inspected> parts;
+  if (optimized) parts.emplace(impl_->compiler->optimize_for_inspection(*mod, program.config));
   Executable::MappedText out = print_ir_by_node(*mod);
   if (parts && parts->kernels) append(out, print_ir_by_node(*parts->kernels));
   out.node_keys = plan_node_keys(program);
@@ -451,29 +373,34 @@ Executable::MappedText Engine::ir_by_node(const Program& program, const std::str
 Executable::MappedText Engine::assembly_by_node(const Program& program, const std::string& name) {
   llvm::LLVMContext ctx;
   std::unique_ptr<llvm::Module> mod = impl_->build(program, ctx, name, /*node_lines=*/true);
-  const InspectedParts parts = optimize_for_inspection(*mod, *impl_->machines, program.config);
+  const ModuleCompiler::Inspected parts = impl_->compiler->optimize_for_inspection(*mod, program.config);
   Executable::MappedText out = map_assembly_by_node(emit_assembly(*mod, *parts.lease.tm));
   if (parts.kernels) append(out, map_assembly_by_node(emit_assembly(*parts.kernels, *parts.lease.tm)));
   out.node_keys = plan_node_keys(program);
   return out;
 }
 
-void Engine::remove(void* dylib) { impl_->remove(*static_cast<orc::JITDylib*>(dylib)); }
+void Engine::remove(void* dylib, const SharedObjects& kernels) {
+  impl_->remove(*static_cast<orc::JITDylib*>(dylib));
+  impl_->shared->release(kernels);
+}
 
 int64_t Engine::live_functions() const { return impl_->live.load(); }
-int64_t Engine::split_compiles() const { return impl_->split.load(); }
-int64_t Engine::split_compiles_in_parallel() const { return impl_->split_in_parallel.load(); }
+int64_t Engine::split_compiles() const { return impl_->compiler->split_compiles(); }
+int64_t Engine::split_compiles_in_parallel() const { return impl_->compiler->split_compiles_in_parallel(); }
 int64_t Engine::reused_codegen_runs() { return ObjectEmitter::reused_runs(); }
+int64_t Engine::shared_kernel_hits() const { return impl_->shared->hits(); }
+int64_t Engine::shared_kernel_objects() const { return impl_->shared->live_objects(); }
 
-CodeHandle::CodeHandle(std::shared_ptr<Engine> engine, void* dylib, EntryFn entry, bool uses_call_state)
-    : engine_(std::move(engine)), dylib_(dylib), entry_(entry), uses_call_state_(uses_call_state) {}
+CodeHandle::CodeHandle(std::shared_ptr<Engine> engine, void* dylib, EntryFn entry, bool uses_call_state, SharedObjects kernels)
+    : engine_(std::move(engine)), dylib_(dylib), entry_(entry), uses_call_state_(uses_call_state), kernels_(std::move(kernels)) {}
 
 // Dropping code takes ORC's locks, and may happen under a caller's locks (a cache evicting an
 // entry): it does not wait at the fork gate. While a fork is being prepared the code stays
 // mapped instead (a leak of one function's code, only in that window).
 CodeHandle::~CodeHandle() {
   if (!detail::try_enter_fork_gate()) return;
-  engine_->remove(dylib_);
+  engine_->remove(dylib_, kernels_);
   detail::leave_fork_gate();
 }
 

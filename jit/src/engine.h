@@ -11,6 +11,7 @@
 #include "abi.h"
 #include "ag/backend.h"
 #include "plan.h"
+#include "shared_kernels.h"
 
 namespace ag::jit {
 
@@ -26,6 +27,8 @@ struct CompileTimes {
   double split_ms = 0;     // writing that module's bitcode
   double kernels_optimize_ms = 0;  // its optimization
   double kernels_codegen_ms = 0;   // and its code generation
+  double naming_ms = 0;    // naming the kernels by their IR (kernel_names.h)
+  int kernels_shared = 0;  // kernels an earlier compile made, which this one calls (shared_kernels.h)
   bool kernels_in_parallel = false;  // the two parts compiled on two threads (either may take either part)
   bool short_pipeline = false;  // the module took the short pipeline (optimize_module)
 };
@@ -34,7 +37,7 @@ struct CompileTimes {
 // The machine code of one concrete function; destroying it removes the code from the JIT.
 class CodeHandle {
  public:
-  CodeHandle(std::shared_ptr<Engine> engine, void* dylib, EntryFn entry, bool uses_call_state);
+  CodeHandle(std::shared_ptr<Engine> engine, void* dylib, EntryFn entry, bool uses_call_state, SharedObjects kernels = {});
   ~CodeHandle();
   CodeHandle(const CodeHandle&) = delete;
   CodeHandle& operator=(const CodeHandle&) = delete;
@@ -47,6 +50,7 @@ class CodeHandle {
   void* dylib_;  // llvm::orc::JITDylib*
   EntryFn entry_;
   bool uses_call_state_;
+  SharedObjects kernels_;  // the shared kernels its code calls (shared_kernels.h)
 };
 
 class Engine : public std::enable_shared_from_this<Engine> {
@@ -85,7 +89,7 @@ class Engine : public std::enable_shared_from_this<Engine> {
   Executable::MappedText ir_by_node(const Program& program, const std::string& name, bool optimized);
   Executable::MappedText assembly_by_node(const Program& program, const std::string& name);
 
-  void remove(void* dylib);
+  void remove(void* dylib, const SharedObjects& kernels);
   // JITDylibs holding a concrete function's code right now (tests: evicting a concrete function
   // or destroying its Function removes its code).
   int64_t live_functions() const;
@@ -96,6 +100,10 @@ class Engine : public std::enable_shared_from_this<Engine> {
   // Objects emitted, in this process, by a code generation pipeline that had emitted one before
   // (object_emitter.h; tests: the reuse ran).
   static int64_t reused_codegen_runs();
+  // Kernels compiles found already compiled by another and called there, and the objects of
+  // shared kernels in the JIT now (shared_kernels.h; tests: the sharing ran, and code leaves).
+  int64_t shared_kernel_hits() const;
+  int64_t shared_kernel_objects() const;
   struct Impl;
 
  private:

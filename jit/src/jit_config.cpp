@@ -32,6 +32,7 @@ JitConfig JitConfig::from_environment() {
     throw ValueError("AG_JIT_ROLL='" + c.roll + "': expected auto, 1 or 0");
   c.vector_loops = env("AG_JIT_VECTOR_LOOPS") != "0";
   c.split_kernels = env("AG_JIT_SPLIT") != "0";
+  c.share_kernels = env("AG_JIT_SHARE_KERNELS") != "0";
   c.pack_loop_weights = env("AG_JIT_PACK_WEIGHTS") != "0";
   c.nontemporal = detail::nontemporal_setting();
   if (c.nontemporal < 0) c.last_level_cache_bytes = detail::last_level_cache_bytes();

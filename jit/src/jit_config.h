@@ -22,6 +22,10 @@ struct JitConfig {
   bool vector_loops = true;
   // AG_JIT_SPLIT=0: a module's kernels compile in the module, not as a second one.
   bool split_kernels = true;
+  // AG_JIT_SHARE_KERNELS=0: the kernels of a split module are compiled for it alone, not looked
+  // up among those the process compiled before and shared (shared_kernels.h). Not in key(): it
+  // names symbols, not code, and a disk-cache entry links alone either way.
+  bool share_kernels = true;
   // AG_JIT_PACK_WEIGHTS=0: a staged loop's products read their loop-invariant B as it is, packed
   // by the GEMM in every iteration, instead of packed once before the loop (matmul_forms.h).
   bool pack_loop_weights = true;

@@ -22,6 +22,14 @@ namespace agtest {
 
 // The bytes of a vector register of the code the JIT makes here: the level ctest sets in
 // AG_JIT_CPU (x86-64-v2: SSE, x86-64-v3: AVX2), else the host's.
+// x^31 by 30 chained products: for 10x10 int32, one packed kernel (244 instructions) that
+// compiles as a second module (docs/jit.md, "Two threads per compile").
+inline ag::Tensor power(const ag::Tensor& x) {
+  ag::Tensor r = x;
+  for (int i = 0; i < 30; ++i) r = ag::matmul(x, r);
+  return r;
+}
+
 inline int64_t jit_vector_bytes() {
   const char* cpu = std::getenv("AG_JIT_CPU");
   const std::string level = cpu ? cpu : "";
