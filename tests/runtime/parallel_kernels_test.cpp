@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "ag/detail/gemm_halves.h"
 #include "ag/detail/kernel_set.h"
 #include "ag/detail/parallel.h"
 #include "test_util.h"
@@ -18,6 +19,24 @@ namespace {
 using ag::Tensor;
 
 using Threads = ag::detail::ScopedNumThreads;
+using ag::detail::GemmHalvesChooser;
+using ag::detail::GemmHalvesMode;
+
+// Sets how mid-size products choose their halves (ag/detail/gemm_halves.h) for a scope. The
+// pool reads AG_GEMM_HALVES when it first starts: start it first, so the scope's mode holds.
+class ScopedHalvesMode {
+ public:
+  explicit ScopedHalvesMode(GemmHalvesMode mode) {
+    (void)ag::detail::parallel_threads();
+    saved_ = ag::detail::set_gemm_halves_mode(mode);
+  }
+  ~ScopedHalvesMode() { ag::detail::set_gemm_halves_mode(saved_); }
+  ScopedHalvesMode(const ScopedHalvesMode&) = delete;
+  ScopedHalvesMode& operator=(const ScopedHalvesMode&) = delete;
+
+ private:
+  GemmHalvesMode saved_ = GemmHalvesMode::Measure;
+};
 
 using agtest::same_bits;
 
@@ -111,11 +130,13 @@ TEST(ParallelKernels, LargeMatmulsSplitIntoRowBlocksTheSameForEveryThreadCount) 
 }
 
 // Mid-size products (2^20 to 2^24 multiply-adds) on 2 threads or more: two halves, of rows from
-// 96 rows, else of columns from 128; on one thread whole. The halves give the whole product bit
-// for bit (the cut keeps Eigen's panels, gemm_split.h's kColumnCutMultiple): floats and doubles, either
-// operand transposed, columns and rows that are no multiple of a panel, k longer than one of
-// Eigen's k blocks; integers against a triple loop.
+// 96 rows, else of columns from 128 (AG_GEMM_HALVES=1: always, not measured); on one thread
+// whole. The halves give the whole product bit for bit (the cut keeps Eigen's panels,
+// gemm_split.h's kColumnCutMultiple): floats and doubles, either operand transposed, columns and
+// rows that are no multiple of a panel, k longer than one of Eigen's k blocks; integers against
+// a triple loop.
 TEST(ParallelKernels, MidSizeMatmulsSplitInTwoHalvesWithTheWholeProductsBits) {
+  const ScopedHalvesMode always(GemmHalvesMode::Always);
   struct Case {
     int64_t m, k, n;
   };
@@ -157,6 +178,57 @@ TEST(ParallelKernels, MidSizeMatmulsSplitInTwoHalvesWithTheWholeProductsBits) {
   EXPECT_EQ(ag::detail::parallel_loops_split(), before);
 }
 
+// The halves' trial (ag/detail/gemm_halves.h) on synthetic times: the first calls of a shape
+// alternate halves and whole, kTrialsPerSide of each; the halves are taken only when their best
+// time is under kRequiredGain of the whole product's; the decision holds for kRetrialCalls calls,
+// then the trial runs again (the machine may have changed); shapes and variants are apart.
+TEST(ParallelKernels, GemmHalvesChooserTakesTheFasterByTrial) {
+  const ag::detail::GemmShapeKey lstm{32, 128, 512, 0}, other{32, 128, 512, 1};
+  auto trial = [](GemmHalvesChooser& c, const ag::detail::GemmShapeKey& key, int64_t halves_ns, int64_t whole_ns) {
+    int halves = 0, whole = 0;
+    for (int i = 0; i < 2 * GemmHalvesChooser::kTrialsPerSide; ++i) {
+      const GemmHalvesChooser::Choice choice = c.choose(key);
+      EXPECT_TRUE(choice.timed) << "call " << i << " of the trial";
+      ++(choice.halves ? halves : whole);
+      c.record(key, choice.halves, choice.halves ? halves_ns + i : whole_ns + i);
+    }
+    EXPECT_EQ(halves, GemmHalvesChooser::kTrialsPerSide);
+    EXPECT_EQ(whole, GemmHalvesChooser::kTrialsPerSide);
+  };
+  GemmHalvesChooser c;
+  trial(c, lstm, 6000, 10000);  // halves 0.6x: taken
+  EXPECT_EQ(c.decided_halves(), 1);
+  trial(c, other, 9500, 10000);  // 0.95x: not worth a second core
+  EXPECT_EQ(c.decided_whole(), 1);
+  for (int64_t i = 1; i < GemmHalvesChooser::kRetrialCalls; ++i) {
+    const GemmHalvesChooser::Choice a = c.choose(lstm), b = c.choose(other);
+    ASSERT_TRUE(a.halves && !a.timed && !b.halves && !b.timed) << "call " << i << " after the decisions";
+  }
+  // The machine changed: the halves now take 1.4x.
+  trial(c, lstm, 14000, 10000);
+  EXPECT_EQ(c.decided_whole(), 2);
+  EXPECT_FALSE(c.choose(lstm).halves);
+}
+
+// AG_GEMM_HALVES=measure (the default) on two threads: a mid-size product's first calls try
+// both ways (the halves ran: loops split), a decision is taken, and every call, trial or not,
+// gives the whole product's bits.
+TEST(ParallelKernels, MeasuredHalvesKeepTheWholeProductsBits) {
+  const ScopedHalvesMode measure(GemmHalvesMode::Measure);
+  const Tensor a = ag::random_uniform({48, 160}, ag::float32, -1, 1, 31), b = ag::random_uniform({160, 272}, ag::float32, -1, 1, 32);
+  Tensor one;
+  {
+    Threads t(1);
+    one = ag::matmul(a, b);
+  }
+  Threads two(2);
+  GemmHalvesChooser& chooser = ag::detail::gemm_halves_chooser();
+  const int64_t decided = chooser.decided_halves() + chooser.decided_whole(), before = ag::detail::parallel_loops_split();
+  for (int i = 0; i < 2 * GemmHalvesChooser::kTrialsPerSide + 8; ++i) ASSERT_TRUE(same_bits(ag::matmul(a, b), one)) << "call " << i;
+  EXPECT_EQ(chooser.decided_halves() + chooser.decided_whole(), decided + 1) << "one decision for the shape";
+  EXPECT_GE(ag::detail::parallel_loops_split(), before + GemmHalvesChooser::kTrialsPerSide) << "the halves' trials ran split";
+}
+
 // The GEMM with a packed B (KernelSet::gemm_pack_b_*: compiled code packs a weight that stays the
 // same through a staged loop) gives gemm's bits: on 1, 2 and 3 threads (whole, and the halves of
 // rows or columns), either operand transposed, k over Eigen's kc, odd sizes. Products that gemm
@@ -164,6 +236,7 @@ TEST(ParallelKernels, MidSizeMatmulsSplitInTwoHalvesWithTheWholeProductsBits) {
 // packed for other shapes is not read.
 template <class T>
 void expect_packed_products_with_gemms_bits(ag::DType d) {
+  const ScopedHalvesMode always(GemmHalvesMode::Always);
   const ag::detail::KernelSet& ks = ag::detail::kernels();
   const auto bytes = d == ag::float32 ? ks.gemm_packed_b_bytes_f32 : ks.gemm_packed_b_bytes_f64;
   auto pack = [&](const T* b, void* p, int64_t m, int64_t k, int64_t n, int64_t t) {

@@ -18,6 +18,7 @@
 #include <unsupported/Eigen/CXX11/ThreadPool>
 
 #include "ag/detail/fork_safety.h"
+#include "ag/detail/gemm_halves.h"
 #include "ag/detail/parallel.h"
 #include "ag/error.h"
 #include "ag/platform.h"
@@ -115,6 +116,7 @@ int ensure_threads() {
   n = s.threads.load(std::memory_order_relaxed);
   if (n == 0) {
     g_linger_us.store(linger_from_env().count(), std::memory_order_relaxed);
+    read_gemm_halves_mode_from_env();
     n = threads_from_env();
     s.threads.store(n, std::memory_order_release);
   }

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
+#include "ag/detail/gemm_halves.h"
 #include "ag/detail/parallel.h"
 
 namespace ag::detail::AG_KERNEL_NS {
@@ -18,10 +20,11 @@ inline constexpr int64_t kParallelGemmWork = int64_t{1} << 24;
 // Products of at least this many multiply-adds, and under kParallelGemmWork, run as two halves
 // on two threads or more: of rows when each half keeps kMinHalfRows rows (Eigen's kernels work
 // in panels of 48 rows; halves of 32 rows cost 8%), else of columns from 2 * kMinHalfColumns
-// (docs/performance.md, "Measured decisions": GEMM halves). An LSTM's per-step gate products
-// (1M and 2M) gain from it since the pool's workers linger between loops (thread_pool.cpp). On
+// (docs/performance.md, "Measured decisions": GEMM halves). Whether a product that qualifies
+// runs as halves is then measured per shape, in the running process (gemm_halves.h): an LSTM's
+// per-step gate products (1M and 2M) gained 0.64x on one VM phase and lost 1.4x on another. On
 // one thread the product stays whole: the halves compute every element as the whole product
-// does (kColumnCutMultiple), so the result does not depend on the thread count.
+// does (kColumnCutMultiple), so the result depends neither on the thread count nor on the trial.
 inline constexpr int64_t kHalvedGemmWork = int64_t{1} << 20;
 inline constexpr int64_t kMinHalfRows = 48, kMinHalfColumns = 64;
 // Where a half's cut falls so that each element of C is summed as in the whole product. Eigen
@@ -75,6 +78,27 @@ inline GemmSplit gemm_split(int64_t m, int64_t k, int64_t n) {
   }
   if (work < (n == 1 ? kParallelGemvWork : kParallelGemmWork) || m < 2 * size) return {};
   return {GemmSplit::RowBlocks, 0, size};
+}
+
+// A trial of a product's halves (GemmHalvesTrial::timed) reads the half of C [m, n] the other
+// thread computed, a load per cache line, so that its time includes the transfer the consumer
+// on this thread would pay (gemm_halves.h). The second half: the calling thread runs the first.
+template <class T>
+void pull_second_half(const T* c, int64_t m, int64_t n, const GemmSplit& split) {
+  const bool rows = split.kind == GemmSplit::RowHalves;
+  const int64_t r0 = rows ? split.cut : 0, c0 = rows ? 0 : split.cut;
+  constexpr int64_t kPerLine = std::max<int64_t>(1, 64 / static_cast<int64_t>(sizeof(T)));
+  T sum{};
+  for (int64_t r = r0; r < m; ++r)
+    for (int64_t j = c0; j < n; j += kPerLine) sum += c[r * n + j];
+  static_cast<void>(*static_cast<volatile T*>(&sum));
+}
+
+// What, besides the shape, tells one product's time from another's in the halves' trial: the
+// element type, which operands are transposed, whether B comes packed.
+template <class T>
+int64_t gemm_variant(int64_t transposes, bool packed_b) {
+  return static_cast<int64_t>(sizeof(T)) << 8 | (std::is_integral_v<T> ? 1 << 4 : 0) | (packed_b ? 1 << 2 : 0) | (transposes & 3);
 }
 
 }  // namespace ag::detail::AG_KERNEL_NS

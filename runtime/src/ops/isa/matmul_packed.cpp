@@ -147,6 +147,8 @@ void gemm_packed_b(const T* a, const T* b, const void* packed, T* c, int64_t m, 
   };
   const GemmSplit split = gemm_split(m, k, n);
   if (split.kind == GemmSplit::Whole) return part(0, n, 0, m);
+  const GemmHalvesTrial trial({m, k, n, gemm_variant<T>(transposes, true)});
+  if (!trial.halves()) return part(0, n, 0, m);
   parallel_for(2, 1, [&](int64_t first, int64_t last) {
     for (int64_t half = first; half < last; ++half) {
       if (split.kind == GemmSplit::RowHalves)  // C's rows: C^T's columns
@@ -155,6 +157,7 @@ void gemm_packed_b(const T* a, const T* b, const void* packed, T* c, int64_t m, 
         half == 0 ? part(0, split.cut, 0, m) : part(split.cut, n, 0, m);
     }
   });
+  if (trial.timed()) pull_second_half(c, m, n, split);
 }
 
 template int64_t gemm_packed_b_bytes<float>(int64_t, int64_t, int64_t);

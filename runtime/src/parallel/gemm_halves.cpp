@@ -1,0 +1,105 @@
+// The measured choice between a mid-size product's halves and the whole product
+// (ag/detail/gemm_halves.h).
+#include "ag/detail/gemm_halves.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+
+#include "ag/error.h"
+
+namespace ag::detail {
+namespace {
+
+std::atomic<GemmHalvesMode> g_mode{GemmHalvesMode::Measure};
+
+}  // namespace
+
+GemmHalvesMode gemm_halves_mode() { return g_mode.load(std::memory_order_relaxed); }
+
+void read_gemm_halves_mode_from_env() {
+  const char* e = std::getenv("AG_GEMM_HALVES");
+  if (!e || !*e || std::strcmp(e, "measure") == 0) return g_mode.store(GemmHalvesMode::Measure, std::memory_order_relaxed);
+  if (std::strcmp(e, "1") == 0) return g_mode.store(GemmHalvesMode::Always, std::memory_order_relaxed);
+  if (std::strcmp(e, "0") == 0) return g_mode.store(GemmHalvesMode::Never, std::memory_order_relaxed);
+  throw ValueError(fmt::format("AG_GEMM_HALVES={}: expected measure, 1 (always) or 0 (never)", e));
+}
+
+GemmHalvesMode set_gemm_halves_mode(GemmHalvesMode mode) { return g_mode.exchange(mode, std::memory_order_relaxed); }
+
+GemmHalvesChooser::Slot& GemmHalvesChooser::slot_of(const GemmShapeKey& key) {
+  Slot* oldest = &slots_[0];
+  for (Slot& s : slots_) {
+    if (s.used && s.key == key) return s;
+    if (!s.used || (oldest->used && s.last_use < oldest->last_use)) oldest = &s;
+  }
+  *oldest = Slot{};
+  oldest->key = key;
+  oldest->used = true;
+  return *oldest;
+}
+
+GemmHalvesChooser::Choice GemmHalvesChooser::choose(const GemmShapeKey& key) {
+  std::lock_guard lock(mu_);
+  Slot& s = slot_of(key);
+  s.last_use = ++clock_;
+  if (s.decided) {
+    if (++s.calls_since < kRetrialCalls) return {s.halves, false};
+    // The machine may have changed (another phase of a VM, other load): try both again.
+    s.decided = false;
+    s.whole_runs = s.halves_runs = 0;
+  }
+  // Alternate, halves first: each side's best of kTrialsPerSide.
+  return {s.halves_runs <= s.whole_runs, true};
+}
+
+void GemmHalvesChooser::record(const GemmShapeKey& key, bool halves, int64_t elapsed_ns) {
+  std::lock_guard lock(mu_);
+  Slot& s = slot_of(key);
+  if (s.decided) return;  // another thread's trial call finished after the decision
+  int& runs = halves ? s.halves_runs : s.whole_runs;
+  int64_t& best = halves ? s.best_halves : s.best_whole;
+  best = runs == 0 ? elapsed_ns : std::min(best, elapsed_ns);
+  ++runs;
+  if (s.halves_runs < kTrialsPerSide || s.whole_runs < kTrialsPerSide) return;
+  s.decided = true;
+  s.calls_since = 0;
+  s.halves = static_cast<double>(s.best_halves) < kRequiredGain * static_cast<double>(s.best_whole);
+  ++(s.halves ? decided_halves_ : decided_whole_);
+}
+
+int64_t GemmHalvesChooser::decided_halves() const {
+  std::lock_guard lock(mu_);
+  return decided_halves_;
+}
+
+int64_t GemmHalvesChooser::decided_whole() const {
+  std::lock_guard lock(mu_);
+  return decided_whole_;
+}
+
+GemmHalvesChooser& gemm_halves_chooser() {
+  static GemmHalvesChooser chooser;
+  return chooser;
+}
+
+GemmHalvesTrial::GemmHalvesTrial(const GemmShapeKey& key) : key_(key) {
+  switch (gemm_halves_mode()) {
+    case GemmHalvesMode::Always: choice_ = {true, false}; return;
+    case GemmHalvesMode::Never: choice_ = {false, false}; return;
+    case GemmHalvesMode::Measure: break;
+  }
+  choice_ = gemm_halves_chooser().choose(key);
+  if (choice_.timed) start_ = std::chrono::steady_clock::now();
+}
+
+GemmHalvesTrial::~GemmHalvesTrial() {
+  if (!choice_.timed) return;
+  const auto elapsed = std::chrono::steady_clock::now() - start_;
+  gemm_halves_chooser().record(key_, choice_.halves, std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed).count());
+}
+
+}  // namespace ag::detail
