@@ -11,6 +11,7 @@
 
 #include "ag/detail/gemm_halves.h"
 #include "ag/detail/kernel_set.h"
+#include "ag/detail/log.h"
 #include "ag/detail/parallel.h"
 #include "test_util.h"
 
@@ -211,10 +212,11 @@ TEST(ParallelKernels, GemmHalvesChooserTakesTheFasterByTrial) {
 }
 
 // AG_GEMM_HALVES=measure (the default) on two threads: a mid-size product's first calls try
-// both ways (the halves ran: loops split), a decision is taken, and every call, trial or not,
-// gives the whole product's bits.
+// both ways (the halves ran: loops split), a decision is taken and logged (AG_LOG=kernels), and
+// every call, trial or not, gives the whole product's bits.
 TEST(ParallelKernels, MeasuredHalvesKeepTheWholeProductsBits) {
   const ScopedHalvesMode measure(GemmHalvesMode::Measure);
+  const agtest::LogCapture log(static_cast<unsigned>(ag::detail::LogTopic::Kernels));
   const Tensor a = ag::random_uniform({48, 160}, ag::float32, -1, 1, 31), b = ag::random_uniform({160, 272}, ag::float32, -1, 1, 32);
   Tensor one;
   {
@@ -227,6 +229,8 @@ TEST(ParallelKernels, MeasuredHalvesKeepTheWholeProductsBits) {
   for (int i = 0; i < 2 * GemmHalvesChooser::kTrialsPerSide + 8; ++i) ASSERT_TRUE(same_bits(ag::matmul(a, b), one)) << "call " << i;
   EXPECT_EQ(chooser.decided_halves() + chooser.decided_whole(), decided + 1) << "one decision for the shape";
   EXPECT_GE(ag::detail::parallel_loops_split(), before + GemmHalvesChooser::kTrialsPerSide) << "the halves' trials ran split";
+  EXPECT_EQ(log.count_containing("agc: MatMul 48x160x272 float32, 2 threads: halves "), 1u) << "the decision, logged once";
+  EXPECT_EQ(log.count_containing("(best of 6 each) -> "), 1u);
 }
 
 // The GEMM with a packed B (KernelSet::gemm_pack_b_*: compiled code packs a weight that stays the

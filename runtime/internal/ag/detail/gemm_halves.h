@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cstdint>
 #include <mutex>
+#include <string>
 
 namespace ag::detail {
 
@@ -68,10 +69,12 @@ class GemmHalvesChooser {
     int whole_runs = 0, halves_runs = 0;
     int64_t best_whole = 0, best_halves = 0;
     bool decided = false, halves = false;
+    bool ever_decided = false;  // a decision was logged (AG_LOG=kernels)
     int64_t calls_since = 0;
     uint64_t last_use = 0;
   };
   Slot& slot_of(const GemmShapeKey& key);
+  static std::string decision_line(const Slot& s, bool first);
   mutable std::mutex mu_;
   Slot slots_[kSlots];
   uint64_t clock_ = 0;

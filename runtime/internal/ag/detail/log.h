@@ -12,7 +12,8 @@ enum class LogTopic : unsigned {
   Compile = 2,  // AG_LOG=compile: every code generation / disk-cache hit with its time
   Trace = 4,    // AG_LOG=trace: trace statistics (ops, unrolled iterations)
   Passes = 8,   // AG_LOG=passes: graph size after each pass
-  Kernels = 16, // AG_LOG=kernels: the library kernel of each convolution shape (first use)
+  Kernels = 16, // AG_LOG=kernels: the library kernel of each convolution shape (first use), a
+                // mid-size matmul's halves or whole (gemm_halves.h)
 };
 
 // True when AG_LOG names `topic` (comma-separated; "all" enables everything). An unknown
