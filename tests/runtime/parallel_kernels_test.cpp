@@ -182,9 +182,10 @@ TEST(ParallelKernels, MidSizeMatmulsSplitInTwoHalvesWithTheWholeProductsBits) {
 // The halves' trial (ag/detail/gemm_halves.h) on synthetic times: the first calls of a shape
 // alternate halves and whole, kTrialsPerSide of each; the halves are taken only when their best
 // time is under kRequiredGain of the whole product's; the decision holds for kRetrialCalls calls,
-// then the trial runs again (the machine may have changed); shapes and variants are apart.
+// then the trial runs again (the machine may have changed); keys that differ only in their
+// transposes are apart.
 TEST(ParallelKernels, GemmHalvesChooserTakesTheFasterByTrial) {
-  const ag::detail::GemmShapeKey lstm{32, 128, 512, 0}, other{32, 128, 512, 1};
+  const ag::detail::GemmShapeKey lstm{32, 128, 512, "float32", 0, true}, other{32, 128, 512, "float32", 1, true};
   auto trial = [](GemmHalvesChooser& c, const ag::detail::GemmShapeKey& key, int64_t halves_ns, int64_t whole_ns) {
     int halves = 0, whole = 0;
     for (int i = 0; i < 2 * GemmHalvesChooser::kTrialsPerSide; ++i) {
@@ -198,16 +199,16 @@ TEST(ParallelKernels, GemmHalvesChooserTakesTheFasterByTrial) {
   };
   GemmHalvesChooser c;
   trial(c, lstm, 6000, 10000);  // halves 0.6x: taken
-  EXPECT_EQ(c.decided_halves(), 1);
+  EXPECT_EQ(c.decisions().halves, 1);
   trial(c, other, 9500, 10000);  // 0.95x: not worth a second core
-  EXPECT_EQ(c.decided_whole(), 1);
+  EXPECT_EQ(c.decisions().whole, 1);
   for (int64_t i = 1; i < GemmHalvesChooser::kRetrialCalls; ++i) {
     const GemmHalvesChooser::Choice a = c.choose(lstm), b = c.choose(other);
     ASSERT_TRUE(a.halves && !a.timed && !b.halves && !b.timed) << "call " << i << " after the decisions";
   }
   // The machine changed: the halves now take 1.4x.
   trial(c, lstm, 14000, 10000);
-  EXPECT_EQ(c.decided_whole(), 2);
+  EXPECT_EQ(c.decisions().whole, 2);
   EXPECT_FALSE(c.choose(lstm).halves);
 }
 
@@ -225,9 +226,10 @@ TEST(ParallelKernels, MeasuredHalvesKeepTheWholeProductsBits) {
   }
   Threads two(2);
   GemmHalvesChooser& chooser = ag::detail::gemm_halves_chooser();
-  const int64_t decided = chooser.decided_halves() + chooser.decided_whole(), before = ag::detail::parallel_loops_split();
+  auto decided_so_far = [&] { return chooser.decisions().halves + chooser.decisions().whole; };
+  const int64_t decided = decided_so_far(), before = ag::detail::parallel_loops_split();
   for (int i = 0; i < 2 * GemmHalvesChooser::kTrialsPerSide + 8; ++i) ASSERT_TRUE(same_bits(ag::matmul(a, b), one)) << "call " << i;
-  EXPECT_EQ(chooser.decided_halves() + chooser.decided_whole(), decided + 1) << "one decision for the shape";
+  EXPECT_EQ(decided_so_far(), decided + 1) << "one decision for the shape";
   EXPECT_GE(ag::detail::parallel_loops_split(), before + GemmHalvesChooser::kTrialsPerSide) << "the halves' trials ran split";
   EXPECT_EQ(log.count_containing("agc: MatMul 48x160x272 float32, 2 threads: halves "), 1u) << "the decision, logged once";
   EXPECT_EQ(log.count_containing("(best of 6 each) -> "), 1u);

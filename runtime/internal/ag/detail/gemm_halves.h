@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 namespace ag::detail {
 
@@ -30,11 +31,13 @@ void read_gemm_halves_mode_from_env();
 // For tests: sets the mode, returns the previous one.
 GemmHalvesMode set_gemm_halves_mode(GemmHalvesMode mode);
 
-// A product's identity for the trial: its shape and what else changes its time (which operands
-// are transposed, whether B was packed, the element size).
+// A product's identity for the trial: its shape and what else changes its time (the element
+// type, which operands are transposed, whether B comes packed).
 struct GemmShapeKey {
   int64_t m = 0, k = 0, n = 0;
-  int64_t variant = 0;
+  std::string_view dtype;  // "float32", "float64", "int32", "int64"
+  int64_t transposes = 0;  // bit 0: A transposed, bit 1: B transposed
+  bool packed_b = false;
   bool operator==(const GemmShapeKey&) const = default;
 };
 
@@ -58,9 +61,11 @@ class GemmHalvesChooser {
   Choice choose(const GemmShapeKey& key);
   void record(const GemmShapeKey& key, bool halves, int64_t elapsed_ns);
 
-  // Decisions taken since the chooser was made (tests): for halves, for the whole product.
-  int64_t decided_halves() const;
-  int64_t decided_whole() const;
+  // Decisions taken since the chooser was made (tests).
+  struct Decisions {
+    int64_t halves = 0, whole = 0;
+  };
+  Decisions decisions() const;
 
  private:
   struct Slot {
@@ -78,7 +83,7 @@ class GemmHalvesChooser {
   mutable std::mutex mu_;
   Slot slots_[kSlots];
   uint64_t clock_ = 0;
-  int64_t decided_halves_ = 0, decided_whole_ = 0;
+  Decisions decisions_;
 };
 
 // The process's chooser, which gemm and gemm_packed_b consult.

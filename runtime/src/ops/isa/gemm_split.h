@@ -94,11 +94,11 @@ void pull_second_half(const T* c, int64_t m, int64_t n, const GemmSplit& split) 
   static_cast<void>(*static_cast<volatile T*>(&sum));
 }
 
-// What, besides the shape, tells one product's time from another's in the halves' trial: the
-// element type, which operands are transposed, whether B comes packed.
+// A product's key in the halves' trial (gemm_halves.h).
 template <class T>
-int64_t gemm_variant(int64_t transposes, bool packed_b) {
-  return static_cast<int64_t>(sizeof(T)) << 8 | (std::is_integral_v<T> ? 1 << 4 : 0) | (packed_b ? 1 << 2 : 0) | (transposes & 3);
+GemmShapeKey gemm_shape_key(int64_t m, int64_t k, int64_t n, int64_t transposes, bool packed_b) {
+  const char* dtype = std::is_same_v<T, float> ? "float32" : std::is_same_v<T, double> ? "float64" : std::is_same_v<T, int32_t> ? "int32" : "int64";
+  return {m, k, n, dtype, transposes & 3, packed_b};
 }
 
 }  // namespace ag::detail::AG_KERNEL_NS

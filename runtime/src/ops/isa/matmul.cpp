@@ -21,9 +21,9 @@ using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 // blocks are spread over the shared pool (gemm_split.h). Eigen picks its cache blocking from each product's shape, so the blocks (and hence the float rounding) are
 // the same on 1 thread as on many: the result does not depend on the thread count. A and B are
 // Eigen expressions: maps, or transposes of maps (a transposed operand is packed as cheaply).
-// `variant` tells the products of one shape apart for the halves' trial (gemm_halves.h).
+// `key` names the product in the halves' trial (gemm_halves.h).
 template <class A, class B, class T>
-void gemm_blocks(const A& a, const B& b, T* c, int64_t m, int64_t k, int64_t n, int64_t variant) {
+void gemm_blocks(const A& a, const B& b, T* c, int64_t m, int64_t k, int64_t n, const GemmShapeKey& key) {
   Eigen::Map<Mat<T>> C(c, m, n);
   if (k == 0) {
     C.setZero();
@@ -33,7 +33,7 @@ void gemm_blocks(const A& a, const B& b, T* c, int64_t m, int64_t k, int64_t n, 
   // before Eigen's blocks moved to the stack).
   const GemmSplit split = gemm_split(m, k, n);
   if (split.kind == GemmSplit::RowHalves || split.kind == GemmSplit::ColumnHalves) {
-    const GemmHalvesTrial trial({m, k, n, variant});
+    const GemmHalvesTrial trial(key);
     if (!trial.halves()) {
       C.noalias() = a * b;
       return;
@@ -72,12 +72,12 @@ template <class T>
 void gemm(const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n, int64_t transposes) {
   const Eigen::Map<const Mat<T>> A(a, transposes & 1 ? k : m, transposes & 1 ? m : k);
   const Eigen::Map<const Mat<T>> B(b, transposes & 2 ? n : k, transposes & 2 ? k : n);
-  const int64_t variant = gemm_variant<T>(transposes, false);
+  const GemmShapeKey key = gemm_shape_key<T>(m, k, n, transposes, false);
   switch (transposes & 3) {
-    case 0: return gemm_blocks(A, B, c, m, k, n, variant);
-    case 1: return gemm_blocks(A.transpose(), B, c, m, k, n, variant);
-    case 2: return gemm_blocks(A, B.transpose(), c, m, k, n, variant);
-    default: return gemm_blocks(A.transpose(), B.transpose(), c, m, k, n, variant);
+    case 0: return gemm_blocks(A, B, c, m, k, n, key);
+    case 1: return gemm_blocks(A.transpose(), B, c, m, k, n, key);
+    case 2: return gemm_blocks(A, B.transpose(), c, m, k, n, key);
+    default: return gemm_blocks(A.transpose(), B.transpose(), c, m, k, n, key);
   }
 }
 template void gemm(const float*, const float*, float*, int64_t, int64_t, int64_t, int64_t);

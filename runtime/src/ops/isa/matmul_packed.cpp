@@ -147,7 +147,7 @@ void gemm_packed_b(const T* a, const T* b, const void* packed, T* c, int64_t m, 
   };
   const GemmSplit split = gemm_split(m, k, n);
   if (split.kind == GemmSplit::Whole) return part(0, n, 0, m);
-  const GemmHalvesTrial trial({m, k, n, gemm_variant<T>(transposes, true)});
+  const GemmHalvesTrial trial(gemm_shape_key<T>(m, k, n, transposes, true));
   if (!trial.halves()) return part(0, n, 0, m);
   parallel_for(2, 1, [&](int64_t first, int64_t last) {
     for (int64_t half = first; half < last; ++half) {
