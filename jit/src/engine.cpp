@@ -161,15 +161,17 @@ std::shared_ptr<Engine> Engine::get() {
 
 namespace {
 
-// Sets one of the process's libLLVM options. LLVM has no per-module switch for the two below,
+// Sets one of the process's libLLVM options. LLVM has no per-module switch for the three below,
 // only these options: agc is their one user in the programs it runs in, and a program that
 // drives LLVM itself keeps its own setting if it set one (an option given on its command line
-// is not overridden).
+// is not overridden). As if given first on a command line, at position 1: some passes take an
+// option as set only at a position above 0 (the post-RA scheduler's `getPosition() > 0`), and
+// at 0 that one ran on as if never turned off.
 void set_llvm_option(const char* name, const char* value) {
   llvm::StringMap<llvm::cl::Option*>& options = llvm::cl::getRegisteredOptions();
   auto it = options.find(name);
   if (it == options.end() || it->second->getNumOccurrences() > 0) return;
-  it->second->addOccurrence(0, name, value);
+  it->second->addOccurrence(1, name, value);
 }
 
 // - With 16-float vectors (AVX-512) the loop vectorizer also vectorizes each loop's remainder

@@ -24,6 +24,7 @@
 
 #include "abi.h"
 #include "ag/error.h"
+#include "optimizer.h"
 
 namespace ag::jit {
 namespace {
@@ -47,10 +48,37 @@ bool used_across(const llvm::Value& v, const std::set<const llvm::Function*>& pa
   return false;
 }
 
+// Whether `l` and every loop inside it is agc's own vector code (lower_fused_vector.cpp,
+// lower_reduce_vector.cpp): Codegen::loop_latch marks such a loop, its blocks and its remainder
+// alike, llvm.loop.vectorize.enable false, and no other loop.
+bool emitted_vector_loops(const llvm::Loop& l) {
+  bool marked = false;
+  if (const llvm::MDNode* id = l.getLoopID())
+    for (const llvm::MDOperand& op : id->operands()) {
+      const auto* hint = llvm::dyn_cast_or_null<llvm::MDNode>(op.get());
+      if (!hint || hint->getNumOperands() != 2) continue;
+      const auto* name = llvm::dyn_cast_or_null<llvm::MDString>(hint->getOperand(0).get());
+      const auto* value = llvm::mdconst::dyn_extract_or_null<llvm::ConstantInt>(hint->getOperand(1));
+      marked |= name && name->getString() == "llvm.loop.vectorize.enable" && value && value->isZero();
+    }
+  if (!marked) return false;
+  for (const llvm::Loop* sub : l)
+    if (!emitted_vector_loops(*sub)) return false;
+  return true;
+}
+
+// A loop nest to outline: its blocks, and whether it is agc's own vector code, which the
+// optimizer then skips as it does the vector loops' pool workers (parallel_loops.cpp): nothing
+// for it to vectorize, and in LSTM's second module 6 of its 8 ms (docs/jit.md, "Compile times").
+struct Nest {
+  std::vector<llvm::BasicBlock*> blocks;
+  bool emitted_vectors = false;
+};
+
 // The loops of `l` to outline: `l` itself, or when it is larger than `max_nest`, the loops
 // inside it (by the same rule). A small one stays: its call would cost more than it saves the
 // compile.
-void collect_nests(const llvm::Loop& l, size_t max_nest, std::vector<std::vector<llvm::BasicBlock*>>& nests) {
+void collect_nests(const llvm::Loop& l, size_t max_nest, std::vector<Nest>& nests) {
   size_t size = 0;
   for (const llvm::BasicBlock* bb : l.getBlocks()) size += bb->size();
   if (size < kMinNestInstructions) return;
@@ -58,13 +86,13 @@ void collect_nests(const llvm::Loop& l, size_t max_nest, std::vector<std::vector
     for (const llvm::Loop* sub : l) collect_nests(*sub, max_nest, nests);
     return;
   }
-  nests.emplace_back(l.getBlocks().begin(), l.getBlocks().end());
+  nests.push_back({{l.getBlocks().begin(), l.getBlocks().end()}, emitted_vector_loops(l)});
 }
 
 // Moves loop nests of `entry` into functions of their own (noinline, so they can go to the
 // second module): its top-level loops, or the loops inside a large one. Returns how many moved.
 int outline_loop_nests(llvm::Function& entry) {
-  std::vector<std::vector<llvm::BasicBlock*>> nests;
+  std::vector<Nest> nests;
   {
     llvm::DominatorTree dt(entry);
     llvm::LoopInfo loops(dt);
@@ -74,16 +102,17 @@ int outline_loop_nests(llvm::Function& entry) {
     for (const llvm::Loop* l : loops) collect_nests(*l, max_nest, nests);
   }
   int moved = 0;
-  for (const std::vector<llvm::BasicBlock*>& blocks : nests) {
+  for (const Nest& nest : nests) {
     llvm::CodeExtractorAnalysisCache cache(entry);
-    llvm::CodeExtractor extractor(blocks, nullptr, false, nullptr, nullptr, nullptr, false, false, nullptr,
+    llvm::CodeExtractor extractor(nest.blocks, nullptr, false, nullptr, nullptr, nullptr, false, false, nullptr,
                                   "nest" + std::to_string(moved));
     if (!extractor.isEligible()) continue;
-    llvm::Function* nest = extractor.extractCodeRegion(cache);
-    if (!nest) continue;
-    nest->setLinkage(llvm::GlobalValue::InternalLinkage);
-    nest->addFnAttr(llvm::Attribute::NoInline);
-    nest->addFnAttr(llvm::Attribute::NoUnwind);
+    llvm::Function* fn = extractor.extractCodeRegion(cache);
+    if (!fn) continue;
+    fn->setLinkage(llvm::GlobalValue::InternalLinkage);
+    fn->addFnAttr(llvm::Attribute::NoInline);
+    fn->addFnAttr(llvm::Attribute::NoUnwind);
+    if (nest.emitted_vectors) mark_emitted_optimized(*fn);
     ++moved;
   }
   return moved;
