@@ -96,6 +96,13 @@ int32_t agc_rt_var_assign_owned(ag::jit::JitCallCtx* ctx, int32_t node, void* va
 const void* agc_rt_var_borrow(ag::jit::JitCallCtx* ctx, int32_t slot, void* var);
 // Drops the tensor agc_rt_var_borrow holds in slot `slot` (the value's last use is past).
 void agc_rt_var_release(ag::jit::JitCallCtx* ctx, int32_t slot);
+// For assign_add/assign_sub node `node` updating in place (lower_state.cpp): locks the variable
+// and returns its buffer, safe to write (copied first when an eager reader or a borrowed read
+// shares it), for the loop the code runs next; agc_rt_var_update_end(var) unlocks it. Null, with
+// the error recorded and the lock released, when the value is not of the node's type or memory
+// runs out.
+void* agc_rt_var_update_begin(ag::jit::JitCallCtx* ctx, int32_t node, void* var);
+void agc_rt_var_update_end(void* var);
 // ag::print of node `node`: formats its text items (attrs) and tensor inputs `ins` (views of the
 // JIT buffers, no copies) and prints the line. Returns 0, or 1 with the error recorded.
 int32_t agc_rt_print(ag::jit::JitCallCtx* ctx, int32_t node, const ag::jit::JitArg* ins);

@@ -81,6 +81,25 @@ bool consumes_elementwise(const Node& n, uint32_t input) {
   return (c == OpClass::Reduce || c == OpClass::ArgReduce) && input == 0;
 }
 
+bool updates_in_place(const Graph& g, const Node& n) {
+  if ((n.op != OpKind::AssignAddVariable && n.op != OpKind::AssignSubVariable) || n.inputs.size() != 1 || n.outputs.size() != 1)
+    return false;
+  const TensorType& var = n.outputs[0];
+  const TensorType& operand = g.type(n.inputs[0]);
+  const DType d = var.dtype;
+  if (operand.dtype != d || !(d == DType::Float32 || d == DType::Float64 || d == DType::Int32 || d == DType::Int64)) return false;
+  if (var.shape.rank() == 0 || var.shape.num_elements() < kMinInPlaceUpdate || operand.shape.rank() > var.shape.rank())
+    return false;
+  for (int64_t d0 : var.shape)
+    if (d0 < 0) return false;  // static shapes only: the loop is over the variable's traced shape
+  const int64_t lead = var.shape.rank() - operand.shape.rank();
+  for (int64_t j = 0; j < operand.shape.rank(); ++j) {
+    const int64_t o = operand.shape[static_cast<size_t>(j)], v = var.shape[static_cast<size_t>(lead + j)];
+    if (o != v && o != 1) return false;
+  }
+  return true;
+}
+
 bool is_cheap_to_recompute(OpKind op) { return is_elementwise_expr(op) && op_info(op).cost == OpCost::cheap; }
 
 int64_t inline_reduction_count(const Graph& g, const Node& n) {
@@ -110,7 +129,8 @@ std::vector<std::vector<uint32_t>> fuse_elementwise(const Graph& g, std::vector<
       // still walks its operand.
       const bool reg = !values[i].empty() && values[i][0].storage == ValueStorage::Reg;
       const bool loops = !(reg && is_elementwise_expr(c.op));
-      if (!consumes_elementwise(c, k) || !loops) fusible_uses[v.node] = false;
+      const bool elementwise = consumes_elementwise(c, k) || (k == 0 && updates_in_place(g, c));
+      if (!elementwise || !loops) fusible_uses[v.node] = false;
     }
   }
   std::vector<bool> is_result(n, false);
@@ -157,6 +177,9 @@ std::vector<std::vector<uint32_t>> fuse_elementwise(const Graph& g, std::vector<
     }
     // One place: every consumer in the same group, reading it in the same context.
     const uint32_t r = root[cs[0]], ctx = reading_context(cs[0]);
+    // An update in place runs its loop holding the variable's lock: nothing in it may raise
+    // (the error path would leave the lock held), nor check.
+    if (r != kShared && updates_in_place(g, g.nodes[r]) && (may_raise_on_values(p) || p.op == OpKind::CheckNumerics)) continue;
     const bool one_place = r != kShared && std::all_of(cs.begin(), cs.end(), [&](uint32_t c) {
                              return root[c] == r && reading_context(c) == ctx;
                            });

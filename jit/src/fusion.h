@@ -28,6 +28,15 @@ inline constexpr int64_t kMaxInlineReduction = 8;
 // evaluated inline (at most kMaxInlineReduction, every reduced dim static); else 0.
 int64_t inline_reduction_count(const Graph& g, const Node& n);
 
+// An assign_add or assign_sub that computes its operand in a loop of its own over the variable
+// (lower_state.cpp, Emitter::update_in_place): the variable's buffer updated element by element
+// under its lock, the operand's elementwise producers fused into that loop, no temporary and no
+// second pass (an optimizer's `w -= lr * m / (sqrt(v) + eps)`). For a float32/float64/int32/
+// int64 variable of static shape and at least kMinInPlaceUpdate elements, and an operand of its
+// dtype that broadcasts to it; a scalar counter keeps its helper (agc_rt_var_add_scalar).
+inline constexpr int64_t kMinInPlaceUpdate = 16;
+bool updates_in_place(const Graph& g, const Node& n);
+
 // `values` holds the storage chosen so far for every value of `g`; values that fuse into their
 // consumer become ValueStorage::Fused. Results and register values never fuse. Returns, per node, the
 // roots of the groups that evaluate it: for a fused value the group(s) it is computed in (a fill,

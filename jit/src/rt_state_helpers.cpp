@@ -188,6 +188,28 @@ const void* agc_rt_var_borrow(JitCallCtx* ctx, int32_t slot, void* var) {
 
 void agc_rt_var_release(JitCallCtx* ctx, int32_t slot) { ctx->state->slots()[static_cast<size_t>(slot)] = ag::Tensor(); }
 
+void* agc_rt_var_update_begin(JitCallCtx* ctx, int32_t node, void* var) {
+  CallState& st = *ctx->state;
+  const ag::jit::NodeInfo& info = st.program->nodes[static_cast<size_t>(node)];
+  auto& v = *static_cast<ag::detail::VariableState*>(var);
+  v.mu.lock();  // held through the code's loop: one whole read-modify-write, as eagerly
+  try {
+    const ag::TensorType& t = info.node->outputs[0];
+    if (v.dtype != t.dtype || v.shape != t.shape)
+      throw ag::InternalError("jit: a variable updated in place is not of the type it was traced with");
+    return ag::jit::writable_value(v, /*keep_contents=*/true);
+  } catch (const ag::detail::TensorAllocationFailure& f) {
+    st.error = std::make_exception_ptr(
+        ag::detail::out_of_memory(ag::detail::user_op_name(info.node->op), f.dtype, f.shape, info.node->loc));
+  } catch (...) {
+    st.error = std::current_exception();
+  }
+  v.mu.unlock();
+  return nullptr;
+}
+
+void agc_rt_var_update_end(void* var) { static_cast<ag::detail::VariableState*>(var)->mu.unlock(); }
+
 int32_t agc_rt_var_assign(JitCallCtx* ctx, int32_t node, void* var, const JitArg* in, void* result) {
   CallState& st = *ctx->state;
   const ag::jit::NodeInfo& info = st.program->nodes[static_cast<size_t>(node)];

@@ -204,12 +204,56 @@ TEST(ParallelKernels, GemmHalvesChooserTakesTheFasterByTrial) {
   EXPECT_EQ(c.decisions().whole, 1);
   for (int64_t i = 1; i < GemmHalvesChooser::kRetrialCalls; ++i) {
     const GemmHalvesChooser::Choice a = c.choose(lstm), b = c.choose(other);
-    ASSERT_TRUE(a.halves && !a.timed && !b.halves && !b.timed) << "call " << i << " after the decisions";
+    ASSERT_TRUE(a.halves && !b.halves && !b.timed) << "call " << i << " after the decisions";
+    // The halves taken are watched (every kWatchEvery-th call timed); still fast, they stay.
+    ASSERT_EQ(a.timed, i % GemmHalvesChooser::kWatchEvery == 0) << "call " << i;
+    if (a.timed) c.record(lstm, true, 6500);
   }
+  EXPECT_EQ(c.decisions().fell_behind, 0);
   // The machine changed: the halves now take 1.4x.
   trial(c, lstm, 14000, 10000);
   EXPECT_EQ(c.decisions().whole, 2);
   EXPECT_FALSE(c.choose(lstm).halves);
+}
+
+// Halves taken that fall behind the whole product (a VM's vCPUs moved) are tried again after
+// kWatchSamples watched calls, not kRetrialCalls calls later; a trial then takes the whole.
+TEST(ParallelKernels, GemmHalvesThatFallBehindAreTriedAgainAtOnce) {
+  const ag::detail::GemmShapeKey key{32, 128, 512, "float32", 0, true};
+  GemmHalvesChooser c;
+  auto trial = [&](int64_t halves_ns, int64_t whole_ns) {
+    for (int i = 0; i < 2 * GemmHalvesChooser::kTrialsPerSide; ++i) {
+      const GemmHalvesChooser::Choice choice = c.choose(key);
+      ASSERT_TRUE(choice.timed) << "call " << i << " of the trial";
+      c.record(key, choice.halves, choice.halves ? halves_ns : whole_ns);
+    }
+  };
+  trial(6000, 10000);
+  ASSERT_EQ(c.decisions().halves, 1);
+  int64_t calls = 0, watched = 0;
+  for (;;) {
+    const GemmHalvesChooser::Choice choice = c.choose(key);
+    ++calls;
+    ASSERT_LT(calls, GemmHalvesChooser::kRetrialCalls) << "never tried again before the periodic retrial";
+    if (!choice.halves || (choice.timed && watched == GemmHalvesChooser::kWatchSamples)) break;  // a new trial's call
+    if (!choice.timed) continue;
+    ++watched;
+    c.record(key, true, 14000);  // now 1.4x the whole's best
+  }
+  EXPECT_EQ(watched, GemmHalvesChooser::kWatchSamples);
+  EXPECT_EQ(calls, GemmHalvesChooser::kWatchSamples * GemmHalvesChooser::kWatchEvery + 1);
+  EXPECT_EQ(c.decisions().fell_behind, 1);
+  // The new trial (the call above was its first, halves): record it, then the rest.
+  c.record(key, true, 14000);
+  for (int i = 1; i < 2 * GemmHalvesChooser::kTrialsPerSide; ++i) {
+    const GemmHalvesChooser::Choice choice = c.choose(key);
+    ASSERT_TRUE(choice.timed) << "call " << i << " of the new trial";
+    c.record(key, choice.halves, choice.halves ? 14000 : 10000);
+  }
+  EXPECT_EQ(c.decisions().whole, 1);
+  const GemmHalvesChooser::Choice after = c.choose(key);
+  EXPECT_FALSE(after.halves);
+  EXPECT_FALSE(after.timed);  // the whole product is not watched
 }
 
 // AG_GEMM_HALVES=measure (the default) on two threads: a mid-size product's first calls try

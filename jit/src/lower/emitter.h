@@ -159,6 +159,9 @@ class Emitter : public Codegen {
   void collect_leaves(Scope& s, ValueId v, std::vector<const LVal*>& out);
   llvm::Value* eval_element(Scope& s, ValueId v, const Walk& w, const std::vector<llvm::Value*>& idx);
   void lower_elementwise(Scope& s, uint32_t i);
+  // assign_add/assign_sub node i, updating in place (fusion.h, updates_in_place): `dst` the
+  // variable's buffer (locked by the caller), each element combined with the fused operand's.
+  void update_in_place(Scope& s, uint32_t i, llvm::Value* dst);
   // lower_fused_vector.cpp: node i's loop emitted as vector code (a float walk whose inner dim
   // every operand reads contiguously or broadcasts, of supported ops); false when it does not
   // apply and the scalar loop (for LLVM's vectorizer) is needed.

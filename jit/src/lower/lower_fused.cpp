@@ -171,4 +171,27 @@ void Emitter::lower_elementwise(Scope& s, uint32_t i) {
   s.values[i] = {out};
 }
 
+void Emitter::update_in_place(Scope& s, uint32_t i, llvm::Value* dst) {
+  const Node& n = s.graph().nodes[i];
+  const DType d = n.outputs[0].dtype;
+  LVal var;
+  var.kind = LVal::Kind::Buf;
+  var.dtype = d;
+  var.dims = static_dims(n.outputs[0].shape);
+  var.ptr = dst;
+  std::vector<const LVal*> leaves;
+  collect_leaves(s, n.inputs[0], leaves);
+  leaves.push_back(&var);
+  const Walk w = make_walk(var.dims, leaves, /*collapse=*/true);
+  const bool add = n.op == OpKind::AssignAddVariable;
+  parallel_loop_nest(w.dims, {dst}, [&](const std::vector<llvm::Value*>& idx) {
+    llvm::Value* offset = linear_offset(*w.find(&var), idx);
+    llvm::Value* a = load(d, dst, offset);
+    llvm::Value* x = eval_element(s, n.inputs[0], w, idx);
+    // As the eager update: IEEE arithmetic on floats (nothing contracted), integers wrap.
+    llvm::Value* r = is_floating(d) ? (add ? b_.CreateFAdd(a, x) : b_.CreateFSub(a, x)) : (add ? b_.CreateAdd(a, x) : b_.CreateSub(a, x));
+    store(d, dst, offset, r);
+  });
+}
+
 }  // namespace ag::jit

@@ -8,7 +8,11 @@
 // from one vCPU to the other: the worker's reads of the freshly written activations cost more
 // than half the product saved. No threshold on the shape is right in both, so for each shape the
 // first calls alternate whole and halves, the faster (by the best of each) is taken, and the
-// trial runs again every kRetrialCalls calls in case the machine changed. A trial of the halves
+// trial runs again every kRetrialCalls calls in case the machine changed, and at once when the
+// halves, once taken, fall behind: every kWatchEvery-th call of them is timed, and when the best
+// of kWatchSamples such calls is slower than the whole product's best, both are tried again (a
+// VM's vCPUs moved within seconds: a shape whose halves won in one phase then ran 1.3x slower
+// than one thread until the next retrial, 2,048 calls later). A trial of the halves
 // also reads the half of C the other thread wrote before its time is taken: the consumer, on
 // this thread, pays that transfer, and a timing of the product alone chose halves that made
 // the LSTM 1.34x slower on two threads than on one.
@@ -53,10 +57,13 @@ class GemmHalvesChooser {
   // consumer reads next and the timing does not see.
   static constexpr double kRequiredGain = 0.9;
   static constexpr int kSlots = 32;
+  // Halves taken: every kWatchEvery-th call is timed; kWatchSamples of them judge the choice.
+  static constexpr int64_t kWatchEvery = 32;
+  static constexpr int kWatchSamples = 4;
 
   struct Choice {
     bool halves = false;
-    bool timed = false;  // a trial call: report its time with record()
+    bool timed = false;  // a trial call, or a watched call of halves taken: report its time with record()
   };
   Choice choose(const GemmShapeKey& key);
   void record(const GemmShapeKey& key, bool halves, int64_t elapsed_ns);
@@ -64,6 +71,7 @@ class GemmHalvesChooser {
   // Decisions taken since the chooser was made (tests).
   struct Decisions {
     int64_t halves = 0, whole = 0;
+    int64_t fell_behind = 0;  // halves taken, then watched slower than the whole: tried again
   };
   Decisions decisions() const;
 
@@ -76,10 +84,14 @@ class GemmHalvesChooser {
     bool decided = false, halves = false;
     bool ever_decided = false;  // a decision was logged (AG_LOG=kernels)
     int64_t calls_since = 0;
+    int watch_runs = 0;  // watched calls of halves taken since the decision (or the last judgement)
+    int64_t watch_best = 0;
     uint64_t last_use = 0;
   };
   Slot& slot_of(const GemmShapeKey& key);
+  void record_trial(Slot& s, bool halves, int64_t elapsed_ns, std::string& line);  // mu_ held
   static std::string decision_line(const Slot& s, bool first);
+  static std::string watch_line(const Slot& s);
   mutable std::mutex mu_;
   Slot slots_[kSlots];
   uint64_t clock_ = 0;
