@@ -142,6 +142,23 @@ void assign(const NodeInfo& info, VariableState& v, const JitArg& in, void* resu
   if (result && value_bytes(v)) std::memcpy(result, ag::detail::impl_of(v.value)->data, value_bytes(v));
 }
 
+// Runs `body(node)` for node `node` of the call's program: 0, or 1 with its error recorded (a
+// tensor that could not be allocated reported as the eager op's out-of-memory error).
+template <class F>
+int32_t node_guarded(JitCallCtx* ctx, int32_t node, F&& body) {
+  CallState& st = *ctx->state;
+  const Node& n = *st.program->nodes[static_cast<size_t>(node)].node;
+  try {
+    body(n);
+    return 0;
+  } catch (const detail::TensorAllocationFailure& f) {
+    st.error = std::make_exception_ptr(detail::out_of_memory(detail::user_op_name(n.op), f.dtype, f.shape, n.loc));
+  } catch (...) {
+    st.error = std::current_exception();
+  }
+  return 1;
+}
+
 // A draw's words from its Generator's state (one locked step, as eagerly).
 std::pair<uint64_t, uint64_t> take_words(const Node& n, void* generator_state) {
   return detail::take_random_words(*static_cast<VariableState*>(generator_state), n.op, n.attrs.shape);
@@ -189,40 +206,24 @@ const void* agc_rt_var_borrow(JitCallCtx* ctx, int32_t slot, void* var) {
 void agc_rt_var_release(JitCallCtx* ctx, int32_t slot) { ctx->state->slots()[static_cast<size_t>(slot)] = ag::Tensor(); }
 
 void* agc_rt_var_update_begin(JitCallCtx* ctx, int32_t node, void* var) {
-  CallState& st = *ctx->state;
-  const ag::jit::NodeInfo& info = st.program->nodes[static_cast<size_t>(node)];
   auto& v = *static_cast<ag::detail::VariableState*>(var);
+  void* dst = nullptr;
   v.mu.lock();  // held through the code's loop: one whole read-modify-write, as eagerly
-  try {
-    const ag::TensorType& t = info.node->outputs[0];
-    if (v.dtype != t.dtype || v.shape != t.shape)
+  const int32_t rc = ag::jit::node_guarded(ctx, node, [&](const ag::Node& n) {
+    if (v.dtype != n.outputs[0].dtype || v.shape != n.outputs[0].shape)
       throw ag::InternalError("jit: a variable updated in place is not of the type it was traced with");
-    return ag::jit::writable_value(v, /*keep_contents=*/true);
-  } catch (const ag::detail::TensorAllocationFailure& f) {
-    st.error = std::make_exception_ptr(
-        ag::detail::out_of_memory(ag::detail::user_op_name(info.node->op), f.dtype, f.shape, info.node->loc));
-  } catch (...) {
-    st.error = std::current_exception();
-  }
-  v.mu.unlock();
-  return nullptr;
+    dst = ag::jit::writable_value(v, /*keep_contents=*/true);
+  });
+  if (rc != 0) v.mu.unlock();
+  return dst;
 }
 
 void agc_rt_var_update_end(void* var) { static_cast<ag::detail::VariableState*>(var)->mu.unlock(); }
 
 int32_t agc_rt_var_assign(JitCallCtx* ctx, int32_t node, void* var, const JitArg* in, void* result) {
-  CallState& st = *ctx->state;
-  const ag::jit::NodeInfo& info = st.program->nodes[static_cast<size_t>(node)];
-  try {
-    ag::jit::assign(info, *static_cast<ag::detail::VariableState*>(var), *in, result);
-    return 0;
-  } catch (const ag::detail::TensorAllocationFailure& f) {
-    st.error = std::make_exception_ptr(
-        ag::detail::out_of_memory(ag::detail::user_op_name(info.node->op), f.dtype, f.shape, info.node->loc));
-  } catch (...) {
-    st.error = std::current_exception();
-  }
-  return 1;
+  return ag::jit::node_guarded(ctx, node, [&](const ag::Node&) {
+    ag::jit::assign(ctx->state->program->nodes[static_cast<size_t>(node)], *static_cast<ag::detail::VariableState*>(var), *in, result);
+  });
 }
 
 int32_t agc_rt_var_add_scalar(JitCallCtx* ctx, int32_t node, int32_t subtract, void* var, const void* operand,

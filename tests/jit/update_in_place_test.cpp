@@ -3,7 +3,8 @@
 // the variable's buffer, under its lock, with no temporary and no second pass. Checked: the plan
 // (the operand fused into the assignment's group) and the IR (the lock helpers, no
 // agc_rt_var_assign); values eager == interpreter == JIT over dtypes, broadcast operands, small
-// and large (split over the pool) variables, a staged loop; an eager reader keeps its value
+// and large (split over the pool) variables, a staged loop, a tape outside the trace, a nested
+// Function; an eager reader keeps its value
 // (copy-on-write); two threads' updates are whole; an operand that may raise is not fused (its
 // error comes before the lock), and the variable stays usable after it.
 #include <thread>
@@ -144,6 +145,39 @@ TEST(UpdateInPlaceCompositions, InAStagedLoopAndWithAnEagerReader) {
   for (size_t k = 0; k < eager.size(); ++k) {
     EXPECT_TRUE(agtest::same_tensor(eager[k], interp[k], {.rtol = 1e-5, .atol = 1e-6})) << k;
     EXPECT_TRUE(agtest::same_tensor(eager[k], jit[k], {.rtol = 1e-5, .atol = 1e-6})) << k;
+  }
+}
+
+// A Function that updates in place, called under a tape outside its trace and nested in another
+// Function: the loss's gradient and the variable agree with eager and the interpreter.
+TEST(UpdateInPlaceCompositions, UnderATapeOutsideTheTraceAndNested) {
+  const agtest::ScopedEnv no_cache("AG_CACHE_DIR", "off");
+  const Tensor x = ag::random_uniform({8, 64}, ag::float32, -1, 1, 9);
+  auto run = [&](int mode) {
+    ag::Variable w(ag::random_uniform({8, 64}, ag::float32, -1, 1, 10), "w");
+    auto body = [&](Tensor in) {
+      w.assign_sub(ag::exp(in) * 0.1f);
+      return ag::reduce_sum(ag::square(w.value() * in));
+    };
+    auto inner = ag::function(body, {.jit_compile = mode == 2});
+    auto outer = ag::function([&](Tensor in) { return inner(in) * 2.f; }, {.jit_compile = mode == 2});
+    std::vector<Tensor> out;
+    {
+      ag::GradientTape tape;
+      tape.watch(x);
+      const Tensor loss = mode == 0 ? body(x) : inner(x);
+      out.push_back(loss);
+      out.push_back(tape.gradient(loss, x));
+    }
+    out.push_back(mode == 0 ? body(x) * 2.f : outer(x));
+    out.push_back(w.value());
+    if (mode == 2) EXPECT_TRUE(ir_calls(inner.get_concrete_function(x).llvm_ir(false), "agc_rt_var_update_begin"));
+    return out;
+  };
+  const auto eager = run(0), interp = run(1), jit = run(2);
+  for (size_t k = 0; k < eager.size(); ++k) {
+    EXPECT_TRUE(agtest::same_tensor(eager[k], interp[k], {.rtol = 1e-5, .atol = 1e-5})) << k;
+    EXPECT_TRUE(agtest::same_tensor(eager[k], jit[k], {.rtol = 1e-5, .atol = 1e-5})) << k;
   }
 }
 

@@ -82,23 +82,6 @@ void StateLowering::stateful() {
         return e_.finish_result(s_, i_, out, ptr);
       }
       const ValueStorage st = vp.storage;
-      if (n_.op != OpKind::AssignVariable && s_.at(n_.inputs[0]).kind == LVal::Kind::Fused) {
-        // Updated in place (fusion.h, updates_in_place): the operand computed in the loop over
-        // the variable's buffer, which the helper locks (and copies first if a reader shares it).
-        llvm::Value* dst = b_.CreateCall(e_.runtime("agc_rt_var_update_begin"), {e_.ctx(), e_.i32(id), var});
-        e_.return_if(b_.CreateICmpEQ(dst, llvm::ConstantPointerNull::get(b_.getPtrTy())));
-        e_.update_in_place(s_, i_, dst);
-        b_.CreateCall(e_.runtime("agc_rt_var_update_end"), {var});
-        if (borrowed) return borrow();  // the new value, read in place
-        if (!has_uses(s_, i_) && (st == ValueStorage::Reg || st == ValueStorage::Arena)) {
-          out.kind = LVal::Kind::Buf;  // never read
-          s_.values[i_] = {out};
-          return;
-        }
-        llvm::Value* copy = e_.result_buffer(s_, i_, out.dims);
-        b_.CreateCall(e_.runtime("agc_rt_var_read"), {var, copy});
-        return e_.finish_result(s_, i_, out, copy);
-      }
       if (n_.op == OpKind::AssignVariable && s_.plan->at(n_.inputs[0]).donated) {
         // The operand's buffer becomes the variable's value (plan.cpp, donate_to_assignments).
         llvm::Value* rc = b_.CreateCall(e_.runtime("agc_rt_var_assign_owned"),
@@ -123,12 +106,22 @@ void StateLowering::stateful() {
       const TensorType& operand = s_.type(n_.inputs[0]);
       const bool scalar_add = n_.op != OpKind::AssignVariable && out.dims.empty() && operand.shape.rank() == 0 && operand.dtype == d &&
                               (d == DType::Int32 || d == DType::Int64 || d == DType::Float32 || d == DType::Float64);
-      llvm::Value* rc =
-          scalar_add ? b_.CreateCall(e_.runtime("agc_rt_var_add_scalar"),
-                                     {e_.ctx(), e_.i32(id), e_.i32(n_.op == OpKind::AssignSubVariable), var,
-                                      e_.as_buffer(s_.at(n_.inputs[0])).ptr, result})
-                     : b_.CreateCall(e_.runtime("agc_rt_var_assign"), {e_.ctx(), e_.i32(id), var, input_args(), result});
-      e_.return_if(b_.CreateICmpNE(rc, e_.i32(0)));
+      if (n_.op != OpKind::AssignVariable && s_.at(n_.inputs[0]).kind == LVal::Kind::Fused) {
+        // Updated in place (fusion.h, updates_in_place): the operand computed in the loop over
+        // the variable's buffer, which the helper locks (and copies first if a reader shares it).
+        llvm::Value* dst = b_.CreateCall(e_.runtime("agc_rt_var_update_begin"), {e_.ctx(), e_.i32(id), var});
+        e_.return_if(b_.CreateICmpEQ(dst, llvm::ConstantPointerNull::get(b_.getPtrTy())));
+        e_.update_in_place(s_, i_, dst);
+        b_.CreateCall(e_.runtime("agc_rt_var_update_end"), {var});
+        if (ptr) b_.CreateCall(e_.runtime("agc_rt_var_read"), {var, ptr});
+      } else {
+        llvm::Value* rc =
+            scalar_add ? b_.CreateCall(e_.runtime("agc_rt_var_add_scalar"),
+                                       {e_.ctx(), e_.i32(id), e_.i32(n_.op == OpKind::AssignSubVariable), var,
+                                        e_.as_buffer(s_.at(n_.inputs[0])).ptr, result})
+                       : b_.CreateCall(e_.runtime("agc_rt_var_assign"), {e_.ctx(), e_.i32(id), var, input_args(), result});
+        e_.return_if(b_.CreateICmpNE(rc, e_.i32(0)));
+      }
       if (borrowed) return borrow();  // the new value, read in place
       if (unused) {
         out.kind = LVal::Kind::Buf;  // never read

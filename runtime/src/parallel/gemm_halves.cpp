@@ -33,26 +33,30 @@ void read_gemm_halves_mode_from_env() {
 
 GemmHalvesMode set_gemm_halves_mode(GemmHalvesMode mode) { return g_mode.exchange(mode, std::memory_order_relaxed); }
 
-// AG_LOG=kernels: `agc: MatMul 32x128x512 float32, B packed, 2 threads: halves 15.1 us, whole
-// 22.9 us (best of 6 each) -> halves`, at a shape's first decision and when a trial changes it.
-std::string GemmHalvesChooser::decision_line(const Slot& s, bool first) {
-  const GemmShapeKey& key = s.key;
-  return fmt::format("agc: MatMul {}x{}x{} {}{}{}{}, {} threads: halves {:.1f} us, whole {:.1f} us (best of {} each) -> {}{}", key.m, key.k,
-                     key.n, key.dtype, key.transposes & 1 ? ", A transposed" : "", key.transposes & 2 ? ", B transposed" : "",
-                     key.packed_b ? ", B packed" : "", parallel_threads(), static_cast<double>(s.best_halves) / 1e3,
-                     static_cast<double>(s.best_whole) / 1e3, kTrialsPerSide, s.halves ? "halves" : "whole",
-                     first ? "" : " (changed by a later trial)");
+namespace {
+
+// The start of each AG_LOG=kernels line about a shape: `agc: MatMul 32x128x512 float32, B packed,
+// 2 threads`.
+std::string shape_text(const GemmShapeKey& key) {
+  return fmt::format("agc: MatMul {}x{}x{} {}{}{}{}, {} threads", key.m, key.k, key.n, key.dtype, key.transposes & 1 ? ", A transposed" : "",
+                     key.transposes & 2 ? ", B transposed" : "", key.packed_b ? ", B packed" : "", parallel_threads());
 }
 
-// AG_LOG=kernels: `agc: MatMul 32x128x512 float32, B packed, 2 threads: halves taken, now 25.1 us
-// (best of 4 watched calls) against the whole's 20.3 us -> trying both again`.
+}  // namespace
+
+// `...: halves 15.1 us, whole 22.9 us (best of 6 each) -> halves`, at a shape's first decision
+// and when a trial changes it.
+std::string GemmHalvesChooser::decision_line(const Slot& s, bool first) {
+  return fmt::format("{}: halves {:.1f} us, whole {:.1f} us (best of {} each) -> {}{}", shape_text(s.key),
+                     static_cast<double>(s.best_halves) / 1e3, static_cast<double>(s.best_whole) / 1e3, kTrialsPerSide,
+                     s.halves ? "halves" : "whole", first ? "" : " (changed by a later trial)");
+}
+
+// `...: halves taken, now 25.1 us (best of 4 watched calls) against the whole's 20.3 us -> trying
+// both again`.
 std::string GemmHalvesChooser::watch_line(const Slot& s) {
-  const GemmShapeKey& key = s.key;
-  return fmt::format("agc: MatMul {}x{}x{} {}{}{}{}, {} threads: halves taken, now {:.1f} us (best of {} watched calls) against the "
-                     "whole's {:.1f} us -> trying both again",
-                     key.m, key.k, key.n, key.dtype, key.transposes & 1 ? ", A transposed" : "", key.transposes & 2 ? ", B transposed" : "",
-                     key.packed_b ? ", B packed" : "", parallel_threads(), static_cast<double>(s.watch_best) / 1e3, kWatchSamples,
-                     static_cast<double>(s.best_whole) / 1e3);
+  return fmt::format("{}: halves taken, now {:.1f} us (best of {} watched calls) against the whole's {:.1f} us -> trying both again",
+                     shape_text(s.key), static_cast<double>(s.watch_best) / 1e3, kWatchSamples, static_cast<double>(s.best_whole) / 1e3);
 }
 
 GemmHalvesChooser::Slot& GemmHalvesChooser::slot_of(const GemmShapeKey& key) {
