@@ -141,11 +141,9 @@ TEST(UpdateInPlaceCompositions, InAStagedLoopAndWithAnEagerReader) {
     out.push_back(w.value());
     return out;
   };
-  const auto eager = run(0), interp = run(1), jit = run(2);
-  for (size_t k = 0; k < eager.size(); ++k) {
-    EXPECT_TRUE(agtest::same_tensor(eager[k], interp[k], {.rtol = 1e-5, .atol = 1e-6})) << k;
-    EXPECT_TRUE(agtest::same_tensor(eager[k], jit[k], {.rtol = 1e-5, .atol = 1e-6})) << k;
-  }
+  const auto eager = run(0);
+  agtest::expect_same(eager, run(1), {.rtol = 1e-5, .atol = 1e-6}, "interpreter");
+  agtest::expect_same(eager, run(2), {.rtol = 1e-5, .atol = 1e-6}, "jit");
 }
 
 // A Function that updates in place, called under a tape outside its trace and nested in another
@@ -174,11 +172,9 @@ TEST(UpdateInPlaceCompositions, UnderATapeOutsideTheTraceAndNested) {
     if (mode == 2) EXPECT_TRUE(ir_calls(inner.get_concrete_function(x).llvm_ir(false), "agc_rt_var_update_begin"));
     return out;
   };
-  const auto eager = run(0), interp = run(1), jit = run(2);
-  for (size_t k = 0; k < eager.size(); ++k) {
-    EXPECT_TRUE(agtest::same_tensor(eager[k], interp[k], {.rtol = 1e-5, .atol = 1e-5})) << k;
-    EXPECT_TRUE(agtest::same_tensor(eager[k], jit[k], {.rtol = 1e-5, .atol = 1e-5})) << k;
-  }
+  const auto eager = run(0);
+  agtest::expect_same(eager, run(1), {.rtol = 1e-5, .atol = 1e-5}, "interpreter");
+  agtest::expect_same(eager, run(2), {.rtol = 1e-5, .atol = 1e-5}, "jit");
 }
 
 // Two threads adding to one variable in place: every update whole (the loop runs under the lock).
