@@ -29,6 +29,7 @@ enum class FailKind : int32_t {
   Squeeze,            // a: the size of a dim that squeeze was asked to remove
   EnsureShape,        // a: the size of dim b, which ensure_shape's shape gives another size
   NonFinite,          // check_numerics: a: the flat element (-1: not known), b: detail::NonFiniteKind
+  ScatterIndex,       // a: the row index, b: the rows
 };
 
 }  // namespace ag::jit

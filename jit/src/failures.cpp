@@ -23,6 +23,8 @@ void throw_failure(const NodeInfo& info, FailKind kind, int64_t a, int64_t b) {
       throw InvalidArgumentError(fmt::format("{}: index {} is out of range [0, {}) for axis {} of shape {}{}", op, a, b, axis,
                                              shape_of_input(0), at));
     }
+    case FailKind::ScatterIndex:  // worded as the eager kernel's (index_kernels.cpp, out_of_range)
+      throw InvalidArgumentError(fmt::format("{}: index {} is out of range [0, {}){}", op, a, b, at));
     case FailKind::Broadcast:
       throw InvalidArgumentError(fmt::format("{}: shapes are not broadcast-compatible at run time (a dim is {} vs {}){}", op, a, b, at));
     case FailKind::Reshape:

@@ -21,6 +21,10 @@
 //     pos[:, None]` reads none, `x + bias` one) fuses into each of several groups, recomputed
 //     there rather than written and read back.
 // Sizes are compared on static dims: an unknown dim is taken not to broadcast.
+//
+// A compiled scatter (compiled_scatter) is a root whose loop walks its updates: their producers
+// fuse as into an elementwise op of the updates' shape, and a gather by a vector of indices fuses
+// too (fuses_gather), read at the loop's own index; a fill as its base is written by its loop.
 #include "fusion.h"
 
 #include <algorithm>
@@ -100,6 +104,32 @@ bool updates_in_place(const Graph& g, const Node& n) {
   return true;
 }
 
+bool compiled_scatter(const Graph& g, const Node& n) {
+  if (n.op != OpKind::TensorScatterUpdate && n.op != OpKind::TensorScatterAdd && n.op != OpKind::UnsortedSegmentSum &&
+      n.op != OpKind::UnsortedSegmentMax)
+    return false;
+  const DType d = n.outputs[0].dtype;
+  return n.inputs.size() == 3 && !n.outputs[0].rank_unknown && g.type(n.inputs[2]).shape.rank() == n.outputs[0].shape.rank() &&
+         (d == DType::Float32 || d == DType::Float64 || d == DType::Int32 || d == DType::Int64);
+}
+
+bool scatter_reads_elementwise(const Graph& g, const Node& n, uint32_t input, const Node& producer) {
+  return compiled_scatter(g, n) && (input == 2 || (input == 0 && is_fill(producer.op)));
+}
+
+bool fuses_gather(const Graph& g, const Node& n, const Node& scatter) {
+  if (n.op != OpKind::Gather || n.inputs.size() != 2 || n.outputs.size() != 1 || !compiled_scatter(g, scatter)) return false;
+  const TensorType& params = g.type(n.inputs[0]);
+  const TensorType& indices = g.type(n.inputs[1]);
+  if (params.rank_unknown || indices.rank_unknown || params.shape.rank() < 1 || indices.shape.rank() != 1) return false;
+  const int64_t axis = n.attrs.axis < 0 ? n.attrs.axis + params.shape.rank() : n.attrs.axis;
+  if (axis != 0) return false;
+  const Shape& updates = g.type(scatter.inputs[2]).shape;
+  const Shape& out = n.outputs[0].shape;
+  const ValueId updates_value = scatter.inputs[2];
+  return &g.nodes[updates_value.node] == &n || (out.is_fully_defined() && out == updates);
+}
+
 bool is_cheap_to_recompute(OpKind op) { return is_elementwise_expr(op) && op_info(op).cost == OpCost::cheap; }
 
 int64_t inline_reduction_count(const Graph& g, const Node& n) {
@@ -129,7 +159,8 @@ std::vector<std::vector<uint32_t>> fuse_elementwise(const Graph& g, std::vector<
       // still walks its operand.
       const bool reg = !values[i].empty() && values[i][0].storage == ValueStorage::Reg;
       const bool loops = !(reg && is_elementwise_expr(c.op));
-      const bool elementwise = consumes_elementwise(c, k) || (k == 0 && updates_in_place(g, c));
+      const bool elementwise =
+          consumes_elementwise(c, k) || (k == 0 && updates_in_place(g, c)) || scatter_reads_elementwise(g, c, k, g.nodes[v.node]);
       if (!elementwise || !loops) fusible_uses[v.node] = false;
     }
   }
@@ -151,6 +182,7 @@ std::vector<std::vector<uint32_t>> fuse_elementwise(const Graph& g, std::vector<
   auto space = [&](uint32_t ctx) -> const Shape& {
     const Node& cn = g.nodes[ctx];
     const OpClass k = op_class(cn.op);
+    if (compiled_scatter(g, cn)) return g.type(cn.inputs[2]).shape;  // its loop walks the updates
     return k == OpClass::Reduce || k == OpClass::ArgReduce ? g.type(cn.inputs[0]).shape : cn.outputs[0].shape;
   };
   auto inside_inline_reduction = [&](uint32_t ctx) { return is_reduction(g.nodes[ctx].op) && is_fused(ctx); };
@@ -158,7 +190,8 @@ std::vector<std::vector<uint32_t>> fuse_elementwise(const Graph& g, std::vector<
     root[i] = context[i] = i;
     const Node& p = g.nodes[i];
     const bool reduction = inline_reduction_count(g, p) > 0;
-    if (!(is_elementwise_expr(p.op) || is_inlined_draw(p) || reduction) || p.outputs.size() != 1 || is_result[i] ||
+    const bool gather = p.op == OpKind::Gather;
+    if (!(is_elementwise_expr(p.op) || is_inlined_draw(p) || reduction || gather) || p.outputs.size() != 1 || is_result[i] ||
         !fusible_uses[i])
       continue;
     ValuePlan& vp = values[i][0];
@@ -177,6 +210,19 @@ std::vector<std::vector<uint32_t>> fuse_elementwise(const Graph& g, std::vector<
     }
     // One place: every consumer in the same group, reading it in the same context.
     const uint32_t r = root[cs[0]], ctx = reading_context(cs[0]);
+    // A compiled scatter raises its own index errors as it goes; the eager kernel sees its
+    // updates computed whole first, so nothing fused into it may raise or check (a gather's
+    // index errors are found first on the scatter's error path: lower_scatter.cpp).
+    if (gather) {
+      // A gather fuses only as its scatter's updates or an operand of them, at the same index.
+      if (cs.size() != 1 || r == kShared || ctx != r || !fuses_gather(g, p, g.nodes[r])) continue;
+      root[i] = context[i] = r;
+      vp.storage = ValueStorage::Fused;
+      continue;
+    }
+    const bool into_scatter =
+        std::any_of(cs.begin(), cs.end(), [&](uint32_t c) { return root[c] != kShared && compiled_scatter(g, g.nodes[root[c]]); });
+    if (into_scatter && (may_raise_on_values(p) || p.op == OpKind::CheckNumerics)) continue;
     // An update in place runs its loop holding the variable's lock: nothing in it may raise
     // (the error path would leave the lock held), nor check.
     if (r != kShared && updates_in_place(g, g.nodes[r]) && (may_raise_on_values(p) || p.op == OpKind::CheckNumerics)) continue;

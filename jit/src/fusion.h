@@ -37,6 +37,21 @@ int64_t inline_reduction_count(const Graph& g, const Node& n);
 inline constexpr int64_t kMinInPlaceUpdate = 16;
 bool updates_in_place(const Graph& g, const Node& n);
 
+// Scatters compiled as loops of their own (lower/lower_scatter.cpp) instead of the runtime's
+// kernel: TensorScatterUpdate/Add and UnsortedSegmentSum/Max of float32, float64, int32 or int64.
+// Their updates' elementwise producers fuse into that loop (its walk is the updates' shape), and
+// so does a gather along axis 0 by a vector of indices (fuses_gather): a segment sum of gathered
+// values, PageRank's `unsorted_segment_sum(gather(x, src), dst, n)`, is one loop over the edges.
+// A base that is a fill (a segment sum's zeros) is written by the scatter's own first loop.
+bool compiled_scatter(const Graph& g, const Node& n);
+// Whether the input `input` of node `n` is read element by element by a compiled scatter: its
+// updates (input 2), or its base (input 0) when `producer` is a fill.
+bool scatter_reads_elementwise(const Graph& g, const Node& n, uint32_t input, const Node& producer);
+// Whether gather `n` may be evaluated inline in compiled scatter `scatter`'s loop: axis 0, a
+// rank-1 index vector, params of at least rank 1, and an output of static shape equal to the
+// scatter's updates (or the updates themselves): the loop's index is then the gather's own.
+bool fuses_gather(const Graph& g, const Node& n, const Node& scatter);
+
 // `values` holds the storage chosen so far for every value of `g`; values that fuse into their
 // consumer become ValueStorage::Fused. Results and register values never fuse. Returns, per node, the
 // roots of the groups that evaluate it: for a fused value the group(s) it is computed in (a fill,

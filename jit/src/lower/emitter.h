@@ -274,6 +274,11 @@ class Emitter : public Codegen {
   void lower_layout(Scope& s, uint32_t i);  // lower_layout.cpp (LayoutLowering)
   void lower_scan(Scope& s, uint32_t i);    // lower_scan.cpp (ScanLowering)
   void lower_runtime_kernel(Scope& s, uint32_t i);  // lower_runtime_kernel.cpp: Window, Index families
+  // A compiled scatter (fusion.h, compiled_scatter), its updates evaluated in its loop; a gather
+  // fused into them, described where it is planned and read at the loop's index (lower_scatter.cpp).
+  void lower_scatter(Scope& s, uint32_t i);
+  void describe_fused_gather(Scope& s, uint32_t i);
+  llvm::Value* eval_gather(Scope& s, ValueId v, const std::vector<llvm::Value*>& idx);
   void lower_source(Scope& s, uint32_t i);                                         // lower_source.cpp
   void lower_stateful(Scope& s, uint32_t i);  // lower_state.cpp (StateLowering)
   void lower_list(Scope& s, uint32_t i);

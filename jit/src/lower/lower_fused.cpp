@@ -86,6 +86,7 @@ void Emitter::collect_leaves(Scope& s, ValueId v, std::vector<const LVal*>& out)
   if (lv.kind == LVal::Kind::Fused && !own_walk) {
     const Node& n = s.graph().nodes[v.node];
     if (n.op == OpKind::FillLike) return;  // a constant: reads nothing
+    if (n.op == OpKind::Gather) return;    // reads its buffers at its own index (eval_gather)
     for (ValueId in : n.inputs) collect_leaves(s, in, out);
     // A fused check walks its value's own index too, which its error names.
     if (n.op == OpKind::CheckNumerics && std::find(out.begin(), out.end(), &lv) == out.end()) out.push_back(&lv);
@@ -106,6 +107,7 @@ llvm::Value* Emitter::eval_element(Scope& s, ValueId v, const Walk& w, const std
     case LVal::Kind::Fused: {
       if (lv.inline_reduction) return eval_inline_reduction(s, v, w, idx);
       const Node& n = s.graph().nodes[v.node];
+      if (n.op == OpKind::Gather) return eval_gather(s, v, idx);
       if (lv.counter) {  // a fused draw: element k of its own row-major layout
         const std::vector<llvm::Value*>* strides = w.find(&lv);
         if (!strides) throw InternalError("jit: a fused draw missing from its loop's walk");

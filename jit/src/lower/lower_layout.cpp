@@ -414,6 +414,7 @@ void LayoutLowering::slice_update() {
 }
 
 void LayoutLowering::gather() {
+  if (s_.plan->values[i_][0].storage == ValueStorage::Fused) return e_.describe_fused_gather(s_, i_);  // read by a scatter
   const TensorType& t = n_.outputs[0];
   const int32_t id = s_.node_id(i_);
   const LVal p = e_.as_buffer(s_.at(n_.inputs[0]));

@@ -1,5 +1,6 @@
 // Lowering a scope: binding parameters, dispatching each node to its op family, freeing owned
 // buffers after their last use, and delivering results to their sinks.
+#include "../fusion.h"
 #include "emitter.h"
 
 namespace ag::jit {
@@ -79,7 +80,7 @@ void Emitter::lower_node(Scope& s, uint32_t i) {
     case OpClass::MatMul: return lower_matmul(s, i);
     case OpClass::Scan: return lower_scan(s, i);
     case OpClass::Window:
-    case OpClass::Index: return lower_runtime_kernel(s, i);
+    case OpClass::Index: return compiled_scatter(s.graph(), n) ? lower_scatter(s, i) : lower_runtime_kernel(s, i);
     case OpClass::Source: return lower_source(s, i);
     case OpClass::Stateful: return lower_stateful(s, i);
     case OpClass::List: return lower_list(s, i);

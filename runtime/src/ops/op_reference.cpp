@@ -60,11 +60,16 @@ std::string compiled_as(OpKind op, const OpInfo& info) {
     case OpClass::Scan: return "loop nest";
     case OpClass::MatMul: return "register-blocked kernel (small, static) or GEMM";
     case OpClass::Window: return "the eager kernel (oneDNN for float32 convolutions)";
-    case OpClass::Index: return "the eager kernel";
+    case OpClass::Index:  // jit/src/fusion.h, compiled_scatter
+      return op == OpKind::TensorScatterUpdate || op == OpKind::TensorScatterAdd || op == OpKind::UnsortedSegmentSum ||
+                     op == OpKind::UnsortedSegmentMax
+                 ? "loop reading its fused updates (float32/64, int32/64; else the eager kernel)"
+                 : "the eager kernel";
     case OpClass::Layout:
       if (info.cost == OpCost::view) return "view (no copy)";
       if (op == OpKind::Slice) return "view when loops read it, else a copy";
       if (op == OpKind::SliceUpdate) return "in place when x is not read afterwards";
+      if (op == OpKind::Gather) return "copy loop; fused into a scatter reading it";
       return op == OpKind::ShapeOf ? "dims" : "copy loop";
     case OpClass::Stateful:
     case OpClass::List: return "runtime call";

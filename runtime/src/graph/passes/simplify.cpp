@@ -12,6 +12,23 @@ namespace {
 using detail::const_all_equal;
 using detail::GraphRebuilder;
 
+// Whether reshape `n` keeps its input's dims whatever the unknown one is: `[?, 2] -> [-1, 2]`
+// (what unsorted_segment_sum makes of its updates), the known dims equal and non-zero (so the -1
+// is inferred, as eager code infers it), at most one unknown.
+bool reshape_keeps_dims(const TensorType& in, const Node& n) {
+  const Shape& target = n.attrs.shape;
+  if (in.rank_unknown || n.outputs[0].rank_unknown || !(n.outputs[0] == in) || in.shape.rank() != target.rank()) return false;
+  int64_t unknown = 0;
+  for (int64_t d = 0; d < target.rank(); ++d) {
+    if (target[d] == -1) {
+      ++unknown;
+      continue;
+    }
+    if (target[d] <= 0 || in.shape[d] != target[d]) return false;
+  }
+  return unknown <= 1;
+}
+
 // The value that node `id` reduces to, if it is an identity of one of its inputs.
 std::optional<ValueId> identity_of(const Graph& g, const Node& n) {
   auto same_type = [&](ValueId v) { return g.type(v) == n.outputs[0] && n.outputs[0].shape.is_fully_defined(); };
@@ -25,6 +42,8 @@ std::optional<ValueId> identity_of(const Graph& g, const Node& n) {
   switch (n.op) {
     case OpKind::Identity: return n.inputs[0];
     case OpKind::Reshape:
+      if (same_type(n.inputs[0]) || reshape_keeps_dims(g.type(n.inputs[0]), n)) return n.inputs[0];
+      break;
     case OpKind::ExpandDims:
     case OpKind::Squeeze:
       if (same_type(n.inputs[0])) return n.inputs[0];
