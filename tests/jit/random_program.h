@@ -2,7 +2,7 @@
 // gradient compositions (gradient_compositions_random_test.cpp): elementwise chains with
 // broadcasting, casts (uint8 and int8 integers too), reductions, matmuls (transposed operands
 // too), transposes, concats of slices (some empty), slice updates, gathers with data-dependent
-// indices, If and While with carried values.
+// indices (and segment sums of them), If and While with carried values.
 #pragma once
 
 #include <ag/ag.h>
@@ -115,8 +115,13 @@ class Program {
       }
       default: {  // gather with indices computed from the integers (always in range)
         const ag::Tensor i = full(pick(rng, ints));
-        if (rng() % 2) return ag::gather(x, ag::floormod(ag::reduce_sum(i, {0}), K_), 1);
-        return ag::gather(x, ag::floormod(ag::reduce_sum(i, {1}), M_), 0);
+        const uint64_t r = rng();  // one draw, as before segment sums were drawn here too
+        if (r % 2) return ag::gather(x, ag::floormod(ag::reduce_sum(i, {0}), K_), 1);
+        const ag::Tensor rows = ag::floormod(ag::reduce_sum(i, {1}), M_);
+        if (r / 2 % 2) return ag::gather(x, rows, 0);
+        // Message passing: row m of x, gathered, summed into row rows[m] + 1 (a compiled scatter
+        // loop with the gather fused into it).
+        return ag::unsorted_segment_sum(ag::gather(x, rows, 0) * 0.5f, ag::floormod(rows + 1, M_), M_);
       }
     }
   }
