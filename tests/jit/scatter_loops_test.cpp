@@ -119,6 +119,23 @@ TEST(JitScatterLoops, IndexErrorsAreTheEagerOnes) {
   expect_same_error(update, "every index must be in [0, dim)", x, int_vector({0, 1, -1, 3, 4, 5}));
 }
 
+// No updates (every segment keeps its zero), no segments (any id of 0 or more is out of range,
+// negative ones are dropped), one update row of one element (a register, not a buffer). Eager code checked no
+// index when its result was empty until stop 72.
+TEST(JitScatterLoops, EmptyUpdatesNoSegmentsAndOneElement) {
+  const ag::FunctionOptions opts{.input_signature = {TensorSpec({-1}, ag::float32), TensorSpec({-1}, ag::int32)}};
+  auto four = [](Tensor u, Tensor ids) { return ag::unsorted_segment_sum(ag::gather(u, ag::abs(ids)) * 2.f, ids, 4); };
+  auto jit = ag::function(four, opts);
+  const Tensor none = ag::constant(std::vector<float>{}, {0});
+  agtest::expect_same(four(none, int_vector({})), jit(none, int_vector({})), kExact, "no updates");
+  const Tensor one = ag::constant(std::vector<float>{3.f}, {1});
+  agtest::expect_same(four(one, int_vector({0})), jit(one, int_vector({0})), kExact, "one update");
+  auto zero_segments = [](Tensor u, Tensor ids) { return ag::unsorted_segment_sum(u, ids, 0); };
+  const Tensor two = ag::constant(std::vector<float>{1.f, 2.f}, {2});
+  agtest::expect_three_way("negative ids into no segments", zero_segments, kExact, two, int_vector({-1, -3}));
+  expect_same_error(zero_segments, "index 0 is out of range [0, 0)", two, int_vector({-1, 0}));
+}
+
 TEST(JitScatterLoops, UnknownDimsAndTheGatherAsTheUpdatesItself) {
   const ag::FunctionOptions opts{
       .input_signature = {TensorSpec({-1, 2}, ag::float64), TensorSpec({-1}, ag::int32), TensorSpec({-1}, ag::int32)}};

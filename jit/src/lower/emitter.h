@@ -292,6 +292,9 @@ class Emitter : public Codegen {
 
   std::unordered_set<const llvm::Value*> aligned_results_;  // the entry's static results: 64-byte-aligned buffers
   std::vector<PendingCheck>* pending_checks_ = nullptr;     // the vector block being emitted collects its checks
+  // The fused gathers' rows at the update row a scatter's loop is emitting (lower_scatter.cpp),
+  // each loaded and checked once per row.
+  std::vector<std::pair<const LVal*, llvm::Value*>> gather_rows_;
   const bool vector_math_;                                  // has_vector_math()
 };
 

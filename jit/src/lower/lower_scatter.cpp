@@ -6,6 +6,7 @@
 // by a vector of indices fused: PageRank's `unsorted_segment_sum(gather(rank, src), dst, n)`
 // reads each edge's two indices and one rank and adds, where the runtime's kernel read a
 // gathered copy written by a loop of its own.
+#include <algorithm>
 #include <cstring>
 
 #include "../fusion.h"
@@ -58,13 +59,14 @@ bool splat_constant(Scope& s, ValueId v) {
 llvm::Value* Emitter::eval_gather(Scope& s, ValueId v, const std::vector<llvm::Value*>& idx) {
   const Node& n = s.graph().nodes[v.node];
   const LVal& params = s.at(n.inputs[0]);
-  const LVal& indices = s.at(n.inputs[1]);
   if (params.kind != LVal::Kind::Buf || idx.size() != params.dims.size())
     throw InternalError("jit: a fused gather whose params are not a buffer of its loop's rank");
   // idx walks the gather's output [K, params' dims after the first]: row idx[0] of the index
-  // vector picks the params' row, the rest index within it.
-  llvm::Value* row = b_.CreateSExt(element_of(*this, indices, idx[0]), b_.getInt64Ty());
-  fail_if(out_of_range(b_, row, params.dims[0]), s.node_id(v.node), FailKind::GatherIndex, row, params.dims[0]);
+  // vector picks the params' row (loaded and checked by the scatter's row loop), the rest index
+  // within it.
+  const auto known = std::find_if(gather_rows_.begin(), gather_rows_.end(), [&](const auto& r) { return r.first == &s.at(v); });
+  if (known == gather_rows_.end()) throw InternalError("jit: a fused gather read outside its scatter's row loop");
+  llvm::Value* row = known->second;
   const std::vector<llvm::Value*> strides = params.strides.empty() ? contiguous_strides(params.dims) : params.strides;
   std::vector<llvm::Value*> at = idx;
   at[0] = row;
@@ -112,60 +114,73 @@ void Emitter::lower_scatter(Scope& s, uint32_t i) {
     copy_value(base, out.ptr);
   }
 
-  // The updates' walk, dims uncollapsed: idx[0] is the update row, the rest index within it.
+  // The updates' walk, dims uncollapsed: a loop over the update rows, and in it one over the
+  // elements of a row (none when the rows are empty: their indices are checked all the same).
   std::vector<const LVal*> leaves;
   collect_leaves(s, updates, leaves);
   const Walk w = make_walk(s.at(updates).dims, leaves, /*collapse=*/false);
   const std::vector<llvm::Value*> out_strides = contiguous_strides(out.dims);
+  const std::vector<llvm::Value*> row_dims(w.dims.begin() + 1, w.dims.end());
   llvm::Value* rows = out.dims[0];
   const bool segments = n.op == OpKind::UnsortedSegmentSum || n.op == OpKind::UnsortedSegmentMax;
   std::vector<ValueId> gathers;
   fused_gathers(s, updates, gathers);
-  loop_nest(w.dims, [&](const std::vector<llvm::Value*>& idx) {
-    // The update first: a gather's index error comes before the scatter's, as in eager code,
-    // where the gathered values exist before the scatter runs.
-    llvm::Value* x = eval_element(s, updates, w, idx);
-    llvm::Value* row = b_.CreateSExt(element_of(*this, indices, idx[0]), b_.getInt64Ty());
-    auto combine = [&] {
-      std::vector<llvm::Value*> at = idx;
-      at[0] = row;
-      llvm::Value* offset = linear_offset(out_strides, at);
-      llvm::Value* r = x;
-      if (n.op != OpKind::TensorScatterUpdate) {
-        llvm::Value* old = load(d, out.ptr, offset);
-        if (n.op == OpKind::UnsortedSegmentMax) {
-          // As the eager kernel: the larger one, and a NaN update propagates.
-          llvm::Value* take = is_floating(d) ? b_.CreateOr(b_.CreateFCmpOGT(x, old), b_.CreateFCmpUNO(x, x)) : b_.CreateICmpSGT(x, old);
-          r = b_.CreateSelect(take, x, old);
-        } else {
-          r = is_floating(d) ? b_.CreateFAdd(old, x) : b_.CreateAdd(old, x);  // IEEE, integers wrap: as eager
-        }
+  // A gather's index error anywhere comes before the scatter's, as eagerly (the gathered values
+  // exist before the scatter runs): on the scatter's error path, every fused gather's indices
+  // are checked first.
+  auto fail_scatter = [&](llvm::Value* row) {
+    exit_if(out_of_range(b_, row, rows), "fail", [&] {
+      for (ValueId g : gathers) {
+        const Node& gn = s.graph().nodes[g.node];
+        const LVal& gi = s.at(gn.inputs[1]);
+        llvm::Value* dim = s.at(gn.inputs[0]).dims[0];
+        loop(gi.dims[0], [&](llvm::Value* j) {
+          llvm::Value* r = b_.CreateSExt(element_of(*this, gi, j), b_.getInt64Ty());
+          fail_if(out_of_range(b_, r, dim), s.node_id(g.node), FailKind::GatherIndex, r, dim);
+        });
       }
-      store(d, out.ptr, offset, r);
-    };
-    auto checked_combine = [&] {
-      // The error path looks for a gather index out of range anywhere first: eager code would
-      // have raised that before the scatter began.
-      exit_if(out_of_range(b_, row, rows), "fail", [&] {
-        for (ValueId g : gathers) {
-          const Node& gn = s.graph().nodes[g.node];
-          const LVal& gi = s.at(gn.inputs[1]);
-          llvm::Value* dim = s.at(gn.inputs[0]).dims[0];
-          loop(gi.dims[0], [&](llvm::Value* j) {
-            llvm::Value* r = b_.CreateSExt(element_of(*this, gi, j), b_.getInt64Ty());
-            fail_if(out_of_range(b_, r, dim), s.node_id(g.node), FailKind::GatherIndex, r, dim);
-          });
+      b_.CreateCall(runtime("agc_rt_fail"), {ctx(), i32(id), i32(static_cast<int32_t>(FailKind::ScatterIndex)), row, rows});
+    });
+  };
+  loop(w.dims[0], [&](llvm::Value* j) {
+    // This row of every fused gather, checked once (eval_gather reads it from gather_rows_).
+    for (ValueId g : gathers) {
+      const Node& gn = s.graph().nodes[g.node];
+      llvm::Value* dim = s.at(gn.inputs[0]).dims[0];
+      llvm::Value* r = b_.CreateSExt(element_of(*this, s.at(gn.inputs[1]), j), b_.getInt64Ty());
+      fail_if(out_of_range(b_, r, dim), s.node_id(g.node), FailKind::GatherIndex, r, dim);
+      gather_rows_.emplace_back(&s.at(g), r);
+    }
+    llvm::Value* row = b_.CreateSExt(element_of(*this, indices, j), b_.getInt64Ty());
+    auto scatter_row = [&] {
+      fail_scatter(row);
+      loop_nest(row_dims, [&](const std::vector<llvm::Value*>& rest) {
+        std::vector<llvm::Value*> idx{j};
+        idx.insert(idx.end(), rest.begin(), rest.end());
+        llvm::Value* x = eval_element(s, updates, w, idx);
+        idx[0] = row;
+        llvm::Value* offset = linear_offset(out_strides, idx);
+        llvm::Value* r = x;
+        if (n.op != OpKind::TensorScatterUpdate) {
+          llvm::Value* old = load(d, out.ptr, offset);
+          if (n.op == OpKind::UnsortedSegmentMax) {
+            // As the eager kernel: the larger one, and a NaN update propagates.
+            llvm::Value* take = is_floating(d) ? b_.CreateOr(b_.CreateFCmpOGT(x, old), b_.CreateFCmpUNO(x, x)) : b_.CreateICmpSGT(x, old);
+            r = b_.CreateSelect(take, x, old);
+          } else {
+            r = is_floating(d) ? b_.CreateFAdd(old, x) : b_.CreateAdd(old, x);  // IEEE, integers wrap: as eager
+          }
         }
-        b_.CreateCall(runtime("agc_rt_fail"), {ctx(), i32(id), i32(static_cast<int32_t>(FailKind::ScatterIndex)), row, rows});
+        store(d, out.ptr, offset, r);
       });
-      combine();
     };
     // Segment ops drop negative ids (TensorFlow's); the others raise on them.
     if (segments) {
-      if_then(b_.CreateICmpSGE(row, i64(0)), checked_combine);
+      if_then(b_.CreateICmpSGE(row, i64(0)), scatter_row);
     } else {
-      checked_combine();
+      scatter_row();
     }
+    gather_rows_.resize(gather_rows_.size() - gathers.size());
   });
   finish_result(s, i, out, out.ptr);
 }

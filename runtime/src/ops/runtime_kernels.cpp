@@ -13,7 +13,9 @@ void compute_into(OpKind op, std::span<const Tensor> in, const Attrs& attrs, voi
 
 Tensor runtime_kernel(OpKind op, std::span<const Tensor> in, const Attrs& attrs, const TensorType& out, SourceLoc loc) {
   Tensor result = make_tensor(out.dtype, out.shape);
-  if (out.shape.num_elements() > 0) compute_into(op, in, attrs, impl_of(result)->data, loc);
+  // An index op checks its indices even when its result is empty (a segment sum into no
+  // segments, rows of no elements), as compiled code and TensorFlow do.
+  if (out.shape.num_elements() > 0 || op_class(op) == OpClass::Index) compute_into(op, in, attrs, impl_of(result)->data, loc);
   return result;
 }
 

@@ -121,7 +121,7 @@ void scatter_rows(OpKind op, std::span<const Tensor> in, void* out, SourceLoc lo
     using T = decltype(tag);
     T* y = static_cast<T*>(out);
     const T* u = static_cast<const T*>(impl_of(upd)->data);
-    std::memcpy(y, impl_of(base)->data, static_cast<size_t>(base.num_elements()) * sizeof(T));
+    if (base.num_elements() > 0) std::memcpy(y, impl_of(base)->data, static_cast<size_t>(base.num_elements()) * sizeof(T));
     // One loop per op (the op is not tested per element), in index order as before.
     auto rows_by = [&](auto combine) {
       with_indices(idx, [&](const auto* ids) {
