@@ -85,6 +85,34 @@ TEST(JitScatterLoops, ANanUpdateWinsTheMax) {
   agtest::expect_three_way("max with a NaN", fn, kExact, u, int_vector({0, 0, 0, 1, 1}));
 }
 
+// Rows of whole vector registers are vector code (a block of a row: one load of the gathered
+// row, of the edge weight broadcast, of the result), with the scalar loop's values bit for bit:
+// sums, a max with a NaN, an update, float32 and float64.
+template <class T>
+void rows_of_whole_vectors(ag::DType d) {
+  const int64_t width = 2 * agtest::jit_vector_bytes() / static_cast<int64_t>(sizeof(T));
+  auto fn = [](Tensor x, Tensor w, Tensor src, Tensor dst) {
+    const Tensor messages = ag::gather(x, src) * w;
+    return std::tuple{ag::unsorted_segment_sum(messages, dst, 6), ag::unsorted_segment_max(ag::gather(x, dst) - w, src, 6),
+                      ag::tensor_scatter_nd_update(x, ag::expand_dims(src(ag::Slice{0, 6}), 1), ag::gather(x, dst(ag::Slice{0, 6})))};
+  };
+  std::vector<T> xs(static_cast<size_t>(6 * width));
+  for (size_t k = 0; k < xs.size(); ++k) xs[k] = static_cast<T>((static_cast<int64_t>(k) * 37 % 23) - 11) / T(7);
+  xs[5] = std::numeric_limits<T>::quiet_NaN();
+  const Tensor x = ag::constant(xs, {6, width}), w = sample(d, {12, 1}, 9, Values::Moderate);
+  agtest::expect_three_way("rows of whole vectors", fn, kExact, x, w, kSrc, kDst);
+  auto f = ag::function(fn);
+  const std::string ir = f.get_concrete_function(x, w, kSrc, kDst).llvm_ir(false);
+  const std::string vector_type = fmt::format("<{} x {}>", agtest::jit_vector_bytes() / static_cast<int64_t>(sizeof(T)),
+                                              sizeof(T) == 4 ? "float" : "double");
+  EXPECT_NE(ir.find(vector_type), std::string::npos) << vector_type << "\n" << ir;
+}
+
+TEST(JitScatterLoops, RowsOfWholeVectorsAreVectorCode) {
+  rows_of_whole_vectors<float>(ag::float32);
+  rows_of_whole_vectors<double>(ag::float64);
+}
+
 // Eager raises first what it meets first: the gather's check of every index before the scatter
 // starts. The messages must be the eager ones, word for word.
 template <class F, class... Args>

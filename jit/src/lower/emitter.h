@@ -279,6 +279,10 @@ class Emitter : public Codegen {
   void lower_scatter(Scope& s, uint32_t i);
   void describe_fused_gather(Scope& s, uint32_t i);
   llvm::Value* eval_gather(Scope& s, ValueId v, const std::vector<llvm::Value*>& idx);
+  // The same on a block of a row (a scatter's rows as vector code): whether it applies (params a
+  // contiguous [N, W] buffer of dtype d), and the lanes [base, base + lanes) of the current row.
+  bool gather_vectorizable(Scope& s, ValueId v, DType d) const;
+  llvm::Value* eval_gather_vector(Scope& s, ValueId v, llvm::Value* base, unsigned lanes, llvm::Value* mask);
   void lower_source(Scope& s, uint32_t i);                                         // lower_source.cpp
   void lower_stateful(Scope& s, uint32_t i);  // lower_state.cpp (StateLowering)
   void lower_list(Scope& s, uint32_t i);

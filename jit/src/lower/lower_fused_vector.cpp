@@ -47,6 +47,7 @@ bool Emitter::vectorizable(Scope& s, ValueId v, DType d) const {
     case LVal::Kind::Fused: {
       if (lv.counter) return false;  // a fused random draw: its own counter walk
       const Node& n = s.graph().nodes[v.node];
+      if (n.op == OpKind::Gather) return gather_vectorizable(s, v, d);  // in a scatter's rows
       const DType out = n.outputs[0].dtype;
       if (out != d && out != DType::Bool) return false;
       if (!vector_op(n.op, out == DType::Bool && !n.inputs.empty() ? s.type(n.inputs.back()).dtype : out))
@@ -91,6 +92,7 @@ llvm::Value* Emitter::eval_vector(Scope& s, ValueId v, const Walk& w, const std:
       const Node& n = s.graph().nodes[v.node];
       if (n.op == OpKind::FillLike)
         return splat(constant(lv.dtype, n.attrs.scalar, static_cast<int64_t>(n.attrs.scalar)));
+      if (n.op == OpKind::Gather) return eval_gather_vector(s, v, base, lanes, mask);
       std::vector<llvm::Value*> args;
       for (ValueId in : n.inputs) args.push_back(eval_vector(s, in, w, outer, base, lanes, mask, loaded));
       if (n.op == OpKind::CheckNumerics) {  // a leaf of the walk too: its own element of lane 0

@@ -73,6 +73,23 @@ llvm::Value* Emitter::eval_gather(Scope& s, ValueId v, const std::vector<llvm::V
   return load(params.dtype, params.ptr, linear_offset(strides, at));
 }
 
+bool Emitter::gather_vectorizable(Scope& s, ValueId v, DType d) const {
+  const LVal& params = s.at(s.graph().nodes[v.node].inputs[0]);
+  return params.kind == LVal::Kind::Buf && params.dtype == d && params.strides.empty() && params.dims.size() == 2;
+}
+
+llvm::Value* Emitter::eval_gather_vector(Scope& s, ValueId v, llvm::Value* base, unsigned lanes, llvm::Value* mask) {
+  const LVal& params = s.at(s.graph().nodes[v.node].inputs[0]);
+  const auto known = std::find_if(gather_rows_.begin(), gather_rows_.end(), [&](const auto& r) { return r.first == &s.at(v); });
+  if (known == gather_rows_.end() || params.dims.size() != 2) throw InternalError("jit: a fused gather read outside its scatter's rows");
+  llvm::Type* et = mem_type(params.dtype);
+  llvm::Type* vt = llvm::FixedVectorType::get(et, lanes);
+  llvm::Value* ptr = b_.CreateInBoundsGEP(et, params.ptr, b_.CreateAdd(b_.CreateMul(known->second, params.dims[1]), base));
+  const llvm::Align align(dtype_size(params.dtype));
+  if (mask) return b_.CreateMaskedLoad(vt, ptr, align, mask, llvm::Constant::getNullValue(vt));
+  return b_.CreateAlignedLoad(vt, ptr, align);
+}
+
 void Emitter::describe_fused_gather(Scope& s, uint32_t i) {
   const Node& n = s.graph().nodes[i];
   const LVal& params = s.at(n.inputs[0]);
@@ -142,6 +159,26 @@ void Emitter::lower_scatter(Scope& s, uint32_t i) {
       b_.CreateCall(runtime("agc_rt_fail"), {ctx(), i32(id), i32(static_cast<int32_t>(FailKind::ScatterIndex)), row, rows});
     });
   };
+  // Rows of a static width in whole vector registers, of a float expression with a vector form:
+  // each block of a row one vector load of the updates (a gathered row's block a plain load),
+  // one of the result, the combination and a store, with the scalar loop's values lane by lane
+  // (the same operations, uncontracted). LLVM vectorized the scalar row itself, but behind
+  // run-time overlap checks of the result against every operand on every row: a GCN step's two
+  // segment sums over rows of 16 floats took 2.6x the time of a hand-written loop's.
+  const auto* static_width = row_dims.size() == 1 ? llvm::dyn_cast<llvm::ConstantInt>(row_dims[0]) : nullptr;
+  const int64_t width = static_width ? static_width->getSExtValue() : 0;
+  const unsigned lanes = static_cast<unsigned>(vector_width() / static_cast<int>(dtype_size(d)));
+  const bool vector_rows = is_floating(d) && d != DType::Float16 && d != DType::BFloat16 && width > 0 && lanes > 1 &&
+                           width % lanes == 0 && vectorizable(s, updates, d);
+  auto combine = [&](llvm::Value* old, llvm::Value* x) -> llvm::Value* {
+    if (n.op == OpKind::TensorScatterUpdate) return x;
+    if (n.op == OpKind::UnsortedSegmentMax) {
+      // As the eager kernel: the larger one, and a NaN update propagates.
+      llvm::Value* take = is_floating(d) ? b_.CreateOr(b_.CreateFCmpOGT(x, old), b_.CreateFCmpUNO(x, x)) : b_.CreateICmpSGT(x, old);
+      return b_.CreateSelect(take, x, old);
+    }
+    return is_floating(d) ? b_.CreateFAdd(old, x) : b_.CreateAdd(old, x);  // IEEE, integers wrap: as eager
+  };
   loop(w.dims[0], [&](llvm::Value* j) {
     // This row of every fused gather, checked once (eval_gather reads it from gather_rows_).
     for (ValueId g : gathers) {
@@ -154,24 +191,28 @@ void Emitter::lower_scatter(Scope& s, uint32_t i) {
     llvm::Value* row = b_.CreateSExt(element_of(*this, indices, j), b_.getInt64Ty());
     auto scatter_row = [&] {
       fail_scatter(row);
+      if (vector_rows) {
+        llvm::Type* et = mem_type(d);
+        llvm::Type* vt = llvm::FixedVectorType::get(et, lanes);
+        const llvm::Align align(dtype_size(d));
+        loop(i64(width / lanes), [&](llvm::Value* block) {
+          std::vector<std::pair<const LVal*, llvm::Value*>> loaded;
+          llvm::Value* base = b_.CreateMul(block, i64(lanes));
+          llvm::Value* x = eval_vector(s, updates, w, {j}, base, lanes, nullptr, loaded);
+          llvm::Value* ptr = b_.CreateInBoundsGEP(et, out.ptr, b_.CreateAdd(b_.CreateMul(row, i64(width)), base));
+          llvm::Value* old = n.op == OpKind::TensorScatterUpdate ? nullptr : b_.CreateAlignedLoad(vt, ptr, align);
+          b_.CreateAlignedStore(combine(old, x), ptr, align);
+        });
+        return;
+      }
       loop_nest(row_dims, [&](const std::vector<llvm::Value*>& rest) {
         std::vector<llvm::Value*> idx{j};
         idx.insert(idx.end(), rest.begin(), rest.end());
         llvm::Value* x = eval_element(s, updates, w, idx);
         idx[0] = row;
         llvm::Value* offset = linear_offset(out_strides, idx);
-        llvm::Value* r = x;
-        if (n.op != OpKind::TensorScatterUpdate) {
-          llvm::Value* old = load(d, out.ptr, offset);
-          if (n.op == OpKind::UnsortedSegmentMax) {
-            // As the eager kernel: the larger one, and a NaN update propagates.
-            llvm::Value* take = is_floating(d) ? b_.CreateOr(b_.CreateFCmpOGT(x, old), b_.CreateFCmpUNO(x, x)) : b_.CreateICmpSGT(x, old);
-            r = b_.CreateSelect(take, x, old);
-          } else {
-            r = is_floating(d) ? b_.CreateFAdd(old, x) : b_.CreateAdd(old, x);  // IEEE, integers wrap: as eager
-          }
-        }
-        store(d, out.ptr, offset, r);
+        llvm::Value* old = n.op == OpKind::TensorScatterUpdate ? nullptr : load(d, out.ptr, offset);
+        store(d, out.ptr, offset, combine(old, x));
       });
     };
     // Segment ops drop negative ids (TensorFlow's); the others raise on them.
