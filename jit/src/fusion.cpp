@@ -124,10 +124,8 @@ bool fuses_gather(const Graph& g, const Node& n, const Node& scatter) {
   if (params.rank_unknown || indices.rank_unknown || params.shape.rank() < 1 || indices.shape.rank() != 1) return false;
   const int64_t axis = n.attrs.axis < 0 ? n.attrs.axis + params.shape.rank() : n.attrs.axis;
   if (axis != 0) return false;
-  const Shape& updates = g.type(scatter.inputs[2]).shape;
   const Shape& out = n.outputs[0].shape;
-  const ValueId updates_value = scatter.inputs[2];
-  return &g.nodes[updates_value.node] == &n || (out.is_fully_defined() && out == updates);
+  return &g.nodes[scatter.inputs[2].node] == &n || (out.is_fully_defined() && out == g.type(scatter.inputs[2]).shape);
 }
 
 bool is_cheap_to_recompute(OpKind op) { return is_elementwise_expr(op) && op_info(op).cost == OpCost::cheap; }
@@ -210,16 +208,16 @@ std::vector<std::vector<uint32_t>> fuse_elementwise(const Graph& g, std::vector<
     }
     // One place: every consumer in the same group, reading it in the same context.
     const uint32_t r = root[cs[0]], ctx = reading_context(cs[0]);
-    // A compiled scatter raises its own index errors as it goes; the eager kernel sees its
-    // updates computed whole first, so nothing fused into it may raise or check (a gather's
-    // index errors are found first on the scatter's error path: lower_scatter.cpp).
     if (gather) {
-      // A gather fuses only as its scatter's updates or an operand of them, at the same index.
+      // A gather fuses only as its scatter's updates or an operand of them, at the same index
+      // (its index errors are found first on the scatter's error path: lower_scatter.cpp).
       if (cs.size() != 1 || r == kShared || ctx != r || !fuses_gather(g, p, g.nodes[r])) continue;
       root[i] = context[i] = r;
       vp.storage = ValueStorage::Fused;
       continue;
     }
+    // A compiled scatter raises its own index errors as it goes; the eager kernel sees its
+    // updates computed whole first, so nothing fused into it may raise or check.
     const bool into_scatter =
         std::any_of(cs.begin(), cs.end(), [&](uint32_t c) { return root[c] != kShared && compiled_scatter(g, g.nodes[root[c]]); });
     if (into_scatter && (may_raise_on_values(p) || p.op == OpKind::CheckNumerics)) continue;

@@ -3,7 +3,8 @@
 // producers fused, its zeros written by its own loop, and no call of the runtime's kernel. Values
 // are the eager kernel's bit for bit (the same order of additions), errors its words: a scatter
 // index out of range, a gather index out of range, and both (the gather's first, as eagerly).
-// In combination: four ops and four dtypes, unknown dims, a staged loop, a tape inside the trace.
+// In combination: four ops and four dtypes, unknown dims, a staged loop, a tape inside the trace
+// and outside it, a nested Function.
 #include "jit_test_util.h"
 #include "test_data.h"
 
@@ -182,10 +183,51 @@ TEST(JitScatterLoops, UnknownDimsAndTheGatherAsTheUpdatesItself) {
   auto jit = ag::function(fn, opts);
   for (int64_t nodes : {6, 9}) {
     const Tensor x = sample(ag::float64, {nodes, 2}, static_cast<uint64_t>(nodes), Values::Moderate);
-    const Tensor src = ag::range(0, 20, 1) % static_cast<int32_t>(nodes), dst = ag::range(0, 20, 1) * 3 % 7 - 1;  // -1 .. 5: the -1s dropped
+    const Tensor src = ag::range(0, 20, 1) % static_cast<int32_t>(nodes);
+    const Tensor dst = ag::range(0, 20, 1) * 3 % 7 - 1;  // -1 .. 5: the -1s dropped
     agtest::expect_same(fn(x, src, dst), jit(x, src, dst), kExact, "nodes " + std::to_string(nodes));
   }
   EXPECT_EQ(jit.stats().traces, 1);
+}
+
+// A base filled with an argument (not folded into a constant): the fill fused into the
+// scatter's first loop, the updates into its second.
+TEST(JitScatterLoops, AFilledBaseIsWrittenByTheScattersLoop) {
+  auto fn = [](Tensor x, Tensor level, Tensor idx) {
+    return ag::tensor_scatter_nd_add(ag::fill({6, 3}, level), ag::expand_dims(idx, 1), x * 2.f);
+  };
+  const Tensor x = sample(ag::float32, {6, 3}, 10, Values::Moderate), level = ag::constant(0.25f), idx = int_vector({5, 0, 5, 1, 2, 3});
+  const std::string plan = fused_plan(fn, {}, x, level, idx);
+  ASSERT_FALSE(plan_line(plan, "Fill").empty()) << plan;
+  EXPECT_TRUE(fused(plan_line(plan, "Fill"))) << plan;
+  EXPECT_TRUE(fused(plan_line(plan, "Mul"))) << plan;
+  agtest::expect_three_way("filled base", fn, kExact, x, level, idx);
+}
+
+// A Function holding a segment sum of gathered rows, under a tape outside the trace and called
+// from another Function: eager == interpreter == JIT, values and gradient.
+TEST(JitScatterLoops, UnderATapeOutsideTheTraceAndNested) {
+  const Tensor x = sample(ag::float64, {6, 4}, 11, Values::Moderate);
+  auto body = [](Tensor in, Tensor src, Tensor dst) {
+    return ag::reduce_sum(ag::square(ag::unsorted_segment_sum(ag::gather(in, src) * 0.5, dst, 6)));
+  };
+  auto run = [&](int mode) {
+    auto inner = ag::function(body, {.jit_compile = mode == 2});
+    auto outer = ag::function([&](Tensor in, Tensor src, Tensor dst) { return inner(ag::tanh(in), src, dst) * 2.0; },
+                              {.jit_compile = mode == 2});
+    std::vector<Tensor> out;
+    ag::GradientTape tape;
+    tape.watch(x);
+    const Tensor loss = mode == 0 ? body(x, kSrc, kDst) : inner(x, kSrc, kDst);
+    out.push_back(loss);
+    out.push_back(tape.gradient(loss, x));
+    out.push_back(mode == 0 ? body(ag::tanh(x), kSrc, kDst) * 2.0 : outer(x, kSrc, kDst));
+    if (mode == 2) EXPECT_EQ(inner.get_concrete_function(x, kSrc, kDst).llvm_ir(false).find("agc_rt_kernel"), std::string::npos);
+    return out;
+  };
+  const auto eager = run(0);
+  agtest::expect_same(eager, run(1), {.rtol = 1e-12, .atol = 1e-12}, "interpreter");
+  agtest::expect_same(eager, run(2), {.rtol = 1e-12, .atol = 1e-12}, "jit");
 }
 
 // PageRank's power iteration in a staged loop, and its gradient with a tape inside the trace:

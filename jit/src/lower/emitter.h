@@ -279,6 +279,7 @@ class Emitter : public Codegen {
   void lower_scatter(Scope& s, uint32_t i);
   void describe_fused_gather(Scope& s, uint32_t i);
   llvm::Value* eval_gather(Scope& s, ValueId v, const std::vector<llvm::Value*>& idx);
+  llvm::Value* gather_row(Scope& s, ValueId v) const;  // its row at the update row being emitted
   // The same on a block of a row (a scatter's rows as vector code): whether it applies (params a
   // contiguous [N, W] buffer of dtype d), and the lanes [base, base + lanes) of the current row.
   bool gather_vectorizable(Scope& s, ValueId v, DType d) const;

@@ -56,6 +56,12 @@ bool splat_constant(Scope& s, ValueId v) {
 
 }  // namespace
 
+llvm::Value* Emitter::gather_row(Scope& s, ValueId v) const {
+  const auto known = std::find_if(gather_rows_.begin(), gather_rows_.end(), [&](const auto& r) { return r.first == &s.at(v); });
+  if (known == gather_rows_.end()) throw InternalError("jit: a fused gather read outside its scatter's row loop");
+  return known->second;
+}
+
 llvm::Value* Emitter::eval_gather(Scope& s, ValueId v, const std::vector<llvm::Value*>& idx) {
   const Node& n = s.graph().nodes[v.node];
   const LVal& params = s.at(n.inputs[0]);
@@ -64,9 +70,7 @@ llvm::Value* Emitter::eval_gather(Scope& s, ValueId v, const std::vector<llvm::V
   // idx walks the gather's output [K, params' dims after the first]: row idx[0] of the index
   // vector picks the params' row (loaded and checked by the scatter's row loop), the rest index
   // within it.
-  const auto known = std::find_if(gather_rows_.begin(), gather_rows_.end(), [&](const auto& r) { return r.first == &s.at(v); });
-  if (known == gather_rows_.end()) throw InternalError("jit: a fused gather read outside its scatter's row loop");
-  llvm::Value* row = known->second;
+  llvm::Value* row = gather_row(s, v);
   const std::vector<llvm::Value*> strides = params.strides.empty() ? contiguous_strides(params.dims) : params.strides;
   std::vector<llvm::Value*> at = idx;
   at[0] = row;
@@ -80,11 +84,10 @@ bool Emitter::gather_vectorizable(Scope& s, ValueId v, DType d) const {
 
 llvm::Value* Emitter::eval_gather_vector(Scope& s, ValueId v, llvm::Value* base, unsigned lanes, llvm::Value* mask) {
   const LVal& params = s.at(s.graph().nodes[v.node].inputs[0]);
-  const auto known = std::find_if(gather_rows_.begin(), gather_rows_.end(), [&](const auto& r) { return r.first == &s.at(v); });
-  if (known == gather_rows_.end() || params.dims.size() != 2) throw InternalError("jit: a fused gather read outside its scatter's rows");
+  if (params.dims.size() != 2) throw InternalError("jit: a fused gather's vector rows with params not of rank 2");
   llvm::Type* et = mem_type(params.dtype);
   llvm::Type* vt = llvm::FixedVectorType::get(et, lanes);
-  llvm::Value* ptr = b_.CreateInBoundsGEP(et, params.ptr, b_.CreateAdd(b_.CreateMul(known->second, params.dims[1]), base));
+  llvm::Value* ptr = b_.CreateInBoundsGEP(et, params.ptr, b_.CreateAdd(b_.CreateMul(gather_row(s, v), params.dims[1]), base));
   const llvm::Align align(dtype_size(params.dtype));
   if (mask) return b_.CreateMaskedLoad(vt, ptr, align, mask, llvm::Constant::getNullValue(vt));
   return b_.CreateAlignedLoad(vt, ptr, align);
@@ -168,8 +171,7 @@ void Emitter::lower_scatter(Scope& s, uint32_t i) {
   const auto* static_width = row_dims.size() == 1 ? llvm::dyn_cast<llvm::ConstantInt>(row_dims[0]) : nullptr;
   const int64_t width = static_width ? static_width->getSExtValue() : 0;
   const unsigned lanes = static_cast<unsigned>(vector_width() / static_cast<int>(dtype_size(d)));
-  const bool vector_rows = is_floating(d) && d != DType::Float16 && d != DType::BFloat16 && width > 0 && lanes > 1 &&
-                           width % lanes == 0 && vectorizable(s, updates, d);
+  const bool vector_rows = is_floating(d) && width > 0 && lanes > 1 && width % lanes == 0 && vectorizable(s, updates, d);
   auto combine = [&](llvm::Value* old, llvm::Value* x) -> llvm::Value* {
     if (n.op == OpKind::TensorScatterUpdate) return x;
     if (n.op == OpKind::UnsortedSegmentMax) {
