@@ -4,6 +4,7 @@
 // caller's line.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 #include <vector>
 
@@ -25,13 +26,15 @@ void require_indices(const char* fn, const Tensor& indices, Loc loc) {
 }
 
 // The index vectors of indices [..., k] as linear row indices (int64, indices.shape[:-1]) into
-// a tensor of shape `p` seen as [prod(p[:k])] + p[k:] (`flat`); each index checked against its
-// own dim by a staged assert (a linear index in range could still be a wrong one).
+// tensor `t` seen as [prod(t.shape[:k])] + t.shape[k:] (`flat`); each index checked against its
+// own dim by a staged assert (a linear index in range could still be a wrong one). The first
+// dim may be unknown while tracing (no stride depends on it): its bound is then read at run time.
 struct LinearRows {
   Tensor linear;
   Shape flat;
 };
-LinearRows linear_rows(const char* fn, const Shape& p, const Tensor& indices, Loc loc) {
+LinearRows linear_rows(const char* fn, const Tensor& t, const Tensor& indices, Loc loc) {
+  const Shape& p = t.shape();
   require_indices(fn, indices, loc);
   if (indices.has_unknown_rank() || indices.rank() < 1)
     fail(fn, loc, "needs indices of known rank, with at least one dim");
@@ -41,30 +44,49 @@ LinearRows linear_rows(const char* fn, const Shape& p, const Tensor& indices, Lo
   std::vector<int64_t> strides(static_cast<size_t>(k)), dims(static_cast<size_t>(k));
   int64_t rows = 1;
   for (int64_t j = k - 1; j >= 0; --j) {
-    if (p[j] < 0) fail(fn, loc, fmt::format("the tensor's dim {} must be known while tracing", j));
+    if (p[j] < 0 && j > 0) fail(fn, loc, fmt::format("the tensor's dim {} must be known while tracing", j));
     strides[static_cast<size_t>(j)] = rows;
     dims[static_cast<size_t>(j)] = p[j];
-    rows *= p[j];
+    rows = p[j] < 0 ? Shape::kUnknown : rows * p[j];
   }
   const Tensor idx = cast(indices, DType::Int64, loc);
-  assert_true(logical_and(idx >= int64_t{0}, less(Operand(idx, loc), Operand(constant(dims), loc))),
+  const Tensor bounds = k > 0 && p[0] < 0 ? slice(shape_of(t, loc), {0}, {k}, loc) : constant(dims);
+  assert_true(logical_and(idx >= int64_t{0}, less(Operand(idx, loc), Operand(bounds, loc))),
               fmt::format("{}: every index must be in [0, dim) of the dim it addresses", fn), loc);
   LinearRows r{reduce_sum(multiply(Operand(idx, loc), Operand(constant(strides), loc)), -1, false, loc), Shape{rows}};
   for (int64_t d = k; d < p.rank(); ++d) r.flat.push_back(p[d]);
   return r;
 }
 
-// `updates` seen as [K] + the rows' dims, K = the number of index vectors.
+// `x` reshaped to `target`. A reshape names at most one unknown dim, so a target with more (a
+// tensor's dims after the indexed ones unknown while tracing) is reached only when `x` already
+// has its rank and dims: the common case of one index per row, where no reshape is needed.
+Tensor reshape_to(const char* fn, const Tensor& x, const Shape& target, Loc loc) {
+  const auto unknown = std::count_if(target.begin(), target.end(), [](int64_t d) { return d < 0; });
+  if (unknown <= 1) return reshape(x, target, loc);
+  bool same = !x.has_unknown_rank() && x.rank() == target.rank();
+  for (int64_t d = 0; same && d < target.rank(); ++d) same = target[d] < 0 || x.shape()[d] < 0 || target[d] == x.shape()[d];
+  if (!same)
+    fail(fn, loc, fmt::format("cannot view a tensor of shape {} as {} while tracing: give the dims after the indexed "
+                              "ones static sizes (an input_signature with them known)",
+                              x.has_unknown_rank() ? std::string("<unknown rank>") : x.shape().str(), target.str()));
+  return x;
+}
+
+// `updates` seen as [K] + the rows' dims, K = the number of index vectors; a row dim unknown in
+// the tensor is taken from the updates where they know it.
 Tensor update_rows(const char* fn, const Tensor& updates, const Shape& flat, Loc loc) {
-  Shape rows{-1};
-  for (int64_t d = 1; d < flat.rank(); ++d) rows.push_back(flat[d]);
   if (updates.has_unknown_rank()) fail(fn, loc, "needs updates of known rank");
-  return reshape(updates, rows, loc);
+  Shape rows{-1};
+  const int64_t lead = updates.rank() - (flat.rank() - 1);
+  for (int64_t d = 1; d < flat.rank(); ++d) rows.push_back(flat[d] >= 0 ? flat[d] : updates.shape()[lead + d - 1]);
+  if (lead == 1) rows[0] = updates.shape()[0];
+  return reshape_to(fn, updates, rows, loc);
 }
 
 Tensor scatter_nd(OpKind op, const char* fn, const Tensor& tensor, const Tensor& indices, const Tensor& updates, Loc loc) {
   if (tensor.has_unknown_rank()) fail(fn, loc, "needs a tensor of known rank");
-  const LinearRows r = linear_rows(fn, tensor.shape(), indices, loc);
+  const LinearRows r = linear_rows(fn, tensor, indices, loc);
   // The updates' shape must be indices.shape[:-1] + tensor.shape[k:].
   Shape want(indices.shape().begin(), indices.shape().end() - 1);
   for (int64_t d = 1; d < r.flat.rank(); ++d) want.push_back(r.flat[d]);
@@ -73,9 +95,9 @@ Tensor scatter_nd(OpKind op, const char* fn, const Tensor& tensor, const Tensor&
   for (int64_t d = 0; fits && d < want.rank(); ++d) fits = got[d] < 0 || want[d] < 0 || got[d] == want[d];
   if (!fits) fail(fn, loc, fmt::format("updates must have shape {} (indices' dims but the last, then the tensor's dims "
                                        "that an index leaves), got {}", want.str(), got.str()));
-  const Tensor flat = detail::apply_op(op, {reshape(tensor, r.flat, loc), reshape(r.linear, {-1}, loc),
+  const Tensor flat = detail::apply_op(op, {reshape_to(fn, tensor, r.flat, loc), reshape(r.linear, {-1}, loc),
                                             update_rows(fn, updates, r.flat, loc)}, Attrs::none(), loc);
-  return reshape(flat, tensor.shape(), loc);
+  return reshape_to(fn, flat, tensor.shape(), loc);
 }
 
 Tensor segment_op(OpKind op, const char* fn, const Tensor& data, const Tensor& ids, int64_t num_segments, Loc loc) {
@@ -108,8 +130,8 @@ Tensor segment_op(OpKind op, const char* fn, const Tensor& data, const Tensor& i
 
 Tensor gather_nd(const Tensor& params, const Tensor& indices, Loc loc) {
   if (params.has_unknown_rank()) fail("ag::gather_nd", loc, "needs params of known rank");
-  const LinearRows r = linear_rows("ag::gather_nd", params.shape(), indices, loc);
-  return gather(reshape(params, r.flat, loc), r.linear, 0, loc);
+  const LinearRows r = linear_rows("ag::gather_nd", params, indices, loc);
+  return gather(reshape_to("ag::gather_nd", params, r.flat, loc), r.linear, 0, loc);
 }
 
 Tensor tensor_scatter_nd_update(const Tensor& tensor, const Tensor& indices, const Tensor& updates, Loc loc) {
