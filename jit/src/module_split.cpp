@@ -11,6 +11,7 @@
 #include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Dominators.h>
+#include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instruction.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/Module.h>
@@ -46,6 +47,51 @@ bool used_across(const llvm::Value& v, const std::set<const llvm::Function*>& pa
     }
   }
   return false;
+}
+
+// CodeExtractor passes each value the rest of the entry reads back through a pointer argument,
+// stored right after its definition: in a loop, a store every iteration (a checked index kept
+// for the error message, a reduction's accumulators), which LLVM cannot move (the pointer might
+// alias the loop's buffers) and the optimizer never sees in agc's own vector nests. The caller
+// reads them only after the call returns, and reads a value only on a path its definition
+// dominates: one store before each return the definition dominates writes the same values.
+void store_outputs_at_returns(llvm::Function& fn, size_t outputs) {
+  if (outputs == 0 || outputs > fn.arg_size()) return;
+  std::vector<llvm::StoreInst*> stores;
+  for (size_t a = fn.arg_size() - outputs; a < fn.arg_size(); ++a) {
+    llvm::Argument* out = fn.getArg(static_cast<unsigned>(a));
+    for (llvm::User* u : out->users()) {
+      auto* st = llvm::dyn_cast<llvm::StoreInst>(u);
+      if (!st || st->getPointerOperand() != out) return;  // not CodeExtractor's form: leave it
+      stores.push_back(st);
+    }
+  }
+  std::vector<llvm::ReturnInst*> rets;
+  for (llvm::BasicBlock& bb : fn)
+    if (auto* ret = llvm::dyn_cast<llvm::ReturnInst>(bb.getTerminator())) rets.push_back(ret);
+  const llvm::DominatorTree dt(fn);
+  for (llvm::StoreInst* st : stores) {
+    auto* def = llvm::dyn_cast<llvm::Instruction>(st->getValueOperand());
+    for (llvm::ReturnInst* ret : rets)
+      if (!def || dt.dominates(def, ret)) llvm::IRBuilder<>(ret).CreateAlignedStore(st->getValueOperand(), st->getPointerOperand(), st->getAlign());
+    st->eraseFromParent();
+  }
+}
+
+// Outlines `blocks` of `entry` as a function named from `name` (internal, noinline), its outputs
+// stored once at its returns; null when CodeExtractor cannot.
+llvm::Function* outline(llvm::Function& entry, const std::vector<llvm::BasicBlock*>& blocks, const std::string& name) {
+  llvm::CodeExtractorAnalysisCache cache(entry);
+  llvm::CodeExtractor extractor(blocks, nullptr, false, nullptr, nullptr, nullptr, false, false, nullptr, name);
+  if (!extractor.isEligible()) return nullptr;
+  llvm::SetVector<llvm::Value*> inputs, outputs;
+  llvm::Function* fn = extractor.extractCodeRegion(cache, inputs, outputs);
+  if (!fn) return nullptr;
+  store_outputs_at_returns(*fn, outputs.size());
+  fn->setLinkage(llvm::GlobalValue::InternalLinkage);
+  fn->addFnAttr(llvm::Attribute::NoInline);
+  fn->addFnAttr(llvm::Attribute::NoUnwind);
+  return fn;
 }
 
 // Whether `l` and every loop inside it is agc's own vector code (lower_fused_vector.cpp,
@@ -103,15 +149,8 @@ int outline_loop_nests(llvm::Function& entry) {
   }
   int moved = 0;
   for (const Nest& nest : nests) {
-    llvm::CodeExtractorAnalysisCache cache(entry);
-    llvm::CodeExtractor extractor(nest.blocks, nullptr, false, nullptr, nullptr, nullptr, false, false, nullptr,
-                                  "nest" + std::to_string(moved));
-    if (!extractor.isEligible()) continue;
-    llvm::Function* fn = extractor.extractCodeRegion(cache);
+    llvm::Function* fn = outline(entry, nest.blocks, "nest" + std::to_string(moved));
     if (!fn) continue;
-    fn->setLinkage(llvm::GlobalValue::InternalLinkage);
-    fn->addFnAttr(llvm::Attribute::NoInline);
-    fn->addFnAttr(llvm::Attribute::NoUnwind);
     if (nest.emitted_vectors) mark_emitted_optimized(*fn);
     ++moved;
   }
@@ -170,15 +209,7 @@ llvm::Function* outline_entry_tail(llvm::Function& entry, size_t target) {
   std::vector<llvm::BasicBlock*> blocks;  // `best` first, as CodeExtractor wants its region's entry
   for (const llvm::DomTreeNode* node : llvm::depth_first(dt.getNode(best)))
     if (node->getBlock() != exit) blocks.push_back(node->getBlock());
-  llvm::CodeExtractorAnalysisCache cache(entry);
-  llvm::CodeExtractor extractor(blocks, nullptr, false, nullptr, nullptr, nullptr, false, false, nullptr, "tail");
-  if (!extractor.isEligible()) return nullptr;
-  llvm::Function* tail = extractor.extractCodeRegion(cache);
-  if (!tail) return nullptr;
-  tail->setLinkage(llvm::GlobalValue::InternalLinkage);
-  tail->addFnAttr(llvm::Attribute::NoInline);
-  tail->addFnAttr(llvm::Attribute::NoUnwind);
-  return tail;
+  return outline(entry, blocks, "tail");
 }
 
 // What a function costs to optimize and compile, in instructions' worth: its instructions, and

@@ -141,6 +141,27 @@ TEST(JitElementwise, SelectBroadcastsThreeWays) {
     }
 }
 
+// A bool tensor in memory (an argument, a mask computed once) read by a float loop: agc's own
+// vector code loads its bytes a vector at a time (or one byte broadcast along a row) and
+// compares them, with the loop's remainder masked. Before, such a loop was scalar code.
+TEST(JitElementwise, BoolBuffersInVectorLoops) {
+  auto fn = [](ag::Tensor c, ag::Tensor x, ag::Tensor y) {
+    return std::tuple{ag::where(c, x, y), ag::where(ag::logical_and(c, x > 0), x * 2, y - x)};
+  };
+  uint64_t seed = 7000;
+  const std::vector<std::tuple<ag::Shape, ag::Shape>> shapes = {{{1000}, {1000}}, {{37, 1}, {37, 48}}, {{48}, {37, 48}}};
+  for (ag::DType d : {ag::float32, ag::float64})
+    for (const auto& [sc, sx] : shapes) {
+      const ag::Tensor c = agtest::sample(ag::bool_, sc, seed++), x = agtest::sample(d, sx, seed++), y = agtest::sample(d, sx, seed++);
+      agtest::expect_three_way(fmt::format("masks {} {} {}", ag::dtype_name(d), sc.str(), sx.str()), fn, {.rtol = 0, .atol = 0}, c, x, y);
+      auto f = ag::function(fn);
+      const std::string ir = f.get_concrete_function(c, x, y).llvm_ir(false);
+      const int64_t lanes = agtest::jit_vector_bytes() / static_cast<int64_t>(ag::dtype_size(d));
+      const std::string bytes = fmt::format("<{} x i8>", lanes), splat = fmt::format("<{} x i1>", lanes);
+      EXPECT_NE(ir.find(sc.rank() == 2 ? splat : bytes), std::string::npos) << sc.str() << "\n" << ir;
+    }
+}
+
 TEST(JitElementwise, WeakScalarsAndLongFusedChains) {
   auto chain = [](ag::Tensor x, ag::Tensor y) {
     ag::Tensor t = x;

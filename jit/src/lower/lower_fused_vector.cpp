@@ -43,7 +43,8 @@ bool Emitter::vectorizable(Scope& s, ValueId v, DType d) const {
   const LVal& lv = s.at(v);
   switch (lv.kind) {
     case LVal::Kind::Reg:
-    case LVal::Kind::Buf: return lv.dtype == d;  // not a bool operand: a bool in memory is a byte
+    // A bool operand (a mask) is read as bytes and compared: eval_vector's vector of i1.
+    case LVal::Kind::Buf: return lv.dtype == d || lv.dtype == DType::Bool;
     case LVal::Kind::Fused: {
       if (lv.counter) return false;  // a fused random draw: its own counter walk
       const Node& n = s.graph().nodes[v.node];
@@ -84,6 +85,7 @@ llvm::Value* Emitter::eval_vector(Scope& s, ValueId v, const Walk& w, const std:
         const llvm::Align align(dtype_size(lv.dtype));
         if (mask) vector = b_.CreateMaskedLoad(vt, ptr, align, mask, llvm::Constant::getNullValue(vt));
         else vector = b_.CreateAlignedLoad(vt, ptr, align);
+        if (lv.dtype == DType::Bool) vector = b_.CreateTrunc(vector, llvm::FixedVectorType::get(b_.getInt1Ty(), lanes));
       }
       loaded.emplace_back(&lv, vector);
       return vector;
