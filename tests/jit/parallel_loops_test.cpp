@@ -322,10 +322,11 @@ TEST(JitParallelLoops, IdenticalLoopNestsAreMergedAndCompiledOnce) {
   }
 }
 
-// The thresholds (docs/jit.md, "The grain"): a float elementwise loop (agc's vector code) splits
-// from 64K elements, a loop of reduced rows (a row sum in vector registers) from 256K elements
-// read. Counted on the cached call (a first call's compile may split too).
-TEST(JitParallelLoops, ElementwiseLoopsSplitFrom64KElementsAndReducedRowsFrom256K) {
+// The thresholds (docs/jit.md, "The grain"): a float elementwise loop (agc's vector code) of a
+// static size splits from 1.5 grains, 48K elements (in two chunks), a loop of reduced rows (a row
+// sum in vector registers) from 192K elements read. Counted on the cached call (a first call's
+// compile may split too).
+TEST(JitParallelLoops, ElementwiseLoopsSplitFrom48KElementsAndReducedRowsFrom192K) {
   const Threads two(2);
   auto splits_of_cached_call = [](auto& f, const Tensor& x) {
     f(x);
@@ -336,9 +337,14 @@ TEST(JitParallelLoops, ElementwiseLoopsSplitFrom64KElementsAndReducedRowsFrom256
   auto scale = ag::function([](Tensor x) { return x * 2.f + 1.f; });
   auto row_sums = ag::function([](Tensor x) { return ag::reduce_sum(x, {1}); });
   EXPECT_EQ(splits_of_cached_call(scale, ag::random_uniform({1 << 15}, ag::float32, -1, 1, 90)), 0);
+  EXPECT_EQ(splits_of_cached_call(scale, ag::random_uniform({48000}, ag::float32, -1, 1, 96)), 0);
+  EXPECT_EQ(splits_of_cached_call(scale, ag::random_uniform({49152}, ag::float32, -1, 1, 97)), 1);
   EXPECT_EQ(splits_of_cached_call(scale, ag::random_uniform({1 << 16}, ag::float32, -1, 1, 91)), 1);
   EXPECT_EQ(splits_of_cached_call(row_sums, ag::random_uniform({4096, 16}, ag::float32, -1, 1, 92)), 0);
+  EXPECT_EQ(splits_of_cached_call(row_sums, ag::random_uniform({12288, 16}, ag::float32, -1, 1, 98)), 1);
   EXPECT_EQ(splits_of_cached_call(row_sums, ag::random_uniform({16384, 16}, ag::float32, -1, 1, 93)), 1);
+  agtest::expect_three_way("x * 2 + 1, 50000 (two chunks)", [](Tensor x) { return x * 2.f + 1.f; }, {},
+                           ag::random_uniform({50000}, ag::float32, -1, 1, 99));
   agtest::expect_three_way("x * 2 + 1, 64K", [](Tensor x) { return x * 2.f + 1.f; }, {},
                            ag::random_uniform({1 << 16}, ag::float32, -1, 1, 94));
   agtest::expect_three_way("row sums, [16384, 16]", [](Tensor x) { return ag::reduce_sum(x, {1}); }, {.rtol = 1e-5, .atol = 1e-5},

@@ -29,7 +29,9 @@ namespace ag::jit {
 namespace {
 
 // Below two grains a loop stays inline (the pool's hand-off costs a few microseconds); the same
-// grain as the eager kernels (docs/jit.md, "Threads").
+// grain as the eager kernels (docs/jit.md, "Threads"). A static size from 1.5 grains splits in
+// two chunks of half of it: a stencil's 254 x 254 interior, just under two grains, ran on one
+// thread (a split costs ~3.5 µs on a 2-vCPU VM, half of that loop's time).
 constexpr int64_t kParallelGrain = detail::kElementwiseGrain;
 // A loop of reduced rows (LoopWork::ReducedRows: row reductions, products in vector registers,
 // arg-reductions) counts the elements it reads, which cost less than an elementwise loop's
@@ -72,13 +74,13 @@ void Codegen::parallel_loop_nest(const std::vector<llvm::Value*>& dims, const st
   if (inner_work) work.push_back(inner_work);
   const int64_t total = static_product(work);
   const int64_t grain = kind == LoopWork::ReducedRows ? kReductionGrain : kind == LoopWork::Loops ? kLoopsGrain : kParallelGrain;
-  if (dims.empty() || (total >= 0 && total < 2 * grain)) {
+  if (dims.empty() || (total >= 0 && total < 3 * grain / 2)) {
     loop_nest(dims, body);
     return;
   }
   llvm::Value* work_per_outer = inner_work ? numel(std::vector<llvm::Value*>(work.begin() + 1, work.end())) : nullptr;
   if (total >= 0) {
-    splittable_loop_nest(dims, outs, body, work_per_outer, grain);
+    splittable_loop_nest(dims, outs, body, work_per_outer, std::min(grain, total / 2));
     return;
   }
   // A size known only at run time: the splittable loop when it is large, else the same loop
