@@ -20,10 +20,11 @@ namespace ag::jit {
 // pay for a module of their own (kMinSecondPartInstructions). An entry function of
 // kOutlineNestsAbove instructions or more first has its top-level loop nests (of
 // kMinNestInstructions or more) moved into functions of their own, which count as kernels; a
-// nest of more than kMaxNestInstructions, or than half the entry, with loops inside (a staged
+// staged loop of more than kMaxNestInstructions, or than half the entry, with loops inside (a
 // while whose body holds an ODE solver's dozens of stages, or an LSTM's six nests) gives its
 // inner nests instead, by the same rule: as one function it is one thread's work, and LLVM's
-// time on it grows faster than its size.
+// time on it grows faster than its size. A loop over elements moves whole (its inner loop alone
+// would be a call per row).
 // When the calling thread's side still costs more than the other by three functions' worth,
 // the rest of the entry from some block on moves too, as one function (`agc_entry.tail`), of
 // about half the difference (an MLP's train step: forty nests each too small to move alone).
