@@ -35,6 +35,10 @@ struct Sink {
   enum class Kind : uint8_t { None, Static, Output, Owned } kind = Kind::None;
   llvm::Value* ptr = nullptr;  // Static: a buffer of the result's (static) size
   int32_t index = 0;           // Output: the function result index
+  // A loop state's free buffer (lower_control.cpp, Twin): an i1, true from the loop's second
+  // iteration on, when the buffer holds the state's elements outside any box that an update of
+  // the state itself writes (every iteration's update copied them from the same state).
+  llvm::Value* outside_kept = nullptr;
 };
 
 // One graph scope being lowered (the function body, a branch, a loop condition or body).

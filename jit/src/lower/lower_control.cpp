@@ -3,6 +3,8 @@
 // end of each iteration), in two such buffers used in turn (the body computes the next state into
 // the one the current state is not in: plan_updates.h, twin), in owned buffers (sizes known at
 // run time) or in runtime slots (TensorArrays, moved rather than copied so writes stay in place).
+#include <algorithm>
+
 #include "emitter.h"
 #include "../matmul_forms.h"
 
@@ -136,12 +138,17 @@ class WhileLowering : NodeLowering {
     b_.CreateBr(head_);
     b_.SetInsertPoint(head_);
     open_phis(pre);
+    if (std::find(kind_.begin(), kind_.end(), Kind::Twin) != kind_.end()) {
+      second_iteration_on_ = b_.CreatePHI(b_.getInt1Ty(), 2, "while.again");
+      second_iteration_on_->addIncoming(b_.getFalse(), pre);
+    }
     std::vector<LVal> params = state_;
     for (size_t k = nvars_; k < n_.inputs.size(); ++k) params.push_back(s_.at(n_.inputs[k]));
     llvm::Value* arena = e_.child_arena(s_, i_);
     condition(params, arena);
     b_.SetInsertPoint(body_bb_);
     body(params, arena);
+    if (second_iteration_on_) second_iteration_on_->addIncoming(b_.getTrue(), b_.GetInsertBlock());
     b_.CreateBr(head_);
     b_.SetInsertPoint(exit_);
     for (const auto& [node, packed] : packed_) e_.owned_free(packed);
@@ -248,7 +255,8 @@ class WhileLowering : NodeLowering {
     for (size_t k = 0; k < nvars_; ++k)
       if (kind_[k] == Kind::Twin)
         body.sinks[k] = {Sink::Kind::Static,
-                         b_.CreateSelect(b_.CreateICmpEQ(state_[k].ptr, static_ptr_[k]), twin_ptr_[k], static_ptr_[k]), 0};
+                         b_.CreateSelect(b_.CreateICmpEQ(state_[k].ptr, static_ptr_[k]), twin_ptr_[k], static_ptr_[k]), 0,
+                         second_iteration_on_};
     e_.lower_nodes(body, params);
     std::vector<llvm::Value*> temps;
     std::vector<LVal> next = results_set_aside(body, temps);
@@ -377,6 +385,11 @@ class WhileLowering : NodeLowering {
   std::vector<llvm::Value*> static_ptr_;
   std::vector<llvm::Value*> twin_ptr_;
   std::vector<std::vector<llvm::PHINode*>> phis_;
+  // With a twin state: false on the first iteration, true after (Sink::outside_kept). The state
+  // starts in its planned buffer, so the first iteration writes the other one, the second the
+  // planned one, which holds the initial value: from then on both hold the elements an update of
+  // the state into its box leaves.
+  llvm::PHINode* second_iteration_on_ = nullptr;
   std::vector<std::pair<uint32_t, llvm::Value*>> packed_;  // body node, its packed B (or null)
   llvm::BasicBlock* head_ = nullptr;
   llvm::BasicBlock* body_bb_ = nullptr;

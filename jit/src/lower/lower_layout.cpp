@@ -28,6 +28,7 @@ class LayoutLowering : NodeLowering {
   void concat();
   void slice();
   void slice_update();
+  llvm::Value* outside_kept(llvm::Value* out) const;
   void copy_box(DType d, const std::vector<llvm::Value*>& dims, const LVal& from, const std::vector<llvm::Value*>& from_begin,
                 const LVal& to, const std::vector<llvm::Value*>& to_begin);
   void copy_outside_box(DType d, const LVal& from, const LVal& to, const Shape& dims, const Shape& begin, const Shape& size);
@@ -379,6 +380,20 @@ void LayoutLowering::copy_outside_box(DType d, const LVal& from, const LVal& to,
   if (!inside_from(0)) slabs(0, e_.i64(0));
 }
 
+// When this update is a loop body's next value of loop variable k from the variable itself,
+// written into the state's free buffer: the Sink's i1 saying that buffer already holds the
+// elements outside the box (a stencil's fixed border, copied on the first iteration only).
+llvm::Value* LayoutLowering::outside_kept(llvm::Value* out) const {
+  if (s_.plan->kind != ScopeKind::WhileBody) return nullptr;
+  const Graph& g = s_.graph();
+  for (size_t k = 0; k < s_.sinks.size() && k < g.results.size() && k < g.params.size(); ++k) {
+    const Sink& sink = s_.sinks[k];
+    if (sink.outside_kept && sink.ptr == out && g.results[k] == ValueId{i_, 0} && n_.inputs[0] == ValueId{g.params[k], 0})
+      return sink.outside_kept;
+  }
+  return nullptr;
+}
+
 // x copied into the result, then the update's box written over it; or, when the box was computed
 // straight into the result (plan_updates.h, Box), only x's elements outside the box.
 void LayoutLowering::slice_update() {
@@ -399,7 +414,9 @@ void LayoutLowering::slice_update() {
   }
   if (boxed) {
     out.ptr = e_.update_buffer(s_, i_);
-    copy_outside_box(t.dtype, x, out, t.shape, n_.attrs.slice_begin(), s_.type(n_.inputs[1]).shape);
+    auto copy_outside = [&] { copy_outside_box(t.dtype, x, out, t.shape, n_.attrs.slice_begin(), s_.type(n_.inputs[1]).shape); };
+    if (llvm::Value* kept = outside_kept(out.ptr)) e_.if_then(b_.CreateNot(kept), copy_outside);
+    else copy_outside();
     e_.finish_result(s_, i_, out, out.ptr);
     return;
   }
