@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 #include "module_split.h"
 
@@ -26,7 +27,9 @@ namespace {
 // agc_entry(ctx, rows, x, n): for each i, row = rows[i] (checked < n: the failure exit reads
 // it), then a chain of `chain` multiply-adds on x[row] stored back; the sum of the rows read
 // (an accumulator the entry stores after the loop).
-std::string entry_with_checked_loop(int chain) {
+// `chain` multiply-adds on %v0, and the name of the last value: a loop body large enough to be
+// outlined.
+std::pair<std::string, std::string> multiply_adds(int chain) {
   std::string body;
   std::string v = "%v0";
   for (int k = 0; k < chain; ++k) {
@@ -35,6 +38,11 @@ std::string entry_with_checked_loop(int chain) {
     body += "  " + a + " = fadd float " + m + ", 0.5\n";
     v = a;
   }
+  return {body, v};
+}
+
+std::string entry_with_checked_loop(int chain) {
+  const auto [body, v] = multiply_adds(chain);
   return R"(
 declare void @agc_rt_fail(ptr, i64)
 
@@ -99,14 +107,7 @@ TEST(OutlinedNests, StoreTheirOutputsOnceNotInTheLoop) {
 // A loop over rows around a loop over a row's elements, the outer loop's header named `outer`
 // (a loop over elements) or `while.cond` (a staged loop, as lower_control.cpp names it).
 std::string entry_with_two_level_loop(const std::string& outer, int chain) {
-  std::string body;
-  std::string v = "%v0";
-  for (int k = 0; k < chain; ++k) {
-    const std::string m = "%m" + std::to_string(k), a = "%v" + std::to_string(k + 1);
-    body += "  " + m + " = fmul float " + v + ", 2.0\n";
-    body += "  " + a + " = fadd float " + m + ", 0.5\n";
-    v = a;
-  }
+  const auto [body, v] = multiply_adds(chain);
   return R"(
 define i32 @agc_entry(ptr noalias %x, i64 %rows, i64 %cols) {
 entry:
