@@ -29,8 +29,8 @@ namespace ag::jit {
 namespace {
 
 // Below two grains a loop stays inline (the pool's hand-off costs a few microseconds); the same
-// grain as the eager kernels (docs/jit.md, "Threads"). A static size from 1.5 grains splits in
-// two chunks of half of it: a stencil's 254 x 254 interior, just under two grains, ran on one
+// grain as the eager kernels (docs/jit.md, "Threads"). An elementwise loop of a static size from
+// 1.5 grains splits in two chunks of half of it: a stencil's 254 x 254 interior, just under two grains, ran on one
 // thread (a split costs ~3.5 µs on a 2-vCPU VM, half of that loop's time).
 constexpr int64_t kParallelGrain = detail::kElementwiseGrain;
 // A loop of reduced rows (LoopWork::ReducedRows: row reductions, products in vector registers,
@@ -74,7 +74,9 @@ void Codegen::parallel_loop_nest(const std::vector<llvm::Value*>& dims, const st
   if (inner_work) work.push_back(inner_work);
   const int64_t total = static_product(work);
   const int64_t grain = kind == LoopWork::ReducedRows ? kReductionGrain : kind == LoopWork::Loops ? kLoopsGrain : kParallelGrain;
-  if (dims.empty() || (total >= 0 && total < 3 * grain / 2)) {
+  // Measured on elementwise loops only: the others keep two grains.
+  const int64_t least = kind == LoopWork::Elementwise ? 3 * grain / 2 : 2 * grain;
+  if (dims.empty() || (total >= 0 && total < least)) {
     loop_nest(dims, body);
     return;
   }
