@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "ag/detail/kernel_set.h"
+#include "ag/detail/loop_splits.h"
 #include "ag/detail/ops_internal.h"
 #include "ag/detail/out_of_memory.h"
 #include "ag/detail/parallel.h"
@@ -155,7 +156,7 @@ void agc_rt_parallel_for(void (*worker)(void*, int64_t, int64_t), void* closure,
   // when the code was compiled: what can still throw is starting the pool's threads, which must
   // not unwind through compiled code. The loop then runs here, whole.
   try {
-    ag::detail::parallel_for_erased(n, grain, worker, closure, unit);
+    ag::detail::parallel_for_measured(n, grain, worker, closure, unit);
   } catch (...) {
     worker(closure, 0, n);
   }

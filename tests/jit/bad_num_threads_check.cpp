@@ -1,7 +1,7 @@
-// AG_NUM_THREADS (or AG_POOL_LINGER_US, AG_GEMM_HALVES) with a bad value is a ValueError naming
+// AG_NUM_THREADS (or AG_POOL_LINGER_US, AG_GEMM_HALVES, AG_LOOP_SPLITS) with a bad value is a ValueError naming
 // the variable, raised by the first compile (before compiled code could reach the pool, where no
 // error can be raised) and by the first large eager op; nothing crashes. Run with
-// AG_NUM_THREADS=lots, and with AG_POOL_LINGER_US=soon or AG_GEMM_HALVES=sometimes, the text to
+// AG_NUM_THREADS=lots, and with AG_POOL_LINGER_US=soon, AG_GEMM_HALVES=sometimes or AG_LOOP_SPLITS=maybe, the text to
 // find as its argument (tests/jit/CMakeLists.txt).
 #include <cstdio>
 #include <string>

@@ -191,20 +191,20 @@ TEST(ParallelKernels, GemmHalvesChooserTakesTheFasterByTrial) {
     for (int i = 0; i < 2 * GemmHalvesChooser::kTrialsPerSide; ++i) {
       const GemmHalvesChooser::Choice choice = c.choose(key);
       EXPECT_TRUE(choice.timed) << "call " << i << " of the trial";
-      ++(choice.halves ? halves : whole);
-      c.record(key, choice.halves, choice.halves ? halves_ns + i : whole_ns + i);
+      ++(choice.split ? halves : whole);
+      c.record(key, choice.split, choice.split ? halves_ns + i : whole_ns + i);
     }
     EXPECT_EQ(halves, GemmHalvesChooser::kTrialsPerSide);
     EXPECT_EQ(whole, GemmHalvesChooser::kTrialsPerSide);
   };
-  GemmHalvesChooser c;
+  GemmHalvesChooser c(ag::detail::describe_gemm_shape);
   trial(c, lstm, 6000, 10000);  // halves 0.6x: taken
-  EXPECT_EQ(c.decisions().halves, 1);
+  EXPECT_EQ(c.decisions().split, 1);
   trial(c, other, 9500, 10000);  // 0.95x: not worth a second core
   EXPECT_EQ(c.decisions().whole, 1);
   for (int64_t i = 1; i < GemmHalvesChooser::kRetrialCalls; ++i) {
     const GemmHalvesChooser::Choice a = c.choose(lstm), b = c.choose(other);
-    ASSERT_TRUE(a.halves && !b.halves && !b.timed) << "call " << i << " after the decisions";
+    ASSERT_TRUE(a.split && !b.split && !b.timed) << "call " << i << " after the decisions";
     // The halves taken are watched (every kWatchEvery-th call timed); still fast, they stay.
     ASSERT_EQ(a.timed, i % GemmHalvesChooser::kWatchEvery == 0) << "call " << i;
     if (a.timed) c.record(lstm, true, 6500);
@@ -213,29 +213,29 @@ TEST(ParallelKernels, GemmHalvesChooserTakesTheFasterByTrial) {
   // The machine changed: the halves now take 1.4x.
   trial(c, lstm, 14000, 10000);
   EXPECT_EQ(c.decisions().whole, 2);
-  EXPECT_FALSE(c.choose(lstm).halves);
+  EXPECT_FALSE(c.choose(lstm).split);
 }
 
 // Halves taken that fall behind the whole product (a VM's vCPUs moved) are tried again after
 // kWatchSamples watched calls, not kRetrialCalls calls later; a trial then takes the whole.
 TEST(ParallelKernels, GemmHalvesThatFallBehindAreTriedAgainAtOnce) {
   const ag::detail::GemmShapeKey key{32, 128, 512, "float32", 0, true};
-  GemmHalvesChooser c;
+  GemmHalvesChooser c(ag::detail::describe_gemm_shape);
   auto trial = [&](int64_t halves_ns, int64_t whole_ns) {
     for (int i = 0; i < 2 * GemmHalvesChooser::kTrialsPerSide; ++i) {
       const GemmHalvesChooser::Choice choice = c.choose(key);
       ASSERT_TRUE(choice.timed) << "call " << i << " of the trial";
-      c.record(key, choice.halves, choice.halves ? halves_ns : whole_ns);
+      c.record(key, choice.split, choice.split ? halves_ns : whole_ns);
     }
   };
   trial(6000, 10000);
-  ASSERT_EQ(c.decisions().halves, 1);
+  ASSERT_EQ(c.decisions().split, 1);
   int64_t calls = 0, watched = 0;
   for (;;) {
     const GemmHalvesChooser::Choice choice = c.choose(key);
     ++calls;
     ASSERT_LT(calls, GemmHalvesChooser::kRetrialCalls) << "never tried again before the periodic retrial";
-    if (!choice.halves || (choice.timed && watched == GemmHalvesChooser::kWatchSamples)) break;  // a new trial's call
+    if (!choice.split || (choice.timed && watched == GemmHalvesChooser::kWatchSamples)) break;  // a new trial's call
     if (!choice.timed) continue;
     ++watched;
     c.record(key, true, 14000);  // now 1.4x the whole's best
@@ -248,11 +248,11 @@ TEST(ParallelKernels, GemmHalvesThatFallBehindAreTriedAgainAtOnce) {
   for (int i = 1; i < 2 * GemmHalvesChooser::kTrialsPerSide; ++i) {
     const GemmHalvesChooser::Choice choice = c.choose(key);
     ASSERT_TRUE(choice.timed) << "call " << i << " of the new trial";
-    c.record(key, choice.halves, choice.halves ? 14000 : 10000);
+    c.record(key, choice.split, choice.split ? 14000 : 10000);
   }
   EXPECT_EQ(c.decisions().whole, 1);
   const GemmHalvesChooser::Choice after = c.choose(key);
-  EXPECT_FALSE(after.halves);
+  EXPECT_FALSE(after.split);
   EXPECT_FALSE(after.timed);  // the whole product is not watched
 }
 
@@ -270,12 +270,12 @@ TEST(ParallelKernels, MeasuredHalvesKeepTheWholeProductsBits) {
   }
   Threads two(2);
   GemmHalvesChooser& chooser = ag::detail::gemm_halves_chooser();
-  auto decided_so_far = [&] { return chooser.decisions().halves + chooser.decisions().whole; };
+  auto decided_so_far = [&] { return chooser.decisions().split + chooser.decisions().whole; };
   const int64_t decided = decided_so_far(), before = ag::detail::parallel_loops_split();
   for (int i = 0; i < 2 * GemmHalvesChooser::kTrialsPerSide + 8; ++i) ASSERT_TRUE(same_bits(ag::matmul(a, b), one)) << "call " << i;
   EXPECT_EQ(decided_so_far(), decided + 1) << "one decision for the shape";
   EXPECT_GE(ag::detail::parallel_loops_split(), before + GemmHalvesChooser::kTrialsPerSide) << "the halves' trials ran split";
-  EXPECT_EQ(log.count_containing("agc: MatMul 48x160x272 float32, 2 threads: halves "), 1u) << "the decision, logged once";
+  EXPECT_EQ(log.count_containing("agc: MatMul 48x160x272 float32, 2 threads: split "), 1u) << "the decision, logged once";
   EXPECT_EQ(log.count_containing("(best of 6 each) -> "), 1u);
 }
 

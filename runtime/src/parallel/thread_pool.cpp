@@ -19,6 +19,7 @@
 
 #include "ag/detail/fork_safety.h"
 #include "ag/detail/gemm_halves.h"
+#include "ag/detail/loop_splits.h"
 #include "ag/detail/parallel.h"
 #include "ag/error.h"
 #include "ag/platform.h"
@@ -117,6 +118,7 @@ int ensure_threads() {
   if (n == 0) {
     g_linger_us.store(linger_from_env().count(), std::memory_order_relaxed);
     read_gemm_halves_mode_from_env();
+    read_loop_splits_mode_from_env();
     n = threads_from_env();
     s.threads.store(n, std::memory_order_release);
   }
@@ -219,6 +221,11 @@ int64_t parallel_loops_lingered() { return g_lingered.load(std::memory_order_rel
 int64_t parallel_loops_split() { return g_split.load(std::memory_order_relaxed); }
 
 int parallel_threads() { return ensure_threads(); }
+
+bool parallel_for_would_split(int64_t n, int64_t grain) {
+  const int threads = ensure_threads();
+  return threads > 1 && n >= 2 * grain && current_pool(threads)->pool.CurrentThreadId() < 0;
+}
 
 void parallel_for_erased(int64_t n, int64_t grain, RangeFn fn, void* closure, int64_t unit) {
   const int threads = ensure_threads();

@@ -43,6 +43,9 @@ int64_t parallel_loops_lingered();
 // "Determinism"). `unit` must not exceed `grain`.
 using RangeFn = void (*)(void* closure, int64_t begin, int64_t end);
 void parallel_for_erased(int64_t n, int64_t grain, RangeFn fn, void* closure, int64_t unit = 1);
+// Whether parallel_for_erased(n, grain, ...) called here would split: more than one thread, at
+// least two grains, and not on a pool thread (where a loop runs whole).
+bool parallel_for_would_split(int64_t n, int64_t grain);
 
 template <class F>
 void parallel_for(int64_t n, int64_t grain, F&& f) {
