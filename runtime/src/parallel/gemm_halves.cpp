@@ -4,15 +4,12 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <atomic>
-#include <cstdlib>
-#include <cstring>
+#include <chrono>
 #include <string>
 
-#include "ag/detail/log.h"
+#include "ag/detail/env_choice.h"
 #include "ag/detail/parallel.h"
-#include "ag/error.h"
 
 namespace ag::detail {
 namespace {
@@ -24,11 +21,10 @@ std::atomic<GemmHalvesMode> g_mode{GemmHalvesMode::Measure};
 GemmHalvesMode gemm_halves_mode() { return g_mode.load(std::memory_order_relaxed); }
 
 void read_gemm_halves_mode_from_env() {
-  const char* e = std::getenv("AG_GEMM_HALVES");
-  if (!e || !*e || std::strcmp(e, "measure") == 0) return g_mode.store(GemmHalvesMode::Measure, std::memory_order_relaxed);
-  if (std::strcmp(e, "1") == 0) return g_mode.store(GemmHalvesMode::Always, std::memory_order_relaxed);
-  if (std::strcmp(e, "0") == 0) return g_mode.store(GemmHalvesMode::Never, std::memory_order_relaxed);
-  throw ValueError(fmt::format("AG_GEMM_HALVES={}: expected measure, 1 (always) or 0 (never)", e));
+  g_mode.store(env_choice("AG_GEMM_HALVES", GemmHalvesMode::Measure,
+                          {{"measure", GemmHalvesMode::Measure}, {"1", GemmHalvesMode::Always}, {"0", GemmHalvesMode::Never}},
+                          "measure, 1 (always) or 0 (never)"),
+               std::memory_order_relaxed);
 }
 
 GemmHalvesMode set_gemm_halves_mode(GemmHalvesMode mode) { return g_mode.exchange(mode, std::memory_order_relaxed); }

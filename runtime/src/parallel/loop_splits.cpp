@@ -6,10 +6,8 @@
 
 #include <atomic>
 #include <chrono>
-#include <cstdlib>
-#include <cstring>
 
-#include "ag/error.h"
+#include "ag/detail/env_choice.h"
 
 namespace ag::detail {
 namespace {
@@ -28,11 +26,10 @@ int64_t nanoseconds_since(std::chrono::steady_clock::time_point start) {
 LoopSplitsMode loop_splits_mode() { return g_mode.load(std::memory_order_relaxed); }
 
 void read_loop_splits_mode_from_env() {
-  const char* e = std::getenv("AG_LOOP_SPLITS");
-  if (!e || !*e || std::strcmp(e, "size") == 0) return g_mode.store(LoopSplitsMode::BySize, std::memory_order_relaxed);
-  if (std::strcmp(e, "measure") == 0) return g_mode.store(LoopSplitsMode::Measure, std::memory_order_relaxed);
-  if (std::strcmp(e, "0") == 0) return g_mode.store(LoopSplitsMode::Never, std::memory_order_relaxed);
-  throw ValueError(fmt::format("AG_LOOP_SPLITS={}: expected size (the default), measure, or 0 (never)", e));
+  g_mode.store(env_choice("AG_LOOP_SPLITS", LoopSplitsMode::BySize,
+                          {{"size", LoopSplitsMode::BySize}, {"measure", LoopSplitsMode::Measure}, {"0", LoopSplitsMode::Never}},
+                          "size (the default), measure, or 0 (never)"),
+               std::memory_order_relaxed);
 }
 
 LoopSplitsMode set_loop_splits_mode(LoopSplitsMode mode) { return g_mode.exchange(mode, std::memory_order_relaxed); }
