@@ -13,7 +13,7 @@ namespace ag::detail {
 namespace {
 
 std::atomic<LoopSplitsMode> g_mode{LoopSplitsMode::BySize};
-// A program has dozens of loops large enough to split (the MLP's step: 14); the pool's calls
+// Loops large enough to split: a program has a few dozen at most; the pool's calls
 // keep the most recently used ones' trials.
 constexpr int kLoopSlots = 128;
 
