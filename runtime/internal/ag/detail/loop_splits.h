@@ -4,10 +4,10 @@
 // by trial in the process that runs it (split_chooser.h; docs/jit.md, "Threads").
 //
 // A split changes no bit of a loop's result, only time. On a 2-vCPU VM whose cross-vCPU round
-// trip moves between phases, the GCN step ran 0.86-1.18x its hand-written step on two threads
-// splitting by size and 0.77-0.90x measured (same runs, alternating); but each loop's trial sees
-// only its own time, not what its split leaves in the other core's cache for the next loop:
-// k-means' solve, 0.47-0.56x the plain loop split by size, took 0.60-0.71x measured. Hence an
+// trip moves between phases, the GCN step ran 0.93-1.04x its hand-written step on two threads
+// splitting by size and 0.87-0.90x measured (same minutes, alternating); but each loop's trial
+// sees only its own time, not what its split leaves in the other core's cache for the next loop:
+// k-means' solve, 0.52-0.56x the plain loop split by size, took 0.60-0.71x measured. Hence an
 // option, not the default.
 #pragma once
 
