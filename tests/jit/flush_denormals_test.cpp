@@ -6,7 +6,7 @@
 
 #include "ag/detail/parallel.h"
 #include "jit_test_util.h"
-#include "split_by_size.h"
+#include "loop_splits_mode.h"
 
 namespace {
 
@@ -32,7 +32,7 @@ int64_t zeros(const Tensor& t) {
 }
 
 TEST(FlushDenormals, ResultsAndInputsFlushEverywhereAndOnThePool) {
-  const agtest::SplitBySize by_size;  // a split on every call
+  const agtest::ScopedLoopSplits by_size(ag::detail::LoopSplitsMode::BySize);  // a split on every call
   ASSERT_FALSE(ag::flush_denormals());
   const ag::detail::ScopedNumThreads two(2);
   constexpr int64_t kN = int64_t{1} << 20;  // a pool-sized loop, eager and compiled

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "../common/log_capture.h"
-#include "ag/detail/loop_splits.h"
 #include "jit_test_util.h"
+#include "loop_splits_mode.h"
 
 namespace {
 
@@ -18,27 +18,13 @@ using Threads = ag::detail::ScopedNumThreads;
 
 constexpr int kTrialCalls = 2 * LoopSplitsChooser::kTrialsPerSide;
 
-class MeasuredSplits {
- public:
-  MeasuredSplits() {
-    (void)ag::detail::parallel_threads();  // the pool reads AG_LOOP_SPLITS when it starts
-    saved_ = ag::detail::set_loop_splits_mode(LoopSplitsMode::Measure);
-  }
-  ~MeasuredSplits() { ag::detail::set_loop_splits_mode(saved_); }
-  MeasuredSplits(const MeasuredSplits&) = delete;
-  MeasuredSplits& operator=(const MeasuredSplits&) = delete;
-
- private:
-  LoopSplitsMode saved_ = LoopSplitsMode::BySize;
-};
-
 int64_t decisions() {
   const LoopSplitsChooser::Decisions d = ag::detail::loop_splits_chooser().decisions();
   return d.split + d.whole;
 }
 
 TEST(JitLoopSplits, ALoopsFirstCallsTryBothWaysThenItKeepsTheFaster) {
-  const MeasuredSplits measured;
+  const agtest::ScopedLoopSplits measured(LoopSplitsMode::Measure);
   const agtest::LogCapture log(ag::detail::LogTopic::Kernels);
   const Tensor x = ag::random_uniform({(1 << 18) + 5}, ag::float32, -3, 3, 21);
   auto fn = [](Tensor v) { return ag::relu(v * 1.5f + 0.25f) * 0.5f - ag::tanh(v); };
@@ -68,7 +54,7 @@ TEST(JitLoopSplits, ALoopsFirstCallsTryBothWaysThenItKeepsTheFaster) {
 // inside the trace, the gradient's loop is a loop of its own. Both give the one-thread bits on
 // two threads, and no more decisions than loops.
 TEST(JitLoopSplits, AStagedLoopAndAGradientKeepTheOneThreadBits) {
-  const MeasuredSplits measured;
+  const agtest::ScopedLoopSplits measured(LoopSplitsMode::Measure);
   auto iterate = [](Tensor v, Tensor steps) {
     Tensor i = 0;
     ag::while_stmt([&] { return i < steps; },
@@ -99,8 +85,6 @@ TEST(JitLoopSplits, AStagedLoopAndAGradientKeepTheOneThreadBits) {
 }
 
 TEST(JitLoopSplits, NeverRunsEveryLoopOnTheCallingThread) {
-  (void)ag::detail::parallel_threads();
-  const LoopSplitsMode saved = ag::detail::set_loop_splits_mode(LoopSplitsMode::Never);
   const Tensor x = ag::random_uniform({(1 << 18) + 5}, ag::float32, -3, 3, 23);
   auto f = ag::function([](Tensor v) { return ag::exp(v * 0.5f) - v; });
   Tensor one;
@@ -109,10 +93,12 @@ TEST(JitLoopSplits, NeverRunsEveryLoopOnTheCallingThread) {
     one = f(x);
   }
   Threads two(2);
-  const int64_t before = ag::detail::parallel_loops_split();
-  for (int i = 0; i < 3; ++i) EXPECT_EQ(f(x).to_vector<float>(), one.to_vector<float>()) << "call " << i;
-  EXPECT_EQ(ag::detail::parallel_loops_split(), before);
-  ag::detail::set_loop_splits_mode(saved);
+  {
+    const agtest::ScopedLoopSplits never(LoopSplitsMode::Never);
+    const int64_t before = ag::detail::parallel_loops_split();
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(f(x).to_vector<float>(), one.to_vector<float>()) << "call " << i;
+    EXPECT_EQ(ag::detail::parallel_loops_split(), before);
+  }
   EXPECT_TRUE(agtest::ir_calls(f.get_concrete_function(x).llvm_ir(true), "agc_rt_parallel_for")) << "a loop the pool could split";
 }
 

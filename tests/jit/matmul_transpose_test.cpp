@@ -4,7 +4,7 @@
 // then holds no Transpose; and an MLP layer's products, which the GEMM halves on two threads.
 #include "ag/detail/parallel.h"
 #include "jit_test_util.h"
-#include "split_by_size.h"
+#include "loop_splits_mode.h"
 #include "test_data.h"
 
 namespace {
@@ -80,7 +80,7 @@ TEST(JitMatMulTranspose, GradientInAStagedLoopMakesNoTranspose) {
 // (x^T dy, 784x64x256: halves of rows), the tape inside the trace and outside it: compiled on
 // 1 and 2 threads and eagerly, the same bits (the halves are fixed by the shape), and split.
 TEST(JitMatMulTranspose, AnMlpLayersProductsHalveWithTheSameBitsUnderATape) {
-  const agtest::SplitBySize by_size;  // a split on every call
+  const agtest::ScopedLoopSplits by_size(ag::detail::LoopSplitsMode::BySize);  // a split on every call
   const Tensor x = sample(ag::float32, {64, 784}, 21, Values::Moderate), w = sample(ag::float32, {784, 256}, 22, Values::Moderate);
   auto inside = [](Tensor xs, Tensor ws) {
     ag::GradientTape tape;

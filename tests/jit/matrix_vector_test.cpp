@@ -6,7 +6,7 @@
 // loop) and outside; the form checked in the IR (no GEMM call).
 #include "ag/detail/parallel.h"
 #include "jit_test_util.h"
-#include "split_by_size.h"
+#include "loop_splits_mode.h"
 #include "test_data.h"
 
 namespace {
@@ -131,7 +131,7 @@ TEST(JitMatrixVector, LogisticRegressionWithTheTapeInsideAStagedLoopAndOutside) 
 // which splits a matrix-vector product of 2^17 elements over the pool in blocks of rows fixed by
 // the shape: compiled, the same bits on 1 and 2 threads, the eager ones, and the pool split.
 TEST(JitMatrixVector, WideProductsSplitOverThePoolWithTheSameBits) {
-  const agtest::SplitBySize by_size;  // a split on every call
+  const agtest::ScopedLoopSplits by_size(ag::detail::LoopSplitsMode::BySize);  // a split on every call
   const Tensor a = ag::cast(sample(ag::float32, {1003, 300}, 13, Values::Moderate), ag::float64);
   const Tensor v = ag::cast(sample(ag::float32, {300, 1}, 14, Values::Moderate), ag::float64);
   auto f = [](Tensor m, Tensor x) { return ag::matmul(m, x) * 0.5; };

@@ -7,7 +7,7 @@
 
 #include "ag/detail/parallel.h"
 #include "jit_test_util.h"
-#include "split_by_size.h"
+#include "loop_splits_mode.h"
 
 namespace {
 
@@ -18,7 +18,7 @@ using Threads = ag::detail::ScopedNumThreads;
 Tensor heavy(Tensor x) { return ag::relu(x * 1.5f + 0.25f) * 0.5f - ag::tanh(x); }
 
 TEST(JitParallelLoops, LargeFusedLoopSplitsAndMatchesOneThreadAndTheInterpreter) {
-  const agtest::SplitBySize by_size;  // a split on every call
+  const agtest::ScopedLoopSplits by_size(ag::detail::LoopSplitsMode::BySize);  // a split on every call
   const int64_t n = (1 << 18) + 5;
   const Tensor x = ag::random_uniform({n}, ag::float32, -3, 3, 11);
   auto f = ag::function(heavy, {.name = "par_heavy"});
@@ -47,7 +47,7 @@ TEST(JitParallelLoops, LargeFusedLoopSplitsAndMatchesOneThreadAndTheInterpreter)
 // thread count changed results (found by the wide random graphs). Chunks now begin at multiples
 // of 1024 elements, and every thread count gives the one-thread bits.
 TEST(JitParallelLoops, VectorMathLoopsGiveTheOneThreadBitsForEveryThreadCount) {
-  const agtest::SplitBySize by_size;  // a split on every call
+  const agtest::ScopedLoopSplits by_size(ag::detail::LoopSplitsMode::BySize);  // a split on every call
   const int64_t n = 1031 * 255;  // not a multiple of any vector step
   const Tensor x = ag::random_uniform({n}, ag::float32, -4, 4, 12);
   const std::vector<std::pair<const char*, std::function<Tensor(Tensor)>>> cases = {
@@ -76,7 +76,7 @@ TEST(JitParallelLoops, VectorMathLoopsGiveTheOneThreadBitsForEveryThreadCount) {
 }
 
 TEST(JitParallelLoops, DynamicShapesSplitOnlyWhenLarge) {
-  const agtest::SplitBySize by_size;  // a split on every call
+  const agtest::ScopedLoopSplits by_size(ag::detail::LoopSplitsMode::BySize);  // a split on every call
   Threads t(2);
   auto f = ag::function([](Tensor x, Tensor y) { return x * y + ag::exp(-x); },
                         {.input_signature = {ag::TensorSpec({-1, 64}, ag::float32), ag::TensorSpec({-1, 64}, ag::float32)}});
@@ -92,7 +92,7 @@ TEST(JitParallelLoops, DynamicShapesSplitOnlyWhenLarge) {
 
 // Broadcast operands are walked with zero strides inside each chunk.
 TEST(JitParallelLoops, BroadcastRowsSplitAcrossTheOuterDim) {
-  const agtest::SplitBySize by_size;  // a split on every call
+  const agtest::ScopedLoopSplits by_size(ag::detail::LoopSplitsMode::BySize);  // a split on every call
   Threads t(2);
   auto f = ag::function([](Tensor x, Tensor row) { return ag::maximum(x - row, 0.f) * 2; });
   const Tensor x = ag::random_uniform({4096, 96}, ag::float32, -1, 1, 5), row = ag::random_uniform({96}, ag::float32, -1, 1, 6);
@@ -105,7 +105,7 @@ TEST(JitParallelLoops, BroadcastRowsSplitAcrossTheOuterDim) {
 // along the result's first dims (an "outer" layout, elementwise_parallel.cpp): eager on 2
 // threads, eager on 1 and compiled on 2 give the same values (exact ops: the same bits).
 TEST(JitParallelLoops, OuterBroadcastsAgreeEagerAndCompiled) {
-  const agtest::SplitBySize by_size;  // a split on every call
+  const agtest::ScopedLoopSplits by_size(ag::detail::LoopSplitsMode::BySize);  // a split on every call
   const Tensor x = ag::random_uniform({256, 8, 128}, ag::float32, -1, 1, 7), m = ag::random_uniform({256, 1, 128}, ag::float32, -1, 1, 8),
                a = ag::random_uniform({256, 1, 1}, ag::float32, -1, 1, 9), b = ag::random_uniform({256, 8, 1}, ag::float32, -1, 1, 10);
   auto body = [](Tensor x, Tensor m, Tensor a, Tensor b) { return ag::where(x * m > 0.1f, a, b) + m; };
@@ -140,7 +140,7 @@ TEST(JitParallelLoops, ALoopThatCanFailStaysInlineAndStillRaises) {
 // Large matmuls in compiled code call the eager kernels' GEMM, which splits rows of C into
 // blocks on the pool: compiled == eager bit for bit, on any thread count.
 TEST(JitParallelLoops, LargeMatmulsShareTheEagerBlockedGemm) {
-  const agtest::SplitBySize by_size;  // a split on every call
+  const agtest::ScopedLoopSplits by_size(ag::detail::LoopSplitsMode::BySize);  // a split on every call
   const Tensor a = ag::random_uniform({512, 256}, ag::float32, -1, 1, 8), b = ag::random_uniform({256, 160}, ag::float32, -1, 1, 9);
   auto f = ag::function([](Tensor x, Tensor y) { return ag::matmul(x, y) * 2.f; });
   for (int threads : {1, 2}) {
@@ -181,7 +181,7 @@ void expect_split_and_the_same_on_any_thread_count(const Case& c) {
 // combined in block order. Both give the one-thread result bit for bit on any thread count. A
 // small column reduction stays serial.
 TEST(JitParallelLoops, RowAndColumnReductionsSplit) {
-  const agtest::SplitBySize by_size;  // a split on every call
+  const agtest::ScopedLoopSplits by_size(ag::detail::LoopSplitsMode::BySize);  // a split on every call
   const Tensor x = ag::random_uniform({4096, 200}, ag::float32, -1, 1, 10);
   const Tensor x3 = ag::random_uniform({2049, 4, 40}, ag::float32, -1, 1, 15);  // axis 0 of a 3-D tensor: a 2-D walk
   const std::vector<Case> cases = {
@@ -205,7 +205,7 @@ TEST(JitParallelLoops, RowAndColumnReductionsSplit) {
 // Arg-reductions split over their output elements (each found by one thread, first occurrence
 // winning): the same indices on any thread count, and eager's.
 TEST(JitParallelLoops, ArgReductionsSplitOverTheirOutputs) {
-  const agtest::SplitBySize by_size;  // a split on every call
+  const agtest::ScopedLoopSplits by_size(ag::detail::LoopSplitsMode::BySize);  // a split on every call
   const Tensor x = ag::random_uniform({4096, 200}, ag::float32, -1, 1, 17);
   // Few distinct values: many ties, so the first occurrence has to win on every thread count.
   const Tensor ties = ag::random_uniform({3000, 100}, ag::int32, 0, 4, 18);
@@ -225,7 +225,7 @@ TEST(JitParallelLoops, ArgReductionsSplitOverTheirOutputs) {
 // one thread, combined in chunk order. The result does not depend on the thread count (bit for
 // bit), matches eager within the float tolerance, and the split happened.
 TEST(JitParallelLoops, FullReductionsSplitInFixedChunks) {
-  const agtest::SplitBySize by_size;  // a split on every call
+  const agtest::ScopedLoopSplits by_size(ag::detail::LoopSplitsMode::BySize);  // a split on every call
   const int64_t n = 3 * (int64_t{1} << 17) + 1001;  // four chunks, the last one short
   const Tensor x = ag::random_uniform({n}, ag::float32, -1, 1, 12);
   const Tensor xd = ag::cast(x, ag::float64);
@@ -252,7 +252,7 @@ TEST(JitParallelLoops, FullReductionsSplitInFixedChunks) {
 // the split (when it makes two chunks or two row blocks) or the serial walk. Split, the result
 // is the same on any thread count; either way it matches eager.
 TEST(JitParallelLoops, ReductionsOfUnknownSizeSplitWhenLarge) {
-  const agtest::SplitBySize by_size;  // a split on every call
+  const agtest::ScopedLoopSplits by_size(ag::detail::LoopSplitsMode::BySize);  // a split on every call
   struct Dynamic {
     std::string what;
     std::function<Tensor(Tensor)> fn;
@@ -338,7 +338,7 @@ TEST(JitParallelLoops, IdenticalLoopNestsAreMergedAndCompiledOnce) {
 // sum in vector registers) from 256K elements read. Counted on the cached call (a first call's
 // compile may split too).
 TEST(JitParallelLoops, ElementwiseLoopsSplitFrom48KElementsAndReducedRowsFrom256K) {
-  const agtest::SplitBySize by_size;  // a split on every call
+  const agtest::ScopedLoopSplits by_size(ag::detail::LoopSplitsMode::BySize);  // a split on every call
   const Threads two(2);
   auto splits_of_cached_call = [](auto& f, const Tensor& x) {
     f(x);

@@ -14,7 +14,7 @@
 #include "../common/log_capture.h"
 #include "ag/detail/parallel.h"
 #include "jit_test_util.h"
-#include "split_by_size.h"
+#include "loop_splits_mode.h"
 
 namespace {
 
@@ -315,7 +315,7 @@ TEST(JitPerElementLoops, IntegerDivisionThatMayRaiseKeepsTheLoopGlobal) {
 }
 
 TEST(JitPerElementLoops, TheNestSplitsOverThePoolUnlessACounterIsRead) {
-  const agtest::SplitBySize by_size;  // a split on every call
+  const agtest::ScopedLoopSplits by_size(ag::detail::LoopSplitsMode::BySize);  // a split on every call
   const ag::detail::ScopedNumThreads two(2);
   const Tensor cr = grid_axis(64, -2.0f, 0.5f, {1, 64}), ci = grid_axis(64, -1.25f, 1.25f, {64, 1});
   auto splits_of_cached_call = [](auto& f, const Tensor& a, const Tensor& b) {

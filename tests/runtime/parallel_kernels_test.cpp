@@ -216,6 +216,32 @@ TEST(ParallelKernels, GemmHalvesChooserTakesTheFasterByTrial) {
   EXPECT_FALSE(c.choose(lstm).split);
 }
 
+// The loops' form of the trial (ag/detail/split_chooser.h, as loop_splits.cpp makes it): the
+// split's calls in a row, then the whole's; the split kept unless the whole takes under
+// kRequiredGain of its time (k-means' largest loop: 225 us split, 220 us whole: split), the
+// whole taken when it does.
+TEST(ParallelKernels, ALoopTrialRunsEachWayInARowAndKeepsTheSplitUnlessTheWholeWinsClearly) {
+  using Chooser = ag::detail::SplitChooser<int>;
+  Chooser c([](const int& key) { return std::to_string(key); },
+            {.slots = 4, .order = Chooser::Order::InARow, .prefer = Chooser::Default::Split});
+  auto trial = [&](int key, int64_t split_ns, int64_t whole_ns) {
+    for (int i = 0; i < 2 * Chooser::kTrialsPerSide; ++i) {
+      const Chooser::Choice choice = c.choose(key);
+      ASSERT_TRUE(choice.timed) << "call " << i;
+      ASSERT_EQ(choice.split, i < Chooser::kTrialsPerSide) << "call " << i << ": the split's calls first, in a row";
+      c.record(key, choice.split, choice.split ? split_ns : whole_ns);
+    }
+  };
+  trial(1, 225000, 220000);
+  EXPECT_EQ(c.decisions().split, 1);
+  EXPECT_TRUE(c.choose(1).split);
+  trial(2, 225000, 190000);  // the whole at 0.84x: taken
+  EXPECT_EQ(c.decisions().whole, 1);
+  const Chooser::Choice after = c.choose(2);
+  EXPECT_FALSE(after.split);
+  EXPECT_FALSE(after.timed);
+}
+
 // Halves taken that fall behind the whole product (a VM's vCPUs moved) are tried again after
 // kWatchSamples watched calls, not kRetrialCalls calls later; a trial then takes the whole.
 TEST(ParallelKernels, GemmHalvesThatFallBehindAreTriedAgainAtOnce) {

@@ -8,11 +8,11 @@
 // time in the first, 1.4x in the second. No threshold on the size is right in both, so for each
 // key the first calls try split and whole (kTrialsPerSide each, split first), the faster by
 // the best of each is taken (the way that is not the key's default only when it takes under
-// kRequiredGain of the other's time: what a split leaves in another core's cache costs or saves
-// the next reader time the timing does not see), and the trial runs again every kRetrialCalls calls in case
-// the machine changed, and at once when a split, once taken, falls behind: every kWatchEvery-th
-// call of it is timed, and when the best of kWatchSamples such calls is slower than the whole's
-// best, both are tried again.
+// kRequiredGain of the other's time: what a split leaves in another core's cache costs or
+// saves the next reader time the timing does not see), and the trial runs again every
+// kRetrialCalls calls in case the machine changed, and at once when a split, once taken, falls
+// behind: every kWatchEvery-th call of it is timed, and when the best of kWatchSamples such
+// calls is slower than the whole's best, both are tried again.
 #pragma once
 
 #include <algorithm>
