@@ -167,13 +167,17 @@ class JitBackend final : public CompilerBackend {
           : times.naming_ms > 0 ? fmt::format(" (kernels named in {:.2f} ms)", times.naming_ms)
                                 : "";
       detail::log_line(fmt::format("agc: jit: {}: plan + key + disk lookup {:.2f} ms, engine {:.2f} ms, IR {:.2f} ms, "
-                                   "optimize {:.2f} ms, codegen {:.2f} ms{}{}, link {:.2f} ms (O{}{}, {} loop nests{}{}, {}){}",
+                                   "optimize {:.2f} ms, codegen {:.2f} ms{}{}, link {:.2f} ms (O{}{}, {} loop nests{}{}{}, {}){}",
                                    options.name, ms(t0, t_planned), ms(t_planned, t_engine), times.lower_ms, times.optimize_ms,
                                    times.codegen_ms, kernels, shared, times.link_ms, level, times.short_pipeline ? " short pipeline" : level == 2 ? " agc pipeline" : "",
                                    program.loop_nests, program.rolled_loops ? " rolled" : "",
                                    program.packed_operands
                                        ? fmt::format(", {} loop-invariant GEMM operand{} packed before the loop",
                                                      program.packed_operands, program.packed_operands > 1 ? "s" : "")
+                                       : "",
+                                   program.pulled_segments
+                                       ? fmt::format(", {} segment sum{} pulled by segment", program.pulled_segments,
+                                                     program.pulled_segments > 1 ? "s" : "")
                                        : "",
                                    exe->loaded_from_disk() ? "disk cache hit" : disk ? "stored in " + disk->dir() : "disk cache off",
                                    object.empty() ? "" : fmt::format(", object {} bytes", object.size())));

@@ -89,4 +89,8 @@ Tensor view_of(const JitArg& a, const TensorType& t);
 // Formats the error of a FailKind raised by node `node` (an ag::Error subclass).
 [[noreturn]] void throw_failure(const NodeInfo& node, FailKind kind, int64_t a, int64_t b);
 
+// A buffer of `bytes` the call owns (freed with agc_rt_free, or when the call ends), or null when
+// it cannot be had (rt_helpers.cpp).
+void* try_allocate_owned(CallState& st, int64_t bytes);
+
 }  // namespace ag::jit

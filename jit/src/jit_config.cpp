@@ -34,6 +34,7 @@ JitConfig JitConfig::from_environment() {
   c.split_kernels = env("AG_JIT_SPLIT") != "0";
   c.share_kernels = env("AG_JIT_SHARE_KERNELS") != "0";
   c.pack_loop_weights = env("AG_JIT_PACK_WEIGHTS") != "0";
+  c.pull_segments = env("AG_JIT_PULL_SEGMENTS") != "0";
   c.nontemporal = detail::nontemporal_setting();
   if (c.nontemporal < 0) c.last_level_cache_bytes = detail::last_level_cache_bytes();
   c.kernel_isa = std::string(ag::kernel_isa());
@@ -50,8 +51,8 @@ bool JitConfig::rolled(int64_t loop_nests) const {
 bool JitConfig::streams(int64_t bytes) const { return detail::past_nontemporal_threshold(bytes, nontemporal); }
 
 std::string JitConfig::key() const {
-  return fmt::format("O{}|roll={}|vector_loops={}|split={}|pack={}|nontemporal={}|llc={}|kernels={}{}{}", opt_level, roll,
-                     vector_loops, split_kernels, pack_loop_weights, nontemporal, last_level_cache_bytes, kernel_isa,
+  return fmt::format("O{}|roll={}|vector_loops={}|split={}|pack={}|pull={}|nontemporal={}|llc={}|kernels={}{}{}", opt_level, roll,
+                     vector_loops, split_kernels, pack_loop_weights, pull_segments, nontemporal, last_level_cache_bytes, kernel_isa,
                      test_miscompile.empty() ? "" : "|miscompile=" + test_miscompile, profile ? "|profile" : "");
 }
 

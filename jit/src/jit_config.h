@@ -29,6 +29,9 @@ struct JitConfig {
   // AG_JIT_PACK_WEIGHTS=0: a staged loop's products read their loop-invariant B as it is, packed
   // by the GEMM in every iteration, instead of packed once before the loop (matmul_forms.h).
   bool pack_loop_weights = true;
+  // AG_JIT_PULL_SEGMENTS=0: a staged loop's segment sums push edge by edge, as outside loops,
+  // instead of pulling by segment from an edge order made before the loop (segment_pulls.h).
+  bool pull_segments = true;
   // AG_NONTEMPORAL (detail::nontemporal_setting): -1 auto, 0 never, else a size in bytes; with
   // auto, the last-level cache size decides.
   int64_t nontemporal = -1;

@@ -1,6 +1,7 @@
 // Planning a concrete function: storage classes, slots, result destinations, liveness and the
 // global node table, scope by scope (a scope per If branch / While cond and body instance).
 #include "plan.h"
+#include "segment_pulls.h"
 
 #include <algorithm>
 
@@ -478,6 +479,8 @@ void apply_config(Program& program, const JitConfig& config) {
   program.rolled_loops = config.rolled(program.loop_nests);
   program.packed_operands = 0;
   if (config.pack_loop_weights) for_each_packed_operand(*program.root, [&](const Graph&, uint32_t) { ++program.packed_operands; });
+  program.pulled_segments = 0;
+  if (config.pull_segments) for_each_segment_pull(*program.root, [&](const Graph&, uint32_t) { ++program.pulled_segments; });
 }
 
 Program plan_program(std::shared_ptr<const Graph> graph) {

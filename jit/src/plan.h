@@ -103,6 +103,8 @@ struct Program {
   // Products in staged loops whose B operand is packed once before the loop (matmul_forms.h).
   // Set by apply_config, as is rolled_loops.
   int64_t packed_operands = 0;
+  // Segment sums in staged loops pulled by segment (segment_pulls.h). Set by apply_config.
+  int64_t pulled_segments = 0;
   // Outer loops stay loops: LLVM may not unroll them, and row reductions accumulate in
   // registers (docs/jit.md, "Compile times"). Set by the backend from loop_nests.
   bool rolled_loops = false;

@@ -1,5 +1,6 @@
 // Printing a Program's storage and fused groups through the runtime's graph printers.
 #include "plan_dump.h"
+#include "segment_pulls.h"
 
 #include <fmt/format.h>
 
@@ -32,6 +33,7 @@ const char* storage_name(ValueStorage s) {
 struct PlanNotes {
   std::map<const Graph*, const ScopePlan*> scopes;
   std::set<std::pair<const Graph*, uint32_t>> packed_b;  // products whose B is packed before their loop
+  std::set<std::pair<const Graph*, uint32_t>> pulled;    // segment sums pulled by segment (segment_pulls.h)
 
   const ScopePlan* scope(const Graph& g) const {
     const auto it = scopes.find(&g);
@@ -49,6 +51,7 @@ struct PlanNotes {
       if (vp.twin_offset >= 0) note += " twin";
     }
     if (packed_b.count({&g, node})) note += ", B packed before the loop";
+    if (pulled.count({&g, node})) note += ", pulled by segment (edges ordered before the loop)";
     if (!s->groups[node].empty()) {
       note += ", group=";
       for (size_t k = 0; k < s->groups[node].size(); ++k) note += fmt::format("{}%{}", k ? "," : "", s->groups[node][k]);
@@ -75,6 +78,8 @@ PlanNotes notes_of_program(const Program& program) {
   index_scopes(*program.root, p.scopes);
   if (program.config.pack_loop_weights)
     for_each_packed_operand(*program.root, [&](const Graph& body, uint32_t node) { p.packed_b.insert({&body, node}); });
+  if (program.config.pull_segments)
+    for_each_segment_pull(*program.root, [&](const Graph& body, uint32_t node) { p.pulled.insert({&body, node}); });
   return p;
 }
 

@@ -32,20 +32,6 @@ T wrapping_pow(T base, T exponent) {
   return static_cast<T>(result);
 }
 
-// A buffer of `bytes` the call owns (freed with agc_rt_free, or when the call ends), or null when
-// it cannot be had.
-void* try_allocate_owned(CallState& st, int64_t bytes) {
-  try {
-    std::vector<detail::Storage*>& owned = st.owned();
-    owned.reserve(owned.size() + 1);
-    detail::Storage* s = detail::Storage::allocate(static_cast<size_t>(bytes));
-    owned.push_back(s);
-    return s->data;
-  } catch (...) {
-    return nullptr;
-  }
-}
-
 // A buffer could not be allocated. The code follows up with agc_rt_out_of_memory, which names
 // the value; this is what remains should it not.
 std::exception_ptr allocation_failure(int64_t bytes) {
@@ -90,6 +76,19 @@ void pack_gemm_lhs(const void* a, void* ap, int64_t m, int64_t k, int64_t width,
 }
 
 }  // namespace
+
+void* try_allocate_owned(CallState& st, int64_t bytes) {
+  try {
+    std::vector<detail::Storage*>& owned = st.owned();
+    owned.reserve(owned.size() + 1);
+    detail::Storage* s = detail::Storage::allocate(static_cast<size_t>(bytes));
+    owned.push_back(s);
+    return s->data;
+  } catch (...) {
+    return nullptr;
+  }
+}
+
 }  // namespace ag::jit
 
 using ag::jit::allocation_failure;

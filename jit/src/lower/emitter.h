@@ -52,6 +52,15 @@ struct Scope {
   // Products whose B operand was packed before the loop this scope is the body of (node, the
   // packed panels: null at run time when the GEMM does not pack): lower_control.cpp.
   std::vector<std::pair<uint32_t, llvm::Value*>> packed_b;
+  // Segment sums pulled by segment in the loop this scope is the body of (segment_pulls.h):
+  // lower_control.cpp orders their edges before the loop, lower_scatter.cpp pulls.
+  struct SegmentOrder {
+    uint32_t node;                  // the segment sum
+    llvm::Value* block;             // agc_rt_segment_order's block (null at run time: none)
+    std::vector<uint32_t> gathers;  // its fused gathers' nodes, in the block's order
+    bool with_edge = false;         // the block's records hold their edge (SegmentPull::reads_edges)
+  };
+  std::vector<SegmentOrder> segment_orders;
 
   const Graph& graph() const { return *plan->graph; }
   const LVal& at(ValueId v) const { return values[v.node][v.index]; }
@@ -281,6 +290,10 @@ class Emitter : public Codegen {
   // A compiled scatter (fusion.h, compiled_scatter), its updates evaluated in its loop; a gather
   // fused into them, described where it is planned and read at the loop's index (lower_scatter.cpp).
   void lower_scatter(Scope& s, uint32_t i);
+  // Its push form: row k of the updates combined into row indices[k], k in order.
+  void push_scatter(Scope& s, uint32_t i, const LVal& out);
+  // Its pull form (segment_pulls.h): each segment's result from its edges in `order`'s order.
+  void pull_by_segment(Scope& s, uint32_t i, const LVal& out, const Scope::SegmentOrder& order);
   void describe_fused_gather(Scope& s, uint32_t i);
   llvm::Value* eval_gather(Scope& s, ValueId v, const std::vector<llvm::Value*>& idx);
   llvm::Value* gather_row(Scope& s, ValueId v) const;  // its row at the update row being emitted

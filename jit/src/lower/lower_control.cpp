@@ -7,6 +7,7 @@
 
 #include "emitter.h"
 #include "../matmul_forms.h"
+#include "../segment_pulls.h"
 
 namespace ag::jit {
 namespace {
@@ -130,6 +131,7 @@ class WhileLowering : NodeLowering {
   void lower() {
     initial_state();
     pack_invariant_operands();
+    order_segments();
     llvm::Function* fn = b_.GetInsertBlock()->getParent();
     llvm::BasicBlock* pre = b_.GetInsertBlock();
     head_ = llvm::BasicBlock::Create(e_.context(), "while.cond", fn);
@@ -152,6 +154,7 @@ class WhileLowering : NodeLowering {
     b_.CreateBr(head_);
     b_.SetInsertPoint(exit_);
     for (const auto& [node, packed] : packed_) e_.owned_free(packed);
+    for (const Scope::SegmentOrder& o : segment_orders_) e_.owned_free(o.block);
     deliver_final_state();
     s_.values[i_] = state_;
   }
@@ -216,6 +219,36 @@ class WhileLowering : NodeLowering {
     }
   }
 
+  // Before the loop: the edges of the body's segment sums whose ids stay the same through it,
+  // ordered by segment once (segment_pulls.h); each iteration pulls (lower_scatter.cpp).
+  void order_segments() {
+    if (!e_.program().config.pull_segments) return;
+    const ScopePlan& body = *s_.plan->children[i_][1];
+    const Graph& g = *body.graph;
+    for (const SegmentPull& pull : loop_invariant_segment_pulls(body, static_cast<int64_t>(nvars_))) {
+      const Node& n = g.nodes[pull.node];
+      const TensorType& ids = g.type(n.inputs[1]);
+      const int64_t gathers = static_cast<int64_t>(pull.gathers.size());
+      // Each fused gather's indices, and their dtype and the params' rows, in two stack arrays.
+      llvm::Value* indices = gathers ? e_.stack_alloc(8 * gathers) : llvm::Constant::getNullValue(b_.getPtrTy());
+      llvm::Value* info = gathers ? e_.stack_alloc(16 * gathers) : llvm::Constant::getNullValue(b_.getPtrTy());
+      Scope::SegmentOrder order{pull.node, nullptr, {}, pull.reads_edges};
+      for (int64_t k = 0; k < gathers; ++k) {
+        const auto [gather, param] = pull.gathers[static_cast<size_t>(k)];
+        const Node& gn = g.nodes[gather];
+        b_.CreateStore(e_.as_buffer(s_.at(n_.inputs[param])).ptr, b_.CreateInBoundsGEP(b_.getPtrTy(), indices, e_.i64(k)));
+        e_.store(DType::Int64, info, e_.i64(2 * k), e_.i64(g.type(gn.inputs[1]).dtype == DType::Int64 ? 1 : 0));
+        e_.store(DType::Int64, info, e_.i64(2 * k + 1), e_.i64(g.type(gn.inputs[0]).shape[0]));
+        order.gathers.push_back(gather);
+      }
+      order.block = b_.CreateCall(e_.runtime("agc_rt_segment_order"),
+                                  {e_.ctx(), e_.as_buffer(s_.at(n_.inputs[pull.ids_param])).ptr,
+                                   e_.i32(ids.dtype == DType::Int64 ? 1 : 0), e_.i64(ids.shape[0]), e_.i64(n.outputs[0].shape[0]),
+                                   e_.i64(gathers), e_.i32(pull.reads_edges ? 1 : 0), indices, info});
+      segment_orders_.push_back(std::move(order));
+    }
+  }
+
   // Phis for what changes between iterations: registers, owned pointers and their dynamic dims.
   void open_phis(llvm::BasicBlock* pre) {
     auto make_phi = [&](size_t k, llvm::Value*& value) {
@@ -250,6 +283,7 @@ class WhileLowering : NodeLowering {
     body.plan = s_.plan->children[i_][1].get();
     body.arena = arena;
     body.packed_b = packed_;
+    body.segment_orders = segment_orders_;
     // A twin state's next value goes into the buffer the current one is not in.
     body.sinks.resize(nvars_);
     for (size_t k = 0; k < nvars_; ++k)
@@ -391,6 +425,7 @@ class WhileLowering : NodeLowering {
   // the state into its box leaves.
   llvm::PHINode* second_iteration_on_ = nullptr;
   std::vector<std::pair<uint32_t, llvm::Value*>> packed_;  // body node, its packed B (or null)
+  std::vector<Scope::SegmentOrder> segment_orders_;         // the body's pulled segment sums
   llvm::BasicBlock* head_ = nullptr;
   llvm::BasicBlock* body_bb_ = nullptr;
   llvm::BasicBlock* exit_ = nullptr;

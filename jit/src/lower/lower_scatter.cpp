@@ -6,10 +6,14 @@
 // by a vector of indices fused: PageRank's `unsorted_segment_sum(gather(rank, src), dst, n)`
 // reads each edge's two indices and one rank and adds, where the runtime's kernel read a
 // gathered copy written by a loop of its own.
+//
+// A segment sum of a staged loop whose ids are loop-invariant may pull instead (segment_pulls.h,
+// pull_by_segment): each segment from its edges, in an edge order made before the loop.
 #include <algorithm>
 #include <cstring>
 
 #include "../fusion.h"
+#include "../segment_pulls.h"
 #include "ag/detail/tensor_impl.h"
 #include "emitter.h"
 
@@ -44,14 +48,27 @@ void fused_gathers(Scope& s, ValueId v, std::vector<ValueId>& out) {
 // Whether value `v` is a constant of one repeated element (a segment sum's zeros, folded into a
 // constant for a static shape): the scatter writes that element instead of copying the buffer.
 bool splat_constant(Scope& s, ValueId v) {
-  const Node& n = s.graph().nodes[v.node];
-  if (n.op != OpKind::Const || s.at(v).kind != LVal::Kind::Buf) return false;
-  const Tensor& value = n.attrs.value;
-  const size_t bytes = dtype_size(value.dtype());
-  const auto* data = static_cast<const unsigned char*>(detail::impl_of(value)->data);
-  for (int64_t k = 1; k < value.num_elements(); ++k)
-    if (std::memcmp(data, data + static_cast<size_t>(k) * bytes, bytes) != 0) return false;
-  return true;
+  return s.at(v).kind == LVal::Kind::Buf && is_splat_constant(s.graph().nodes[v.node]);
+}
+
+// How a scatter combines an update x into the element it holds: as the eager kernel does.
+llvm::Value* combine(llvm::IRBuilder<>& b, OpKind op, DType d, llvm::Value* old, llvm::Value* x) {
+  if (op == OpKind::TensorScatterUpdate) return x;
+  if (op == OpKind::UnsortedSegmentMax) {
+    // The larger one, and a NaN update propagates.
+    llvm::Value* take = is_floating(d) ? b.CreateOr(b.CreateFCmpOGT(x, old), b.CreateFCmpUNO(x, x)) : b.CreateICmpSGT(x, old);
+    return b.CreateSelect(take, x, old);
+  }
+  return is_floating(d) ? b.CreateFAdd(old, x) : b.CreateAdd(old, x);  // IEEE, integers wrap: as eager
+}
+
+// A scatter's rows of a static width in whole vector registers, of a float expression with a
+// vector form: the width (0 when they are not).
+int64_t vector_row_width(Emitter& e, Scope& s, ValueId updates, const std::vector<llvm::Value*>& row_dims, DType d) {
+  const auto* static_width = row_dims.size() == 1 ? llvm::dyn_cast<llvm::ConstantInt>(row_dims[0]) : nullptr;
+  const int64_t width = static_width ? static_width->getSExtValue() : 0;
+  const unsigned lanes = static_cast<unsigned>(e.vector_width() / static_cast<int>(dtype_size(d)));
+  return is_floating(d) && width > 0 && lanes > 1 && width % lanes == 0 && e.vectorizable(s, updates, d) ? width : 0;
 }
 
 }  // namespace
@@ -107,16 +124,43 @@ void Emitter::describe_fused_gather(Scope& s, uint32_t i) {
 
 void Emitter::lower_scatter(Scope& s, uint32_t i) {
   const Node& n = s.graph().nodes[i];
+  LVal out;
+  out.kind = LVal::Kind::Buf;
+  out.dtype = n.outputs[0].dtype;
+  out.dims = s.at(n.inputs[0]).dims;
+  out.ptr = result_buffer(s, i, out.dims);
+  const auto order = std::find_if(s.segment_orders.begin(), s.segment_orders.end(), [&](const auto& o) { return o.node == i; });
+  if (order == s.segment_orders.end()) {
+    push_scatter(s, i, out);
+  } else {
+    // The pull when the edges were ordered and every id and gathered index is in range; else the
+    // push, which raises the error where the eager op does.
+    llvm::Value* ordered = b_.CreateICmpNE(order->block, llvm::Constant::getNullValue(order->block->getType()));
+    llvm::BasicBlock* check = llvm::BasicBlock::Create(context(), "segments.ordered", fn_);
+    llvm::BasicBlock* pull = llvm::BasicBlock::Create(context(), "segments.pull", fn_);
+    llvm::BasicBlock* push = llvm::BasicBlock::Create(context(), "segments.push", fn_);
+    llvm::BasicBlock* done = llvm::BasicBlock::Create(context(), "segments.end", fn_);
+    b_.CreateCondBr(ordered, check, push);
+    b_.SetInsertPoint(check);
+    b_.CreateCondBr(b_.CreateICmpEQ(load(DType::Int64, order->block, i64(0)), i64(1)), pull, push);
+    b_.SetInsertPoint(pull);
+    pull_by_segment(s, i, out, *order);
+    b_.CreateBr(done);
+    b_.SetInsertPoint(push);
+    push_scatter(s, i, out);
+    b_.CreateBr(done);
+    b_.SetInsertPoint(done);
+  }
+  finish_result(s, i, out, out.ptr);
+}
+
+void Emitter::push_scatter(Scope& s, uint32_t i, const LVal& out) {
+  const Node& n = s.graph().nodes[i];
   const DType d = n.outputs[0].dtype;
   const int32_t id = s.node_id(i);
   const LVal& base = s.at(n.inputs[0]);
   const LVal& indices = s.at(n.inputs[1]);
   const ValueId updates = n.inputs[2];
-  LVal out;
-  out.kind = LVal::Kind::Buf;
-  out.dtype = d;
-  out.dims = base.dims;
-  out.ptr = result_buffer(s, i, out.dims);
   // The base: a fill written by a loop of its own (a segment sum's zeros), else copied.
   if (splat_constant(s, n.inputs[0])) {
     const Tensor& value = s.graph().nodes[n.inputs[0].node].attrs.value;
@@ -168,19 +212,9 @@ void Emitter::lower_scatter(Scope& s, uint32_t i) {
   // (the same operations, uncontracted). LLVM vectorized the scalar row itself, but behind
   // run-time overlap checks of the result against every operand on every row: a GCN step's two
   // segment sums over rows of 16 floats took 2.6x the time of a hand-written loop's.
-  const auto* static_width = row_dims.size() == 1 ? llvm::dyn_cast<llvm::ConstantInt>(row_dims[0]) : nullptr;
-  const int64_t width = static_width ? static_width->getSExtValue() : 0;
+  const int64_t width = vector_row_width(*this, s, updates, row_dims, d);
   const unsigned lanes = static_cast<unsigned>(vector_width() / static_cast<int>(dtype_size(d)));
-  const bool vector_rows = is_floating(d) && width > 0 && lanes > 1 && width % lanes == 0 && vectorizable(s, updates, d);
-  auto combine = [&](llvm::Value* old, llvm::Value* x) -> llvm::Value* {
-    if (n.op == OpKind::TensorScatterUpdate) return x;
-    if (n.op == OpKind::UnsortedSegmentMax) {
-      // As the eager kernel: the larger one, and a NaN update propagates.
-      llvm::Value* take = is_floating(d) ? b_.CreateOr(b_.CreateFCmpOGT(x, old), b_.CreateFCmpUNO(x, x)) : b_.CreateICmpSGT(x, old);
-      return b_.CreateSelect(take, x, old);
-    }
-    return is_floating(d) ? b_.CreateFAdd(old, x) : b_.CreateAdd(old, x);  // IEEE, integers wrap: as eager
-  };
+  const bool vector_rows = width > 0;
   loop(w.dims[0], [&](llvm::Value* j) {
     // This row of every fused gather, checked once (eval_gather reads it from gather_rows_).
     for (ValueId g : gathers) {
@@ -203,7 +237,7 @@ void Emitter::lower_scatter(Scope& s, uint32_t i) {
           llvm::Value* x = eval_vector(s, updates, w, {j}, base, lanes, nullptr, loaded);
           llvm::Value* ptr = b_.CreateInBoundsGEP(et, out.ptr, b_.CreateAdd(b_.CreateMul(row, i64(width)), base));
           llvm::Value* old = n.op == OpKind::TensorScatterUpdate ? nullptr : b_.CreateAlignedLoad(vt, ptr, align);
-          b_.CreateAlignedStore(combine(old, x), ptr, align);
+          b_.CreateAlignedStore(combine(b_, n.op, d, old, x), ptr, align);
         });
         return;
       }
@@ -214,7 +248,7 @@ void Emitter::lower_scatter(Scope& s, uint32_t i) {
         idx[0] = row;
         llvm::Value* offset = linear_offset(out_strides, idx);
         llvm::Value* old = n.op == OpKind::TensorScatterUpdate ? nullptr : load(d, out.ptr, offset);
-        store(d, out.ptr, offset, combine(old, x));
+        store(d, out.ptr, offset, combine(b_, n.op, d, old, x));
       });
     };
     // Segment ops drop negative ids (TensorFlow's); the others raise on them.
@@ -225,7 +259,110 @@ void Emitter::lower_scatter(Scope& s, uint32_t i) {
     }
     gather_rows_.resize(gather_rows_.size() - gathers.size());
   });
-  finish_result(s, i, out, out.ptr);
+}
+
+
+// Chunks of segments over the thread pool; in a chunk each segment d from the base value, its
+// edges k in the order's range [offsets[d], offsets[d + 1]) combined in turn: the updates of the
+// edge in record k, a fused gather reading its row from the record (checked before the loop). A scalar row, or a row of up to four vector
+// registers, accumulates in registers and is stored once; wider rows in the result.
+void Emitter::pull_by_segment(Scope& s, uint32_t i, const LVal& out, const Scope::SegmentOrder& order) {
+  const Node& n = s.graph().nodes[i];
+  const DType d = n.outputs[0].dtype;
+  const ValueId updates = n.inputs[2];
+  const TensorType& updates_type = s.type(updates);
+  const int64_t segments = n.outputs[0].shape[0], edges = updates_type.shape[0];
+  std::vector<ValueId> gathers;
+  fused_gathers(s, updates, gathers);
+  std::vector<int64_t> fields;  // per fused gather: its field in an edge's record
+  for (ValueId g : gathers) {
+    const auto k = std::find(order.gathers.begin(), order.gathers.end(), g.node);
+    if (k == order.gathers.end()) throw InternalError("jit: a pulled segment sum's gather without its ordered indices");
+    fields.push_back(k - order.gathers.begin());
+  }
+  const SegmentOrderLayout layout = segment_order_layout(segments, edges, static_cast<int64_t>(order.gathers.size()), order.with_edge);
+  auto part = [&](int64_t offset) { return b_.CreateInBoundsGEP(b_.getInt8Ty(), order.block, i64(offset)); };
+  llvm::Value* offsets = part(layout.offsets);
+  llvm::Value* chunks = part(layout.chunks);
+  llvm::Value* records = part(layout.order);
+  const Tensor& base_value = s.graph().nodes[n.inputs[0].node].attrs.value;
+  llvm::Value* base = constant(d, detail::element_as_double(base_value, 0), detail::element_as_int(base_value, 0));
+
+  std::vector<const LVal*> leaves;
+  collect_leaves(s, updates, leaves);
+  const Walk w = make_walk(s.at(updates).dims, leaves, /*collapse=*/false);
+  const std::vector<llvm::Value*> row_dims(w.dims.begin() + 1, w.dims.end());
+  const std::vector<llvm::Value*> out_strides = contiguous_strides(out.dims);
+  const int64_t width = vector_row_width(*this, s, updates, row_dims, d);
+  const unsigned lanes = static_cast<unsigned>(vector_width() / static_cast<int>(dtype_size(d)));
+  const int64_t row_vectors = width > 0 ? width / lanes : 0;
+  int64_t row_elements = 1;
+  for (int64_t j = 1; j < updates_type.shape.rank(); ++j) row_elements *= updates_type.shape[j];
+
+  // Edge k of the order: its updates row, and each fused gather's row, from its record.
+  auto edge_at = [&](llvm::Value* k) {
+    llvm::Value* record = b_.CreateMul(k, i64(layout.stride));
+    for (size_t g = 0; g < gathers.size(); ++g)
+      gather_rows_.emplace_back(&s.at(gathers[g]), b_.CreateSExt(load(DType::Int32, records, b_.CreateAdd(record, i64(layout.edge_field + fields[g]))),
+                                                               b_.getInt64Ty()));
+    // Without an edge field nothing reads at the edge's row but the gathers: any row will do.
+    return layout.edge_field ? b_.CreateSExt(load(DType::Int32, records, record), b_.getInt64Ty()) : i64(0);
+  };
+  auto edge_done = [&] { gather_rows_.resize(gather_rows_.size() - gathers.size()); };
+  auto segment = [&](llvm::Value* seg) {
+    llvm::Value* first = load(DType::Int64, offsets, seg);
+    llvm::Value* count = b_.CreateSub(load(DType::Int64, offsets, b_.CreateAdd(seg, i64(1))), first);
+    if (row_dims.empty()) {
+      llvm::Value* sum = loop_reduce(count, base, [&](llvm::Value* acc, llvm::Value* kk) {
+        llvm::Value* e = edge_at(b_.CreateAdd(first, kk));
+        llvm::Value* x = eval_element(s, updates, w, {e});
+        edge_done();
+        return combine(b_, n.op, d, acc, x);
+      });
+      store(d, out.ptr, seg, sum);
+      return;
+    }
+    if (row_vectors > 0 && row_vectors <= 4) {
+      const std::vector<llvm::Value*> init(static_cast<size_t>(row_vectors), b_.CreateVectorSplat(lanes, base));
+      const std::vector<llvm::Value*> sums = loop_carry(count, init, [&](const std::vector<llvm::Value*>& acc, llvm::Value* kk) {
+        llvm::Value* e = edge_at(b_.CreateAdd(first, kk));
+        std::vector<llvm::Value*> next;
+        for (int64_t v = 0; v < row_vectors; ++v) {
+          std::vector<std::pair<const LVal*, llvm::Value*>> loaded;  // this block's loads
+          next.push_back(combine(b_, n.op, d, acc[static_cast<size_t>(v)], eval_vector(s, updates, w, {e}, i64(v * lanes), lanes, nullptr, loaded)));
+        }
+        edge_done();
+        return next;
+      }, "segment");
+      const llvm::Align align(dtype_size(d));
+      for (int64_t v = 0; v < row_vectors; ++v)
+        b_.CreateAlignedStore(sums[static_cast<size_t>(v)],
+                              b_.CreateInBoundsGEP(mem_type(d), out.ptr, b_.CreateAdd(b_.CreateMul(seg, i64(width)), i64(v * lanes))), align);
+      return;
+    }
+    auto at_row = [&](const std::vector<llvm::Value*>& rest) {
+      std::vector<llvm::Value*> idx{seg};
+      idx.insert(idx.end(), rest.begin(), rest.end());
+      return linear_offset(out_strides, idx);
+    };
+    loop_nest(row_dims, [&](const std::vector<llvm::Value*>& rest) { store(d, out.ptr, at_row(rest), base); });
+    loop(count, [&](llvm::Value* kk) {
+      llvm::Value* e = edge_at(b_.CreateAdd(first, kk));
+      loop_nest(row_dims, [&](const std::vector<llvm::Value*>& rest) {
+        std::vector<llvm::Value*> idx{e};
+        idx.insert(idx.end(), rest.begin(), rest.end());
+        llvm::Value* x = eval_element(s, updates, w, idx);
+        llvm::Value* offset = at_row(rest);
+        store(d, out.ptr, offset, combine(b_, n.op, d, load(d, out.ptr, offset), x));
+      });
+      edge_done();
+    });
+  };
+  parallel_loop_nest({i64(kSegmentChunks)}, {out.ptr}, [&](const std::vector<llvm::Value*>& idx) {
+    llvm::Value* from = load(DType::Int64, chunks, idx[0]);
+    llvm::Value* to = load(DType::Int64, chunks, b_.CreateAdd(idx[0], i64(1)));
+    loop(b_.CreateSub(to, from), [&](llvm::Value* j) { segment(b_.CreateAdd(from, j)); });
+  }, i64(std::max<int64_t>(1, (edges * row_elements + segments) / kSegmentChunks)));
 }
 
 }  // namespace ag::jit
