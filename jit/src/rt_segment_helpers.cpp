@@ -1,7 +1,7 @@
 // The edge order of a segment sum pulled by segment (segment_pulls.h), built once before its
 // staged loop: a stable counting sort of the edges by segment id, each edge placed as a record
 // with its fused gathers' indices. Nothing here fails: an id or index out of range clears the
-// block's `ok`, and the loop then runs the push form, which raises the error.
+// block's `ok` and describes the error the push would raise, which each iteration raises.
 //
 // On the thread pool the edges come in parts, each counted and then placed by one thread: part
 // p's edges of segment d go after those of parts before p, so the order is the one-thread order
@@ -79,6 +79,31 @@ struct Job {
   }
 };
 
+// The error the push raises on these edges (lower_scatter.cpp, push_scatter): row by row, each
+// gather's index is checked, then the id; at the first bad id, every gather's indices are checked
+// in full, in order, before the id's error. Found by a serial scan: the path of bad input only.
+void describe_failure(const Job& job, int64_t* header) {
+  auto bad_index = [&](int64_t g, int64_t e) {
+    const int64_t r = job.index(g, e);
+    return r < 0 || r >= job.info[2 * g + 1];
+  };
+  auto fail = [&](int64_t which, int64_t a, int64_t b) {
+    header[1] = which;
+    header[2] = a;
+    header[3] = b;
+  };
+  for (int64_t e = 0; e < job.edges; ++e) {
+    for (int64_t g = 0; g < job.gathers; ++g)
+      if (bad_index(g, e)) return fail(g, job.index(g, e), job.info[2 * g + 1]);
+    if (job.id(e) < job.segments) continue;
+    for (int64_t g = 0; g < job.gathers; ++g)
+      for (int64_t f = 0; f < job.edges; ++f)
+        if (bad_index(g, f)) return fail(g, job.index(g, f), job.info[2 * g + 1]);
+    return fail(kSegmentIdFailure, job.id(e), job.segments);
+  }
+  fail(kSegmentIdFailure, 0, 0);  // not reached: ok was cleared for a reason
+}
+
 }  // namespace
 
 int64_t segment_orders_built() { return g_orders_built.load(std::memory_order_relaxed); }
@@ -93,39 +118,51 @@ void* agc_rt_segment_order(ag::jit::JitCallCtx* ctx, const void* ids, int32_t id
   const SegmentOrderLayout l = segment_order_layout(segments, edges, gathers, with_edge != 0);
   const int64_t parts = std::clamp<int64_t>(std::min<int64_t>(ag::detail::parallel_threads(), edges / kEdgesPerPart), 1, kMaxParts);
   auto* block = static_cast<char*>(try_allocate_owned(*ctx->state, l.bytes + 8 * parts * segments));
-  if (!block) return nullptr;  // the push form runs
+  if (!block) return nullptr;  // the code raises the out-of-memory error
   auto* offsets = reinterpret_cast<int64_t*>(block + l.offsets);
   Job job{ids, ids_64 != 0, edges, segments, gathers, l.stride, l.edge_field, parts, gather_indices, gather_info,
           reinterpret_cast<int64_t*>(block + l.bytes), reinterpret_cast<int32_t*>(block + l.order)};
-  try {
-    ag::detail::parallel_for(parts, 1, [&](int64_t b, int64_t e) {
-      for (int64_t p = b; p < e; ++p) job.count(p);
-    });
-    if (job.ok.load(std::memory_order_relaxed)) {
-      // Segment d's edges begin after those of the segments before it; part p's after those of
-      // the parts before p: each part's counts become its cursors.
-      int64_t next = 0;
-      for (int64_t d = 0; d < segments; ++d) {
-        offsets[d] = next;
-        for (int64_t p = 0; p < parts; ++p) {
-          int64_t& c = job.counts_of(p)[d];
-          const int64_t n = c;
-          c = next;
-          next += n;
-        }
+  // Each part counted, the cursors set, each part placed: on the pool, or here.
+  auto order = [&](bool pooled) {
+    auto each_part = [&](auto&& f) {
+      if (!pooled) {
+        for (int64_t p = 0; p < parts; ++p) f(p);
+        return;
       }
-      offsets[segments] = next;
       ag::detail::parallel_for(parts, 1, [&](int64_t b, int64_t e) {
-        for (int64_t p = b; p < e; ++p) job.place(p);
+        for (int64_t p = b; p < e; ++p) f(p);
       });
+    };
+    each_part([&](int64_t p) { job.count(p); });
+    if (!job.ok.load(std::memory_order_relaxed)) return;
+    // Segment d's edges begin after those of the segments before it; part p's after those of
+    // the parts before p: each part's counts become its cursors.
+    int64_t next = 0;
+    for (int64_t d = 0; d < segments; ++d) {
+      offsets[d] = next;
+      for (int64_t p = 0; p < parts; ++p) {
+        int64_t& c = job.counts_of(p)[d];
+        const int64_t n = c;
+        c = next;
+        next += n;
+      }
     }
-  } catch (...) {
-    // Only starting the pool's threads can throw, before any part ran: the push form runs.
-    job.ok.store(false, std::memory_order_relaxed);
+    offsets[segments] = next;
+    each_part([&](int64_t p) { job.place(p); });
+  };
+  try {
+    order(true);
+  } catch (...) {  // the pool's threads could not be started: it all runs here
+    job.ok.store(true, std::memory_order_relaxed);
+    order(false);
   }
   const bool ok = job.ok.load(std::memory_order_relaxed);
-  *reinterpret_cast<int64_t*>(block) = ok ? 1 : 0;
-  if (!ok) return block;
+  auto* header = reinterpret_cast<int64_t*>(block);
+  header[0] = ok ? 1 : 0;
+  if (!ok) {
+    describe_failure(job, header);
+    return block;
+  }
   // Chunk c begins at the first segment whose edges begin at or after c / kSegmentChunks of them.
   auto* chunks = reinterpret_cast<int64_t*>(block + l.chunks);
   const int64_t kept = offsets[segments];

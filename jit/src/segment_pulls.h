@@ -10,8 +10,8 @@
 // iteration: `unsorted_segment_sum(gather(rank * inv_degree, src), dst, pages)` in a staged loop.
 //
 // An id past the segments, or a fused gather's index outside its params, makes the order say so
-// (ok = 0): the loop then runs the push form, which raises the error the eager op raises, where
-// it raises it. LLVM-free: the plan marks the pulled segment sums (plan_dump.cpp).
+// (ok = 0) and describe the error the push raises (the eager op's); each iteration raises it.
+// LLVM-free: the plan marks the pulled segment sums (plan_dump.cpp).
 #pragma once
 
 #include <cstdint>
@@ -55,14 +55,17 @@ void for_each_segment_pull(const ScopePlan& s, const std::function<void(const Gr
 // folded into a constant for a static shape).
 bool is_splat_constant(const Node& n);
 
-// The block agc_rt_segment_order returns, in bytes from its start: an int64 `ok` (1: every id
-// below the segments and every fused gather's index inside its params), the segments' first
+// The block agc_rt_segment_order returns, in bytes from its start: a header of int64s — `ok`
+// (1: every id below the segments and every fused gather's index inside its params), and when it
+// is 0 the error the push would raise: which (kSegmentIdFailure, or the fused gather's number),
+// and the two values of its message (the index and the dim) — then the segments' first
 // edges (int64[segments + 1]: offsets[d] .. offsets[d + 1] are segment d's edges, in the order),
 // the chunks' first segments (int64[kSegmentChunks + 1]), then the order: per edge of a
 // non-negative id, by segment, each segment's in their original order, a record of int32s — the
 // edge (when the updates read anything at the edge's row besides the gathers), then each fused
 // gather's index at that edge: one record written by one random store per edge when the edges
 // are placed, read in sequence by the pull. The helper's scratch (each part's counts) follows.
+inline constexpr int64_t kSegmentIdFailure = -1;
 struct SegmentOrderLayout {
   int64_t offsets = 0, chunks = 0, order = 0;
   int64_t edge_field = 0;  // 1: a record begins with its edge

@@ -193,20 +193,65 @@ TEST(SegmentPulls, IdsTheLoopChangesAndSmallSumsArePushed) {
   EXPECT_EQ(orders_of_a_call(g, small, small, few.src, few.dst, steps), 0);
 }
 
+// The message of the InvalidArgumentError that fn(args...) raises ("" when none is raised).
+std::string error_of(auto&& fn, const auto&... args) {
+  try {
+    (void)fn(args...);
+  } catch (const ag::InvalidArgumentError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// Two gathers: x[src] * w[src2]. The error is the push's (the eager op's), word for word: row by
+// row each gather's index, then the id; at the first bad id every gather's indices in full, in
+// order, before the id's own error.
+Tensor two_gathers(Tensor x, Tensor w, Tensor src, Tensor src2, Tensor dst, Tensor steps) {
+  const int64_t n = x.shape()[0];
+  Tensor i = 0;
+  ag::while_stmt([&] { return i < steps; },
+                 [&] {
+                   x = x * 0.5f + ag::unsorted_segment_sum(ag::gather(x, src) * ag::gather(w, src2), dst, n);
+                   i += 1;
+                 },
+                 ag::state(x, i), {"x", "i"}, LOC(5));
+  return x;
+}
+
 TEST(SegmentPulls, AnIdOrIndexOutOfRangeRaisesTheEagerErrorAndALoopOfNoIterationNone) {
-  const int64_t n = 20000;
-  const Edges e = edges_of(n, 150000, ag::int32);
+  const int64_t n = 20000, edges = 150000;
+  const Edges e = edges_of(n, edges, ag::int32);
+  const Tensor src2 = ag::cast(ag::random_uniform({edges}, ag::float64, 0, static_cast<double>(n), 24), ag::int32);
   const Tensor x = data(ag::float32, {n}, 15), w = data(ag::float32, {n}, 16), steps = ag::constant(int32_t{3});
-  const Tensor far = ag::where(ag::range(int32_t{0}, int32_t{150000}) == 77777, ag::constant(static_cast<int32_t>(n + 5)), e.dst);
-  auto f = ag::function(propagate);
-  agtest::expect_invalid_argument(f, {std::to_string(n + 5)}, x, w, e.src, far, steps);
-  const Tensor bad_src = ag::where(ag::range(int32_t{0}, int32_t{150000}) == 3, ag::constant(int32_t{-4}), e.src);
-  agtest::expect_invalid_argument(f, {"-4"}, x, w, bad_src, e.dst, steps);
+  const Tensor rows = ag::range(int32_t{0}, static_cast<int32_t>(edges));
+  auto bad_at = [&](const Tensor& v, int32_t row, int32_t value) { return ag::where(rows == row, ag::constant(value), v); };
+  const Tensor far = bad_at(e.dst, 77777, static_cast<int32_t>(n + 5)), far_early = bad_at(e.dst, 10, static_cast<int32_t>(n + 7));
+  struct Case {
+    const char* what;
+    Tensor src, src2, dst;
+    const char* needle;
+  };
+  const Case cases[] = {
+      {"an id out of range", e.src, src2, far, "20005"},
+      {"an index of the first gather", bad_at(e.src, 3, -4), src2, e.dst, "-4"},
+      {"an index of the second gather, before a bad id", e.src, bad_at(src2, 50, 20009), far, "20009"},
+      {"an index of the second gather, after a bad id", e.src, bad_at(src2, 90000, 20011), far_early, "20011"},
+      {"an index of each gather, after a bad id", bad_at(e.src, 120000, -6), bad_at(src2, 90000, 20011), far_early, "-6"},
+  };
+  auto f = ag::function(two_gathers);
+  for (const Case& c : cases) {
+    const std::string eager = error_of(two_gathers, x, w, c.src, c.src2, c.dst, steps);
+    ASSERT_NE(eager.find(c.needle), std::string::npos) << c.what << ": " << eager;
+    EXPECT_EQ(error_of(f, x, w, c.src, c.src2, c.dst, steps), eager) << c.what;
+    const agtest::ScopedEnv off("AG_JIT_PULL_SEGMENTS", "0");
+    EXPECT_EQ(error_of(ag::function(two_gathers), x, w, c.src, c.src2, c.dst, steps), eager) << c.what << ", pushed";
+  }
   // No iteration: nothing is read, nothing raised (as eagerly), and the state comes back.
   const Tensor none = ag::constant(int32_t{0});
-  agtest::expect_three_way("no iteration, an id out of range", propagate, kExact, x, w, e.src, far, none);
+  agtest::expect_three_way("no iteration, an id out of range", two_gathers, kExact, x, w, e.src, src2, far, none);
   // The Function still pulls on good data afterwards.
-  agtest::expect_same(propagate(x, w, e.src, e.dst, steps), f(x, w, e.src, e.dst, steps), kExact, "good data after bad");
+  agtest::expect_same(two_gathers(x, w, e.src, src2, e.dst, steps), f(x, w, e.src, src2, e.dst, steps), kExact, "good data after bad");
+  EXPECT_EQ(orders_of_a_call(f, x, w, e.src, src2, e.dst, steps), 1);
 }
 
 // Under a tape inside the trace: the gradient of a loss after the loop by the weights; and the

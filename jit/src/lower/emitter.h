@@ -56,7 +56,7 @@ struct Scope {
   // lower_control.cpp orders their edges before the loop, lower_scatter.cpp pulls.
   struct SegmentOrder {
     uint32_t node;                  // the segment sum
-    llvm::Value* block;             // agc_rt_segment_order's block (null at run time: none)
+    llvm::Value* block;             // agc_rt_segment_order's block (not null: checked before the loop)
     std::vector<uint32_t> gathers;  // its fused gathers' nodes, in the block's order
     bool with_edge = false;         // the block's records hold their edge (SegmentPull::reads_edges)
   };

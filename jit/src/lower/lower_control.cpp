@@ -245,6 +245,8 @@ class WhileLowering : NodeLowering {
                                   {e_.ctx(), e_.as_buffer(s_.at(n_.inputs[pull.ids_param])).ptr,
                                    e_.i32(ids.dtype == DType::Int64 ? 1 : 0), e_.i64(ids.shape[0]), e_.i64(n.outputs[0].shape[0]),
                                    e_.i64(gathers), e_.i32(pull.reads_edges ? 1 : 0), indices, info});
+      // No room for the order: the error names the segment sum (as the push's own buffer would).
+      e_.return_if_out_of_memory(order.block, {body.node_id(pull.node), 0, nullptr, 0});
       segment_orders_.push_back(std::move(order));
     }
   }

@@ -7,8 +7,9 @@
 // reads each edge's two indices and one rank and adds, where the runtime's kernel read a
 // gathered copy written by a loop of its own.
 //
-// A segment sum of a staged loop whose ids are loop-invariant may pull instead (segment_pulls.h,
-// pull_by_segment): each segment from its edges, in an edge order made before the loop.
+// A segment sum of a staged loop whose ids are loop-invariant pulls instead (segment_pulls.h,
+// pull_by_segment): each segment from its edges, in an edge order made before the loop, which
+// also found any bad id or index and describes the push's error.
 #include <algorithm>
 #include <cstring>
 
@@ -130,27 +131,8 @@ void Emitter::lower_scatter(Scope& s, uint32_t i) {
   out.dims = s.at(n.inputs[0]).dims;
   out.ptr = result_buffer(s, i, out.dims);
   const auto order = std::find_if(s.segment_orders.begin(), s.segment_orders.end(), [&](const auto& o) { return o.node == i; });
-  if (order == s.segment_orders.end()) {
-    push_scatter(s, i, out);
-  } else {
-    // The pull when the edges were ordered and every id and gathered index is in range; else the
-    // push, which raises the error where the eager op does.
-    llvm::Value* ordered = b_.CreateICmpNE(order->block, llvm::Constant::getNullValue(order->block->getType()));
-    llvm::BasicBlock* check = llvm::BasicBlock::Create(context(), "segments.ordered", fn_);
-    llvm::BasicBlock* pull = llvm::BasicBlock::Create(context(), "segments.pull", fn_);
-    llvm::BasicBlock* push = llvm::BasicBlock::Create(context(), "segments.push", fn_);
-    llvm::BasicBlock* done = llvm::BasicBlock::Create(context(), "segments.end", fn_);
-    b_.CreateCondBr(ordered, check, push);
-    b_.SetInsertPoint(check);
-    b_.CreateCondBr(b_.CreateICmpEQ(load(DType::Int64, order->block, i64(0)), i64(1)), pull, push);
-    b_.SetInsertPoint(pull);
-    pull_by_segment(s, i, out, *order);
-    b_.CreateBr(done);
-    b_.SetInsertPoint(push);
-    push_scatter(s, i, out);
-    b_.CreateBr(done);
-    b_.SetInsertPoint(done);
-  }
+  if (order == s.segment_orders.end()) push_scatter(s, i, out);
+  else pull_by_segment(s, i, out, *order);
   finish_result(s, i, out, out.ptr);
 }
 
@@ -285,6 +267,18 @@ void Emitter::pull_by_segment(Scope& s, uint32_t i, const LVal& out, const Scope
   llvm::Value* offsets = part(layout.offsets);
   llvm::Value* chunks = part(layout.chunks);
   llvm::Value* records = part(layout.order);
+  // Bad ids or indices: the error the push raises, described by the order (each iteration).
+  exit_if(b_.CreateICmpNE(load(DType::Int64, order.block, i64(0)), i64(1)), "segments.fail", [&] {
+    llvm::Value* which = load(DType::Int64, order.block, i64(1));
+    llvm::Value* node = i32(s.node_id(i));
+    llvm::Value* kind = i32(static_cast<int32_t>(FailKind::ScatterIndex));
+    for (size_t k = 0; k < order.gathers.size(); ++k) {
+      llvm::Value* gather = b_.CreateICmpEQ(which, i64(static_cast<int64_t>(k)));
+      node = b_.CreateSelect(gather, i32(s.node_id(order.gathers[k])), node);
+      kind = b_.CreateSelect(gather, i32(static_cast<int32_t>(FailKind::GatherIndex)), kind);
+    }
+    b_.CreateCall(runtime("agc_rt_fail"), {ctx(), node, kind, load(DType::Int64, order.block, i64(2)), load(DType::Int64, order.block, i64(3))});
+  });
   const Tensor& base_value = s.graph().nodes[n.inputs[0].node].attrs.value;
   llvm::Value* base = constant(d, detail::element_as_double(base_value, 0), detail::element_as_int(base_value, 0));
 
