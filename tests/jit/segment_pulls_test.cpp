@@ -147,6 +147,34 @@ TEST(SegmentPulls, AnEdgeWeightIsReadAtItsEdge) {
   }
 }
 
+// A staged loop inside a staged loop whose ids change every outer round: the inner loop's edges
+// are ordered again before it, in every round (the outer loop's own segment sum, whose gather
+// reads indices the loop changes, pushes).
+TEST(SegmentPulls, AnInnerLoopReordersWhenTheOuterLoopChangesItsIds) {
+  auto rounds = [](Tensor x, Tensor w, Tensor src, Tensor dst, Tensor outer, Tensor inner) {
+    const int64_t n = x.shape()[0];
+    Tensor r = 0;
+    ag::while_stmt([&] { return r < outer; },
+                   [&] {
+                     x = propagate(x, w, src, dst, inner) * 0.25 + ag::unsorted_segment_sum(ag::gather(x, dst), src, n) * 0.001;
+                     dst = (dst + 7) % static_cast<int32_t>(n);
+                     r += 1;
+                   },
+                   ag::state(x, dst, r), {"x", "dst", "r"}, LOC(6));
+    return x;
+  };
+  const int64_t n = 20000;
+  const Edges e = edges_of(n, 150000, ag::int32);
+  const Tensor x = data(ag::float64, {n}, 25), w = data(ag::float64, {n}, 26) * 0.1;
+  const Tensor outer = ag::constant(int32_t{3}), inner = ag::constant(int32_t{2});
+  for (int threads : {1, 2}) {
+    Threads t(threads);
+    agtest::expect_three_way(fmt::format("nested loops, {} threads", threads), rounds, kExact, x, w, e.src, e.dst, outer, inner);
+  }
+  auto f = ag::function(rounds);
+  EXPECT_EQ(orders_of_a_call(f, x, w, e.src, e.dst, outer, inner), 3) << "the inner loop's order, once per round";
+}
+
 TEST(SegmentPulls, ThePlanTheLogAndTheSettingShowThePull) {
   const int64_t n = 20000;
   const Edges e = edges_of(n, 150000, ag::int32);
