@@ -161,11 +161,10 @@ void* agc_rt_gemm_pack_b(ag::jit::JitCallCtx* ctx, int32_t float64, const void* 
                          int64_t transposes);
 // The edges of a segment sum pulled by segment (segment_pulls.h), ordered once before its staged
 // loop: a block the call owns (segment_order_layout, records with their edge when with_edge), or
-// null when it cannot be had. ids: int64 when ids_64, else int32; negative ids are dropped.
-// Fused gather g's indices are
-// gather_indices[g], int64 when gather_info[2g] != 0, checked against gather_info[2g + 1] rows.
-// The block's `ok` is 0 when an id is `segments` or more or an index is out of range (the loop
-// then pushes, raising the error).
+// null when it cannot be had. ids: int64 when ids_64, else int32; negative ids are dropped. Fused
+// gather g's indices are gather_indices[g], int64 when gather_info[2g] != 0, checked against
+// gather_info[2g + 1] rows. When an id is `segments` or more or an index is out of range, the
+// block's `ok` is 0 and its header describes the error the push raises (the loop raises it).
 void* agc_rt_segment_order(ag::jit::JitCallCtx* ctx, const void* ids, int32_t ids_64, int64_t edges, int64_t segments,
                            int64_t gathers, int32_t with_edge, const void* const* gather_indices, const int64_t* gather_info);
 }

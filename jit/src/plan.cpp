@@ -463,15 +463,25 @@ int64_t count_loop_nests(const ScopePlan& s) {
 
 }  // namespace
 
-void for_each_packed_operand(const ScopePlan& s, const std::function<void(const Graph& body, uint32_t node)>& f) {
+void for_each_loop_body(const ScopePlan& s, const std::function<void(const ScopePlan& body, int64_t loop_vars)>& f) {
   for (uint32_t i = 0; i < s.children.size(); ++i) {
     const Node& n = s.graph->nodes[i];
-    if (n.op == OpKind::While && !n.attrs.per_element() && s.children[i].size() == 2) {
-      const Graph& body = *s.children[i][1]->graph;
-      for (const LoopInvariantOperand& op : loop_invariant_gemm_operands(body, n.attrs.loop_vars())) f(body, op.node);
-    }
-    for (const auto& child : s.children[i]) for_each_packed_operand(*child, f);
+    if (n.op == OpKind::While && !n.attrs.per_element() && s.children[i].size() == 2) f(*s.children[i][1], n.attrs.loop_vars());
+    for (const auto& child : s.children[i]) for_each_loop_body(*child, f);
   }
+}
+
+int64_t loop_capture(const Graph& body, ValueId v, int64_t loop_vars) {
+  if (body.nodes[v.node].op != OpKind::Placeholder) return -1;
+  const auto p = std::find(body.params.begin(), body.params.end(), v.node);
+  if (p == body.params.end() || p - body.params.begin() < loop_vars) return -1;
+  return p - body.params.begin();
+}
+
+void for_each_packed_operand(const ScopePlan& s, const std::function<void(const Graph& body, uint32_t node)>& f) {
+  for_each_loop_body(s, [&](const ScopePlan& body, int64_t loop_vars) {
+    for (const LoopInvariantOperand& op : loop_invariant_gemm_operands(*body.graph, loop_vars)) f(*body.graph, op.node);
+  });
 }
 
 void apply_config(Program& program, const JitConfig& config) {

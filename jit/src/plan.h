@@ -112,6 +112,13 @@ struct Program {
   JitConfig config;
 };
 
+// f(body, loop_vars) for the body of each staged loop (a While not run element by element) of
+// `s` and its sub-scopes: what is done once before a loop for what its body does not change.
+void for_each_loop_body(const ScopePlan& s, const std::function<void(const ScopePlan& body, int64_t loop_vars)>& f);
+// The parameter of While body `body` that value `v` is, when it is a capture (past the
+// `loop_vars` loop variables: the loop leaves it as it is); -1 otherwise.
+int64_t loop_capture(const Graph& body, ValueId v, int64_t loop_vars);
+
 // f(body, node) for each product in a staged loop of `s` and its sub-scopes whose B operand is
 // packed before the loop (matmul_forms.h; unless AG_JIT_PACK_WEIGHTS=0).
 void for_each_packed_operand(const ScopePlan& s, const std::function<void(const Graph& body, uint32_t node)>& f);

@@ -39,6 +39,10 @@ struct Job {
   int64_t index(int64_t g, int64_t e) const {
     return info[2 * g] ? static_cast<const int64_t*>(indices[g])[e] : static_cast<const int32_t*>(indices[g])[e];
   }
+  bool bad_index(int64_t g, int64_t e) const {
+    const int64_t r = index(g, e);
+    return r < 0 || r >= info[2 * g + 1];
+  }
   int64_t begin(int64_t part) const { return edges * part / parts; }
   int64_t* counts_of(int64_t part) const { return counts + part * segments; }
 
@@ -68,12 +72,11 @@ struct Job {
       int32_t* record = d >= 0 ? order + cursor[d]++ * stride : nullptr;
       if (record && edge_field) record[0] = static_cast<int32_t>(e);
       for (int64_t g = 0; g < gathers; ++g) {
-        const int64_t r = index(g, e);
-        if (r < 0 || r >= info[2 * g + 1]) {
+        if (bad_index(g, e)) {
           ok.store(false, std::memory_order_relaxed);
           return;
         }
-        if (record) record[edge_field + g] = static_cast<int32_t>(r);
+        if (record) record[edge_field + g] = static_cast<int32_t>(index(g, e));
       }
     }
   }
@@ -83,10 +86,6 @@ struct Job {
 // gather's index is checked, then the id; at the first bad id, every gather's indices are checked
 // in full, in order, before the id's error. Found by a serial scan: the path of bad input only.
 void describe_failure(const Job& job, int64_t* header) {
-  auto bad_index = [&](int64_t g, int64_t e) {
-    const int64_t r = job.index(g, e);
-    return r < 0 || r >= job.info[2 * g + 1];
-  };
   auto fail = [&](int64_t which, int64_t a, int64_t b) {
     header[1] = which;
     header[2] = a;
@@ -94,11 +93,11 @@ void describe_failure(const Job& job, int64_t* header) {
   };
   for (int64_t e = 0; e < job.edges; ++e) {
     for (int64_t g = 0; g < job.gathers; ++g)
-      if (bad_index(g, e)) return fail(g, job.index(g, e), job.info[2 * g + 1]);
+      if (job.bad_index(g, e)) return fail(g, job.index(g, e), job.info[2 * g + 1]);
     if (job.id(e) < job.segments) continue;
     for (int64_t g = 0; g < job.gathers; ++g)
       for (int64_t f = 0; f < job.edges; ++f)
-        if (bad_index(g, f)) return fail(g, job.index(g, f), job.info[2 * g + 1]);
+        if (job.bad_index(g, f)) return fail(g, job.index(g, f), job.info[2 * g + 1]);
     return fail(kSegmentIdFailure, job.id(e), job.segments);
   }
   fail(kSegmentIdFailure, 0, 0);  // not reached: ok was cleared for a reason

@@ -14,15 +14,6 @@ constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();  // the order
 
 bool is_index_dtype(DType d) { return d == DType::Int32 || d == DType::Int64; }
 
-// The body parameter that value `v` is, when it is a capture (past the loop variables): the loop
-// leaves it as it is. -1 otherwise.
-int64_t capture_param(const Graph& body, ValueId v, int64_t loop_vars) {
-  if (body.nodes[v.node].op != OpKind::Placeholder) return -1;
-  const auto p = std::find(body.params.begin(), body.params.end(), v.node);
-  if (p == body.params.end() || p - body.params.begin() < loop_vars) return -1;
-  return p - body.params.begin();
-}
-
 // The updates of segment sum `pull`.
 ValueId out_updates(const ScopePlan& body, const SegmentPull& pull) { return body.graph->nodes[pull.node].inputs[2]; }
 
@@ -40,7 +31,7 @@ bool pulled_gathers(const ScopePlan& body, ValueId v, int64_t loop_vars, int64_t
   if (n.op == OpKind::Gather) {
     const TensorType& params = g.type(n.inputs[0]);
     const TensorType& indices = g.type(n.inputs[1]);
-    const int64_t param = capture_param(g, n.inputs[1], loop_vars);
+    const int64_t param = loop_capture(g, n.inputs[1], loop_vars);
     if (param < 0 || params.rank_unknown || params.shape.rank() < 1 || params.shape[0] < 0 || params.shape[0] > kInt32Max || !is_index_dtype(indices.dtype) ||
         indices.shape.rank() != 1 || indices.shape[0] != edges)
       return false;
@@ -80,7 +71,7 @@ std::vector<SegmentPull> loop_invariant_segment_pulls(const ScopePlan& body, int
     const int64_t edges = updates[0];
     if (edges < kMinPulledEdges || edges > kInt32Max || out[0] > kInt32Max || ids.shape[0] != edges) continue;
     if (!is_splat_constant(g.nodes[n.inputs[0].node]) || body.at(n.inputs[0]).storage == ValueStorage::Fused) continue;
-    const int64_t ids_param = capture_param(g, n.inputs[1], loop_vars);
+    const int64_t ids_param = loop_capture(g, n.inputs[1], loop_vars);
     if (ids_param < 0) continue;
     SegmentPull pull{i, static_cast<size_t>(ids_param), {}};
     if (!pulled_gathers(body, n.inputs[2], loop_vars, edges, pull)) continue;
@@ -90,14 +81,9 @@ std::vector<SegmentPull> loop_invariant_segment_pulls(const ScopePlan& body, int
 }
 
 void for_each_segment_pull(const ScopePlan& s, const std::function<void(const Graph& body, uint32_t node)>& f) {
-  for (uint32_t i = 0; i < s.children.size(); ++i) {
-    const Node& n = s.graph->nodes[i];
-    if (n.op == OpKind::While && !n.attrs.per_element() && s.children[i].size() == 2) {
-      const ScopePlan& body = *s.children[i][1];
-      for (const SegmentPull& p : loop_invariant_segment_pulls(body, n.attrs.loop_vars())) f(*body.graph, p.node);
-    }
-    for (const auto& child : s.children[i]) for_each_segment_pull(*child, f);
-  }
+  for_each_loop_body(s, [&](const ScopePlan& body, int64_t loop_vars) {
+    for (const SegmentPull& p : loop_invariant_segment_pulls(body, loop_vars)) f(*body.graph, p.node);
+  });
 }
 
 }  // namespace ag::jit

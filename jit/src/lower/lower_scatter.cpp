@@ -243,11 +243,11 @@ void Emitter::push_scatter(Scope& s, uint32_t i, const LVal& out) {
   });
 }
 
-
 // Chunks of segments over the thread pool; in a chunk each segment d from the base value, its
 // edges k in the order's range [offsets[d], offsets[d + 1]) combined in turn: the updates of the
-// edge in record k, a fused gather reading its row from the record (checked before the loop). A scalar row, or a row of up to four vector
-// registers, accumulates in registers and is stored once; wider rows in the result.
+// edge in record k, a fused gather reading its row from the record (checked before the loop). A
+// scalar row, or a row of up to four vector registers, accumulates in registers and is stored
+// once; wider rows in the result.
 void Emitter::pull_by_segment(Scope& s, uint32_t i, const LVal& out, const Scope::SegmentOrder& order) {
   const Node& n = s.graph().nodes[i];
   const DType d = n.outputs[0].dtype;
